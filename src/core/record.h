@@ -1,0 +1,80 @@
+// The records the pipeline passes from extraction to the catalog: sites where
+// errors are raised, raise statements that are not new errors, and files
+// that were skipped or recovered.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/template.h"
+
+namespace errdex {
+
+enum class SiteKind {
+  kRaise,    // raise / throw
+  kAssert,   // assert cond, msg: AssertionError, gone under python -O
+  kWarning,  // warnings.warn
+  kReturn,   // a function that returns an exception for its caller to raise
+  kFatal,    // aborts the process (CHECK, LOG(FATAL))
+  kStatus,   // an error status value (absl::Status)
+};
+
+std::string_view SiteKindName(SiteKind kind);
+std::optional<SiteKind> SiteKindFromName(std::string_view name);
+
+struct Site {
+  std::string exception;          // resolved short name: "LoweringException"
+  std::string exception_written;  // as written: "pallas_core.LoweringException"
+  SiteKind kind = SiteKind::kRaise;
+  Template message;
+  std::string language;   // "python", "c", "cpp"
+  std::string path;       // relative to the indexed root, '/'-separated
+  int line = 0;           // 1-based line of the raise keyword (or raising call)
+  int column = 0;         // 1-based byte column of the same
+  int end_line = 0;       // last line of the statement
+  std::string function;   // qualified name: "TMEMLayout.to_mgpu"; "<module>"
+  std::string statement;  // the raising statement's source text
+  int excerpt_line = 0;   // first line of `excerpt`
+  std::string excerpt;    // about 40 lines around the statement
+  std::string cause;      // the `from` expression of a chained raise
+  std::string via;        // the helper or exception class that builds the message
+  bool internal = false;  // an assertion or a raise that should be unreachable
+};
+
+// A raise statement that does not create a new error (a re-raise), or one
+// errdex could not turn into a site; counted by reason in `errdex stats`.
+struct NonSite {
+  std::string path;
+  int line = 0;
+  std::string reason;  // "reraise", "reraise-caught", "reraise-variable", ...
+};
+
+// A file that was not indexed (skipped) or indexed with trouble (recovered).
+struct FileIssue {
+  std::string path;
+  std::string reason;  // "too-large", "not-utf8", "syntax-error", ...
+  std::string detail;
+  bool skipped = true;
+};
+
+// An exception class defined in the library, for subclass-aware matching.
+struct ExceptionClass {
+  std::string name;
+  std::vector<std::string> bases;  // short names, in order
+  std::string path;
+  int line = 0;
+};
+
+struct Extraction {
+  std::vector<Site> sites;
+  std::vector<NonSite> non_sites;
+  std::vector<FileIssue> issues;
+  std::vector<ExceptionClass> classes;
+  int64_t files_scanned = 0;
+  int64_t bytes_scanned = 0;
+};
+
+}  // namespace errdex

@@ -1,0 +1,87 @@
+// The message template of an error: literal text and placeholders for the
+// values interpolated at run time, as the source builds it.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace errdex {
+
+// What text a placeholder can stand for at run time.
+enum class ValueKind {
+  kStr,      // str() of anything: %s, {x}, StrCat arguments
+  kRepr,     // repr(): !r, %r, %R, {x=}
+  kInt,      // %d, {:d}, "%" PRId64
+  kFloat,    // %f %g %e, {:.3f}
+  kHex,      // %x, {:x}
+  kChar,     // %c, a single character
+  kPointer,  // %p
+  kAny,      // a message or tail errdex could not resolve
+};
+
+std::string_view ValueKindName(ValueKind kind);
+std::optional<ValueKind> ValueKindFromName(std::string_view name);
+
+struct Piece {
+  bool is_value = false;
+  // A literal: the text itself. A value: the source expression it comes from,
+  // whitespace collapsed (`pipeline_mode`, `type(mesh)`, `self._sharding`).
+  std::string text;
+  // Values only. `name` is unique within its template and safe as a regex group
+  // name; it is assigned by Template::AssignNames.
+  std::string name;
+  ValueKind kind = ValueKind::kStr;
+  // The conversion and format spec as written: "!r", ":.3f", "!r:>10" (shown
+  // in the display form) or a printf spec such as "%5d" (not shown).
+  std::string spec;
+  int max_length = -1;  // %.200s: at most 200 characters; -1 when unbounded.
+};
+
+class Template {
+ public:
+  Template() = default;
+  static Template Literal(std::string_view text);
+  static Template Value(std::string_view expression, ValueKind kind, std::string_view spec = {},
+                        int max_length = -1);
+
+  void AppendText(std::string_view text);
+  void AppendValue(std::string_view expression, ValueKind kind, std::string_view spec = {},
+                   int max_length = -1);
+  void Append(const Template& other);
+  void AppendPiece(Piece piece);
+
+  const std::vector<Piece>& pieces() const { return pieces_; }
+  std::vector<Piece>& mutable_pieces() { return pieces_; }
+
+  // The seed form: literal text with `{` and `}` doubled, each value as
+  // `{expression}` followed by its conversion/format spec when that is
+  // Python syntax. Equal display forms mean the same error.
+  std::string Display() const;
+
+  // Characters of literal text, the strength of a match.
+  size_t LiteralSize() const;
+  // No message at all (`raise ValueError`, `raise ValueError()`).
+  bool empty() const { return pieces_.empty(); }
+  // A message with values but no literal text: it can never identify an error.
+  bool IsDynamic() const { return !pieces_.empty() && LiteralSize() == 0; }
+
+  // Gives every value a unique `name` derived from its expression.
+  void AssignNames();
+
+  friend bool operator==(const Template& a, const Template& b) {
+    return a.Display() == b.Display();
+  }
+
+ private:
+  std::vector<Piece> pieces_;
+};
+
+// The identifier a value's expression is known by: identifiers and attributes
+// joined by '_', `self`/`cls` dropped when something else is left, leading
+// underscores removed (`self._sharding` -> `sharding`, `type(mesh)` ->
+// `type_mesh`); "value" when the expression has no identifier.
+std::string PlaceholderName(std::string_view expression);
+
+}  // namespace errdex

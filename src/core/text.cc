@@ -1,0 +1,162 @@
+#include "core/text.h"
+
+#include <cstdio>
+
+namespace errdex {
+namespace {
+
+// Length of the valid UTF-8 sequence starting at text[i], or 0.
+size_t Utf8SequenceLength(std::string_view text, size_t i) {
+  auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  unsigned char c = byte(i);
+  if (c < 0x80) return 1;
+  size_t n;
+  unsigned int min;
+  unsigned int cp;
+  if ((c & 0xE0) == 0xC0) {
+    n = 2, min = 0x80, cp = c & 0x1F;
+  } else if ((c & 0xF0) == 0xE0) {
+    n = 3, min = 0x800, cp = c & 0x0F;
+  } else if ((c & 0xF8) == 0xF0) {
+    n = 4, min = 0x10000, cp = c & 0x07;
+  } else {
+    return 0;
+  }
+  if (i + n > text.size()) return 0;
+  for (size_t k = 1; k < n; ++k) {
+    if ((byte(i + k) & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (byte(i + k) & 0x3F);
+  }
+  if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  return n;
+}
+
+}  // namespace
+
+bool IsValidUtf8(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    size_t n = Utf8SequenceLength(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
+std::string ToValidUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size();) {
+    size_t n = Utf8SequenceLength(text, i);
+    if (n == 0) {
+      out.append("\xEF\xBF\xBD");
+      ++i;
+    } else {
+      out.append(text.substr(i, n));
+      i += n;
+    }
+  }
+  return out;
+}
+
+std::string PythonRepr(std::string_view text) {
+  bool has_single = text.find('\'') != std::string_view::npos;
+  bool has_double = text.find('"') != std::string_view::npos;
+  char quote = has_single && !has_double ? '"' : '\'';
+  return quote + PythonReprBody(text, quote) + quote;
+}
+
+std::string PythonReprBody(std::string_view text, char quote) {
+  std::string out;
+  for (char ch : text) {
+    auto c = static_cast<unsigned char>(ch);
+    switch (ch) {
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        if (ch == quote) {
+          out.push_back('\\');
+          out.push_back(ch);
+        } else if (c < 0x20 || c == 0x7F) {
+          char buf[5];
+          std::snprintf(buf, sizeof buf, "\\x%02x", c);
+          out += buf;
+        } else {
+          out.push_back(ch);
+        }
+    }
+  }
+  return out;
+}
+
+std::string CollapseWhitespace(std::string_view text) {
+  std::string out;
+  bool pending_space = false;
+  for (char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+      pending_space = !out.empty();
+      continue;
+    }
+    if (pending_space) out.push_back(' ');
+    pending_space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+std::string_view Trim(std::string_view text) {
+  size_t b = text.find_first_not_of(" \t\r\n\f\v");
+  if (b == std::string_view::npos) return {};
+  size_t e = text.find_last_not_of(" \t\r\n\f\v");
+  return text.substr(b, e - b + 1);
+}
+
+std::string_view TruncateUtf8(std::string_view text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  size_t n = max_bytes;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return text.substr(0, n);
+}
+
+bool StartsWith(std::string_view text, std::string_view prefix) {
+  return text.substr(0, prefix.size()) == prefix;
+}
+
+bool EndsWith(std::string_view text, std::string_view suffix) {
+  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::string_view LineRange(std::string_view text, int first, int last) {
+  if (first < 1) first = 1;
+  if (last < first) return {};
+  size_t begin = 0;
+  int line = 1;
+  while (line < first) {
+    size_t nl = text.find('\n', begin);
+    if (nl == std::string_view::npos) return {};
+    begin = nl + 1;
+    ++line;
+  }
+  size_t end = begin;
+  while (line <= last) {
+    size_t nl = text.find('\n', end);
+    if (nl == std::string_view::npos) {
+      end = text.size();
+      break;
+    }
+    end = nl + 1;
+    ++line;
+  }
+  return text.substr(begin, end - begin);
+}
+
+}  // namespace errdex

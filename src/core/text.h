@@ -1,0 +1,37 @@
+// Small text utilities shared by the stages: UTF-8 checks, Python's repr of
+// a string, whitespace folding and line arithmetic.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace errdex {
+
+bool IsValidUtf8(std::string_view text);
+
+// Replaces invalid UTF-8 sequences with U+FFFD so the text can go into JSON.
+std::string ToValidUtf8(std::string_view text);
+
+// What Python's repr() prints for a str with this content: single quotes
+// unless the text has a ' and no ", backslash escapes for control characters.
+std::string PythonRepr(std::string_view text);
+
+// The part of a repr between the quotes, for a repr quoted with `quote`.
+std::string PythonReprBody(std::string_view text, char quote);
+
+// Runs of whitespace (including newlines) become one space; ends trimmed.
+std::string CollapseWhitespace(std::string_view text);
+
+std::string_view Trim(std::string_view text);
+
+// The longest prefix of valid UTF-8 `text` of at most `max_bytes` bytes that
+// does not split a character.
+std::string_view TruncateUtf8(std::string_view text, size_t max_bytes);
+
+bool StartsWith(std::string_view text, std::string_view prefix);
+bool EndsWith(std::string_view text, std::string_view suffix);
+
+// Lines [first, last] (1-based, clamped) of `text`, each with its newline.
+std::string_view LineRange(std::string_view text, int first, int last);
+
+}  // namespace errdex
