@@ -1,0 +1,222 @@
+#include "extract/extractor.h"
+
+#include <iconv.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <cerrno>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "core/text.h"
+#include "extract/python/py_extractor.h"
+#include "extract/python/py_linker.h"
+#include "extract/ts_util.h"
+
+namespace errdex::extract {
+namespace {
+
+// The encoding a PEP 263 cookie in the first two lines declares, lowercased.
+std::string CodingCookie(std::string_view text) {
+  size_t line_start = 0;
+  for (int line = 0; line < 2 && line_start < text.size(); ++line) {
+    size_t end = text.find('\n', line_start);
+    std::string_view l =
+        text.substr(line_start, end == std::string_view::npos ? end : end - line_start);
+    line_start = end == std::string_view::npos ? text.size() : end + 1;
+    std::string_view t = Trim(l);
+    if (t.empty() || t.front() != '#') {
+      if (!t.empty()) break;  // code: a cookie after it does not count
+      continue;
+    }
+    size_t at = t.find("coding");
+    if (at == std::string_view::npos || at + 6 >= t.size()) continue;
+    size_t i = at + 6;
+    if (t[i] != ':' && t[i] != '=') continue;
+    ++i;
+    while (i < t.size() && (t[i] == ' ' || t[i] == '\t')) ++i;
+    size_t b = i;
+    while (i < t.size() && (std::isalnum(static_cast<unsigned char>(t[i])) || t[i] == '-' ||
+                            t[i] == '_' || t[i] == '.')) {
+      ++i;
+    }
+    std::string name(t.substr(b, i - b));
+    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return name;
+  }
+  return "";
+}
+
+bool IsUtf8Name(const std::string& name) {
+  return name.empty() || name == "utf-8" || name == "utf8" || name == "utf_8" ||
+         name.rfind("utf-8-", 0) == 0 || name == "ascii" || name == "us-ascii";
+}
+
+// iconv's name for a Python codec name: Python accepts "latin-1" and
+// "iso8859_15" where glibc wants "ISO-8859-1" and "ISO-8859-15".
+iconv_t OpenDecoder(std::string name) {
+  for (char& c : name) c = c == '_' ? '-' : c;
+  if (name == "latin-1" || name == "latin1" || name == "l1" || name == "cp819" ||
+      name == "iso8859-1" || name == "8859") {
+    name = "ISO-8859-1";
+  } else if (name.rfind("iso8859-", 0) == 0) {
+    name = "ISO-8859-" + name.substr(8);
+  }
+  return iconv_open("UTF-8", name.c_str());
+}
+
+std::optional<std::string> Transcode(std::string_view text, const std::string& from) {
+  iconv_t cd = OpenDecoder(from);
+  if (cd == reinterpret_cast<iconv_t>(-1)) return std::nullopt;
+  std::string out(text.size() * 4 + 16, '\0');
+  char* in_ptr = const_cast<char*>(text.data());
+  size_t in_left = text.size();
+  char* out_ptr = out.data();
+  size_t out_left = out.size();
+  size_t rc = iconv(cd, &in_ptr, &in_left, &out_ptr, &out_left);
+  iconv_close(cd);
+  if (rc == static_cast<size_t>(-1)) return std::nullopt;
+  out.resize(out.size() - out_left);
+  return out;
+}
+
+// Python source bytes as UTF-8 text, per PEP 263 and PEP 3120; nullopt with
+// `issue` set when Python itself could not read the file.
+std::optional<std::string> DecodePython(std::string bytes, FileIssue& issue) {
+  if (bytes.size() >= 3 && bytes.compare(0, 3, "\xEF\xBB\xBF") == 0) bytes.erase(0, 3);
+  std::string cookie = CodingCookie(bytes);
+  if (!IsUtf8Name(cookie)) {
+    bool ascii = std::all_of(bytes.begin(), bytes.end(),
+                             [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    if (ascii) return bytes;
+    if (auto text = Transcode(bytes, cookie)) return text;
+    issue.reason = "encoding";
+    issue.detail = "cannot decode as declared coding " + cookie;
+    return std::nullopt;
+  }
+  if (!IsValidUtf8(bytes)) {
+    issue.reason = "not-utf8";
+    issue.detail = "invalid UTF-8 and no coding declaration";
+    return std::nullopt;
+  }
+  return bytes;
+}
+
+// Where the first syntax error is: the first MISSING node or innermost ERROR
+// node in source order (an ERROR node can span most of a file).
+std::string FirstErrorLine(TSNode root) {
+  TSNode n = root;
+  for (int guard = 0; guard < 100000; ++guard) {
+    if (ts_node_is_missing(n)) break;
+    TSNode next{};
+    for (TSNode c : Children(n)) {
+      if (ts_node_has_error(c) || ts_node_is_missing(c) ||
+          ts_node_symbol(c) == static_cast<TSSymbol>(-1)) {
+        next = c;
+        break;
+      }
+    }
+    if (ts_node_is_null(next)) break;
+    n = next;
+  }
+  return "syntax error at line " + std::to_string(StartLine(n));
+}
+
+// Parses and extracts one Python file with `parser`; never throws.
+python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::string bytes) {
+  python::FileResult result;
+  result.path = std::string(path);
+  FileIssue issue{std::string(path), "", "", true};
+  std::optional<std::string> text = DecodePython(std::move(bytes), issue);
+  if (!text) {
+    result.issues.push_back(std::move(issue));
+    return result;
+  }
+  TreePtr tree(
+      ts_parser_parse_string(parser, nullptr, text->data(), static_cast<uint32_t>(text->size())));
+  if (!tree) {
+    ts_parser_reset(parser);
+    result.issues.push_back(
+        FileIssue{std::string(path), "parse-timeout", "parsing took too long", true});
+    return result;
+  }
+  TSNode root = ts_tree_root_node(tree.get());
+  python::PythonOptions options;
+  result = python::ExtractPythonFile(path, *text, tree.get(), options);
+  if (ts_node_has_error(root)) {
+    result.issues.push_back(
+        FileIssue{std::string(path), "syntax-error", FirstErrorLine(root), false});
+  }
+  return result;
+}
+
+ParserPtr NewPythonParser(uint64_t timeout_micros) {
+  ParserPtr parser(ts_parser_new());
+  ts_parser_set_language(parser.get(), python::PythonLanguage());
+  ts_parser_set_timeout_micros(parser.get(), timeout_micros);
+  return parser;
+}
+
+}  // namespace
+
+bool IsSourcePath(std::string_view path) { return EndsWith(path, ".py"); }
+
+Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Options& options) {
+  std::vector<python::FileResult> results(files.size());
+  std::atomic<size_t> next{0};
+  std::atomic<size_t> done{0};
+  std::mutex progress_mutex;
+  auto work = [&] {
+    ParserPtr parser = NewPythonParser(options.parse_timeout_micros);
+    for (size_t i = next++; i < files.size(); i = next++) {
+      const source::SourceFile& f = files[i];
+      Result<std::string> bytes = source::ReadFile(f.absolute, options.max_file_size);
+      if (!bytes) {
+        results[i].path = f.path;
+        bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
+        results[i].issues.push_back(
+            FileIssue{f.path, too_large ? "too-large" : "unreadable", bytes.error().message, true});
+      } else {
+        results[i] = ExtractOne(parser.get(), f.path, std::move(*bytes));
+      }
+      size_t n = ++done;
+      if (options.progress) {
+        std::lock_guard<std::mutex> lock(progress_mutex);
+        options.progress(n, files.size());
+      }
+    }
+  };
+  int jobs = options.jobs > 0 ? options.jobs
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  jobs = static_cast<int>(
+      std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, files.size())));
+  std::vector<std::thread> threads;
+  for (int j = 1; j < jobs; ++j) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+
+  Extraction out;
+  for (const source::SourceFile& f : files) {
+    out.bytes_scanned += static_cast<int64_t>(f.size);
+  }
+  out.files_scanned = static_cast<int64_t>(files.size());
+  python::LinkPython(results, out);
+  return out;
+}
+
+Extraction ExtractPythonSource(std::string_view path, std::string_view text) {
+  ParserPtr parser = NewPythonParser(20'000'000);
+  std::vector<python::FileResult> results;
+  results.push_back(ExtractOne(parser.get(), path, std::string(text)));
+  Extraction out;
+  out.files_scanned = 1;
+  out.bytes_scanned = static_cast<int64_t>(text.size());
+  python::LinkPython(results, out);
+  return out;
+}
+
+}  // namespace errdex::extract

@@ -1,0 +1,34 @@
+// The extract stage: source files in, error sites out. Picks the front end by
+// file name, parses on all cores, and never fails on a file: what cannot be
+// read or parsed is reported as a FileIssue.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+#include "core/record.h"
+#include "source/walk.h"
+
+namespace errdex::extract {
+
+struct Options {
+  int jobs = 0;                                // worker threads; 0: one per core
+  uint64_t max_file_size = 5u << 20;           // larger files are skipped
+  uint64_t parse_timeout_micros = 20'000'000;  // per file; a slower parse is skipped
+  // Called from worker threads, serialised, after each file.
+  std::function<void(size_t done, size_t total)> progress;
+};
+
+// True for files some front end reads (.py for now).
+bool IsSourcePath(std::string_view path);
+
+// Extracts every error site of `files`. Sites come in file order, then in
+// source order. Thread-safe; uses its own threads.
+Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Options& options);
+
+// Extracts one in-memory Python file (for tests, fuzzing and benchmarks).
+Extraction ExtractPythonSource(std::string_view path, std::string_view text);
+
+}  // namespace errdex::extract

@@ -1,0 +1,2008 @@
+#include "extract/python/py_extractor.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <map>
+#include <memory>
+#include <set>
+#include <unordered_map>
+#include <utility>
+
+#include "core/text.h"
+#include "extract/ts_util.h"
+
+extern "C" const TSLanguage* tree_sitter_python(void);
+
+namespace errdex::extract::python {
+namespace {
+
+// Node types the front end looks at; everything else is kOther.
+enum Kind : uint16_t {
+  kOther = 0,
+  kModule,
+  kRaise,
+  kAssert,
+  kCall,
+  kIdentifier,
+  kAttribute,
+  kString,
+  kConcatenatedString,
+  kInterpolation,
+  kBinaryOperator,
+  kArgumentList,
+  kKeywordArgument,
+  kListSplat,
+  kDictionarySplat,
+  kParenthesized,
+  kTuple,
+  kExpressionList,
+  kDictionary,
+  kPair,
+  kConditional,
+  kFunctionDefinition,
+  kClassDefinition,
+  kDecoratedDefinition,
+  kBlock,
+  kExpressionStatement,
+  kAssignment,
+  kAugmentedAssignment,
+  kIf,
+  kElif,
+  kElse,
+  kFor,
+  kWhile,
+  kTry,
+  kExcept,
+  kExceptGroup,
+  kFinally,
+  kWith,
+  kMatch,
+  kCase,
+  kReturn,
+  kImport,
+  kImportFrom,
+  kAliasedImport,
+  kDottedName,
+  kPatternList,
+  kTuplePattern,
+  kInteger,
+  kFloat,
+  kTrue,
+  kFalse,
+  kNone,
+  kComment,
+  kParameters,
+  kDefaultParameter,
+  kTypedParameter,
+  kTypedDefaultParameter,
+  kListSplatPattern,
+  kDictionarySplatPattern,
+  kBreak,
+  kContinue,
+  kStringStart,
+  kStringEnd,
+  kTypeConversion,
+  kFormatSpecifier,
+  kWithClause,
+  kWithItem,
+  kAsPattern,
+  kAsPatternTarget,
+  kUnaryOperator,
+};
+
+const SymbolTable& Symbols() {
+  static const SymbolTable table(tree_sitter_python(),
+                                 {
+                                     {"module", kModule},
+                                     {"raise_statement", kRaise},
+                                     {"assert_statement", kAssert},
+                                     {"call", kCall},
+                                     {"identifier", kIdentifier},
+                                     {"attribute", kAttribute},
+                                     {"string", kString},
+                                     {"concatenated_string", kConcatenatedString},
+                                     {"interpolation", kInterpolation},
+                                     {"binary_operator", kBinaryOperator},
+                                     {"argument_list", kArgumentList},
+                                     {"keyword_argument", kKeywordArgument},
+                                     {"list_splat", kListSplat},
+                                     {"dictionary_splat", kDictionarySplat},
+                                     {"parenthesized_expression", kParenthesized},
+                                     {"tuple", kTuple},
+                                     {"expression_list", kExpressionList},
+                                     {"dictionary", kDictionary},
+                                     {"pair", kPair},
+                                     {"conditional_expression", kConditional},
+                                     {"function_definition", kFunctionDefinition},
+                                     {"class_definition", kClassDefinition},
+                                     {"decorated_definition", kDecoratedDefinition},
+                                     {"block", kBlock},
+                                     {"expression_statement", kExpressionStatement},
+                                     {"assignment", kAssignment},
+                                     {"augmented_assignment", kAugmentedAssignment},
+                                     {"if_statement", kIf},
+                                     {"elif_clause", kElif},
+                                     {"else_clause", kElse},
+                                     {"for_statement", kFor},
+                                     {"while_statement", kWhile},
+                                     {"try_statement", kTry},
+                                     {"except_clause", kExcept},
+                                     {"except_group_clause", kExceptGroup},
+                                     {"finally_clause", kFinally},
+                                     {"with_statement", kWith},
+                                     {"match_statement", kMatch},
+                                     {"case_clause", kCase},
+                                     {"return_statement", kReturn},
+                                     {"import_statement", kImport},
+                                     {"import_from_statement", kImportFrom},
+                                     {"aliased_import", kAliasedImport},
+                                     {"dotted_name", kDottedName},
+                                     {"pattern_list", kPatternList},
+                                     {"tuple_pattern", kTuplePattern},
+                                     {"integer", kInteger},
+                                     {"float", kFloat},
+                                     {"true", kTrue},
+                                     {"false", kFalse},
+                                     {"none", kNone},
+                                     {"comment", kComment},
+                                     {"parameters", kParameters},
+                                     {"default_parameter", kDefaultParameter},
+                                     {"typed_parameter", kTypedParameter},
+                                     {"typed_default_parameter", kTypedDefaultParameter},
+                                     {"list_splat_pattern", kListSplatPattern},
+                                     {"dictionary_splat_pattern", kDictionarySplatPattern},
+                                     {"break_statement", kBreak},
+                                     {"continue_statement", kContinue},
+                                     {"string_start", kStringStart},
+                                     {"string_end", kStringEnd},
+                                     {"type_conversion", kTypeConversion},
+                                     {"format_specifier", kFormatSpecifier},
+                                     {"with_clause", kWithClause},
+                                     {"with_item", kWithItem},
+                                     {"as_pattern", kAsPattern},
+                                     {"as_pattern_target", kAsPatternTarget},
+                                     {"unary_operator", kUnaryOperator},
+                                 });
+  return table;
+}
+
+constexpr std::string_view kBuiltinExceptions[] = {
+    "ArithmeticError",
+    "AssertionError",
+    "AttributeError",
+    "BaseException",
+    "BaseExceptionGroup",
+    "BlockingIOError",
+    "BrokenPipeError",
+    "BufferError",
+    "BytesWarning",
+    "ChildProcessError",
+    "ConnectionAbortedError",
+    "ConnectionError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "DeprecationWarning",
+    "EOFError",
+    "EncodingWarning",
+    "EnvironmentError",
+    "Exception",
+    "ExceptionGroup",
+    "FileExistsError",
+    "FileNotFoundError",
+    "FloatingPointError",
+    "FutureWarning",
+    "GeneratorExit",
+    "IOError",
+    "ImportError",
+    "ImportWarning",
+    "IndentationError",
+    "IndexError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "KeyError",
+    "KeyboardInterrupt",
+    "LookupError",
+    "MemoryError",
+    "ModuleNotFoundError",
+    "NameError",
+    "NotADirectoryError",
+    "NotImplementedError",
+    "OSError",
+    "OverflowError",
+    "PendingDeprecationWarning",
+    "PermissionError",
+    "ProcessLookupError",
+    "PythonFinalizationError",
+    "RecursionError",
+    "ReferenceError",
+    "ResourceWarning",
+    "RuntimeError",
+    "RuntimeWarning",
+    "StopAsyncIteration",
+    "StopIteration",
+    "SyntaxError",
+    "SyntaxWarning",
+    "SystemError",
+    "SystemExit",
+    "TabError",
+    "TimeoutError",
+    "TypeError",
+    "UnboundLocalError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeError",
+    "UnicodeTranslateError",
+    "UnicodeWarning",
+    "UserWarning",
+    "ValueError",
+    "Warning",
+    "ZeroDivisionError",
+    "WindowsError",
+    "IncompleteInputError",
+};
+
+// OSError(errno, strerror[, filename]) prints "[Errno 2] strerror: 'filename'".
+constexpr std::string_view kOsErrors[] = {
+    "OSError",
+    "IOError",
+    "EnvironmentError",
+    "BlockingIOError",
+    "ChildProcessError",
+    "ConnectionError",
+    "BrokenPipeError",
+    "ConnectionAbortedError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+    "FileExistsError",
+    "FileNotFoundError",
+    "InterruptedError",
+    "IsADirectoryError",
+    "NotADirectoryError",
+    "PermissionError",
+    "ProcessLookupError",
+    "TimeoutError",
+    "WindowsError",
+};
+
+constexpr int kMaxAlternatives = 8;
+constexpr int64_t kMaxEvalStepsPerFile = 2'000'000;
+constexpr int kMaxEvalDepth = 48;
+constexpr int kMaxFlowDepth = 96;
+constexpr size_t kMaxStatementBytes = 4096;
+constexpr size_t kMaxExcerptBytes = 16384;
+
+bool Contains(std::string_view needle, const auto& haystack) {
+  return std::find(std::begin(haystack), std::end(haystack), needle) != std::end(haystack);
+}
+
+// The last dotted component: "pallas_core.LoweringException" -> "LoweringException".
+std::string_view LastComponent(std::string_view name) {
+  size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+bool IsCapitalized(std::string_view name) {
+  size_t i = name.find_first_not_of('_');
+  return i != std::string_view::npos && std::isupper(static_cast<unsigned char>(name[i]));
+}
+
+// ---------------------------------------------------------------------------
+// Reaching definitions of one variable, on demand.
+
+struct Def;
+using DefPtr = std::shared_ptr<const Def>;
+using DefList = std::vector<DefPtr>;
+
+struct Def {
+  enum class Type { kValue, kAppend, kCaught, kOpaque };
+  Type type = Type::kOpaque;
+  TSNode value{};  // kValue / kAppend: the assigned or appended expression
+  TSNode stmt{};   // where the assignment is, for evaluating `value`
+  DefList base;    // kAppend: the definitions appended to
+  bool in_loop = false;
+};
+
+struct FlowState {
+  DefList defs;
+  bool live = true;
+};
+
+void MergeInto(FlowState& into, const FlowState& other) {
+  if (!other.live) return;
+  if (!into.live) {
+    into = other;
+    return;
+  }
+  for (const DefPtr& d : other.defs) {
+    if (std::find(into.defs.begin(), into.defs.end(), d) == into.defs.end() &&
+        into.defs.size() < static_cast<size_t>(kMaxAlternatives) * 2) {
+      into.defs.push_back(d);
+    }
+  }
+}
+
+class Flow {
+ public:
+  Flow(std::string_view source, std::string_view name, TSNode target)
+      : src_(source), name_(name), target_(target) {}
+
+  // Runs over `body` (a block or the module); returns the definitions that
+  // reach the target, or those live at the end of `body` when there is none.
+  DefList Run(TSNode body) {
+    // Without a target we want every definition a later reader could see
+    // (module constants): exits do not hide the assignments after them.
+    ignore_exits_ = ts_node_is_null(target_);
+    FlowState s;
+    if (Block(body, s, 0, false, !ts_node_is_null(target_))) return at_target_.defs;
+    return s.live ? s.defs : DefList{};
+  }
+
+  bool found() const { return found_; }
+
+ private:
+  const SymbolTable& sym() const { return Symbols(); }
+
+  bool Block(TSNode block, FlowState& s, int depth, bool in_loop, bool seek) {
+    if (depth > kMaxFlowDepth) {
+      s.defs = {Opaque(block)};
+      return false;
+    }
+    TSTreeCursor c = ts_tree_cursor_new(block);
+    bool hit = false;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      do {
+        TSNode stmt = ts_tree_cursor_current_node(&c);
+        if (!ts_node_is_named(stmt) || sym().Kind(stmt) == kComment) continue;
+        if (seek && extract::Contains(stmt, target_)) {
+          hit = Seek(stmt, s, depth, in_loop);
+          break;
+        }
+        Transfer(stmt, s, depth, in_loop);
+      } while (ts_tree_cursor_goto_next_sibling(&c));
+    }
+    ts_tree_cursor_delete(&c);
+    return hit;
+  }
+
+  DefPtr Opaque(TSNode stmt) {
+    auto d = std::make_shared<Def>();
+    d->type = Def::Type::kOpaque;
+    d->stmt = stmt;
+    return d;
+  }
+
+  bool IsName(TSNode node) const {
+    return sym().Kind(node) == kIdentifier && NodeText(node, src_) == name_;
+  }
+
+  // `except E as name`: the grammar puts the name in an as_pattern.
+  bool CatchesAsName(TSNode clause) const {
+    TSNode alias = Field(clause, "alias");
+    if (!ts_node_is_null(alias)) return IsName(alias);
+    TSNode value = Field(clause, "value");
+    if (ts_node_is_null(value) || sym().Kind(value) != kAsPattern) return false;
+    TSNode target = Field(value, "alias");
+    return !ts_node_is_null(target) && NodeText(target, src_) == name_;
+  }
+
+  // `stmt` contains the target: descend to it and record the state there.
+  bool Seek(TSNode stmt, FlowState s, int depth, bool in_loop) {
+    auto stop = [&](const FlowState& state) {
+      at_target_ = state;
+      found_ = true;
+      return true;
+    };
+    if (SameNode(stmt, target_) || depth > kMaxFlowDepth) return stop(s);
+    switch (sym().Kind(stmt)) {
+      case kBlock:
+        return Block(stmt, s, depth + 1, in_loop, true) || stop(s);
+      case kIf:
+      case kElif:
+      case kElse:
+      case kWith:
+      case kTry:
+      case kFinally:
+      case kExcept:
+      case kExceptGroup:
+      case kMatch:
+      case kCase:
+      case kFor:
+      case kWhile:
+        break;
+      default:
+        return stop(s);  // an expression, a nested def or class: the state here
+    }
+    uint16_t kind = sym().Kind(stmt);
+    if (kind == kFor || kind == kWhile) {
+      // Definitions later in the loop body reach the target on the next pass.
+      FlowState once = s;
+      TSNode body = Field(stmt, "body");
+      if (kind == kFor && BindsName(Field(stmt, "left"))) once.defs = {Opaque(stmt)};
+      if (!ts_node_is_null(body)) Block(body, once, depth + 1, true, false);
+      MergeInto(s, once);
+      if (kind == kFor && BindsName(Field(stmt, "left"))) s.defs = {Opaque(stmt)};
+      in_loop = true;
+    }
+    if (kind == kTry) {
+      TSNode body = Field(stmt, "body");
+      if (!ts_node_is_null(body) && !extract::Contains(body, target_)) {
+        FlowState after = s;
+        Block(body, after, depth + 1, in_loop, false);
+        MergeInto(s, after);
+      }
+    }
+    if (kind == kExcept || kind == kExceptGroup) {
+      if (CatchesAsName(stmt)) {
+        auto d = std::make_shared<Def>();
+        d->type = Def::Type::kCaught;
+        d->stmt = stmt;
+        s.defs = {d};
+      }
+    }
+    if (kind == kWith) BindWithTargets(stmt, s);
+    for (TSNode child : NamedChildren(stmt)) {
+      if (!extract::Contains(child, target_)) continue;
+      if (IsClauseOrBlock(child)) return Seek(child, s, depth + 1, in_loop);
+      return stop(s);  // the target is in a condition or subject
+    }
+    return stop(s);
+  }
+
+  bool IsClauseOrBlock(TSNode node) const {
+    switch (sym().Kind(node)) {
+      case kBlock:
+      case kElif:
+      case kElse:
+      case kExcept:
+      case kExceptGroup:
+      case kFinally:
+      case kCase:
+        return true;
+      default:
+        return false;
+    }
+  }
+
+  bool BindsName(TSNode pattern) const {
+    if (ts_node_is_null(pattern)) return false;
+    if (IsName(pattern)) return true;
+    uint16_t k = sym().Kind(pattern);
+    if (k == kPatternList || k == kTuplePattern || k == kListSplatPattern || k == kParenthesized ||
+        k == kTuple || k == kExpressionList) {
+      for (TSNode child : NamedChildren(pattern)) {
+        if (BindsName(child)) return true;
+      }
+    }
+    return false;
+  }
+
+  void BindWithTargets(TSNode with_stmt, FlowState& s) {
+    for (TSNode clause : NamedChildren(with_stmt)) {
+      if (sym().Kind(clause) != kWithClause) continue;
+      for (TSNode item : NamedChildren(clause)) {
+        TSNode value = Field(item, "value");
+        if (ts_node_is_null(value) || sym().Kind(value) != kAsPattern) continue;
+        TSNode alias = Field(value, "alias");
+        if (!ts_node_is_null(alias) && NodeText(alias, src_) == name_) {
+          s.defs = {Opaque(with_stmt)};
+        }
+      }
+    }
+  }
+
+  void Assign(TSNode stmt, TSNode left, TSNode right, FlowState& s) {
+    if (IsName(left)) {
+      auto d = std::make_shared<Def>();
+      d->type = Def::Type::kValue;
+      d->value = right;
+      d->stmt = stmt;
+      s.defs = {d};
+      return;
+    }
+    if (!BindsName(left)) return;
+    // a, msg = x, "text": take the matching element when both sides are flat.
+    std::vector<TSNode> targets = NamedChildren(left);
+    uint16_t rk = sym().Kind(right);
+    if (rk == kExpressionList || rk == kTuple) {
+      std::vector<TSNode> values = NamedChildren(right);
+      if (values.size() == targets.size()) {
+        for (size_t i = 0; i < targets.size(); ++i) {
+          if (IsName(targets[i])) {
+            Assign(stmt, targets[i], values[i], s);
+            return;
+          }
+        }
+      }
+    }
+    s.defs = {Opaque(stmt)};
+  }
+
+  void Transfer(TSNode stmt, FlowState& s, int depth, bool in_loop) {
+    if (!s.live) return;
+    switch (sym().Kind(stmt)) {
+      case kExpressionStatement: {
+        for (TSNode expr : NamedChildren(stmt)) {
+          uint16_t k = sym().Kind(expr);
+          if (k == kAssignment) {
+            // a = b = value: every target gets the innermost right-hand side.
+            TSNode node = expr;
+            std::vector<TSNode> lefts;
+            while (sym().Kind(node) == kAssignment) {
+              lefts.push_back(Field(node, "left"));
+              TSNode right = Field(node, "right");
+              if (ts_node_is_null(right)) {
+                node = right;
+                break;
+              }
+              node = right;
+            }
+            if (ts_node_is_null(node)) continue;  // an annotation without a value
+            for (TSNode left : lefts) Assign(stmt, left, node, s);
+          } else if (k == kAugmentedAssignment) {
+            TSNode left = Field(expr, "left");
+            if (!IsName(left)) continue;
+            TSNode op = Field(expr, "operator");
+            TSNode right = Field(expr, "right");
+            if (!ts_node_is_null(op) && NodeText(op, src_) == "+=" && !ts_node_is_null(right)) {
+              auto d = std::make_shared<Def>();
+              d->type = Def::Type::kAppend;
+              d->value = right;
+              d->stmt = stmt;
+              d->base = s.defs;
+              d->in_loop = in_loop;
+              s.defs = {d};
+            } else {
+              s.defs = {Opaque(stmt)};
+            }
+          }
+        }
+        return;
+      }
+      case kIf: {
+        FlowState out;
+        out.live = false;
+        bool has_else = false;
+        for (TSNode child : NamedChildren(stmt)) {
+          uint16_t k = sym().Kind(child);
+          if (k == kBlock || k == kElif || k == kElse) {
+            FlowState branch = s;
+            TSNode body = k == kBlock ? child : Field(child, k == kElif ? "consequence" : "body");
+            if (!ts_node_is_null(body)) Block(body, branch, depth + 1, in_loop, false);
+            MergeInto(out, branch);
+            has_else = has_else || k == kElse;
+          }
+        }
+        if (!has_else) MergeInto(out, s);
+        s = out;
+        return;
+      }
+      case kFor:
+      case kWhile: {
+        FlowState body_state = s;
+        if (sym().Kind(stmt) == kFor && BindsName(Field(stmt, "left"))) {
+          body_state.defs = {Opaque(stmt)};
+        }
+        TSNode body = Field(stmt, "body");
+        if (!ts_node_is_null(body)) Block(body, body_state, depth + 1, true, false);
+        body_state.live = true;  // break/continue leave the loop, not the function
+        MergeInto(s, body_state);
+        TSNode alternative = Field(stmt, "alternative");
+        if (!ts_node_is_null(alternative)) {
+          TSNode else_body = Field(alternative, "body");
+          if (!ts_node_is_null(else_body)) Block(else_body, s, depth + 1, in_loop, false);
+        }
+        return;
+      }
+      case kTry: {
+        FlowState body_state = s;
+        TSNode body = Field(stmt, "body");
+        if (!ts_node_is_null(body)) Block(body, body_state, depth + 1, in_loop, false);
+        FlowState handler_in = s;
+        MergeInto(handler_in, body_state);
+        FlowState out = body_state;
+        FlowState finally_state;
+        TSNode finally_block{};
+        for (TSNode child : NamedChildren(stmt)) {
+          uint16_t k = sym().Kind(child);
+          if (k == kExcept || k == kExceptGroup) {
+            FlowState h = handler_in;
+            if (CatchesAsName(child)) {
+              auto d = std::make_shared<Def>();
+              d->type = Def::Type::kCaught;
+              d->stmt = child;
+              h.defs = {d};
+            }
+            for (TSNode b : NamedChildren(child)) {
+              if (sym().Kind(b) == kBlock) Block(b, h, depth + 1, in_loop, false);
+            }
+            MergeInto(out, h);
+          } else if (k == kElse) {
+            TSNode else_body = Field(child, "body");
+            FlowState e = body_state;
+            if (!ts_node_is_null(else_body)) Block(else_body, e, depth + 1, in_loop, false);
+            out.live = false;
+            out.defs.clear();
+            MergeInto(out, e);
+          } else if (k == kFinally) {
+            finally_block = child;
+          }
+        }
+        if (!ts_node_is_null(finally_block)) {
+          for (TSNode b : NamedChildren(finally_block)) {
+            if (sym().Kind(b) == kBlock) Block(b, out, depth + 1, in_loop, false);
+          }
+        }
+        s = out;
+        return;
+      }
+      case kWith: {
+        BindWithTargets(stmt, s);
+        TSNode body = Field(stmt, "body");
+        if (!ts_node_is_null(body)) Block(body, s, depth + 1, in_loop, false);
+        return;
+      }
+      case kMatch: {
+        FlowState out = s;
+        TSNode body = Field(stmt, "body");
+        if (ts_node_is_null(body)) return;
+        for (TSNode c : NamedChildren(body)) {
+          if (sym().Kind(c) != kCase) continue;
+          FlowState branch = s;
+          TSNode consequence = Field(c, "consequence");
+          if (!ts_node_is_null(consequence)) Block(consequence, branch, depth + 1, in_loop, false);
+          MergeInto(out, branch);
+        }
+        s = out;
+        return;
+      }
+      case kReturn:
+      case kRaise:
+      case kBreak:
+      case kContinue:
+        if (!ignore_exits_) s.live = false;
+        return;
+      case kFunctionDefinition:
+      case kClassDefinition: {
+        TSNode name = Field(stmt, "name");
+        if (!ts_node_is_null(name) && IsName(name)) s.defs = {Opaque(stmt)};
+        return;
+      }
+      case kDecoratedDefinition: {
+        TSNode def = Field(stmt, "definition");
+        if (!ts_node_is_null(def)) Transfer(def, s, depth, in_loop);
+        return;
+      }
+      case kImport:
+      case kImportFrom: {
+        std::string_view text = NodeText(stmt, src_);
+        if (text.find(name_) != std::string_view::npos) {
+          for (TSNode n : NamedChildren(stmt)) {
+            std::string_view bound = NodeText(n, src_);
+            if (sym().Kind(n) == kAliasedImport) bound = NodeText(Field(n, "alias"), src_);
+            if (LastComponent(bound) == name_) s.defs = {Opaque(stmt)};
+          }
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  std::string_view src_;
+  std::string_view name_;
+  TSNode target_;
+  FlowState at_target_;
+  bool found_ = false;
+  bool ignore_exits_ = false;
+};
+
+// ---------------------------------------------------------------------------
+
+struct Scope {
+  TSNode node{};
+  bool is_class = false;
+  std::string name;
+  std::string qualname;
+  int class_info = -1;     // index into FileResult::classes
+  int function_info = -1;  // index into FileResult::functions, created on demand
+};
+
+// Where an expression is evaluated: the function scopes around it (innermost
+// last; empty at module level) and the statement it is in.
+struct EvalContext {
+  std::vector<TSNode> functions;
+  TSNode at{};
+  const std::map<std::string, FormatArg, std::less<>>* bindings = nullptr;
+  int inline_depth = 0;
+};
+
+using Alternatives = std::vector<Template>;
+
+void AddAlternative(Alternatives& alts, Template t) {
+  if (alts.size() >= static_cast<size_t>(kMaxAlternatives)) return;
+  std::string display = t.Display();
+  for (const Template& a : alts) {
+    if (a.Display() == display) return;
+  }
+  alts.push_back(std::move(t));
+}
+
+class FileExtractor {
+ public:
+  FileExtractor(std::string_view path, std::string_view source, TSTree* tree,
+                const PythonOptions& options)
+      : src_(source), root_(ts_tree_root_node(tree)), options_(options) {
+    result_.path = std::string(path);
+  }
+
+  FileResult Run() {
+    ScanModule();
+    Walk();
+    return std::move(result_);
+  }
+
+ private:
+  const SymbolTable& sym() const { return Symbols(); }
+  std::string_view Text(TSNode n) const { return NodeText(n, src_); }
+  uint16_t K(TSNode n) const {
+    return ts_node_is_null(n) ? static_cast<uint16_t>(kOther) : sym().Kind(n);
+  }
+
+  // Module-level imports and function definitions.
+  void ScanModule() {
+    for (TSNode stmt : NamedChildren(root_)) {
+      uint16_t k = K(stmt);
+      if (k == kImport || k == kImportFrom) {
+        ScanImport(stmt);
+      } else if (k == kFunctionDefinition || k == kDecoratedDefinition) {
+        TSNode def = k == kDecoratedDefinition ? Field(stmt, "definition") : stmt;
+        if (K(def) != kFunctionDefinition) continue;
+        TSNode name = Field(def, "name");
+        if (!ts_node_is_null(name)) module_functions_[std::string(Text(name))] = def;
+      } else if (k == kClassDefinition) {
+        TSNode name = Field(stmt, "name");
+        if (!ts_node_is_null(name)) module_classes_.insert(std::string(Text(name)));
+      }
+    }
+  }
+
+  void ScanImport(TSNode stmt) {
+    bool from_warnings = false;
+    if (K(stmt) == kImportFrom) {
+      TSNode module = Field(stmt, "module_name");
+      from_warnings = !ts_node_is_null(module) && Text(module) == "warnings";
+    }
+    for (TSNode n : NamedChildren(stmt)) {
+      if (K(stmt) == kImportFrom && SameNode(n, Field(stmt, "module_name"))) continue;
+      std::string original;
+      std::string local;
+      if (K(n) == kAliasedImport) {
+        original = std::string(Text(Field(n, "name")));
+        local = std::string(Text(Field(n, "alias")));
+      } else if (K(n) == kDottedName) {
+        original = std::string(Text(n));
+        local = original;
+      } else {
+        continue;
+      }
+      if (K(stmt) == kImport) {
+        if (original == "warnings") warnings_modules_.insert(local);
+        continue;
+      }
+      if (from_warnings && (original == "warn" || original == "warn_explicit")) {
+        warn_functions_.insert(local);
+      }
+      if (local != original) aliases_[local] = std::string(LastComponent(original));
+    }
+  }
+
+  // The short exception name `written` stands for, through import aliases.
+  std::string ShortName(std::string_view written) const {
+    std::string_view last = LastComponent(written);
+    if (written.find('.') == std::string_view::npos) {
+      auto it = aliases_.find(std::string(written));
+      if (it != aliases_.end()) return it->second;
+    }
+    return std::string(last);
+  }
+
+  // ------------------------------------------------------------------ walk
+
+  void Walk() {
+    TSTreeCursor c = ts_tree_cursor_new(root_);
+    bool descend = Enter(root_);
+    while (true) {
+      if (descend && ts_tree_cursor_goto_first_child(&c)) {
+        descend = Enter(ts_tree_cursor_current_node(&c));
+        continue;
+      }
+      bool done = true;
+      while (true) {
+        Leave(ts_tree_cursor_current_node(&c));
+        if (ts_tree_cursor_goto_next_sibling(&c)) {
+          descend = Enter(ts_tree_cursor_current_node(&c));
+          done = false;
+          break;
+        }
+        if (!ts_tree_cursor_goto_parent(&c)) break;
+      }
+      if (done) break;
+    }
+    ts_tree_cursor_delete(&c);
+  }
+
+  // Returns whether to descend into the node's children: only into nodes
+  // that hold statements (and ERROR nodes, which may hide some), so the walk
+  // never enters expressions, which are most of a tree (data literals).
+  bool Enter(TSNode node) {
+    if (!ts_node_is_named(node)) return false;
+    switch (K(node)) {
+      case kFunctionDefinition:
+        EnterFunction(node);
+        return true;
+      case kClassDefinition:
+        EnterClass(node);
+        return true;
+      case kRaise:
+        OnRaise(node);
+        return false;
+      case kAssert:
+        OnAssert(node);
+        return false;
+      case kReturn:
+        OnReturn(node);
+        return false;
+      case kExpressionStatement:
+        for (TSNode child : NamedChildren(node)) {
+          if (K(child) == kCall) OnCall(child);
+          if (K(child) == kAssignment) OnAssignment(child);
+        }
+        return false;
+      case kModule:
+      case kBlock:
+      case kIf:
+      case kElif:
+      case kElse:
+      case kFor:
+      case kWhile:
+      case kTry:
+      case kExcept:
+      case kExceptGroup:
+      case kFinally:
+      case kWith:
+      case kMatch:
+      case kCase:
+      case kDecoratedDefinition:
+        return true;
+      default:
+        return ts_node_symbol(node) == static_cast<TSSymbol>(-1);  // ERROR
+    }
+  }
+
+  void Leave(TSNode node) {
+    if (!scopes_.empty() && ts_node_eq(scopes_.back().node, node)) scopes_.pop_back();
+  }
+
+  void EnterFunction(TSNode node) {
+    Scope s;
+    s.node = node;
+    s.name = std::string(Text(Field(node, "name")));
+    s.qualname = Qualify(s.name);
+    scopes_.push_back(std::move(s));
+    Scope& scope = scopes_.back();
+    const Scope* owner = ScopeAbove(scopes_.size() - 1);
+    if (owner != nullptr && owner->is_class && owner->class_info >= 0) {
+      ClassInfo& info = result_.classes[static_cast<size_t>(owner->class_info)];
+      if (scope.name == "__init__") {
+        info.has_init = true;
+        info.init_params = Params(node, true);
+      }
+    }
+  }
+
+  void EnterClass(TSNode node) {
+    Scope s;
+    s.node = node;
+    s.is_class = true;
+    s.name = std::string(Text(Field(node, "name")));
+    s.qualname = Qualify(s.name);
+    ClassInfo info;
+    info.name = s.name;
+    info.path = result_.path;
+    info.line = StartLine(node);
+    TSNode supers = Field(node, "superclasses");
+    if (!ts_node_is_null(supers)) {
+      for (TSNode b : NamedChildren(supers)) {
+        uint16_t k = K(b);
+        if (k == kIdentifier || k == kAttribute) info.bases.push_back(ShortName(Text(b)));
+      }
+    }
+    s.class_info = static_cast<int>(result_.classes.size());
+    result_.classes.push_back(std::move(info));
+    scopes_.push_back(std::move(s));
+  }
+
+  const Scope* ScopeAbove(size_t index) const { return index == 0 ? nullptr : &scopes_[index - 1]; }
+
+  std::string Qualify(const std::string& name) const {
+    if (scopes_.empty()) return name;
+    const Scope& parent = scopes_.back();
+    return parent.qualname + (parent.is_class ? "." : ".<locals>.") + name;
+  }
+
+  // Innermost function scope, or null at module or class level.
+  Scope* FunctionScope() {
+    return !scopes_.empty() && !scopes_.back().is_class ? &scopes_.back() : nullptr;
+  }
+
+  std::string CurrentQualname() const {
+    return scopes_.empty() ? "<module>" : scopes_.back().qualname;
+  }
+
+  EvalContext ContextAt(TSNode at) const {
+    EvalContext ctx;
+    ctx.at = at;
+    for (const Scope& s : scopes_) {
+      if (!s.is_class) ctx.functions.push_back(s.node);
+    }
+    return ctx;
+  }
+
+  // The class whose method we are directly in, with the method's name.
+  ClassInfo* MethodClass(std::string_view method) {
+    if (scopes_.size() < 2) return nullptr;
+    const Scope& fn = scopes_.back();
+    const Scope& owner = scopes_[scopes_.size() - 2];
+    if (fn.is_class || !owner.is_class || fn.name != method || owner.class_info < 0) return nullptr;
+    return &result_.classes[static_cast<size_t>(owner.class_info)];
+  }
+
+  // ------------------------------------------------------------ parameters
+
+  std::vector<Param> Params(TSNode function, bool drop_receiver) {
+    std::vector<Param> out;
+    TSNode params = Field(function, "parameters");
+    if (ts_node_is_null(params)) return out;
+    EvalContext ctx;  // defaults are evaluated where the function is defined
+    ctx.at = function;
+    for (TSNode p : NamedChildren(params)) {
+      Param param;
+      switch (K(p)) {
+        case kIdentifier:
+          param.name = std::string(Text(p));
+          break;
+        case kDefaultParameter:
+        case kTypedDefaultParameter: {
+          param.name = std::string(Text(Field(p, "name")));
+          TSNode value = Field(p, "value");
+          if (!ts_node_is_null(value)) param.default_value = Arg(value, ctx);
+          break;
+        }
+        case kTypedParameter: {
+          for (TSNode c : NamedChildren(p)) {
+            if (K(c) == kIdentifier) {
+              param.name = std::string(Text(c));
+              break;
+            }
+            if (K(c) == kListSplatPattern || K(c) == kDictionarySplatPattern) {
+              param.variadic = true;
+              param.name = std::string(Text(c));
+              break;
+            }
+          }
+          break;
+        }
+        case kListSplatPattern:
+        case kDictionarySplatPattern:
+          param.variadic = true;
+          param.name = std::string(Text(p));
+          break;
+        default:
+          continue;  // the bare * and / separators
+      }
+      if (param.name.empty()) continue;
+      out.push_back(std::move(param));
+    }
+    if (drop_receiver && !out.empty() && (out[0].name == "self" || out[0].name == "cls")) {
+      out.erase(out.begin());
+    }
+    return out;
+  }
+
+  bool IsParam(TSNode function, std::string_view name) {
+    TSNode params = Field(function, "parameters");
+    if (ts_node_is_null(params)) return false;
+    for (TSNode p : NamedChildren(params)) {
+      TSNode n = p;
+      uint16_t k = K(p);
+      if (k == kDefaultParameter || k == kTypedDefaultParameter) n = Field(p, "name");
+      if (k == kTypedParameter) n = ts_node_named_child(p, 0);
+      std::string_view text = Text(n);
+      while (!text.empty() && text.front() == '*') text.remove_prefix(1);
+      if (text == name) return true;
+    }
+    return false;
+  }
+
+  // ------------------------------------------------------------ evaluation
+
+  // The definitions of `name` that reach ctx.at, innermost scope first.
+  // Returns false when the name is unknown (a builtin, an import, a global
+  // assigned elsewhere): then it is a value, not a resolvable string.
+  bool ResolveName(std::string_view name, const EvalContext& ctx, DefList& defs,
+                   std::vector<EvalContext>& where) {
+    for (size_t i = ctx.functions.size(); i-- > 0;) {
+      TSNode fn = ctx.functions[i];
+      TSNode body = Field(fn, "body");
+      if (ts_node_is_null(body)) continue;
+      Flow flow(src_, name, ctx.at);
+      DefList found = flow.Run(body);
+      if (!found.empty()) {
+        EvalContext inner = ctx;
+        inner.functions.resize(i + 1);
+        for (size_t k = 0; k < found.size(); ++k) where.push_back(inner);
+        defs.insert(defs.end(), found.begin(), found.end());
+        return true;
+      }
+      if (IsParam(fn, name)) return false;
+    }
+    // Module level: before the statement when we are at module level,
+    // everything assigned at module level when we are in a function.
+    DefList found;
+    if (ctx.functions.empty()) {
+      Flow flow(src_, name, ctx.at);
+      found = flow.Run(root_);
+    } else {
+      std::string key(name);
+      auto it = module_defs_.find(key);
+      if (it == module_defs_.end()) {
+        Flow flow(src_, name, TSNode{});
+        it = module_defs_.emplace(key, flow.Run(root_)).first;
+      }
+      found = it->second;
+    }
+    if (found.empty()) return false;
+    EvalContext module_ctx = ctx;
+    module_ctx.functions.clear();
+    for (size_t k = 0; k < found.size(); ++k) where.push_back(module_ctx);
+    defs.insert(defs.end(), found.begin(), found.end());
+    return true;
+  }
+
+  // The expression as a placeholder: str(x) is x, repr(x) is x as a repr.
+  Template AsValue(TSNode node, ValueKind kind) {
+    if (K(node) == kCall) {
+      TSNode fn = Field(node, "function");
+      TSNode args = Field(node, "arguments");
+      std::string_view f = Text(fn);
+      if ((f == "str" || f == "repr") && !ts_node_is_null(args) &&
+          ts_node_named_child_count(args) == 1) {
+        TSNode inner = ts_node_named_child(args, 0);
+        if (K(inner) != kKeywordArgument && K(inner) != kListSplat) {
+          return Template::Value(CollapseWhitespace(Text(inner)),
+                                 f == "repr" ? ValueKind::kRepr : kind);
+        }
+      }
+    }
+    return Template::Value(CollapseWhitespace(Text(node)), kind);
+  }
+
+  Alternatives EvalOrValue(TSNode node, const EvalContext& ctx, int depth, ValueKind kind) {
+    Alternatives alts = Eval(node, ctx, depth);
+    if (alts.empty()) alts.push_back(AsValue(node, kind));
+    return alts;
+  }
+
+  // The string templates `node` can evaluate to; empty when it is not a
+  // string errdex can follow.
+  Alternatives Eval(TSNode node, const EvalContext& ctx, int depth) {
+    Alternatives out;
+    if (ts_node_is_null(node) || depth > kMaxEvalDepth) return out;
+    // A hard cap on the work one file may spend evaluating messages, so
+    // adversarial sources cannot make extraction slow.
+    if (++eval_steps_ > kMaxEvalStepsPerFile) return out;
+    switch (K(node)) {
+      case kString:
+        out.push_back(DecodeString(node));
+        return out;
+      case kConcatenatedString: {
+        Template t;
+        for (TSNode part : NamedChildren(node)) {
+          if (K(part) == kString) t.Append(DecodeString(part));
+        }
+        out.push_back(std::move(t));
+        return out;
+      }
+      case kParenthesized: {
+        TSNode inner = ts_node_named_child(node, 0);
+        if (ts_node_named_child_count(node) == 1) return Eval(inner, ctx, depth + 1);
+        return out;
+      }
+      case kBinaryOperator:
+        return EvalBinary(node, ctx, depth);
+      case kCall:
+        return EvalCall(node, ctx, depth);
+      case kIdentifier:
+        return EvalName(node, ctx, depth);
+      case kConditional: {
+        std::vector<TSNode> parts = NamedChildren(node);
+        if (parts.size() != 3) return out;
+        Alternatives a = Eval(parts[0], ctx, depth + 1);
+        Alternatives b = Eval(parts[2], ctx, depth + 1);
+        if (a.empty() && b.empty()) return out;
+        if (a.empty()) a.push_back(AsValue(parts[0], ValueKind::kAny));
+        if (b.empty()) b.push_back(AsValue(parts[2], ValueKind::kAny));
+        for (Template& t : a) AddAlternative(out, std::move(t));
+        for (Template& t : b) AddAlternative(out, std::move(t));
+        return out;
+      }
+      default:
+        return out;
+    }
+  }
+
+  Alternatives EvalName(TSNode node, const EvalContext& ctx, int depth) {
+    Alternatives out;
+    std::string_view name = Text(node);
+    if (ctx.bindings != nullptr) {
+      auto it = ctx.bindings->find(name);
+      if (it != ctx.bindings->end()) {
+        if (it->second.value) out.push_back(*it->second.value);
+        return out;
+      }
+    }
+    // The same name at the same statement evaluates alike: memoise, which
+    // also cuts cycles (an entry in progress reads as unresolved) and keeps
+    // chains of `msg = msg + ...` over many branches polynomial.
+    std::pair<uint32_t, std::string> key;
+    bool memo = ctx.bindings == nullptr && !ts_node_is_null(ctx.at);
+    if (memo) {
+      key = {ts_node_start_byte(ctx.at), std::string(name)};
+      auto it = name_memo_.find(key);
+      if (it != name_memo_.end()) return it->second;
+      name_memo_[key] = {};
+    }
+    DefList defs;
+    std::vector<EvalContext> where;
+    if (ResolveName(name, ctx, defs, where)) {
+      for (size_t i = 0; i < defs.size(); ++i) {
+        for (Template& t : EvalDef(*defs[i], name, where[i], depth + 1)) {
+          AddAlternative(out, std::move(t));
+        }
+      }
+    }
+    if (memo) name_memo_[key] = out;
+    return out;
+  }
+
+  Alternatives EvalDef(const Def& def, std::string_view name, EvalContext ctx, int depth) {
+    Alternatives out;
+    if (depth > kMaxEvalDepth) return out;
+    ctx.at = def.stmt;
+    switch (def.type) {
+      case Def::Type::kValue: {
+        Alternatives alts = Eval(def.value, ctx, depth + 1);
+        if (alts.empty()) alts.push_back(AsValue(def.value, ValueKind::kAny));
+        return alts;
+      }
+      case Def::Type::kAppend: {
+        Alternatives bases;
+        for (const DefPtr& b : def.base) {
+          for (Template& t : EvalDef(*b, name, ctx, depth + 1)) AddAlternative(bases, std::move(t));
+        }
+        if (bases.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
+        Alternatives tails = EvalOrValue(def.value, ctx, depth + 1, ValueKind::kStr);
+        for (const Template& b : bases) {
+          for (const Template& tail : tails) {
+            Template t = b;
+            t.Append(tail);
+            // Appended an unknown number of times: what follows is not known.
+            if (def.in_loop) t.AppendValue(std::string(name) + "...", ValueKind::kAny);
+            AddAlternative(out, std::move(t));
+          }
+        }
+        return out;
+      }
+      case Def::Type::kCaught:
+      case Def::Type::kOpaque:
+        out.push_back(Template::Value(name, ValueKind::kAny));
+        return out;
+    }
+    return out;
+  }
+
+  Alternatives EvalBinary(TSNode node, const EvalContext& ctx, int depth) {
+    Alternatives out;
+    TSNode op = Field(node, "operator");
+    TSNode left = Field(node, "left");
+    TSNode right = Field(node, "right");
+    if (ts_node_is_null(op) || ts_node_is_null(left) || ts_node_is_null(right)) return out;
+    std::string_view o = Text(op);
+    if (o == "+") {
+      Alternatives l = Eval(left, ctx, depth + 1);
+      Alternatives r = Eval(right, ctx, depth + 1);
+      if (l.empty() && r.empty()) return out;
+      if (l.empty()) l.push_back(AsValue(left, ValueKind::kStr));
+      if (r.empty()) r.push_back(AsValue(right, ValueKind::kStr));
+      for (const Template& a : l) {
+        for (const Template& b : r) {
+          Template t = a;
+          t.Append(b);
+          AddAlternative(out, std::move(t));
+        }
+      }
+      return out;
+    }
+    if (o == "%") {
+      Alternatives formats = Eval(left, ctx, depth + 1);
+      if (formats.empty()) return out;
+      PercentArgs args;
+      args.expression = CollapseWhitespace(Text(right));
+      TSNode rhs = right;
+      if (K(rhs) == kTuple) {
+        args.is_tuple = true;
+        for (TSNode e : NamedChildren(rhs)) args.positional.push_back(Arg(e, ctx, depth + 1));
+      } else if (K(rhs) == kDictionary) {
+        args.is_dict = true;
+        for (TSNode pair : NamedChildren(rhs)) {
+          if (K(pair) != kPair) continue;
+          Alternatives key = Eval(Field(pair, "key"), ctx, depth + 1);
+          if (key.size() != 1 || key[0].pieces().size() != 1 || key[0].pieces()[0].is_value) {
+            continue;
+          }
+          args.named[key[0].pieces()[0].text] = Arg(Field(pair, "value"), ctx, depth + 1);
+        }
+      } else {
+        args.positional.push_back(Arg(rhs, ctx, depth + 1));
+      }
+      for (const Template& f : formats) AddAlternative(out, ApplyPercent(f, args));
+      return out;
+    }
+    return out;
+  }
+
+  Alternatives EvalCall(TSNode node, const EvalContext& ctx, int depth) {
+    Alternatives out;
+    TSNode fn = Field(node, "function");
+    TSNode args = Field(node, "arguments");
+    if (ts_node_is_null(fn) || ts_node_is_null(args) || K(args) != kArgumentList) return out;
+    if (K(fn) == kAttribute) {
+      std::string_view attr = Text(Field(fn, "attribute"));
+      TSNode object = Field(fn, "object");
+      if (attr == "format") {
+        Alternatives formats = Eval(object, ctx, depth + 1);
+        if (formats.empty()) return out;
+        std::vector<FormatArg> positional;
+        std::map<std::string, FormatArg, std::less<>> keywords;
+        for (TSNode a : NamedChildren(args)) {
+          if (K(a) == kKeywordArgument) {
+            keywords[std::string(Text(Field(a, "name")))] = Arg(Field(a, "value"), ctx, depth + 1);
+          } else if (K(a) != kListSplat && K(a) != kDictionarySplat && K(a) != kComment) {
+            positional.push_back(Arg(a, ctx, depth + 1));
+          }
+        }
+        for (const Template& f : formats) {
+          AddAlternative(out, ApplyStrFormat(f, positional, keywords));
+        }
+        return out;
+      }
+      if ((attr == "strip" || attr == "rstrip" || attr == "lstrip") &&
+          ts_node_named_child_count(args) == 0) {
+        // Trimming only removes whitespace at the ends; the template still matches.
+        return Eval(object, ctx, depth + 1);
+      }
+      return out;
+    }
+    if (K(fn) != kIdentifier) return out;
+    std::string_view f = Text(fn);
+    if ((f == "str" || f == "repr") && ts_node_named_child_count(args) == 1) {
+      TSNode inner = ts_node_named_child(args, 0);
+      if (f == "str") return EvalOrValue(inner, ctx, depth + 1, ValueKind::kStr);
+      out.push_back(Template::Value(CollapseWhitespace(Text(inner)), ValueKind::kRepr));
+      return out;
+    }
+    // A helper of this module that returns a message: inline it, one level deep.
+    auto it = module_functions_.find(std::string(f));
+    if (it == module_functions_.end() || ctx.inline_depth > 0) return out;
+    return InlineHelper(it->second, args, ctx, depth);
+  }
+
+  Alternatives InlineHelper(TSNode function, TSNode args, const EvalContext& ctx, int depth) {
+    Alternatives out;
+    std::vector<Param> params = Params(function, false);
+    std::map<std::string, FormatArg, std::less<>> bindings;
+    std::vector<CallArg> call_args = CallArgs(args, ctx, depth + 1);
+    BindArguments(params, call_args, bindings);
+    EvalContext inner;
+    inner.functions = {function};
+    inner.bindings = &bindings;
+    inner.inline_depth = ctx.inline_depth + 1;
+    for (TSNode ret : ReturnExpressions(function)) {
+      inner.at = ts_node_parent(ret);
+      Alternatives alts = Eval(ret, inner, depth + 1);
+      if (alts.empty()) return {};  // one opaque return makes the helper opaque
+      // f-string fields naming a parameter take the argument.
+      for (Template& t : alts) AddAlternative(out, Substitute(t, bindings));
+    }
+    return out;
+  }
+
+  // The expressions returned by `function`'s own return statements.
+  std::vector<TSNode> ReturnExpressions(TSNode function) {
+    std::vector<TSNode> out;
+    TSNode body = Field(function, "body");
+    if (ts_node_is_null(body)) return out;
+    std::vector<std::pair<TSNode, int>> stack = {{body, 0}};
+    while (!stack.empty() && out.size() < 16) {
+      auto [n, d] = stack.back();
+      stack.pop_back();
+      uint16_t k = K(n);
+      if (k == kFunctionDefinition || k == kClassDefinition || d > kMaxFlowDepth) continue;
+      if (k == kReturn) {
+        if (ts_node_named_child_count(n) > 0) out.push_back(ts_node_named_child(n, 0));
+        continue;
+      }
+      std::vector<TSNode> children = NamedChildren(n);
+      for (auto c = children.rbegin(); c != children.rend(); ++c) stack.push_back({*c, d + 1});
+    }
+    return out;
+  }
+
+  FormatArg Arg(TSNode node, const EvalContext& ctx, int depth = 0) {
+    FormatArg arg;
+    arg.expression = CollapseWhitespace(Text(node));
+    Alternatives alts = Eval(node, ctx, depth + 1);
+    if (!alts.empty()) arg.value = std::move(alts.front());
+    return arg;
+  }
+
+  std::vector<CallArg> CallArgs(TSNode args, const EvalContext& ctx, int depth) {
+    std::vector<CallArg> out;
+    if (ts_node_is_null(args) || K(args) != kArgumentList) return out;
+    for (TSNode a : NamedChildren(args)) {
+      CallArg ca;
+      switch (K(a)) {
+        case kComment:
+          continue;
+        case kKeywordArgument:
+          ca.keyword = std::string(Text(Field(a, "name")));
+          ca.arg = Arg(Field(a, "value"), ctx, depth);
+          break;
+        case kListSplat:
+        case kDictionarySplat:
+          ca.splat = true;
+          ca.arg.expression = CollapseWhitespace(Text(a));
+          break;
+        default:
+          ca.arg = Arg(a, ctx, depth);
+          if (!ca.arg.value && K(a) == kCall) ca.call = Pending(a, ctx, depth);
+      }
+      out.push_back(std::move(ca));
+    }
+    return out;
+  }
+
+  // A call to a lowercase helper the linker may find in another file.
+  std::optional<PendingCall> Pending(TSNode call, const EvalContext& ctx, int depth) {
+    TSNode fn = Field(call, "function");
+    std::string_view name = LastComponent(Text(fn));
+    if (name.empty() || IsCapitalized(name) || depth > 2) return std::nullopt;
+    if (name == "str" || name == "repr" || name == "join" || name == "format") return std::nullopt;
+    PendingCall p;
+    p.callee = std::string(name);
+    p.args = CallArgs(Field(call, "arguments"), ctx, depth + 1);
+    return p;
+  }
+
+  Template DecodeString(TSNode node) {
+    Template t;
+    std::vector<TSNode> children = Children(node);
+    if (children.empty()) return t;
+    std::string_view start = Text(children.front());
+    size_t quote = start.find_first_of("'\"");
+    std::string_view prefix = start.substr(0, quote);
+    bool raw = prefix.find_first_of("rR") != std::string_view::npos;
+    bool fstring = prefix.find_first_of("fF") != std::string_view::npos;
+    uint32_t pos = ts_node_end_byte(children.front());
+    uint32_t end = ts_node_end_byte(node);
+    if (children.size() > 1 && K(children.back()) == kStringEnd) {
+      end = ts_node_start_byte(children.back());
+    }
+    for (size_t i = 1; i < children.size(); ++i) {
+      TSNode c = children[i];
+      if (K(c) != kInterpolation) continue;
+      uint32_t b = ts_node_start_byte(c);
+      if (b > pos) AppendStringSegment(src_.substr(pos, b - pos), raw, fstring, t);
+      AppendInterpolation(c, t);
+      pos = ts_node_end_byte(c);
+    }
+    if (end > pos) AppendStringSegment(src_.substr(pos, end - pos), raw, fstring, t);
+    return t;
+  }
+
+  void AppendInterpolation(TSNode node, Template& t) {
+    TSNode expr = Field(node, "expression");
+    TSNode conversion = Field(node, "type_conversion");
+    TSNode spec = Field(node, "format_specifier");
+    std::string conv(ts_node_is_null(conversion) ? "" : Text(conversion));
+    std::string spec_text(ts_node_is_null(spec) ? "" : Text(spec));
+    if (!spec_text.empty() && spec_text.front() == ':') spec_text.erase(0, 1);
+    // {x=} prints the source text up to and including '=' (and the spaces
+    // after it), then repr(x) unless a conversion or spec says otherwise.
+    bool self_documenting = false;
+    uint32_t literal_end = 0;
+    for (TSNode c : Children(node)) {
+      if (IsToken(c, "=")) {
+        self_documenting = true;
+        literal_end = ts_node_end_byte(c);
+      }
+    }
+    if (self_documenting) {
+      uint32_t b = ts_node_start_byte(node) + 1;
+      uint32_t stop = ts_node_end_byte(node) - 1;
+      if (!ts_node_is_null(conversion))
+        stop = ts_node_start_byte(conversion);
+      else if (!ts_node_is_null(spec))
+        stop = ts_node_start_byte(spec);
+      if (stop < literal_end) stop = literal_end;
+      t.AppendText(src_.substr(b, stop - b));
+      if (conv.empty() && spec_text.empty()) conv = "!r";
+    }
+    ValueKind kind = KindFromFormatSpec(spec_text);
+    if (conv == "!r" || conv == "!a") kind = ValueKind::kRepr;
+    std::string written = conv;
+    if (!spec_text.empty()) written += ":" + spec_text;
+    t.AppendValue(CollapseWhitespace(Text(expr)), kind, written);
+  }
+
+  // ------------------------------------------------------ site construction
+
+  Site BaseSite(TSNode stmt, SiteKind kind) {
+    Site s;
+    s.kind = kind;
+    s.language = "python";
+    s.path = result_.path;
+    s.line = StartLine(stmt);
+    s.column = StartColumn(stmt);
+    s.end_line = EndLine(stmt);
+    s.function = CurrentQualname();
+    // The source is valid UTF-8 and lines end at character boundaries; only
+    // a cut needs care.
+    s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
+    int first = std::max(1, s.line - options_.excerpt_before);
+    int last = s.end_line + options_.excerpt_after;
+    std::string_view excerpt = Lines(first, last);
+    while (excerpt.size() > kMaxExcerptBytes && last > s.end_line) {
+      first = std::min(s.line, first + 2);
+      last = std::max(s.end_line, last - 2);
+      excerpt = Lines(first, last);
+    }
+    s.excerpt_line = first;
+    s.excerpt = std::string(TruncateUtf8(excerpt, kMaxExcerptBytes));
+    return s;
+  }
+
+  // Lines [first, last] (1-based, clamped) with their newlines.
+  std::string_view Lines(int first, int last) {
+    if (line_starts_.empty()) {
+      line_starts_.push_back(0);
+      for (size_t i = 0; i < src_.size(); ++i) {
+        if (src_[i] == '\n') line_starts_.push_back(static_cast<uint32_t>(i + 1));
+      }
+    }
+    auto count = static_cast<int>(line_starts_.size());
+    first = std::max(first, 1);
+    last = std::min(last, count);
+    if (first > last) return {};
+    size_t b = line_starts_[static_cast<size_t>(first - 1)];
+    size_t e = last < count ? line_starts_[static_cast<size_t>(last)] : src_.size();
+    return src_.substr(b, e - b);
+  }
+
+  // Cartesian product of the arguments' alternatives, at most kMaxAlternatives.
+  std::vector<std::vector<CallArg>> ArgAlternatives(TSNode args, const EvalContext& ctx) {
+    std::vector<std::vector<CallArg>> combos(1);
+    if (ts_node_is_null(args) || K(args) != kArgumentList) return combos;
+    for (TSNode a : NamedChildren(args)) {
+      if (K(a) == kComment) continue;
+      std::vector<CallArg> options;
+      CallArg ca;
+      TSNode value = a;
+      if (K(a) == kKeywordArgument) {
+        ca.keyword = std::string(Text(Field(a, "name")));
+        value = Field(a, "value");
+      }
+      if (K(a) == kListSplat || K(a) == kDictionarySplat) {
+        ca.splat = true;
+        ca.arg.expression = CollapseWhitespace(Text(a));
+        options.push_back(ca);
+      } else {
+        ca.arg.expression = CollapseWhitespace(Text(value));
+        Alternatives alts = Eval(value, ctx, 0);
+        if (alts.empty()) {
+          if (K(value) == kCall) ca.call = Pending(value, ctx, 0);
+          options.push_back(ca);
+        }
+        for (Template& t : alts) {
+          CallArg o = ca;
+          o.arg.value = std::move(t);
+          options.push_back(std::move(o));
+        }
+      }
+      std::vector<std::vector<CallArg>> next;
+      for (const auto& combo : combos) {
+        for (const CallArg& o : options) {
+          if (next.size() >= static_cast<size_t>(kMaxAlternatives)) break;
+          auto c = combo;
+          c.push_back(o);
+          next.push_back(std::move(c));
+        }
+      }
+      combos = std::move(next);
+    }
+    return combos;
+  }
+
+  // Sites for the exception object `expr` raised (or returned) at `stmt`.
+  // Returns false with a reason when `expr` re-raises an existing exception.
+  bool RaisedValue(TSNode expr, TSNode stmt, SiteKind kind, const std::string& cause,
+                   const EvalContext& ctx, int depth, std::vector<ProtoSite>& out,
+                   std::string& reason) {
+    if (depth > 4) {
+      reason = "reraise-variable";
+      return false;
+    }
+    switch (K(expr)) {
+      case kParenthesized:
+        if (ts_node_named_child_count(expr) == 1) {
+          return RaisedValue(ts_node_named_child(expr, 0), stmt, kind, cause, ctx, depth + 1, out,
+                             reason);
+        }
+        break;
+      case kConditional: {
+        std::vector<TSNode> parts = NamedChildren(expr);
+        if (parts.size() != 3) break;
+        bool a = RaisedValue(parts[0], stmt, kind, cause, ctx, depth + 1, out, reason);
+        bool b = RaisedValue(parts[2], stmt, kind, cause, ctx, depth + 1, out, reason);
+        return a || b;
+      }
+      case kCall: {
+        TSNode fn = Field(expr, "function");
+        // raise X(...).with_traceback(tb)
+        if (K(fn) == kAttribute && Text(Field(fn, "attribute")) == "with_traceback" &&
+            K(Field(fn, "object")) == kCall) {
+          return RaisedValue(Field(fn, "object"), stmt, kind, cause, ctx, depth + 1, out, reason);
+        }
+        std::string written = CollapseWhitespace(Text(fn));
+        std::string short_name = ShortName(written);
+        bool is_class = IsCapitalized(LastComponent(short_name)) ||
+                        IsBuiltinException(short_name) || module_classes_.count(short_name) > 0;
+        for (std::vector<CallArg>& args : ArgAlternatives(Field(expr, "arguments"), ctx)) {
+          ProtoSite p;
+          p.site = BaseSite(stmt, kind);
+          p.site.exception_written = written;
+          p.site.exception = short_name;
+          p.site.cause = cause;
+          p.site.message = BuiltinMessage(short_name, args);
+          p.callee = short_name;
+          p.callee_is_class = is_class;
+          p.has_call = true;
+          p.args = std::move(args);
+          out.push_back(std::move(p));
+        }
+        return true;
+      }
+      case kIdentifier: {
+        std::string_view name = Text(expr);
+        bool classy = IsCapitalized(ShortName(name)) || IsBuiltinException(ShortName(name)) ||
+                      module_classes_.count(std::string(name)) > 0;
+        DefList defs;
+        std::vector<EvalContext> where;
+        if (!ResolveName(name, ctx, defs, where)) {
+          if (classy) return ClassRaise(expr, stmt, kind, cause, out);
+          reason = "reraise-variable";
+          return false;
+        }
+        bool any = false;
+        bool class_raised = false;
+        for (size_t i = 0; i < defs.size(); ++i) {
+          const Def& d = *defs[i];
+          if (d.type == Def::Type::kValue) {
+            EvalContext at = where[i];
+            at.at = d.stmt;
+            std::vector<ProtoSite> found;
+            if (RaisedValue(d.value, stmt, kind, cause, at, depth + 1, found, reason)) {
+              for (ProtoSite& p : found) {
+                // Built elsewhere, raised here: the site is the raise.
+                p.site = RelocateSite(std::move(p.site), stmt, kind);
+                out.push_back(std::move(p));
+              }
+              any = true;
+            }
+          } else if (d.type == Def::Type::kCaught) {
+            reason = "reraise-caught";
+          } else if (classy && !class_raised) {
+            // A class defined or imported under this name.
+            class_raised = ClassRaise(expr, stmt, kind, cause, out);
+            any = true;
+          } else if (!classy) {
+            reason = "reraise-variable";
+          }
+        }
+        return any;
+      }
+      case kAttribute: {
+        std::string short_name = ShortName(Text(expr));
+        if (IsCapitalized(short_name)) return ClassRaise(expr, stmt, kind, cause, out);
+        reason = "reraise-variable";
+        return false;
+      }
+      default:
+        break;
+    }
+    reason = "reraise-variable";
+    return false;
+  }
+
+  Site RelocateSite(Site s, TSNode stmt, SiteKind kind) {
+    Site fresh = BaseSite(stmt, kind);
+    fresh.exception = std::move(s.exception);
+    fresh.exception_written = std::move(s.exception_written);
+    fresh.message = std::move(s.message);
+    fresh.cause = std::move(s.cause);
+    return fresh;
+  }
+
+  // raise ValueError: the class itself, instantiated with no arguments.
+  bool ClassRaise(TSNode expr, TSNode stmt, SiteKind kind, const std::string& cause,
+                  std::vector<ProtoSite>& out) {
+    ProtoSite p;
+    p.site = BaseSite(stmt, kind);
+    p.site.exception_written = CollapseWhitespace(Text(expr));
+    p.site.exception = ShortName(p.site.exception_written);
+    p.site.cause = cause;
+    p.callee = p.site.exception;
+    p.callee_is_class = true;
+    out.push_back(std::move(p));
+    return true;
+  }
+
+  void OnRaise(TSNode stmt) {
+    TSNode cause_node = Field(stmt, "cause");
+    TSNode expr{};
+    for (TSNode c : NamedChildren(stmt)) {
+      if (K(c) == kComment || SameNode(c, cause_node)) continue;
+      expr = c;
+      break;
+    }
+    if (ts_node_is_null(expr)) {
+      result_.non_sites.push_back(NonSite{result_.path, StartLine(stmt), "reraise"});
+      return;
+    }
+    std::string cause = ts_node_is_null(cause_node) ? "" : CollapseWhitespace(Text(cause_node));
+    EvalContext ctx = ContextAt(stmt);
+    std::vector<ProtoSite> sites;
+    std::string reason;
+    if (!RaisedValue(expr, stmt, SiteKind::kRaise, cause, ctx, 0, sites, reason)) {
+      result_.non_sites.push_back(NonSite{result_.path, StartLine(stmt), reason});
+      return;
+    }
+    for (ProtoSite& p : sites) result_.sites.push_back(std::move(p));
+  }
+
+  void OnAssert(TSNode stmt) {
+    std::vector<TSNode> parts;
+    for (TSNode c : NamedChildren(stmt)) {
+      if (K(c) != kComment) parts.push_back(c);
+    }
+    EvalContext ctx = ContextAt(stmt);
+    Alternatives messages;
+    if (parts.size() >= 2) {
+      messages = Eval(parts[1], ctx, 0);
+      if (messages.empty()) messages.push_back(AsValue(parts[1], ValueKind::kAny));
+    } else {
+      messages.emplace_back();
+    }
+    for (Template& m : messages) {
+      ProtoSite p;
+      p.site = BaseSite(stmt, SiteKind::kAssert);
+      p.site.exception = "AssertionError";
+      p.site.exception_written = "assert";
+      p.site.message = std::move(m);
+      p.site.internal = true;
+      result_.sites.push_back(std::move(p));
+    }
+  }
+
+  bool IsWarnCall(TSNode fn) const {
+    if (K(fn) == kAttribute) {
+      std::string_view attr = Text(Field(fn, "attribute"));
+      TSNode object = Field(fn, "object");
+      return (attr == "warn" || attr == "warn_explicit") && K(object) == kIdentifier &&
+             (Text(object) == "warnings" || warnings_modules_.count(std::string(Text(object))));
+    }
+    return K(fn) == kIdentifier && warn_functions_.count(std::string(Text(fn))) > 0;
+  }
+
+  void OnCall(TSNode call) {
+    TSNode fn = Field(call, "function");
+    if (IsWarnCall(fn)) {
+      OnWarn(call);
+      return;
+    }
+    // super().__init__(...) / Base.__init__(self, ...) inside an exception's __init__.
+    if (K(fn) != kAttribute || Text(Field(fn, "attribute")) != "__init__") return;
+    ClassInfo* cls = MethodClass("__init__");
+    if (cls == nullptr || cls->super_args) return;
+    TSNode object = Field(fn, "object");
+    bool via_super = K(object) == kCall && Text(Field(object, "function")) == "super";
+    EvalContext ctx = ContextAt(call);
+    std::vector<CallArg> args = CallArgs(Field(call, "arguments"), ctx, 0);
+    if (!via_super) {
+      if (args.empty() || args[0].arg.expression != "self") return;
+      args.erase(args.begin());
+    }
+    cls->super_args = std::move(args);
+  }
+
+  void OnAssignment(TSNode node) {
+    ClassInfo* cls = MethodClass("__init__");
+    if (cls == nullptr) return;
+    TSNode left = Field(node, "left");
+    TSNode right = Field(node, "right");
+    if (K(left) != kAttribute || ts_node_is_null(right)) return;
+    if (Text(Field(left, "object")) != "self") return;
+    EvalContext ctx = ContextAt(ts_node_parent(node));
+    cls->self_attrs.emplace_back(std::string(Text(Field(left, "attribute"))), Arg(right, ctx));
+  }
+
+  void OnWarn(TSNode call) {
+    EvalContext ctx = ContextAt(call);
+    TSNode args = Field(call, "arguments");
+    TSNode message{};
+    TSNode category{};
+    int positional = 0;
+    for (TSNode a : NamedChildren(args)) {
+      if (K(a) == kComment) continue;
+      if (K(a) == kKeywordArgument) {
+        std::string_view key = Text(Field(a, "name"));
+        if (key == "message") message = Field(a, "value");
+        if (key == "category") category = Field(a, "value");
+        continue;
+      }
+      if (positional == 0) message = a;
+      if (positional == 1) category = a;
+      ++positional;
+    }
+    if (ts_node_is_null(message)) return;
+    TSNode stmt = call;
+    // warnings.warn(DeprecationWarning("...")): the instance is the message.
+    if (K(message) == kCall) {
+      std::string_view callee = LastComponent(Text(Field(message, "function")));
+      if (LooksLikeExceptionClass(ShortName(callee))) {
+        std::vector<ProtoSite> sites;
+        std::string reason;
+        RaisedValue(message, stmt, SiteKind::kWarning, "", ctx, 0, sites, reason);
+        for (ProtoSite& p : sites) {
+          p.site = RelocateSite(std::move(p.site), stmt, SiteKind::kWarning);
+          result_.sites.push_back(std::move(p));
+        }
+        return;
+      }
+    }
+    std::string written =
+        ts_node_is_null(category) ? "UserWarning" : CollapseWhitespace(Text(category));
+    for (Template& m : EvalOrValue(message, ctx, 0, ValueKind::kAny)) {
+      ProtoSite p;
+      p.site = BaseSite(stmt, SiteKind::kWarning);
+      p.site.exception_written = written;
+      p.site.exception = ShortName(written);
+      p.site.message = std::move(m);
+      result_.sites.push_back(std::move(p));
+    }
+  }
+
+  FunctionInfo& CurrentFunctionInfo(Scope& scope) {
+    if (scope.function_info < 0) {
+      FunctionInfo info;
+      info.name = scope.name;
+      info.qualified = scope.qualname;
+      info.path = result_.path;
+      const Scope* owner = ScopeAbove(static_cast<size_t>(&scope - scopes_.data()));
+      info.params = Params(scope.node, owner != nullptr && owner->is_class);
+      scope.function_info = static_cast<int>(result_.functions.size());
+      result_.functions.push_back(std::move(info));
+    }
+    return result_.functions[static_cast<size_t>(scope.function_info)];
+  }
+
+  bool IsStringExpression(TSNode node) const {
+    switch (K(node)) {
+      case kString:
+      case kConcatenatedString:
+        return true;
+      case kParenthesized:
+        return ts_node_named_child_count(node) == 1 &&
+               IsStringExpression(ts_node_named_child(node, 0));
+      case kBinaryOperator:
+        return IsStringExpression(Field(node, "left"));
+      case kCall: {
+        TSNode fn = Field(node, "function");
+        return K(fn) == kAttribute && Text(Field(fn, "attribute")) == "format" &&
+               IsStringExpression(Field(fn, "object"));
+      }
+      default:
+        return false;
+    }
+  }
+
+  void OnReturn(TSNode stmt) {
+    Scope* scope = FunctionScope();
+    if (scope == nullptr || ts_node_named_child_count(stmt) == 0) return;
+    TSNode value = ts_node_named_child(stmt, 0);
+    EvalContext ctx = ContextAt(stmt);
+    if (ClassInfo* cls = MethodClass("__str__")) {
+      Alternatives alts = EvalOrValue(value, ctx, 0, ValueKind::kAny);
+      if (!cls->str_template) cls->str_template = alts.front();
+      return;
+    }
+    if (K(value) == kCall) {
+      std::string_view callee = LastComponent(Text(Field(value, "function")));
+      std::string short_name = ShortName(callee);
+      if (!LooksLikeExceptionClass(short_name) && !IsLocalExceptionClass(short_name)) return;
+      std::vector<ProtoSite> sites;
+      std::string reason;
+      RaisedValue(value, stmt, SiteKind::kReturn, "", ctx, 0, sites, reason);
+      FunctionInfo& info = CurrentFunctionInfo(*scope);
+      for (ProtoSite& p : sites) {
+        info.returned_sites.push_back(result_.sites.size());
+        p.site.via = info.qualified;
+        result_.sites.push_back(std::move(p));
+      }
+      return;
+    }
+    if (IsStringExpression(value)) {
+      Alternatives alts = Eval(value, ctx, 0);
+      if (alts.empty()) return;
+      FunctionInfo& info = CurrentFunctionInfo(*scope);
+      for (Template& t : alts) info.returned_messages.push_back(std::move(t));
+    }
+  }
+
+  bool IsLocalExceptionClass(const std::string& name) const {
+    for (const ClassInfo& c : result_.classes) {
+      if (c.name != name) continue;
+      for (const std::string& b : c.bases) {
+        if (LooksLikeExceptionClass(b)) return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  std::string_view src_;
+  TSNode root_;
+  const PythonOptions& options_;
+  FileResult result_;
+  std::vector<Scope> scopes_;
+  std::unordered_map<std::string, std::string> aliases_;
+  std::set<std::string> warnings_modules_;
+  std::set<std::string> warn_functions_;
+  std::unordered_map<std::string, TSNode> module_functions_;
+  std::set<std::string> module_classes_;
+  std::unordered_map<std::string, DefList> module_defs_;
+  std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;
+  std::vector<uint32_t> line_starts_;
+  int64_t eval_steps_ = 0;
+};
+
+}  // namespace
+
+// What str(exception) prints when the class adds nothing of its own:
+// nothing, the single argument, or the tuple of arguments.
+Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& args) {
+  std::vector<const CallArg*> positional;
+  for (const CallArg& a : args) {
+    if (a.splat) {
+      return Template::Value(a.arg.expression, ValueKind::kAny);
+    }
+    if (a.keyword.empty()) positional.push_back(&a);
+  }
+  Template t;
+  if (positional.empty()) return t;
+  auto value_of = [](const CallArg& a, ValueKind kind) {
+    if (a.arg.value && kind == ValueKind::kStr) return *a.arg.value;
+    Template v;
+    AppendArgument(a.arg, kind, "", -1, v);
+    return v;
+  };
+  if (positional.size() == 1) {
+    const CallArg& a = *positional[0];
+    if (exception == "KeyError") return value_of(a, ValueKind::kRepr);
+    if (a.arg.value) return *a.arg.value;
+    if (IsPlainConstant(a.arg.expression)) return Template::Literal(a.arg.expression);
+    return Template::Value(a.arg.expression, ValueKind::kAny);
+  }
+  if (Contains(exception, kOsErrors) && positional.size() <= 3) {
+    t.AppendText("[Errno ");
+    t.AppendValue(positional[0]->arg.expression, ValueKind::kInt);
+    t.AppendText("] ");
+    t.Append(value_of(*positional[1], ValueKind::kStr));
+    if (positional.size() == 3) {
+      t.AppendText(": ");
+      t.Append(value_of(*positional[2], ValueKind::kRepr));
+    }
+    return t;
+  }
+  t.AppendText("(");
+  for (size_t i = 0; i < positional.size(); ++i) {
+    if (i > 0) t.AppendText(", ");
+    t.Append(value_of(*positional[i], ValueKind::kRepr));
+  }
+  t.AppendText(")");
+  return t;
+}
+
+// Binds call arguments to parameters as Python does; unbound parameters
+// with a default take it.
+void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>& args,
+                   std::map<std::string, FormatArg, std::less<>>& bindings) {
+  size_t next = 0;
+  for (const CallArg& a : args) {
+    if (a.splat) break;
+    if (!a.keyword.empty()) {
+      bindings[a.keyword] = a.arg;
+      continue;
+    }
+    // Positional arguments past a *args parameter are gathered into it.
+    if (next >= params.size() || params[next].variadic) continue;
+    bindings[params[next++].name] = a.arg;
+  }
+  for (const Param& p : params) {
+    if (!p.variadic && p.default_value && !bindings.count(p.name)) {
+      bindings[p.name] = *p.default_value;
+    }
+  }
+}
+
+Template Substitute(const Template& t,
+                    const std::map<std::string, FormatArg, std::less<>>& bindings) {
+  Template out;
+  for (const Piece& p : t.pieces()) {
+    auto it = p.is_value ? bindings.find(p.text) : bindings.end();
+    if (it == bindings.end()) {
+      out.AppendPiece(p);
+      continue;
+    }
+    std::string spec = p.spec;
+    if (it->second.value && p.kind == ValueKind::kAny) {
+      out.Append(*it->second.value);  // a whole message passed through
+      continue;
+    }
+    AppendArgument(it->second, p.kind, spec, p.max_length, out);
+  }
+  return out;
+}
+
+const TSLanguage* PythonLanguage() { return tree_sitter_python(); }
+
+bool IsBuiltinException(std::string_view name) { return Contains(name, kBuiltinExceptions); }
+
+bool LooksLikeExceptionClass(std::string_view name) {
+  if (IsBuiltinException(name)) return true;
+  if (!IsCapitalized(name)) return false;
+  for (std::string_view suffix :
+       {"Error", "Exception", "Warning", "Exit", "Interrupt", "Failure"}) {
+    if (EndsWith(name, suffix)) return true;
+  }
+  return false;
+}
+
+FileResult ExtractPythonFile(std::string_view path, std::string_view source, TSTree* tree,
+                             const PythonOptions& options) {
+  return FileExtractor(path, source, tree, options).Run();
+}
+
+}  // namespace errdex::extract::python

@@ -1,0 +1,121 @@
+// The Python front end: one file's syntax tree to proto-sites, exception
+// classes and helper functions; the linker (py_linker.h) then resolves what
+// crosses files (exception classes that build their message, helpers that
+// return exceptions or messages).
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/record.h"
+#include "extract/python/py_format.h"
+
+namespace errdex::extract::python {
+
+struct CallArg;
+
+// A call to a function errdex may only find in another file.
+struct PendingCall {
+  std::string callee;  // short name: "xp_unsupported_param_msg"
+  std::vector<CallArg> args;
+};
+
+// One argument of a call, evaluated where the call is.
+struct CallArg {
+  std::string keyword;  // empty for a positional argument
+  bool splat = false;   // *args or **kwargs: the rest cannot be bound
+  FormatArg arg;
+  std::optional<PendingCall> call;  // the argument is itself a helper call
+};
+
+struct Param {
+  std::string name;
+  std::optional<FormatArg> default_value;
+  bool variadic = false;  // *args / **kwargs
+};
+
+// A site before linking: `site` holds what the file alone tells; `callee` and
+// `args` let the linker redo the message when the callee is a library class
+// or helper.
+struct ProtoSite {
+  Site site;
+  std::string callee;  // short name of the called class or function
+  bool callee_is_class = false;
+  bool has_call = false;  // the exception was constructed with a call
+  std::vector<CallArg> args;
+};
+
+struct ClassInfo {
+  std::string name;
+  std::vector<std::string> bases;  // short names
+  std::string path;
+  int line = 0;
+  bool has_init = false;
+  std::vector<Param> init_params;  // without self
+  // The arguments __init__ passes to super().__init__ / Base.__init__(self, ...),
+  // evaluated in __init__ (its parameters appear as values named after them).
+  std::optional<std::vector<CallArg>> super_args;
+  std::vector<std::pair<std::string, FormatArg>> self_attrs;  // self.x = <expr>
+  std::optional<Template> str_template;                       // what __str__ returns
+};
+
+// A function that returns an exception (its return statements are sites) or
+// a message string, for `raise helper(...)` and `X(helper(...))` elsewhere.
+struct FunctionInfo {
+  std::string name;
+  std::string qualified;
+  std::string path;
+  std::vector<Param> params;           // self/cls of a method left out
+  std::vector<size_t> returned_sites;  // indexes into FileResult::sites
+  std::vector<Template> returned_messages;
+};
+
+struct FileResult {
+  std::string path;
+  std::vector<ProtoSite> sites;
+  std::vector<NonSite> non_sites;
+  std::vector<ClassInfo> classes;
+  std::vector<FunctionInfo> functions;
+  std::vector<FileIssue> issues;
+};
+
+struct PythonOptions {
+  int excerpt_before = 20;  // lines of context above a site
+  int excerpt_after = 20;   // and below its statement
+};
+
+// Extracts one parsed file. `source` must outlive the call and be what `tree`
+// was parsed from. Never throws on any input; recursion is bounded.
+FileResult ExtractPythonFile(std::string_view path, std::string_view source, TSTree* tree,
+                             const PythonOptions& options);
+
+const TSLanguage* PythonLanguage();
+
+// What str(exception) prints when no class in between adds anything: nothing,
+// the single argument (its repr for KeyError), "[Errno n] text" for OSError
+// and its subclasses, or the tuple of the arguments.
+Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& args);
+
+// Binds call arguments to parameters as Python does; unbound parameters with
+// a default take it.
+void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>& args,
+                   std::map<std::string, FormatArg, std::less<>>& bindings);
+
+// `t` with each value whose expression is a bound name replaced by the
+// argument (inlined when it is a resolved string in a str slot).
+Template Substitute(const Template& t,
+                    const std::map<std::string, FormatArg, std::less<>>& bindings);
+
+// True for builtin exception and warning class names (ValueError, UserWarning).
+bool IsBuiltinException(std::string_view name);
+
+// True for names that read as an exception class: a builtin, or a capitalised
+// name ending in Error, Exception, Warning, Exit, Interrupt or Failure.
+bool LooksLikeExceptionClass(std::string_view name);
+
+}  // namespace errdex::extract::python

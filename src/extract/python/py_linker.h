@@ -1,0 +1,18 @@
+// Links the Python front end's per-file results across the library: exception
+// classes that build their own message, helpers that return an exception or
+// a message, and the final naming of every template's values.
+#pragma once
+
+#include <vector>
+
+#include "core/record.h"
+#include "extract/python/py_extractor.h"
+
+namespace errdex::extract::python {
+
+// Moves the sites, non-sites, issues and exception classes of `files` into
+// `out`, resolving what one file alone could not. Deterministic for the same
+// input order.
+void LinkPython(std::vector<FileResult>& files, Extraction& out);
+
+}  // namespace errdex::extract::python

@@ -1,0 +1,76 @@
+// Thin RAII and lookup helpers over the tree-sitter C API, shared by the
+// language front ends.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace errdex::extract {
+
+struct ParserDeleter {
+  void operator()(TSParser* p) const { ts_parser_delete(p); }
+};
+struct TreeDeleter {
+  void operator()(TSTree* t) const { ts_tree_delete(t); }
+};
+using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
+using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
+
+// Maps a language's node symbols to a front end's own enum of the node types
+// it cares about, so that hot loops compare integers, not strings. Types not
+// listed map to 0. Aliased symbols with the same name map alike.
+class SymbolTable {
+ public:
+  SymbolTable(const TSLanguage* language,
+              const std::vector<std::pair<std::string_view, uint16_t>>& named);
+  uint16_t Kind(TSNode node) const {
+    TSSymbol s = ts_node_symbol(node);
+    return s < kinds_.size() ? kinds_[s] : 0;
+  }
+
+ private:
+  std::vector<uint16_t> kinds_;
+};
+
+inline std::string_view NodeText(TSNode node, std::string_view source) {
+  uint32_t b = ts_node_start_byte(node);
+  uint32_t e = ts_node_end_byte(node);
+  if (b > source.size() || e > source.size() || e < b) return {};
+  return source.substr(b, e - b);
+}
+
+inline TSNode Field(TSNode node, std::string_view name) {
+  return ts_node_child_by_field_name(node, name.data(), static_cast<uint32_t>(name.size()));
+}
+
+inline int StartLine(TSNode node) { return static_cast<int>(ts_node_start_point(node).row) + 1; }
+inline int EndLine(TSNode node) { return static_cast<int>(ts_node_end_point(node).row) + 1; }
+inline int StartColumn(TSNode node) {
+  return static_cast<int>(ts_node_start_point(node).column) + 1;
+}
+
+inline bool Contains(TSNode outer, TSNode inner) {
+  return ts_node_start_byte(outer) <= ts_node_start_byte(inner) &&
+         ts_node_end_byte(inner) <= ts_node_end_byte(outer);
+}
+
+inline bool SameNode(TSNode a, TSNode b) {
+  return !ts_node_is_null(a) && !ts_node_is_null(b) && ts_node_eq(a, b);
+}
+
+// The named children of `node`, in order.
+std::vector<TSNode> NamedChildren(TSNode node);
+
+// The children of `node`, named or not, in order.
+std::vector<TSNode> Children(TSNode node);
+
+// True when `node` is an anonymous token with exactly this text.
+bool IsToken(TSNode node, std::string_view type);
+
+}  // namespace errdex::extract
