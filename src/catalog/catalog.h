@@ -1,0 +1,154 @@
+// The error catalog: one SQLite file holding libraries, their snapshots, the
+// errors each can raise and the sites that raise them. The schema is
+// documented in doc/catalog.md.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/sqlite.h"
+#include "core/record.h"
+#include "core/status.h"
+
+namespace errdex::catalog {
+
+inline constexpr int kSchemaVersion = 1;
+inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
+
+// A library at one revision, as the indexer describes it.
+struct SnapshotInfo {
+  std::string library;  // owner/name
+  std::string url;      // repository URL, may be empty
+  std::string rev;      // what tells snapshots apart: --rev, else the commit, else ""
+  std::string commit;   // 40 hex digits when indexed from git
+  std::string date;     // commit date (ISO 8601) when known
+  std::string kind;     // "git", "dir", "python-package"
+  std::string root;     // the indexed path, on the indexing machine
+  std::string subdir;   // the indexed directory within the repository
+};
+
+struct WriteSummary {
+  bool unchanged = false;  // the same content was already stored; nothing was written
+  int64_t errors = 0;      // errors with a site in this snapshot
+  int64_t sites = 0;
+  int64_t new_errors = 0;      // errors the catalog did not hold before
+  int64_t removed_errors = 0;  // errors left with no site anywhere, deleted
+};
+
+struct SiteRecord {
+  std::string library;
+  std::string rev;
+  std::string commit;
+  std::string date;
+  std::string language;
+  std::string path;
+  int line = 0;
+  int column = 0;
+  int end_line = 0;
+  std::string function;
+  std::string kind;
+  std::string exception_written;
+  std::string statement;
+  int excerpt_line = 0;
+  std::string excerpt;
+  std::string cause;
+  std::string via;
+  bool internal = false;
+  std::string url;     // the library's repository URL
+  std::string subdir;  // where the indexed root sits in the repository
+};
+
+struct ErrorRecord {
+  std::string id;
+  std::string library;
+  std::string exception;
+  std::string template_text;  // the display form
+  std::string kind;
+  Template message;  // the pieces
+  bool dynamic = false;
+  bool internal = false;
+  std::vector<SiteRecord> sites;  // ordered by snapshot, path, line
+};
+
+struct ListQuery {
+  std::string library;  // empty: all libraries
+  int64_t limit = -1;
+  bool with_details = false;  // load statement and excerpt of each site
+};
+
+struct LibraryStats {
+  std::string name;
+  std::string url;
+  int64_t snapshots = 0;
+  int64_t errors = 0;
+  int64_t sites = 0;
+};
+
+struct SnapshotStats {
+  std::string library;
+  std::string rev;
+  std::string commit;
+  std::string date;
+  std::string kind;
+  std::string indexed_at;
+  int64_t files = 0;
+  int64_t bytes = 0;
+  int64_t sites = 0;
+};
+
+struct Stats {
+  int64_t libraries = 0;
+  int64_t snapshots = 0;
+  int64_t errors = 0;
+  int64_t sites = 0;
+  int64_t dynamic_errors = 0;
+  int64_t files = 0;
+  std::map<std::string, int64_t> errors_by_kind;
+  std::map<std::string, int64_t> skipped_by_reason;    // files not indexed
+  std::map<std::string, int64_t> recovered_by_reason;  // files indexed with trouble
+  std::map<std::string, int64_t> non_sites_by_reason;  // raise statements that are not sites
+  std::vector<LibraryStats> per_library;
+  std::vector<SnapshotStats> per_snapshot;
+};
+
+enum class OpenMode { kReadOnly, kReadWrite };
+
+class Catalog {
+ public:
+  // Opens (kReadWrite: creating if needed) the catalog at `path`. Refuses a
+  // file that is not an errdex catalog or has another schema version.
+  static Result<Catalog> Open(const std::string& path, OpenMode mode);
+
+  // Replaces the snapshot `info` describes with `extraction`, in one
+  // transaction: on failure (or a kill) the catalog is as it was. Writing the
+  // same content again changes nothing.
+  Result<WriteSummary> WriteSnapshot(const SnapshotInfo& info, const Extraction& extraction);
+
+  // Errors in id order (with their sites' path, line and function).
+  Result<std::vector<ErrorRecord>> List(const ListQuery& query);
+
+  // The error with this id, with every site in full. NotFound if none.
+  Result<ErrorRecord> Get(std::string_view id);
+
+  // Full-text search over templates and exception types, best first.
+  Result<std::vector<ErrorRecord>> Search(std::string_view query, int64_t limit);
+
+  Result<Stats> GetStats();
+
+ private:
+  explicit Catalog(Database db) : db_(std::move(db)) {}
+  Result<void> Migrate(OpenMode mode, const std::string& path);
+  Result<std::vector<ErrorRecord>> Load(Statement& errors, bool with_details);
+
+  Database db_;
+};
+
+// Default catalog location: $ERRDEX_DB, else $XDG_DATA_HOME/errdex/catalog.db,
+// else ~/.local/share/errdex/catalog.db.
+std::string DefaultPath();
+
+}  // namespace errdex::catalog

@@ -1,0 +1,26 @@
+// JSON forms of catalog records: the shapes of DESIGN.md "Contracts" that
+// scripts outside errdex read (`list --json`, `show --json`, /api/errors/<id>).
+// Extend them; never rename or remove a field.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "catalog/catalog.h"
+#include "core/template.h"
+
+namespace errdex::catalog {
+
+// [{"text": "..."}, {"expr": "x", "name": "x", "kind": "str", "spec": "!r"}]
+nlohmann::json PiecesToJson(const Template& t);
+Result<Template> PiecesFromJson(const nlohmann::json& j);
+
+// The `list --json` line: id, library, exception, template, kind, and sites
+// as {path, line, function}.
+nlohmann::json ErrorSummaryJson(const ErrorRecord& e);
+
+// The whole record (`show --json`, GET /api/errors/<id>).
+nlohmann::json ErrorJson(const ErrorRecord& e);
+
+nlohmann::json StatsJson(const Stats& s);
+
+}  // namespace errdex::catalog

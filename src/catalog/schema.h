@@ -1,0 +1,97 @@
+// The catalog's SQL schema, version kSchemaVersion (see doc/catalog.md).
+#pragma once
+
+#include <string_view>
+
+namespace errdex::catalog {
+
+inline constexpr std::string_view kSchemaSql = R"sql(
+CREATE TABLE library (
+  pk INTEGER PRIMARY KEY,
+  name TEXT NOT NULL UNIQUE,
+  url TEXT NOT NULL DEFAULT '',
+  languages TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE snapshot (
+  pk INTEGER PRIMARY KEY,
+  library_pk INTEGER NOT NULL REFERENCES library(pk) ON DELETE CASCADE,
+  rev TEXT NOT NULL,
+  commit_sha TEXT NOT NULL DEFAULT '',
+  date TEXT NOT NULL DEFAULT '',
+  kind TEXT NOT NULL,
+  root TEXT NOT NULL DEFAULT '',
+  subdir TEXT NOT NULL DEFAULT '',
+  digest TEXT NOT NULL,
+  indexed_at TEXT NOT NULL,
+  files INTEGER NOT NULL DEFAULT 0,
+  bytes INTEGER NOT NULL DEFAULT 0,
+  UNIQUE (library_pk, rev)
+);
+CREATE TABLE error (
+  pk INTEGER PRIMARY KEY,
+  id TEXT NOT NULL UNIQUE,
+  library_pk INTEGER NOT NULL REFERENCES library(pk) ON DELETE CASCADE,
+  exception TEXT NOT NULL,
+  template TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  pieces TEXT NOT NULL,
+  literal_size INTEGER NOT NULL,
+  dynamic INTEGER NOT NULL,
+  internal INTEGER NOT NULL
+);
+CREATE INDEX error_library ON error (library_pk);
+CREATE TABLE site (
+  pk INTEGER PRIMARY KEY,
+  snapshot_pk INTEGER NOT NULL REFERENCES snapshot(pk) ON DELETE CASCADE,
+  error_pk INTEGER NOT NULL REFERENCES error(pk),
+  language TEXT NOT NULL,
+  path TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  col INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  function TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  exception_written TEXT NOT NULL,
+  statement TEXT NOT NULL,
+  excerpt_line INTEGER NOT NULL,
+  excerpt TEXT NOT NULL,
+  cause TEXT NOT NULL,
+  via TEXT NOT NULL,
+  internal INTEGER NOT NULL
+);
+CREATE INDEX site_error ON site (error_pk);
+CREATE INDEX site_snapshot ON site (snapshot_pk);
+CREATE INDEX site_path ON site (path, line);
+CREATE TABLE non_site (
+  snapshot_pk INTEGER NOT NULL REFERENCES snapshot(pk) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  reason TEXT NOT NULL
+);
+CREATE INDEX non_site_snapshot ON non_site (snapshot_pk);
+CREATE TABLE file_issue (
+  snapshot_pk INTEGER NOT NULL REFERENCES snapshot(pk) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  reason TEXT NOT NULL,
+  detail TEXT NOT NULL,
+  skipped INTEGER NOT NULL
+);
+CREATE INDEX file_issue_snapshot ON file_issue (snapshot_pk);
+CREATE TABLE exception_class (
+  snapshot_pk INTEGER NOT NULL REFERENCES snapshot(pk) ON DELETE CASCADE,
+  name TEXT NOT NULL,
+  bases TEXT NOT NULL,
+  path TEXT NOT NULL,
+  line INTEGER NOT NULL
+);
+CREATE INDEX exception_class_snapshot ON exception_class (snapshot_pk);
+CREATE INDEX exception_class_name ON exception_class (name);
+-- Kept in step with `error` by Catalog::WriteSnapshot in bulk, not by
+-- triggers: a trigger makes FTS5 flush at every statement of an index run.
+CREATE VIRTUAL TABLE error_fts USING fts5 (
+  template, exception, content = 'error', content_rowid = 'pk',
+  tokenize = 'unicode61 remove_diacritics 2'
+);
+)sql";
+
+}  // namespace errdex::catalog
