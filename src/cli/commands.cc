@@ -1,0 +1,377 @@
+#include "cli/commands.h"
+
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "catalog/json.h"
+#include "cli/render.h"
+#include "extract/extractor.h"
+#include "source/git_info.h"
+#include "source/walk.h"
+
+namespace errdex::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr std::string_view kVersion = "0.1.0";
+constexpr size_t kMaxWarnings = 20;
+
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+bool ValidLibraryName(std::string_view name) {
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == name.size()) return false;
+  if (name.find('/', slash + 1) != std::string_view::npos) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+           c == '/';
+  });
+}
+
+// git@github.com:owner/repo.git and https://github.com/owner/repo.git both
+// become https://github.com/owner/repo; other URLs are kept as they are.
+std::string WebUrl(std::string url) {
+  if (url.rfind("git@", 0) == 0) {
+    size_t colon = url.find(':');
+    if (colon != std::string::npos)
+      url = "https://" + url.substr(4, colon - 4) + "/" + url.substr(colon + 1);
+  }
+  if (url.size() > 4 && url.compare(url.size() - 4, 4, ".git") == 0) url.resize(url.size() - 4);
+  return url;
+}
+
+struct Common {
+  std::string db;
+  bool json = false;
+};
+
+class Progress {
+ public:
+  explicit Progress(std::ostream& err) : err_(err), enabled_(isatty(STDERR_FILENO) == 1) {}
+  void Update(size_t done, size_t total) {
+    if (!enabled_) return;
+    auto now = std::chrono::steady_clock::now();
+    if (done != total && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    err_ << "\rindexing: " << done << "/" << total << " files" << std::flush;
+    if (done == total) err_ << "\r\x1b[K" << std::flush;
+  }
+
+ private:
+  std::ostream& err_;
+  bool enabled_;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+Result<catalog::Catalog> OpenCatalog(const Common& c, catalog::OpenMode mode) {
+  return catalog::Catalog::Open(c.db.empty() ? catalog::DefaultPath() : c.db, mode);
+}
+
+Style TerminalStyle() {
+  Style s;
+  s.color = isatty(STDOUT_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  return s;
+}
+
+struct IndexArgs {
+  std::string path;
+  std::string name;
+  std::string rev;
+  std::string url;
+  int jobs = 0;
+  uint64_t max_file_size = 5u << 20;
+  std::vector<std::string> exclude;
+  bool quiet = false;
+};
+
+Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream& out,
+                      std::ostream& err) {
+  if (!ValidLibraryName(args.name)) {
+    return Fail(
+        ErrorCode::kInvalidArgument,
+        "--name must be OWNER/REPO (letters, digits, '.', '_', '-'), got '" + args.name + "'");
+  }
+  std::error_code ec;
+  if (!fs::exists(args.path, ec)) {
+    return Fail(ErrorCode::kNotFound, args.path + ": no such file or directory");
+  }
+  auto started = std::chrono::steady_clock::now();
+  source::WalkOptions walk_options;
+  walk_options.want = extract::IsSourcePath;
+  walk_options.max_file_size = args.max_file_size;
+  walk_options.exclude = args.exclude;
+  Result<source::WalkResult> walked = source::Walk(args.path, walk_options);
+  if (!walked) return tl::unexpected(walked.error());
+
+  auto walked_at = std::chrono::steady_clock::now();
+  Progress progress(err);
+  extract::Options options;
+  options.jobs = args.jobs;
+  options.max_file_size = args.max_file_size;
+  options.progress = [&](size_t done, size_t total) { progress.Update(done, total); };
+  Extraction extraction = extract::ExtractFiles(walked->files, options);
+  auto extracted_at = std::chrono::steady_clock::now();
+  for (FileIssue& i : walked->issues) extraction.issues.push_back(std::move(i));
+  std::stable_sort(extraction.issues.begin(), extraction.issues.end(),
+                   [](const FileIssue& a, const FileIssue& b) { return a.path < b.path; });
+
+  catalog::SnapshotInfo info;
+  info.library = args.name;
+  info.root = fs::canonical(args.path, ec).string();
+  info.kind = "dir";
+  if (std::optional<source::GitInfo> git = source::DescribeGit(args.path)) {
+    info.kind = "git";
+    info.commit = git->commit;
+    info.date = git->date;
+    info.subdir = git->subdir;
+    info.url = WebUrl(git->remote_url);
+  }
+  if (!args.url.empty()) info.url = args.url;
+  info.rev = !args.rev.empty() ? args.rev : info.commit;
+
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite);
+  if (!cat) return tl::unexpected(cat.error());
+  Result<catalog::WriteSummary> written = cat->WriteSnapshot(info, extraction);
+  if (!written) return tl::unexpected(written.error());
+  auto now = std::chrono::steady_clock::now();
+  auto secs = [](auto d) { return std::chrono::duration<double>(d).count(); };
+  double seconds = secs(now - started);
+
+  std::map<std::string, int64_t> skipped;
+  std::map<std::string, int64_t> recovered;
+  for (const FileIssue& i : extraction.issues) ++(i.skipped ? skipped : recovered)[i.reason];
+  if (!args.quiet) {
+    // Empty files (package __init__.py) are common and harmless: one line for all.
+    size_t shown = 0;
+    size_t rest = 0;
+    for (const FileIssue& i : extraction.issues) {
+      if (i.reason == "empty") continue;
+      if (shown == kMaxWarnings) {
+        ++rest;
+        continue;
+      }
+      ++shown;
+      err << "errdex: warning: " << i.path << ": "
+          << (i.skipped ? "skipped" : "indexed with recovery") << " (" << i.reason
+          << (i.detail.empty() ? "" : ": " + i.detail) << ")\n";
+    }
+    if (rest > 0) err << "errdex: warning: ... and " << rest << " more (see errdex stats)\n";
+    if (skipped.count("empty")) {
+      err << "errdex: warning: " << skipped["empty"] << " empty files skipped\n";
+    }
+  }
+  if (common.json) {
+    out << Dump({{"library", info.library},
+                 {"rev", info.rev},
+                 {"commit", info.commit},
+                 {"kind", info.kind},
+                 {"files", extraction.files_scanned},
+                 {"bytes", extraction.bytes_scanned},
+                 {"errors", written->errors},
+                 {"sites", written->sites},
+                 {"new_errors", written->new_errors},
+                 {"removed_errors", written->removed_errors},
+                 {"unchanged", written->unchanged},
+                 {"non_sites", extraction.non_sites.size()},
+                 {"skipped_files", skipped},
+                 {"recovered_files", recovered},
+                 {"seconds", seconds},
+                 {"walk_seconds", secs(walked_at - started)},
+                 {"extract_seconds", secs(extracted_at - walked_at)},
+                 {"write_seconds", secs(now - extracted_at)}})
+        << '\n';
+    return {};
+  }
+  std::string at =
+      info.rev.empty() ? "" : "@" + info.rev.substr(0, std::min<size_t>(12, info.rev.size()));
+  out << fmt::format("{}{}: {} files ({:.1f} MB) in {:.2f} s: {} errors at {} sites", info.library,
+                     at, extraction.files_scanned,
+                     static_cast<double>(extraction.bytes_scanned) / 1e6, seconds, written->errors,
+                     written->sites);
+  if (written->unchanged) {
+    out << " (unchanged)";
+  } else if (written->new_errors || written->removed_errors) {
+    out << fmt::format(" (+{} new, -{} gone)", written->new_errors, written->removed_errors);
+  }
+  out << '\n';
+  int64_t skipped_total = 0;
+  for (const auto& [reason, n] : skipped) skipped_total += n;
+  if (skipped_total > 0)
+    out << fmt::format("{} files skipped (errdex stats tells why)\n", skipped_total);
+  return {};
+}
+
+Result<void> RunList(const Common& common, const std::string& library, int64_t limit,
+                     std::ostream& out) {
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+  if (!cat) return tl::unexpected(cat.error());
+  catalog::ListQuery q;
+  q.library = library;
+  q.limit = limit;
+  Result<std::vector<catalog::ErrorRecord>> errors = cat->List(q);
+  if (!errors) return tl::unexpected(errors.error());
+  Style style = TerminalStyle();
+  for (const catalog::ErrorRecord& e : *errors) {
+    if (common.json) {
+      out << Dump(catalog::ErrorSummaryJson(e)) << '\n';
+    } else {
+      RenderErrorLine(e, style, out);
+    }
+  }
+  return {};
+}
+
+Result<void> RunShow(const Common& common, const std::string& id, std::ostream& out) {
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+  if (!cat) return tl::unexpected(cat.error());
+  Result<catalog::ErrorRecord> e = cat->Get(id);
+  if (!e) return tl::unexpected(e.error());
+  if (common.json) {
+    out << Dump(catalog::ErrorJson(*e)) << '\n';
+  } else {
+    RenderError(*e, TerminalStyle(), out);
+  }
+  return {};
+}
+
+Result<void> RunSearch(const Common& common, const std::string& query, int64_t limit,
+                       std::ostream& out) {
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+  if (!cat) return tl::unexpected(cat.error());
+  Result<std::vector<catalog::ErrorRecord>> found = cat->Search(query, limit);
+  if (!found) return tl::unexpected(found.error());
+  Style style = TerminalStyle();
+  for (const catalog::ErrorRecord& e : *found) {
+    if (common.json) {
+      out << Dump(catalog::ErrorSummaryJson(e)) << '\n';
+    } else {
+      RenderErrorLine(e, style, out);
+    }
+  }
+  return {};
+}
+
+Result<void> RunStats(const Common& common, std::ostream& out) {
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+  if (!cat) return tl::unexpected(cat.error());
+  Result<catalog::Stats> stats = cat->GetStats();
+  if (!stats) return tl::unexpected(stats.error());
+  if (common.json) {
+    out << Dump(catalog::StatsJson(*stats)) << '\n';
+  } else {
+    RenderStats(*stats, out);
+  }
+  return {};
+}
+
+}  // namespace
+
+int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
+  CLI::App app{"errdex: the errors a library can raise, from its source code"};
+  app.name("errdex");
+  app.set_version_flag("--version", std::string(kVersion));
+  app.require_subcommand(1);
+  Common common;
+  app.add_option("--db", common.db,
+                 "Catalog file (default: $ERRDEX_DB, else $XDG_DATA_HOME/errdex/catalog.db)");
+
+  IndexArgs index;
+  CLI::App* index_cmd = app.add_subcommand("index", "Index a source tree into the catalog");
+  index_cmd->add_option("path", index.path, "Directory (a git work tree or not) or file")
+      ->required();
+  index_cmd->add_option("--name", index.name, "Library name, OWNER/REPO")->required();
+  index_cmd->add_option("--rev", index.rev,
+                        "Revision label (default: the git HEAD commit, if any)");
+  index_cmd->add_option("--url", index.url, "Repository URL (default: the git remote 'origin')");
+  index_cmd->add_option("--jobs,-j", index.jobs, "Worker threads (default: one per core)")
+      ->check(CLI::NonNegativeNumber);
+  index_cmd
+      ->add_option("--max-file-size", index.max_file_size,
+                   "Skip files larger than this many bytes (default 5 MB)")
+      ->check(CLI::PositiveNumber);
+  index_cmd->add_option("--exclude", index.exclude,
+                        "Leave out files and directories matching this glob (repeatable)");
+  index_cmd->add_flag("--quiet,-q", index.quiet, "No per-file warnings");
+  index_cmd->add_flag("--json", common.json, "Print the summary as JSON");
+
+  std::string list_library;
+  int64_t list_limit = -1;
+  CLI::App* list_cmd = app.add_subcommand("list", "List the errors in the catalog");
+  list_cmd->add_option("--library", list_library, "Only this library (OWNER/REPO)");
+  list_cmd->add_option("--limit", list_limit, "At most this many errors");
+  list_cmd->add_flag("--json", common.json, "One JSON object per line");
+
+  std::string show_id;
+  CLI::App* show_cmd = app.add_subcommand("show", "Show one error with all its sites");
+  show_cmd->add_option("id", show_id, "Error id (16 hex digits)")->required();
+  show_cmd->add_flag("--json", common.json, "The whole record as JSON");
+
+  std::string search_query;
+  int64_t search_limit = 20;
+  CLI::App* search_cmd = app.add_subcommand("search", "Full-text search over templates and types");
+  search_cmd->add_option("query", search_query, "Words to look for")->required();
+  search_cmd->add_option("--limit", search_limit, "At most this many results (default 20)")
+      ->check(CLI::PositiveNumber);
+  search_cmd->add_flag("--json", common.json, "One JSON object per line");
+
+  CLI::App* stats_cmd =
+      app.add_subcommand("stats", "Counts: libraries, errors, sites, skipped files");
+  stats_cmd->add_flag("--json", common.json, "As one JSON object");
+
+  for (CLI::App* sub : {index_cmd, list_cmd, show_cmd, search_cmd, stats_cmd}) {
+    sub->fallthrough();
+  }
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e, out, err);
+  } catch (const CLI::ParseError& e) {
+    err << "errdex: error: " << e.what() << "\nRun 'errdex --help' for usage.\n";
+    return 2;
+  }
+
+  try {
+    Result<void> result;
+    if (index_cmd->parsed()) {
+      result = RunIndex(common, index, out, err);
+    } else if (list_cmd->parsed()) {
+      result = RunList(common, list_library, list_limit, out);
+    } else if (show_cmd->parsed()) {
+      result = RunShow(common, show_id, out);
+    } else if (search_cmd->parsed()) {
+      result = RunSearch(common, search_query, search_limit, out);
+    } else if (stats_cmd->parsed()) {
+      result = RunStats(common, out);
+    }
+    out.flush();
+    if (!result) {
+      err << "errdex: error: " << result.error().message << '\n';
+      return 1;
+    }
+  } catch (const std::exception& e) {
+    err << "errdex: error: " << e.what() << '\n';
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace errdex::cli

@@ -1,0 +1,6 @@
+// errdex: a catalog of the errors a library can raise, from its source.
+#include <iostream>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv) { return errdex::cli::Run(argc, argv, std::cout, std::cerr); }

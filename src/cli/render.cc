@@ -1,0 +1,117 @@
+#include "cli/render.h"
+
+#include <fmt/format.h>
+
+#include <string>
+#include <string_view>
+
+namespace errdex::cli {
+namespace {
+
+constexpr std::string_view kBold = "\x1b[1m";
+constexpr std::string_view kDim = "\x1b[2m";
+constexpr std::string_view kRed = "\x1b[31m";
+constexpr std::string_view kCyan = "\x1b[36m";
+constexpr std::string_view kReset = "\x1b[0m";
+
+std::string Paint(const Style& style, std::string_view code, std::string_view text) {
+  if (!style.color) return std::string(text);
+  return std::string(code) + std::string(text) + std::string(kReset);
+}
+
+// Terminal output must not let catalog text (third-party source) move the
+// cursor or change colours: control characters are shown escaped.
+std::string Printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\t' || (u >= 0x20 && u != 0x7F)) {
+      out.push_back(c);
+    } else {
+      out += fmt::format("\\x{:02x}", u);
+    }
+  }
+  return out;
+}
+
+std::string ShortRev(const catalog::SiteRecord& s) {
+  if (!s.rev.empty() && s.rev != s.commit) return s.rev;
+  if (!s.commit.empty()) return s.commit.substr(0, 10);
+  return "";
+}
+
+}  // namespace
+
+void RenderErrorLine(const catalog::ErrorRecord& e, const Style& style, std::ostream& out) {
+  std::string text = Printable(e.template_text);
+  for (char& c : text) {
+    if (c == '\n') c = ' ';
+  }
+  if (text.size() > 120) text = text.substr(0, 117) + "...";
+  out << Paint(style, kDim, e.id) << "  " << Paint(style, kBold, Printable(e.exception)) << "  "
+      << text
+      << Paint(style, kDim,
+               fmt::format("  ({} site{})", e.sites.size(), e.sites.size() == 1 ? "" : "s"))
+      << '\n';
+}
+
+void RenderError(const catalog::ErrorRecord& e, const Style& style, std::ostream& out) {
+  out << Paint(style, kBold, Printable(e.exception)) << " · " << e.kind << " · " << e.library;
+  if (e.internal) out << " · internal";
+  if (e.dynamic) out << " · message not known statically";
+  out << '\n';
+  out << Paint(style, kRed, e.template_text.empty() ? "(no message)" : Printable(e.template_text))
+      << '\n';
+  out << Paint(style, kDim, "id " + e.id) << "\n";
+  for (const catalog::SiteRecord& s : e.sites) {
+    out << '\n'
+        << Paint(style, kCyan, fmt::format("{}:{}", Printable(s.path), s.line)) << "  in "
+        << Printable(s.function);
+    std::string rev = ShortRev(s);
+    out << Paint(style, kDim, fmt::format("  ({}{}{})", s.library, rev.empty() ? "" : "@", rev));
+    if (!s.via.empty()) out << Paint(style, kDim, "  via " + Printable(s.via));
+    out << '\n';
+    if (!s.cause.empty()) out << "  chained from " << Printable(s.cause) << '\n';
+    if (s.excerpt.empty()) continue;
+    int line = s.excerpt_line;
+    size_t pos = 0;
+    std::string_view text = s.excerpt;
+    while (pos < text.size()) {
+      size_t nl = text.find('\n', pos);
+      std::string_view l = text.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+      bool here = line >= s.line && line <= s.end_line;
+      std::string gutter = fmt::format("{}{:>6} | ", here ? ">" : " ", line);
+      out << (here ? Paint(style, kBold, gutter + Printable(l))
+                   : Paint(style, kDim, gutter) + Printable(l))
+          << '\n';
+      if (nl == std::string_view::npos) break;
+      pos = nl + 1;
+      ++line;
+    }
+  }
+}
+
+void RenderStats(const catalog::Stats& s, std::ostream& out) {
+  out << fmt::format("libraries {}  snapshots {}  errors {}  sites {}  files {}\n", s.libraries,
+                     s.snapshots, s.errors, s.sites, s.files);
+  out << fmt::format("errors with no literal text (dynamic): {}\n", s.dynamic_errors);
+  auto section = [&](std::string_view title, const std::map<std::string, int64_t>& m) {
+    if (m.empty()) return;
+    out << title << ":\n";
+    for (const auto& [k, v] : m) out << fmt::format("  {:<24} {}\n", k, v);
+  };
+  section("errors by kind", s.errors_by_kind);
+  section("files skipped, by reason", s.skipped_by_reason);
+  section("files indexed with recovery, by reason", s.recovered_by_reason);
+  section("raise statements that are not sites, by reason", s.non_sites_by_reason);
+  if (!s.per_snapshot.empty()) out << "snapshots:\n";
+  for (const catalog::SnapshotStats& n : s.per_snapshot) {
+    std::string rev =
+        !n.rev.empty() ? n.rev : n.commit.substr(0, std::min<size_t>(10, n.commit.size()));
+    out << fmt::format("  {}{}{}  {}  {} files  {} sites  indexed {}\n", n.library,
+                       rev.empty() ? "" : "@", rev, n.kind, n.files, n.sites, n.indexed_at);
+  }
+}
+
+}  // namespace errdex::cli
