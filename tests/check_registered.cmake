@@ -1,0 +1,23 @@
+# Fails when a tests/**/*_test.cc has no test in CTest's list: a file added
+# without re-running CMake, or a binary whose tests were not discovered.
+file(GLOB_RECURSE sources "${SOURCE_DIR}/*_test.cc")
+execute_process(COMMAND ${CTEST} -N WORKING_DIRECTORY ${BINARY_DIR}
+                OUTPUT_VARIABLE listed RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "ctest -N failed")
+endif()
+set(missing "")
+foreach(source IN LISTS sources)
+  file(RELATIVE_PATH rel "${SOURCE_DIR}" "${source}")
+  string(REGEX REPLACE "\\.cc$" "" name "${rel}")
+  string(REPLACE "/" "_" name "${name}")
+  string(FIND "${listed}" ": ${name}." at)
+  if(at EQUAL -1)
+    list(APPEND missing "${rel}")
+  endif()
+endforeach()
+list(LENGTH sources count)
+if(missing)
+  message(FATAL_ERROR "test files with no registered test: ${missing}")
+endif()
+message(STATUS "all ${count} test files have registered tests")

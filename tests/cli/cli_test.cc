@@ -1,0 +1,261 @@
+// Black-box tests of the errdex binary: exit codes, messages, the JSON
+// contracts, golden catalogs of the fixture repositories, and a catalog that
+// survives an index run killed at any moment.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+#include <thread>
+
+#include "test_util.h"
+
+namespace errdex {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::CommandResult;
+using testing::RunErrdex;
+using testing::TempDir;
+
+std::vector<json> JsonLines(const std::string& text) {
+  std::vector<json> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.push_back(json::parse(line));
+  }
+  return out;
+}
+
+// A copy of a fixture outside any git work tree, so that snapshots of it do
+// not pick up errdex's own commit.
+fs::path CopyFixture(const TempDir& dir, const std::string& name) {
+  fs::path target = dir.path() / "src" / name;
+  fs::create_directories(target);
+  fs::copy(testing::FixtureDir(name), target, fs::copy_options::recursive);
+  return target;
+}
+
+TEST(Cli, HelpVersionAndUsageErrors) {
+  CommandResult help = RunErrdex({"--help"});
+  EXPECT_EQ(help.exit_code, 0);
+  for (const char* cmd : {"index", "list", "show", "search", "stats"}) {
+    EXPECT_NE(help.out.find(cmd), std::string::npos) << cmd;
+  }
+  EXPECT_EQ(RunErrdex({"index", "--help"}).exit_code, 0);
+  EXPECT_EQ(RunErrdex({"--version"}).exit_code, 0);
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {}, {"frobnicate"}, {"index"}, {"index", "."}, {"list", "--limit", "x"}}) {
+    CommandResult r = RunErrdex(args);
+    EXPECT_EQ(r.exit_code, 2) << ::testing::PrintToString(args);
+    EXPECT_EQ(r.err.rfind("errdex: error: ", 0), 0u) << r.err;
+  }
+}
+
+TEST(Cli, FailuresAreOneLineErrors) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  CommandResult missing = RunErrdex({"index", "/no/such/dir", "--name", "a/b", "--db", db});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_EQ(missing.err, "errdex: error: /no/such/dir: no such file or directory\n");
+  CommandResult bad_name =
+      RunErrdex({"index", dir.path().string(), "--name", "noslash", "--db", db});
+  EXPECT_EQ(bad_name.exit_code, 1);
+  EXPECT_NE(bad_name.err.find("OWNER/REPO"), std::string::npos);
+  CommandResult no_catalog = RunErrdex({"list", "--db", db});
+  EXPECT_EQ(no_catalog.exit_code, 1);
+  EXPECT_NE(no_catalog.err.find("no catalog at"), std::string::npos);
+  fs::path text = dir.Write("notes.txt", "definitely not a SQLite database, only words in a file");
+  CommandResult not_db = RunErrdex({"stats", "--db", text.string()});
+  EXPECT_EQ(not_db.exit_code, 1);
+  EXPECT_NE(not_db.err.find("not an errdex catalog"), std::string::npos);
+}
+
+class IndexedFixture : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    root_ = CopyFixture(dir_, "python/idioms");
+    db_ = (dir_.path() / "catalog.db").string();
+    index_ = RunErrdex({"index", root_.string(), "--name", "test/idioms", "--db", db_, "--json"});
+    ASSERT_EQ(index_.exit_code, 0) << index_.err;
+  }
+  TempDir dir_;
+  fs::path root_;
+  std::string db_;
+  CommandResult index_;
+};
+
+TEST_F(IndexedFixture, GoldenList) {
+  CommandResult list = RunErrdex({"list", "--json", "--db", db_});
+  ASSERT_EQ(list.exit_code, 0) << list.err;
+  for (const json& j : JsonLines(list.out)) {
+    for (const char* key : {"id", "library", "exception", "template", "kind", "sites"}) {
+      EXPECT_TRUE(j.contains(key)) << key;
+    }
+  }
+  testing::ExpectGolden("python_idioms.list.jsonl", list.out);
+}
+
+TEST_F(IndexedFixture, GoldenFullRecords) {
+  CommandResult list = RunErrdex({"list", "--json", "--db", db_});
+  std::string all;
+  for (const json& j : JsonLines(list.out)) {
+    CommandResult show = RunErrdex({"show", j["id"].get<std::string>(), "--json", "--db", db_});
+    ASSERT_EQ(show.exit_code, 0) << show.err;
+    json record = json::parse(show.out);
+    EXPECT_EQ(record["id"], j["id"]);
+    all += record.dump() + "\n";
+  }
+  testing::ExpectGolden("python_idioms.records.jsonl", all);
+}
+
+TEST_F(IndexedFixture, SummaryStatsAndReindex) {
+  json summary = json::parse(index_.out);
+  EXPECT_EQ(summary["library"], "test/idioms");
+  EXPECT_EQ(summary["kind"], "dir");
+  EXPECT_GT(summary["errors"].get<int>(), 50);
+  EXPECT_EQ(summary["unchanged"], false);
+  EXPECT_EQ(summary["skipped_files"]["empty"], 1);
+
+  CommandResult again = RunErrdex({"index", root_.string(), "--name", "test/idioms", "--db", db_});
+  EXPECT_EQ(again.exit_code, 0);
+  EXPECT_NE(again.out.find("(unchanged)"), std::string::npos) << again.out;
+
+  CommandResult stats = RunErrdex({"stats", "--json", "--db", db_});
+  ASSERT_EQ(stats.exit_code, 0);
+  json s = json::parse(stats.out);
+  EXPECT_EQ(s["libraries"], 1);
+  EXPECT_EQ(s["snapshots"], 1);
+  EXPECT_EQ(s["errors"], summary["errors"]);
+  EXPECT_EQ(s["non_sites"]["reraise"], 1);
+  EXPECT_EQ(s["non_sites"]["reraise-caught"], 1);
+  EXPECT_EQ(s["non_sites"]["reraise-variable"], 1);
+  CommandResult text = RunErrdex({"stats", "--db", db_});
+  EXPECT_NE(text.out.find("raise statements that are not sites"), std::string::npos);
+}
+
+TEST_F(IndexedFixture, ShowAndSearch) {
+  CommandResult search = RunErrdex({"search", "TMEMLayout", "--json", "--db", db_});
+  ASSERT_EQ(search.exit_code, 0);
+  std::vector<json> hits = JsonLines(search.out);
+  ASSERT_EQ(hits.size(), 1u);
+  EXPECT_EQ(hits[0]["template"], "Invalid TMEMLayout: {self}");
+  EXPECT_EQ(hits[0]["sites"][0]["function"], "TMEMLayout.to_mgpu");
+  std::string id = hits[0]["id"];
+  CommandResult show = RunErrdex({"show", id, "--db", db_});
+  ASSERT_EQ(show.exit_code, 0);
+  EXPECT_NE(show.out.find("Invalid TMEMLayout: {self}"), std::string::npos);
+  EXPECT_NE(show.out.find("fstrings.py:11"), std::string::npos);
+  EXPECT_NE(show.out.find(">    11 |"), std::string::npos) << show.out;
+  CommandResult unknown = RunErrdex({"show", "0123456789abcdef", "--db", db_});
+  EXPECT_EQ(unknown.exit_code, 1);
+  EXPECT_EQ(unknown.err, "errdex: error: no error with id 0123456789abcdef\n");
+  EXPECT_EQ(RunErrdex({"show", "not-an-id", "--db", db_}).exit_code, 1);
+}
+
+TEST(Cli, DatabaseFromEnvironment) {
+  TempDir dir;
+  fs::path root = CopyFixture(dir, "python/idioms");
+  std::string db = (dir.path() / "env.db").string();
+  setenv("ERRDEX_DB", db.c_str(), 1);
+  CommandResult r = RunErrdex({"index", root.string(), "--name", "t/env", "-q"});
+  unsetenv("ERRDEX_DB");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_TRUE(fs::exists(db));
+}
+
+TEST(Cli, GitWorkTreeRecordsHeadCommit) {
+  TempDir dir;
+  dir.Write("repo/pkg/m.py", "raise ValueError('from git')\n");
+  fs::path repo = dir.path() / "repo";
+  std::string git = "cd '" + repo.string() +
+                    "' && git -c init.defaultBranch=main init -q && git add -A && "
+                    "git -c user.name=t -c user.email=t@example.invalid commit -q -m one && "
+                    "git remote add origin git@github.com:owner/repo.git";
+  ASSERT_EQ(std::system(git.c_str()), 0);
+  std::string db = (dir.path() / "g.db").string();
+  CommandResult r =
+      RunErrdex({"index", (repo / "pkg").string(), "--name", "owner/repo", "--db", db, "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json summary = json::parse(r.out);
+  EXPECT_EQ(summary["kind"], "git");
+  EXPECT_EQ(summary["commit"].get<std::string>().size(), 40u);
+  EXPECT_EQ(summary["rev"], summary["commit"]);
+  CommandResult list = RunErrdex({"list", "--json", "--db", db});
+  std::vector<json> errors = JsonLines(list.out);
+  ASSERT_EQ(errors.size(), 1u);
+  CommandResult show =
+      RunErrdex({"show", errors[0]["id"].get<std::string>(), "--json", "--db", db});
+  json record = json::parse(show.out);
+  EXPECT_EQ(record["repository"], "https://github.com/owner/repo");
+  EXPECT_EQ(record["sites"][0]["snapshot"]["subdir"], "pkg");
+  EXPECT_EQ(record["sites"][0]["path"], "m.py");
+}
+
+// Starts errdex, kills it with SIGKILL after `delay`, and waits for it.
+void RunAndKill(const std::vector<std::string>& args, std::chrono::milliseconds delay) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    std::vector<std::string> copy = args;
+    std::vector<char*> argv;
+    std::string binary = ERRDEX_BINARY;
+    argv.push_back(binary.data());
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    freopen("/dev/null", "w", stdout);
+    freopen("/dev/null", "w", stderr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  std::this_thread::sleep_for(delay);
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+}
+
+TEST(Cli, KilledIndexRunLeavesThePreviousCatalog) {
+  TempDir dir;
+  auto write_tree = [&](const std::string& word) {
+    for (int i = 0; i < 1500; ++i) {
+      std::string body;
+      for (int k = 0; k < 20; ++k) {
+        body += "def f" + std::to_string(k) + "(x):\n    raise ValueError(f'" + word + " " +
+                std::to_string(i) + "." + std::to_string(k) + " {x}')\n";
+      }
+      dir.Write("tree/m" + std::to_string(i) + ".py", body);
+    }
+  };
+  write_tree("old");
+  std::string db = (dir.path() / "k.db").string();
+  std::string root = (dir.path() / "tree").string();
+  ASSERT_EQ(RunErrdex({"index", root, "--name", "k/k", "--db", db, "-q"}).exit_code, 0);
+  auto site_count = [&] {
+    CommandResult r = RunErrdex({"stats", "--json", "--db", db});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["sites"].get<int>();
+  };
+  ASSERT_EQ(site_count(), 30000);
+  write_tree("new");
+  for (int ms : {5, 40, 120, 250, 400, 600}) {
+    RunAndKill({"index", root, "--name", "k/k", "--db", db, "-q"}, std::chrono::milliseconds(ms));
+    EXPECT_EQ(site_count(), 30000) << "after a kill at " << ms << " ms";
+    CommandResult old_msg = RunErrdex({"search", "old", "--limit", "1", "--db", db});
+    CommandResult new_msg = RunErrdex({"search", "new", "--limit", "1", "--db", db});
+    // Either the old snapshot or the new one, never a mix.
+    EXPECT_NE(old_msg.out.empty(), new_msg.out.empty()) << "after a kill at " << ms << " ms";
+  }
+  ASSERT_EQ(RunErrdex({"index", root, "--name", "k/k", "--db", db, "-q"}).exit_code, 0);
+  EXPECT_EQ(site_count(), 30000);
+  EXPECT_TRUE(RunErrdex({"search", "old", "--db", db}).out.empty());
+}
+
+}  // namespace
+}  // namespace errdex

@@ -1,0 +1,152 @@
+#include "test_util.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+namespace errdex::testing {
+
+namespace fs = std::filesystem;
+
+TempDir::TempDir() {
+  std::random_device rd;
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    fs::path p = fs::temp_directory_path() / ("errdex-test-" + std::to_string(rd()));
+    if (fs::create_directory(p)) {
+      path_ = p;
+      return;
+    }
+  }
+  ADD_FAILURE() << "cannot create a temporary directory";
+}
+
+TempDir::~TempDir() {
+  std::error_code ec;
+  // Tests chmod things; make sure everything can be removed.
+  fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::remove_all(path_, ec);
+}
+
+fs::path TempDir::Write(const std::string& relative, const std::string& content) const {
+  fs::path p = path_ / relative;
+  fs::create_directories(p.parent_path());
+  std::ofstream f(p, std::ios::binary);
+  f << content;
+  return p;
+}
+
+fs::path SourceDir() { return ERRDEX_SOURCE_DIR; }
+
+fs::path FixtureDir(const std::string& name) { return SourceDir() / "tests" / "fixtures" / name; }
+
+std::string ReadFileOrEmpty(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input) {
+  CommandResult result;
+  int in_pipe[2], out_pipe[2], err_pipe[2];
+  if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return result;
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in_pipe[0], 0);
+    dup2(out_pipe[1], 1);
+    dup2(err_pipe[1], 2);
+    for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
+      close(fd);
+    }
+    std::vector<char*> argv;
+    std::string binary = ERRDEX_BINARY;
+    argv.push_back(binary.data());
+    std::vector<std::string> copy = args;
+    for (std::string& a : copy) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  close(in_pipe[0]);
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  size_t written = 0;
+  fcntl(in_pipe[1], F_SETFL, O_NONBLOCK);
+  bool in_open = true;
+  if (input.empty()) {
+    close(in_pipe[1]);
+    in_open = false;
+  }
+  bool out_open = true, err_open = true;
+  char buf[65536];
+  while (out_open || err_open) {
+    pollfd fds[3] = {{out_pipe[0], POLLIN, 0},
+                     {err_pipe[0], POLLIN, 0},
+                     {in_open ? in_pipe[1] : -1, POLLOUT, 0}};
+    if (poll(fds, 3, 60000) <= 0) break;
+    if (in_open && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
+      ssize_t n = write(in_pipe[1], input.data() + written, input.size() - written);
+      if (n > 0) written += static_cast<size_t>(n);
+      if (n < 0 || written == input.size()) {
+        close(in_pipe[1]);
+        in_open = false;
+      }
+    }
+    for (int i = 0; i < 2; ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
+      ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n <= 0) {
+        (i == 0 ? out_open : err_open) = false;
+      } else {
+        (i == 0 ? result.out : result.err).append(buf, static_cast<size_t>(n));
+      }
+    }
+  }
+  if (in_open) close(in_pipe[1]);
+  close(out_pipe[0]);
+  close(err_pipe[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return result;
+}
+
+void ExpectGolden(const std::string& name, const std::string& actual) {
+  fs::path path = SourceDir() / "tests" / "golden" / name;
+  const char* update = std::getenv("ERRDEX_UPDATE_GOLDEN");
+  if (update != nullptr && std::strcmp(update, "1") == 0) {
+    fs::create_directories(path.parent_path());
+    std::ofstream(path, std::ios::binary) << actual;
+    return;
+  }
+  ASSERT_TRUE(fs::exists(path)) << path << " is missing; run with ERRDEX_UPDATE_GOLDEN=1";
+  std::string expected = ReadFileOrEmpty(path);
+  if (expected == actual) return;
+  // Show the first differing line rather than two walls of text.
+  std::istringstream e(expected), a(actual);
+  std::string el, al;
+  int line = 1;
+  while (true) {
+    bool more_e = static_cast<bool>(std::getline(e, el));
+    bool more_a = static_cast<bool>(std::getline(a, al));
+    if (!more_e && !more_a) break;
+    if (el != al || more_e != more_a) {
+      ADD_FAILURE() << name << " differs at line " << line << "\n  expected: " << el
+                    << "\n  actual:   " << al
+                    << "\n(ERRDEX_UPDATE_GOLDEN=1 rewrites the golden file)";
+      return;
+    }
+    ++line;
+  }
+}
+
+}  // namespace errdex::testing

@@ -1,0 +1,44 @@
+// Helpers shared by the tests: scratch directories, files, running the
+// errdex binary, golden files.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace errdex::testing {
+
+// A fresh directory under the system temp dir, removed with its contents.
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::filesystem::path& path() const { return path_; }
+  // Writes `content` to `relative` (creating directories); returns the path.
+  std::filesystem::path Write(const std::string& relative, const std::string& content) const;
+
+ private:
+  std::filesystem::path path_;
+};
+
+std::filesystem::path SourceDir();
+std::filesystem::path FixtureDir(const std::string& name);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+// Runs the errdex binary with `args` (no shell), optionally feeding `input`.
+CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input = "");
+
+std::string ReadFileOrEmpty(const std::filesystem::path& path);
+
+// Compares `actual` with the golden file tests/golden/<name>; with
+// ERRDEX_UPDATE_GOLDEN=1 in the environment, rewrites it instead.
+void ExpectGolden(const std::string& name, const std::string& actual);
+
+}  // namespace errdex::testing

@@ -1,0 +1,264 @@
+#include "catalog/catalog.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <fstream>
+
+#include "core/error_id.h"
+#include "test_util.h"
+
+namespace errdex::catalog {
+namespace {
+
+using errdex::testing::TempDir;
+
+Site MakeSite(const std::string& path, int line, const std::string& exception,
+              const Template& message, SiteKind kind = SiteKind::kRaise) {
+  Site s;
+  s.exception = exception;
+  s.exception_written = exception;
+  s.kind = kind;
+  s.message = message;
+  s.language = "python";
+  s.path = path;
+  s.line = line;
+  s.column = 5;
+  s.end_line = line;
+  s.function = "f";
+  s.statement = "raise " + exception + "(...)";
+  s.excerpt_line = line;
+  s.excerpt = s.statement + "\n";
+  return s;
+}
+
+Extraction Sample() {
+  Extraction x;
+  Template tmem = Template::Literal("Invalid TMEMLayout: ");
+  tmem.AppendValue("self", ValueKind::kStr);
+  tmem.AssignNames();
+  x.sites.push_back(MakeSite("core.py", 10, "ValueError", tmem));
+  // The same template raised twice: one error, two sites.
+  x.sites.push_back(
+      MakeSite("xla.py", 187, "RuntimeError", Template::Literal("Invalid pipeline stage")));
+  x.sites.push_back(
+      MakeSite("xla.py", 210, "RuntimeError", Template::Literal("Invalid pipeline stage")));
+  x.non_sites.push_back(NonSite{"core.py", 20, "reraise"});
+  x.issues.push_back(FileIssue{"bad.py", "not-utf8", "invalid", true});
+  x.issues.push_back(FileIssue{"odd.py", "syntax-error", "line 3", false});
+  x.classes.push_back(ExceptionClass{"LoweringException", {"Exception"}, "core.py", 1});
+  x.files_scanned = 4;
+  x.bytes_scanned = 1000;
+  return x;
+}
+
+SnapshotInfo Info(const std::string& rev = "abc") {
+  SnapshotInfo i;
+  i.library = "jax-ml/jax";
+  i.url = "https://github.com/jax-ml/jax";
+  i.rev = rev;
+  i.commit = rev;
+  i.kind = "git";
+  i.root = "/src/jax";
+  return i;
+}
+
+TEST(Catalog, WritesAndReadsBack) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value()) << cat.error().message;
+  Result<WriteSummary> w = cat->WriteSnapshot(Info(), Sample());
+  ASSERT_TRUE(w.has_value()) << w.error().message;
+  EXPECT_EQ(w->errors, 2);
+  EXPECT_EQ(w->sites, 3);
+  EXPECT_EQ(w->new_errors, 2);
+
+  std::string id = ErrorId("jax-ml/jax", "RuntimeError", "Invalid pipeline stage");
+  Result<ErrorRecord> e = cat->Get(id);
+  ASSERT_TRUE(e.has_value()) << e.error().message;
+  EXPECT_EQ(e->template_text, "Invalid pipeline stage");
+  ASSERT_EQ(e->sites.size(), 2u);
+  EXPECT_EQ(e->sites[0].line, 187);
+  EXPECT_EQ(e->sites[1].line, 210);
+  EXPECT_EQ(e->sites[0].excerpt, "raise RuntimeError(...)\n");
+  EXPECT_EQ(e->sites[0].commit, "abc");
+
+  Result<ErrorRecord> tmem =
+      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {self}"));
+  ASSERT_TRUE(tmem.has_value());
+  ASSERT_EQ(tmem->message.pieces().size(), 2u);
+  EXPECT_EQ(tmem->message.pieces()[1].name, "self");
+
+  Result<Stats> stats = cat->GetStats();
+  ASSERT_TRUE(stats.has_value());
+  EXPECT_EQ(stats->errors, 2);
+  EXPECT_EQ(stats->sites, 3);
+  EXPECT_EQ(stats->skipped_by_reason["not-utf8"], 1);
+  EXPECT_EQ(stats->recovered_by_reason["syntax-error"], 1);
+  EXPECT_EQ(stats->non_sites_by_reason["reraise"], 1);
+}
+
+TEST(Catalog, GetRejectsBadIdsAndReportsMissing) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value());
+  EXPECT_EQ(cat->Get("nothex").error().code, ErrorCode::kInvalidArgument);
+  EXPECT_EQ(cat->Get("0000000000000000").error().code, ErrorCode::kNotFound);
+}
+
+TEST(Catalog, ReindexingTheSameContentChangesNothing) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
+  Result<Stats> before = cat->GetStats();
+  Result<WriteSummary> again = cat->WriteSnapshot(Info(), Sample());
+  ASSERT_TRUE(again.has_value());
+  EXPECT_TRUE(again->unchanged);
+  EXPECT_EQ(again->errors, 2);
+  Result<Stats> after = cat->GetStats();
+  EXPECT_EQ(before->per_snapshot[0].indexed_at, after->per_snapshot[0].indexed_at);
+  EXPECT_EQ(after->sites, 3);
+}
+
+TEST(Catalog, ReindexingReplacesTheSnapshotsSites) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
+  Extraction changed = Sample();
+  changed.sites.pop_back();  // one pipeline-stage site gone
+  changed.sites[0].message = Template::Literal("Reworded TMEMLayout error");
+  Result<WriteSummary> w = cat->WriteSnapshot(Info(), changed);
+  ASSERT_TRUE(w.has_value());
+  EXPECT_EQ(w->new_errors, 1);
+  EXPECT_EQ(w->removed_errors, 1);
+  Result<Stats> stats = cat->GetStats();
+  EXPECT_EQ(stats->snapshots, 1);
+  EXPECT_EQ(stats->sites, 2);
+  EXPECT_EQ(stats->errors, 2);
+  EXPECT_FALSE(
+      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {self}")).has_value());
+}
+
+TEST(Catalog, SnapshotsOfOneLibraryShareErrors) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v1"), Sample()).has_value());
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v2"), Sample()).has_value());
+  Result<Stats> stats = cat->GetStats();
+  EXPECT_EQ(stats->snapshots, 2);
+  EXPECT_EQ(stats->errors, 2);
+  EXPECT_EQ(stats->sites, 6);
+  Result<ErrorRecord> e = cat->Get(ErrorId("jax-ml/jax", "RuntimeError", "Invalid pipeline stage"));
+  ASSERT_EQ(e->sites.size(), 4u);
+}
+
+TEST(Catalog, FailedWriteLeavesThePreviousCatalog) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  {
+    Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+    ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
+  }
+  // Make the second write fail half-way through its inserts.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw,
+                         "CREATE TRIGGER boom BEFORE INSERT ON site WHEN new.path = 'boom.py' "
+                         "BEGIN SELECT RAISE(ABORT, 'injected failure'); END;",
+                         nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  Extraction bad = Sample();
+  bad.sites.push_back(MakeSite("boom.py", 1, "ValueError", Template::Literal("never stored")));
+  Result<WriteSummary> w = cat->WriteSnapshot(Info(), bad);
+  ASSERT_FALSE(w.has_value());
+  EXPECT_NE(w.error().message.find("injected failure"), std::string::npos);
+  Result<Stats> stats = cat->GetStats();
+  EXPECT_EQ(stats->sites, 3);
+  EXPECT_EQ(stats->errors, 2);
+  EXPECT_FALSE(cat->Get(ErrorId("jax-ml/jax", "ValueError", "never stored")).has_value());
+}
+
+TEST(Catalog, RefusesFilesThatAreNotCatalogsOrOfAnotherVersion) {
+  TempDir dir;
+  std::string text = (dir.path() / "notes.txt").string();
+  std::ofstream(text) << "this is not a database at all, just some text that is long enough";
+  Result<Catalog> a = Catalog::Open(text, OpenMode::kReadWrite);
+  ASSERT_FALSE(a.has_value());
+  EXPECT_EQ(a.error().code, ErrorCode::kCorrupt);
+
+  std::string other = (dir.path() / "other.db").string();
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(other.c_str(), &raw), SQLITE_OK);
+  sqlite3_exec(raw, "CREATE TABLE t (x)", nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  Result<Catalog> b = Catalog::Open(other, OpenMode::kReadWrite);
+  ASSERT_FALSE(b.has_value());
+  EXPECT_NE(b.error().message.find("not an errdex catalog"), std::string::npos);
+
+  std::string old = (dir.path() / "old.db").string();
+  ASSERT_TRUE(Catalog::Open(old, OpenMode::kReadWrite).has_value());
+  ASSERT_EQ(sqlite3_open(old.c_str(), &raw), SQLITE_OK);
+  sqlite3_exec(raw, "PRAGMA user_version = 99", nullptr, nullptr, nullptr);
+  sqlite3_close(raw);
+  Result<Catalog> c = Catalog::Open(old, OpenMode::kReadOnly);
+  ASSERT_FALSE(c.has_value());
+  EXPECT_NE(c.error().message.find("schema version 99"), std::string::npos);
+
+  Result<Catalog> d = Catalog::Open((dir.path() / "absent.db").string(), OpenMode::kReadOnly);
+  ASSERT_FALSE(d.has_value());
+  EXPECT_EQ(d.error().code, ErrorCode::kNotFound);
+}
+
+TEST(Catalog, SchemaIsStamped) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(raw, "PRAGMA application_id", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), kApplicationId);
+  sqlite3_finalize(st);
+  sqlite3_prepare_v2(raw, "PRAGMA user_version", -1, &st, nullptr);
+  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int(st, 0), kSchemaVersion);
+  sqlite3_finalize(st);
+  sqlite3_close(raw);
+}
+
+TEST(Catalog, SearchFindsTemplatesAndSurvivesOddQueries) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
+  Result<std::vector<ErrorRecord>> found = cat->Search("pipeline stag", 10);
+  ASSERT_TRUE(found.has_value());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ(found->front().template_text, "Invalid pipeline stage");
+  EXPECT_EQ(cat->Search("ValueError", 10)->size(), 1u);
+  for (const char* q : {"\"", "AND OR NOT", "*", "(", "NEAR(", "{self}", "", "   ", "col:x"}) {
+    EXPECT_TRUE(cat->Search(q, 10).has_value()) << q;
+  }
+}
+
+TEST(Catalog, ListFiltersByLibrary) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
+  SnapshotInfo other = Info();
+  other.library = "numpy/numpy";
+  ASSERT_TRUE(cat->WriteSnapshot(other, Sample()).has_value());
+  ListQuery q;
+  EXPECT_EQ(cat->List(q)->size(), 4u);
+  q.library = "numpy/numpy";
+  Result<std::vector<ErrorRecord>> numpy = cat->List(q);
+  ASSERT_EQ(numpy->size(), 2u);
+  for (const ErrorRecord& e : *numpy) EXPECT_EQ(e.library, "numpy/numpy");
+}
+
+}  // namespace
+}  // namespace errdex::catalog

@@ -1,0 +1,85 @@
+#include "core/template.h"
+
+#include <gtest/gtest.h>
+
+namespace errdex {
+namespace {
+
+TEST(Template, DisplayShowsValuesAsTheirExpression) {
+  Template t = Template::Literal("Unsupported pipeline mode: ");
+  t.AppendValue("pipeline_mode", ValueKind::kStr);
+  t.AppendText(".");
+  EXPECT_EQ(t.Display(), "Unsupported pipeline mode: {pipeline_mode}.");
+}
+
+TEST(Template, DisplayDoublesLiteralBraces) {
+  Template t = Template::Literal("Invalid equality constraint: {e1} == {e2}");
+  EXPECT_EQ(t.Display(), "Invalid equality constraint: {{e1}} == {{e2}}");
+}
+
+TEST(Template, DisplayShowsPythonSpecsButNotPrintfSpecs) {
+  Template t;
+  t.AppendValue("x", ValueKind::kRepr, "!r");
+  t.AppendText(" ");
+  t.AppendValue("ratio", ValueKind::kFloat, ":.3f");
+  t.AppendText(" ");
+  t.AppendValue("n", ValueKind::kInt, "%5d");
+  EXPECT_EQ(t.Display(), "{x!r} {ratio:.3f} {n}");
+}
+
+TEST(Template, AdjacentLiteralsMerge) {
+  Template t = Template::Literal("a");
+  t.AppendText("b");
+  t.Append(Template::Literal("c"));
+  ASSERT_EQ(t.pieces().size(), 1u);
+  EXPECT_EQ(t.pieces()[0].text, "abc");
+}
+
+TEST(Template, LiteralSizeAndDynamic) {
+  Template empty;
+  EXPECT_TRUE(empty.empty());
+  EXPECT_FALSE(empty.IsDynamic());
+  Template only_value = Template::Value("msg", ValueKind::kAny);
+  EXPECT_TRUE(only_value.IsDynamic());
+  EXPECT_EQ(only_value.LiteralSize(), 0u);
+  Template mixed = Template::Literal("abc");
+  mixed.AppendValue("x", ValueKind::kStr);
+  EXPECT_FALSE(mixed.IsDynamic());
+  EXPECT_EQ(mixed.LiteralSize(), 3u);
+}
+
+TEST(Template, AssignNamesMakesNamesUnique) {
+  Template t;
+  t.AppendValue("x", ValueKind::kStr);
+  t.AppendText(" and ");
+  t.AppendValue("x", ValueKind::kRepr);
+  t.AppendText(" ");
+  t.AppendValue("self._sharding", ValueKind::kStr);
+  t.AssignNames();
+  EXPECT_EQ(t.pieces()[0].name, "x");
+  EXPECT_EQ(t.pieces()[2].name, "x_2");
+  EXPECT_EQ(t.pieces()[4].name, "sharding");
+}
+
+TEST(PlaceholderName, FollowsTheExpression) {
+  EXPECT_EQ(PlaceholderName("pipeline_mode"), "pipeline_mode");
+  EXPECT_EQ(PlaceholderName("self._sharding"), "sharding");
+  EXPECT_EQ(PlaceholderName("type(mesh)"), "type_mesh");
+  EXPECT_EQ(PlaceholderName("x.shape"), "x_shape");
+  EXPECT_EQ(PlaceholderName("self"), "self");
+  EXPECT_EQ(PlaceholderName("d['key']"), "d");
+  EXPECT_EQ(PlaceholderName("1 + 2"), "value");
+  EXPECT_EQ(PlaceholderName("größe"), "gr_e");
+  EXPECT_LT(PlaceholderName("a_very_long_name.another_very_long_name.and_a_third_one").size(), 41u);
+}
+
+TEST(ValueKind, NamesRoundTrip) {
+  for (ValueKind k : {ValueKind::kStr, ValueKind::kRepr, ValueKind::kInt, ValueKind::kFloat,
+                      ValueKind::kHex, ValueKind::kChar, ValueKind::kPointer, ValueKind::kAny}) {
+    EXPECT_EQ(ValueKindFromName(ValueKindName(k)), k);
+  }
+  EXPECT_FALSE(ValueKindFromName("nonsense").has_value());
+}
+
+}  // namespace
+}  // namespace errdex

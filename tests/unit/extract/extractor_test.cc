@@ -1,0 +1,172 @@
+// ExtractFiles on trees with every kind of bad input: each is skipped or
+// recovered, counted with its reason, and nothing else is lost.
+#include "extract/extractor.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "source/walk.h"
+#include "test_util.h"
+
+namespace errdex::extract {
+namespace {
+
+using errdex::testing::TempDir;
+
+struct TreeRun {
+  Extraction extraction;
+  std::map<std::string, std::string> reason_by_path;
+};
+
+TreeRun ExtractTree(const TempDir& dir, uint64_t max_size = 5u << 20) {
+  source::WalkOptions walk;
+  walk.want = IsSourcePath;
+  walk.max_file_size = max_size;
+  Result<source::WalkResult> files = source::Walk(dir.path(), walk);
+  EXPECT_TRUE(files.has_value());
+  Options options;
+  options.max_file_size = max_size;
+  options.jobs = 2;
+  TreeRun run;
+  run.extraction = ExtractFiles(files->files, options);
+  for (const FileIssue& i : files->issues) run.extraction.issues.push_back(i);
+  for (const FileIssue& i : run.extraction.issues) run.reason_by_path[i.path] = i.reason;
+  return run;
+}
+
+bool HasMessage(const Extraction& x, const std::string& display) {
+  for (const Site& s : x.sites) {
+    if (s.message.Display() == display) return true;
+  }
+  return false;
+}
+
+TEST(ExtractFiles, BadInputsAreSkippedOrRecoveredAndCounted) {
+  TempDir dir;
+  dir.Write("good.py", "raise ValueError('good file')\n");
+  dir.Write("binary.py", std::string("raise ValueError('x')\n\xff\xfe\x00\x81 garbage", 31));
+  dir.Write("latin1.py", "# -*- coding: latin-1 -*-\nraise ValueError('caf\xe9')\n");
+  dir.Write("unknown_codec.py", "# coding: no-such-codec\nraise ValueError('\xe9')\n");
+  dir.Write("syntax.py", "def broken(:\nraise ValueError('after the error')\n");
+  dir.Write("empty.py", "");
+  dir.Write("big.py", "raise ValueError('big')\n" + std::string(2000, '#') + "\n");
+  dir.Write("bom.py", "\xEF\xBB\xBFraise ValueError('with bom')\n");
+  dir.Write("crlf.py", "def f():\r\n    raise ValueError('crlf')\r\n");
+  dir.Write("notes.txt", "raise ValueError('not python')\n");
+  ASSERT_EQ(mkfifo((dir.path() / "fifo.py").c_str(), 0600), 0);
+  std::filesystem::create_symlink("missing-target.py", dir.path() / "dangling.py");
+  std::filesystem::create_directories(dir.path() / "loop");
+  std::filesystem::create_directory_symlink("..", dir.path() / "loop" / "up");
+  std::filesystem::create_symlink("/etc/hostname", dir.path() / "outside.py");
+
+  TreeRun run = ExtractTree(dir, 1000);
+  const Extraction& x = run.extraction;
+  EXPECT_TRUE(HasMessage(x, "good file"));
+  EXPECT_TRUE(HasMessage(x, "café"));
+  EXPECT_TRUE(HasMessage(x, "after the error"));
+  EXPECT_TRUE(HasMessage(x, "with bom"));
+  EXPECT_TRUE(HasMessage(x, "crlf"));
+  EXPECT_FALSE(HasMessage(x, "big"));
+  EXPECT_FALSE(HasMessage(x, "not python"));
+  EXPECT_EQ(run.reason_by_path["binary.py"], "not-utf8");
+  EXPECT_EQ(run.reason_by_path["unknown_codec.py"], "encoding");
+  EXPECT_EQ(run.reason_by_path["syntax.py"], "syntax-error");
+  EXPECT_EQ(run.reason_by_path["empty.py"], "empty");
+  EXPECT_EQ(run.reason_by_path["big.py"], "too-large");
+  EXPECT_EQ(run.reason_by_path["fifo.py"], "not-regular-file");
+  EXPECT_EQ(run.reason_by_path["dangling.py"], "unreadable");
+  EXPECT_EQ(run.reason_by_path["loop/up"], "symlink-loop");
+  EXPECT_EQ(run.reason_by_path["outside.py"], "symlink-outside-root");
+  EXPECT_EQ(run.reason_by_path.count("good.py"), 0u);
+}
+
+TEST(ExtractFiles, DirectoryWithoutPythonIsEmptyNotAnError) {
+  TempDir dir;
+  dir.Write("README.md", "# nothing to see\n");
+  dir.Write("src/main.rs", "fn main() {}\n");
+  TreeRun run = ExtractTree(dir);
+  EXPECT_EQ(run.extraction.files_scanned, 0);
+  EXPECT_TRUE(run.extraction.sites.empty());
+  EXPECT_TRUE(run.extraction.issues.empty());
+}
+
+TEST(ExtractFiles, UnreadableFileIsCounted) {
+  TempDir dir;
+  dir.Write("secret.py", "raise ValueError('x')\n");
+  dir.Write("open.py", "raise ValueError('y')\n");
+  std::filesystem::permissions(dir.path() / "secret.py", std::filesystem::perms::none);
+  if (geteuid() != 0) {
+    TreeRun run = ExtractTree(dir);
+    EXPECT_EQ(run.reason_by_path["secret.py"], "unreadable");
+    return;
+  }
+  // root reads any file: check from a child that gave up root.
+  pid_t pid = fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
+    TreeRun run = ExtractTree(dir);
+    bool ok = run.reason_by_path["secret.py"] == "unreadable" &&
+              HasMessage(run.extraction, "y") && !HasMessage(run.extraction, "x");
+    _exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "exit 1: wrong result, exit 3: could not drop root";
+}
+
+TEST(ExtractFiles, ResultsDoNotDependOnThreadCount) {
+  TempDir dir;
+  for (int i = 0; i < 40; ++i) {
+    dir.Write("pkg/m" + std::to_string(i) + ".py",
+              "def f(x):\n    raise ValueError(f'module " + std::to_string(i) + " {x}')\n");
+  }
+  source::WalkOptions walk;
+  walk.want = IsSourcePath;
+  Result<source::WalkResult> files = source::Walk(dir.path(), walk);
+  ASSERT_TRUE(files.has_value());
+  auto run = [&](int jobs) {
+    Options o;
+    o.jobs = jobs;
+    std::vector<std::string> out;
+    for (const Site& s : ExtractFiles(files->files, o).sites) {
+      out.push_back(s.path + ":" + std::to_string(s.line) + " " + s.message.Display());
+    }
+    return out;
+  };
+  std::vector<std::string> one = run(1);
+  EXPECT_EQ(one.size(), 40u);
+  EXPECT_EQ(one, run(4));
+}
+
+TEST(ExtractFiles, CrossFileHelpersAndClassesLink) {
+  TempDir dir;
+  dir.Write("pkg/errors.py",
+            "class ShapeError(ValueError):\n"
+            "    def __init__(self, shape):\n"
+            "        super().__init__(f'bad shape {shape}')\n"
+            "def make_error(name):\n"
+            "    return TypeError(f'bad name {name}')\n");
+  dir.Write("pkg/use.py",
+            "from .errors import ShapeError, make_error\n"
+            "def f():\n"
+            "    raise ShapeError((2, 3))\n"
+            "def g():\n"
+            "    raise make_error('x')\n");
+  TreeRun run = ExtractTree(dir);
+  EXPECT_TRUE(HasMessage(run.extraction, "bad shape {(2, 3)}"));
+  EXPECT_TRUE(HasMessage(run.extraction, "bad name x"));
+  ASSERT_EQ(run.extraction.classes.size(), 1u);
+  EXPECT_EQ(run.extraction.classes[0].name, "ShapeError");
+  EXPECT_EQ(run.extraction.classes[0].bases, std::vector<std::string>{"ValueError"});
+}
+
+}  // namespace
+}  // namespace errdex::extract

@@ -1,0 +1,337 @@
+// The Python front end, idiom by idiom, on in-memory sources.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "extract/extractor.h"
+
+namespace errdex::extract {
+namespace {
+
+Extraction Extract(const std::string& code) { return ExtractPythonSource("m.py", code); }
+
+// "Exception: template" for every site, in order.
+std::vector<std::string> Messages(const std::string& code) {
+  std::vector<std::string> out;
+  for (const Site& s : Extract(code).sites) out.push_back(s.exception + ": " + s.message.Display());
+  return out;
+}
+
+std::string One(const std::string& code) {
+  std::vector<std::string> m = Messages(code);
+  EXPECT_EQ(m.size(), 1u) << code;
+  return m.empty() ? "" : m[0];
+}
+
+TEST(PythonExtractor, SiteLocationAndQualifiedFunction) {
+  Extraction x = Extract(
+      "class TMEMLayout:\n"
+      "  def to_mgpu(self):\n"
+      "    def inner():\n"
+      "      pass\n"
+      "    raise ValueError(\n"
+      "        f\"Invalid TMEMLayout: {self}\")\n"
+      "def outer():\n"
+      "  def inner():\n"
+      "    raise KeyError('k')\n"
+      "raise SystemExit(1)\n");
+  ASSERT_EQ(x.sites.size(), 3u);
+  const Site& s = x.sites[0];
+  EXPECT_EQ(s.exception, "ValueError");
+  EXPECT_EQ(s.message.Display(), "Invalid TMEMLayout: {self}");
+  EXPECT_EQ(s.line, 5);
+  EXPECT_EQ(s.column, 5);
+  EXPECT_EQ(s.end_line, 6);
+  EXPECT_EQ(s.function, "TMEMLayout.to_mgpu");
+  EXPECT_EQ(s.path, "m.py");
+  EXPECT_EQ(s.kind, SiteKind::kRaise);
+  EXPECT_EQ(s.statement, "raise ValueError(\n        f\"Invalid TMEMLayout: {self}\")");
+  EXPECT_EQ(s.excerpt_line, 1);
+  EXPECT_NE(s.excerpt.find("def to_mgpu"), std::string::npos);
+  EXPECT_EQ(x.sites[1].function, "outer.<locals>.inner");
+  EXPECT_EQ(x.sites[2].function, "<module>");
+  EXPECT_EQ(x.sites[2].message.Display(), "1");
+}
+
+TEST(PythonExtractor, Literals) {
+  EXPECT_EQ(One("raise ValueError(\"index can't be negative\")"),
+            "ValueError: index can't be negative");
+  EXPECT_EQ(One("raise ValueError('a ' \"b \" 'c')"), "ValueError: a b c");
+  EXPECT_EQ(One("raise ValueError('tab\\there')"), "ValueError: tab\there");
+  EXPECT_EQ(One("raise ValueError(r'raw \\n')"), "ValueError: raw \\n");
+  EXPECT_EQ(One("raise ValueError('''multi\nline''')"), "ValueError: multi\nline");
+  EXPECT_EQ(One("raise ValueError(('parenthesized'))"), "ValueError: parenthesized");
+}
+
+TEST(PythonExtractor, BracesInPlainStringsStayText) {
+  Extraction x = Extract("raise ValueError('Invalid constraint: {e1} == {e2}')");
+  ASSERT_EQ(x.sites.size(), 1u);
+  ASSERT_EQ(x.sites[0].message.pieces().size(), 1u);
+  EXPECT_EQ(x.sites[0].message.pieces()[0].text, "Invalid constraint: {e1} == {e2}");
+}
+
+TEST(PythonExtractor, FStrings) {
+  EXPECT_EQ(One("raise TypeError(f'got {type(mesh)}')"), "TypeError: got {type(mesh)}");
+  EXPECT_EQ(One("raise TypeError(f'{x!r} {x!s} {x!a}')"), "TypeError: {x!r} {x!s} {x!a}");
+  EXPECT_EQ(One("raise TypeError(f'{r:.3f} {n:d} {h:#x} {v:>{w}}')"),
+            "TypeError: {r:.3f} {n:d} {h:#x} {v:>{w}}");
+  EXPECT_EQ(One("raise TypeError(f'{a=} {b = }')"), "TypeError: a={a!r} b = {b!r}");
+  EXPECT_EQ(One("raise TypeError(f'{a=:>4}')"), "TypeError: a={a:>4}");
+  EXPECT_EQ(One("raise TypeError(f'{{literal}} {x}')"), "TypeError: {{literal}} {x}");
+  EXPECT_EQ(One("raise TypeError(f\"{d[\"key\"]}\")"), "TypeError: {d[\"key\"]}");
+  EXPECT_EQ(One("raise TypeError('plain ' f'{x} ' 'end')"), "TypeError: plain {x} end");
+}
+
+TEST(PythonExtractor, FStringValueKinds) {
+  Extraction x = Extract("raise E(f'{a} {b!r} {c:d} {d:.2f} {e:x} {f=}')");
+  ASSERT_EQ(x.sites.size(), 1u);
+  std::vector<ValueKind> kinds;
+  std::vector<std::string> names;
+  for (const Piece& p : x.sites[0].message.pieces()) {
+    if (!p.is_value) continue;
+    kinds.push_back(p.kind);
+    names.push_back(p.name);
+  }
+  EXPECT_EQ(kinds, (std::vector<ValueKind>{ValueKind::kStr, ValueKind::kRepr, ValueKind::kInt,
+                                           ValueKind::kFloat, ValueKind::kHex, ValueKind::kRepr}));
+  EXPECT_EQ(names, (std::vector<std::string>{"a", "b", "c", "d", "e", "f"}));
+}
+
+TEST(PythonExtractor, PercentFormatting) {
+  EXPECT_EQ(One("raise ValueError('got: %s' % mode)"), "ValueError: got: {mode}");
+  EXPECT_EQ(One("raise ValueError('%s and %d' % (a, b))"), "ValueError: {a} and {b}");
+  EXPECT_EQ(One("raise ValueError('%(k)s!' % {'k': v})"), "ValueError: {v}!");
+  EXPECT_EQ(One("raise ValueError('%s' % 'inline')"), "ValueError: inline");
+}
+
+TEST(PythonExtractor, StrFormat) {
+  EXPECT_EQ(One("raise ValueError('{} vs {}'.format(a, b))"), "ValueError: {a} vs {b}");
+  EXPECT_EQ(One("raise ValueError('{1} {0}'.format(a, b))"), "ValueError: {b} {a}");
+  EXPECT_EQ(One("raise ValueError('{k} {k.x}'.format(k=v))"), "ValueError: {v} {v.x}");
+  EXPECT_EQ(One("raise ValueError('{}!'.format('inline'))"), "ValueError: inline!");
+}
+
+TEST(PythonExtractor, PlusConcatenation) {
+  EXPECT_EQ(One("raise ValueError('a ' + s + ' b')"), "ValueError: a {s} b");
+  EXPECT_EQ(One("raise ValueError('a ' + str(n) + repr(o))"), "ValueError: a {n}{o}");
+}
+
+TEST(PythonExtractor, OneTemplatePerReachingAssignment) {
+  std::vector<std::string> m = Messages(
+      "def f(c):\n"
+      "  if c:\n"
+      "    msg = 'first'\n"
+      "  elif c is None:\n"
+      "    msg = f'second {c}'\n"
+      "  else:\n"
+      "    msg = 'third'\n"
+      "  raise ValueError(msg)\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: first", "ValueError: second {c}",
+                                         "ValueError: third"}));
+}
+
+TEST(PythonExtractor, ReassignmentKillsEarlierDefinition) {
+  EXPECT_EQ(One("def f():\n  msg = 'old'\n  msg = 'new'\n  raise ValueError(msg)\n"),
+            "ValueError: new");
+}
+
+TEST(PythonExtractor, EarlyReturnHidesDefinitions) {
+  EXPECT_EQ(One("def f(ok):\n"
+                "  if ok:\n"
+                "    msg = 'not this'\n"
+                "    return\n"
+                "  else:\n"
+                "    msg = 'this'\n"
+                "  raise ValueError(msg)\n"),
+            "ValueError: this");
+}
+
+TEST(PythonExtractor, TemplateVariableAndModuleConstant) {
+  EXPECT_EQ(
+      One("def f(a, b):\n  msg = ('x {} '\n    'y {}')\n  raise TypeError(msg.format(a, b))\n"),
+      "TypeError: x {a} y {b}");
+  EXPECT_EQ(One("MSG = 'bad {}'\ndef f(v):\n  raise TypeError(MSG.format(v))\n"),
+            "TypeError: bad {v}");
+  EXPECT_EQ(One("def f():\n  raise TypeError(LATER)\nLATER = 'defined after'\n"),
+            "TypeError: defined after");
+}
+
+TEST(PythonExtractor, AppendedMessages) {
+  EXPECT_EQ(One("def f(x):\n  msg = 'a: '\n  msg += f'{x}'\n  raise ValueError(msg)\n"),
+            "ValueError: a: {x}");
+  std::vector<std::string> m =
+      Messages("def f(xs):\n  msg = 'a:'\n  for x in xs:\n    msg += x\n  raise ValueError(msg)\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: a:", "ValueError: a:{x}{msg...}"}));
+}
+
+TEST(PythonExtractor, UnresolvedMessageIsKeptAndDynamic) {
+  Extraction x = Extract("def f(msg):\n  raise ValueError(msg)\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_TRUE(x.sites[0].message.IsDynamic());
+  EXPECT_EQ(x.sites[0].message.pieces()[0].kind, ValueKind::kAny);
+}
+
+TEST(PythonExtractor, MultiArgumentIsTupleRepr) {
+  EXPECT_EQ(One("raise ValueError('Non-divisible unfold:', shape, 3)"),
+            "ValueError: ('Non-divisible unfold:', {shape}, 3)");
+  EXPECT_EQ(One("raise KeyError('key')"), "KeyError: 'key'");
+  EXPECT_EQ(One("raise KeyError(f'it\\'s {k}')"), "KeyError: \"it's {k}\"");
+  EXPECT_EQ(One("raise OSError(errno.ENOENT, 'No such file', path)"),
+            "OSError: [Errno {errno.ENOENT}] No such file: {path}");
+}
+
+TEST(PythonExtractor, NoMessage) {
+  std::vector<std::string> m = Messages("raise ValueError\nraise ValueError()\nraise errors.Bad\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: ", "ValueError: ", "Bad: "}));
+}
+
+TEST(PythonExtractor, ReraisesAreNotSites) {
+  Extraction x = Extract(
+      "def f(exc):\n"
+      "  try:\n"
+      "    pass\n"
+      "  except KeyError:\n"
+      "    raise\n"
+      "  except ValueError as e:\n"
+      "    raise e\n"
+      "  except TypeError as e:\n"
+      "    raise RuntimeError('wrapped') from e\n"
+      "  raise exc\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_EQ(x.sites[0].message.Display(), "wrapped");
+  EXPECT_EQ(x.sites[0].cause, "e");
+  ASSERT_EQ(x.non_sites.size(), 3u);
+  EXPECT_EQ(x.non_sites[0].reason, "reraise");
+  EXPECT_EQ(x.non_sites[0].line, 5);
+  EXPECT_EQ(x.non_sites[1].reason, "reraise-caught");
+  EXPECT_EQ(x.non_sites[2].reason, "reraise-variable");
+}
+
+TEST(PythonExtractor, ExceptionBuiltFirstRaisedLater) {
+  Extraction x = Extract("def f():\n  err = ValueError('made here')\n  raise err\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_EQ(x.sites[0].message.Display(), "made here");
+  EXPECT_EQ(x.sites[0].line, 3);
+}
+
+TEST(PythonExtractor, ConditionalAndWithTraceback) {
+  EXPECT_EQ(Messages("raise (A('a') if c else B('b'))"),
+            (std::vector<std::string>{"A: a", "B: b"}));
+  EXPECT_EQ(One("raise ValueError('t').with_traceback(tb)"), "ValueError: t");
+}
+
+TEST(PythonExtractor, AssertIsInternal) {
+  Extraction x = Extract("assert x, f'bad {x}'\nassert y\n");
+  ASSERT_EQ(x.sites.size(), 2u);
+  EXPECT_EQ(x.sites[0].exception, "AssertionError");
+  EXPECT_EQ(x.sites[0].kind, SiteKind::kAssert);
+  EXPECT_TRUE(x.sites[0].internal);
+  EXPECT_EQ(x.sites[0].message.Display(), "bad {x}");
+  EXPECT_TRUE(x.sites[1].message.empty());
+}
+
+TEST(PythonExtractor, Warnings) {
+  std::vector<std::string> m = Messages(
+      "import warnings\n"
+      "import warnings as w\n"
+      "from warnings import warn\n"
+      "warnings.warn('a', DeprecationWarning)\n"
+      "w.warn('b', category=FutureWarning)\n"
+      "warn('c')\n"
+      "warnings.warn(RuntimeWarning('d'))\n"
+      "other.warn('not a warning call')\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"DeprecationWarning: a", "FutureWarning: b",
+                                         "UserWarning: c", "RuntimeWarning: d"}));
+  EXPECT_EQ(Extract("import warnings\nwarnings.warn('a')\n").sites[0].kind, SiteKind::kWarning);
+}
+
+TEST(PythonExtractor, FactoriesAreSitesAndRaisesLinkToThem) {
+  Extraction x = Extract(
+      "def _err(impl):\n"
+      "  return ValueError(f'Can only join keys. Got impl={impl}')\n"
+      "def use():\n"
+      "  raise _err('threefry')\n");
+  ASSERT_EQ(x.sites.size(), 2u);
+  EXPECT_EQ(x.sites[0].kind, SiteKind::kReturn);
+  EXPECT_EQ(x.sites[0].message.Display(), "Can only join keys. Got impl={impl}");
+  EXPECT_EQ(x.sites[1].kind, SiteKind::kRaise);
+  EXPECT_EQ(x.sites[1].exception, "ValueError");
+  EXPECT_EQ(x.sites[1].message.Display(), "Can only join keys. Got impl=threefry");
+  EXPECT_EQ(x.sites[1].via, "_err");
+}
+
+TEST(PythonExtractor, MessageHelperIsInlined) {
+  EXPECT_EQ(One("def _msg(p):\n  return f'Providing {p!r} is not supported'\n"
+                "raise ValueError(_msg('workers'))\n"),
+            "ValueError: Providing 'workers' is not supported");
+}
+
+TEST(PythonExtractor, ExceptionClassesComposeTheirMessage) {
+  std::vector<std::string> m = Messages(
+      "class Mixin:\n"
+      "  def __init__(self, message):\n"
+      "    super().__init__(f'{message}\\nSee docs#{type(self).__name__}')\n"
+      "class MyTypeError(Mixin, TypeError):\n"
+      "  pass\n"
+      "class Concrete(MyTypeError):\n"
+      "  def __init__(self, tracer, context=''):\n"
+      "    super().__init__(f'Abstract value: {tracer}\\n{context}')\n"
+      "class Named(LookupError):\n"
+      "  def __init__(self, name):\n"
+      "    self.name = name\n"
+      "  def __str__(self):\n"
+      "    return f'no loop named {self.name!r}'\n"
+      "raise Concrete(t, 'It arose here')\n"
+      "raise Concrete(t)\n"
+      "raise Named('add')\n");
+  EXPECT_EQ(
+      m, (std::vector<std::string>{
+             "Concrete: Abstract value: {t}\nIt arose here\nSee docs#Concrete",
+             "Concrete: Abstract value: {t}\n\nSee docs#Concrete", "Named: no loop named 'add'"}));
+}
+
+TEST(PythonExtractor, ImportAliasesResolveTheExceptionName) {
+  Extraction x = Extract("from errors import LongError as E\nraise E('x')\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_EQ(x.sites[0].exception, "LongError");
+  EXPECT_EQ(x.sites[0].exception_written, "E");
+}
+
+TEST(PythonExtractor, SyntaxErrorsAreRecovered) {
+  Extraction x = Extract("def broken(:\n  pass\nraise ValueError('still found')\n");
+  ASSERT_EQ(x.issues.size(), 1u);
+  EXPECT_EQ(x.issues[0].reason, "syntax-error");
+  EXPECT_FALSE(x.issues[0].skipped);
+  bool found = false;
+  for (const Site& s : x.sites) found = found || s.message.Display() == "still found";
+  EXPECT_TRUE(found);
+}
+
+TEST(PythonExtractor, PathologicalInputsAreBounded) {
+  // Deep nesting, long chains and self-referencing definitions: no crash,
+  // no hang, a bounded number of alternatives.
+  std::string deep =
+      "raise ValueError(" + std::string(5000, '(') + "'x'" + std::string(5000, ')') + ")\n";
+  Extract(deep);
+  std::string chain = "raise ValueError('a'";
+  for (int i = 0; i < 3000; ++i) chain += " + 'b'";
+  chain += ")\n";
+  Extract(chain);
+  std::string branches = "def f(c):\n  msg = ''\n";
+  for (int i = 0; i < 200; ++i) {
+    branches +=
+        "  if c == " + std::to_string(i) + ":\n    msg = msg + 'x" + std::to_string(i) + "'\n";
+  }
+  branches += "  raise ValueError(msg)\n";
+  EXPECT_LE(Extract(branches).sites.size(), 8u);
+  Extract("def f():\n  msg = msg\n  raise ValueError(msg)\n");
+  Extract("a = b\nb = a\nraise ValueError(a)\n");
+  std::string nested_ifs;
+  for (int i = 0; i < 400; ++i) nested_ifs += std::string(i, ' ') + "if x:\n";
+  nested_ifs += std::string(400, ' ') + "raise ValueError(m)\n";
+  Extract(nested_ifs);
+}
+
+}  // namespace
+}  // namespace errdex::extract
