@@ -1,0 +1,6 @@
+a = b
+b = a
+raise ValueError(a)
+def f():
+  msg = msg
+  raise ValueError(msg)
