@@ -26,7 +26,6 @@ struct Deleter {
 };
 using RepoPtr = std::unique_ptr<git_repository, Deleter<git_repository, git_repository_free>>;
 using ObjectPtr = std::unique_ptr<git_object, Deleter<git_object, git_object_free>>;
-using RemotePtr = std::unique_ptr<git_remote, Deleter<git_remote, git_remote_free>>;
 
 std::string FormatTime(git_time_t seconds, int offset_minutes) {
   time_t local = static_cast<time_t>(seconds) + offset_minutes * 60;
@@ -58,18 +57,33 @@ std::optional<GitInfo> DescribeGit(const std::filesystem::path& path) {
   info.commit = sha;
   const git_signature* committer = git_commit_committer(commit);
   info.date = FormatTime(committer->when.time, committer->when.offset);
-  git_remote* remote_raw = nullptr;
-  if (git_remote_lookup(&remote_raw, repo.get(), "origin") == 0) {
-    RemotePtr remote(remote_raw);
-    if (const char* url = git_remote_url(remote.get())) info.remote_url = url;
+  // Read from the config, not git_remote_lookup: libgit2 1.5 leaks a regex
+  // match buffer there (url.*.insteadOf handling) on every call.
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo.get()) == 0) {
+    const char* url = nullptr;
+    if (git_config_get_string(&url, config, "remote.origin.url") == 0 && url != nullptr) {
+      info.remote_url = url;
+    }
+    git_config_free(config);
   }
   std::error_code ec;
   std::filesystem::path workdir =
       std::filesystem::canonical(git_repository_workdir(repo.get()), ec);
   std::filesystem::path target = std::filesystem::canonical(path, ec);
-  if (!ec) {
-    std::string rel = target.lexically_relative(workdir).generic_string();
-    info.subdir = rel == "." ? "" : rel;
+  if (ec) return std::nullopt;
+  std::string rel = target.lexically_relative(workdir).generic_string();
+  info.subdir = rel == "." ? "" : rel;
+  // A directory inside a work tree but not tracked by it (pyenv keeps Python
+  // installations in an ignored folder of its own clone) is not that commit.
+  if (!info.subdir.empty()) {
+    git_tree* tree = nullptr;
+    if (git_commit_tree(&tree, commit) != 0) return std::nullopt;
+    git_tree_entry* entry = nullptr;
+    int found = git_tree_entry_bypath(&entry, tree, info.subdir.c_str());
+    git_tree_entry_free(entry);
+    git_tree_free(tree);
+    if (found != 0) return std::nullopt;
   }
   return info;
 }

@@ -40,6 +40,18 @@ TEST(GitInfo, DescribesHeadRemoteAndSubdirectory) {
   EXPECT_EQ(top->commit, info->commit);
 }
 
+TEST(GitInfo, UntrackedDirectoryInsideAWorkTreeIsNotThatCommit) {
+  TempDir dir;
+  dir.Write("tracked.txt", "x");
+  dir.Write(".gitignore", "versions/\n");
+  dir.Write("versions/3.11/lib/os.py", "raise OSError\n");
+  ASSERT_EQ(Git(dir.path(), "init -q"), 0);
+  ASSERT_EQ(Git(dir.path(), "add -A"), 0);
+  ASSERT_EQ(Git(dir.path(), "commit -q -m first"), 0);
+  EXPECT_FALSE(DescribeGit(dir.path() / "versions" / "3.11").has_value());
+  EXPECT_TRUE(DescribeGit(dir.path()).has_value());
+}
+
 TEST(GitInfo, NoRepositoryOrNoCommit) {
   TempDir dir;
   EXPECT_FALSE(DescribeGit(dir.path()).has_value());
