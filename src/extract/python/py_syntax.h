@@ -1,0 +1,101 @@
+// The node types of tree-sitter-python the front end reads, as integers, and
+// the table that maps the grammar's symbols to them.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <string_view>
+
+#include "extract/ts_util.h"
+
+namespace errdex::extract::python {
+
+// Node types the front end looks at; everything else is kOther.
+enum Kind : uint16_t {
+  kOther = 0,
+  kModule,
+  kRaise,
+  kAssert,
+  kCall,
+  kIdentifier,
+  kAttribute,
+  kString,
+  kConcatenatedString,
+  kInterpolation,
+  kBinaryOperator,
+  kArgumentList,
+  kKeywordArgument,
+  kListSplat,
+  kDictionarySplat,
+  kParenthesized,
+  kTuple,
+  kExpressionList,
+  kDictionary,
+  kPair,
+  kConditional,
+  kFunctionDefinition,
+  kClassDefinition,
+  kDecoratedDefinition,
+  kBlock,
+  kExpressionStatement,
+  kAssignment,
+  kAugmentedAssignment,
+  kIf,
+  kElif,
+  kElse,
+  kFor,
+  kWhile,
+  kTry,
+  kExcept,
+  kExceptGroup,
+  kFinally,
+  kWith,
+  kMatch,
+  kCase,
+  kReturn,
+  kImport,
+  kImportFrom,
+  kAliasedImport,
+  kDottedName,
+  kPatternList,
+  kTuplePattern,
+  kInteger,
+  kFloat,
+  kTrue,
+  kFalse,
+  kNone,
+  kComment,
+  kParameters,
+  kDefaultParameter,
+  kTypedParameter,
+  kTypedDefaultParameter,
+  kListSplatPattern,
+  kDictionarySplatPattern,
+  kBreak,
+  kContinue,
+  kStringStart,
+  kStringEnd,
+  kTypeConversion,
+  kFormatSpecifier,
+  kWithClause,
+  kWithItem,
+  kAsPattern,
+  kAsPatternTarget,
+  kUnaryOperator,
+};
+
+// The table for tree-sitter-python; built once, thread-safe.
+const SymbolTable& Symbols();
+
+inline uint16_t KindOf(TSNode node) {
+  return ts_node_is_null(node) ? static_cast<uint16_t>(kOther) : Symbols().Kind(node);
+}
+
+// The last dotted component: "pallas_core.LoweringException" -> "LoweringException".
+inline std::string_view LastComponent(std::string_view name) {
+  size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+}  // namespace errdex::extract::python
