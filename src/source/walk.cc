@@ -80,6 +80,15 @@ class Walker {
     out_.issues.push_back(FileIssue{rel, std::move(reason), std::move(detail), true});
   }
 
+  // Links may point anywhere; errdex reads only what is under the root.
+  bool LinkStaysInside(const fs::path& link, const std::string& rel) {
+    std::error_code ec;
+    fs::path target = fs::canonical(link, ec);
+    if (!ec && IsInside(target, root_)) return true;
+    Issue(rel, "symlink-outside-root", ec ? ec.message() : target.string());
+    return false;
+  }
+
   void VisitDirectory(const fs::path& dir, const std::string& rel,
                       std::vector<std::pair<fs::path, std::string>>& stack) {
     std::error_code ec;
@@ -112,14 +121,7 @@ class Walker {
             kSkippedDirectories.end()) {
           continue;
         }
-        if (is_link) {
-          std::error_code cec;
-          fs::path target = fs::canonical(entry.path(), cec);
-          if (cec || !IsInside(target, root_)) {
-            Issue(child_rel, "symlink-outside-root", cec ? cec.message() : target.string());
-            continue;
-          }
-        }
+        if (is_link && !LinkStaysInside(entry.path(), child_rel)) continue;
         if (!visited_.insert({st.st_dev, st.st_ino}).second) {
           if (is_link) Issue(child_rel, "symlink-loop", "directory already visited");
           continue;
@@ -128,14 +130,7 @@ class Walker {
         continue;
       }
       if (!Wanted(child_rel)) continue;
-      if (is_link) {
-        std::error_code cec;
-        fs::path target = fs::canonical(entry.path(), cec);
-        if (cec || !IsInside(target, root_)) {
-          Issue(child_rel, "symlink-outside-root", cec ? cec.message() : target.string());
-          continue;
-        }
-      }
+      if (is_link && !LinkStaysInside(entry.path(), child_rel)) continue;
       AddFile(entry.path(), child_rel, st);
     }
   }

@@ -152,6 +152,23 @@ struct EvalContext {
 
 using Alternatives = std::vector<Template>;
 
+void AddAlternative(Alternatives& alts, Template t);
+
+// Every a + b (+ tail), at most kMaxAlternatives.
+Alternatives Concat(const Alternatives& left, const Alternatives& right,
+                    const std::optional<Template>& tail) {
+  Alternatives out;
+  for (const Template& a : left) {
+    for (const Template& b : right) {
+      Template t = a;
+      t.Append(b);
+      if (tail) t.Append(*tail);
+      AddAlternative(out, std::move(t));
+    }
+  }
+  return out;
+}
+
 void AddAlternative(Alternatives& alts, Template t) {
   if (alts.size() >= static_cast<size_t>(kMaxAlternatives)) return;
   std::string display = t.Display();
@@ -623,16 +640,10 @@ class FileExtractor {
         }
         if (bases.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
         Alternatives tails = EvalOrValue(def.value, ctx, depth + 1, ValueKind::kStr);
-        for (const Template& b : bases) {
-          for (const Template& tail : tails) {
-            Template t = b;
-            t.Append(tail);
-            // Appended an unknown number of times: what follows is not known.
-            if (def.in_loop) t.AppendValue(std::string(name) + "...", ValueKind::kAny);
-            AddAlternative(out, std::move(t));
-          }
-        }
-        return out;
+        // Appended an unknown number of times: what follows is not known.
+        std::optional<Template> tail;
+        if (def.in_loop) tail = Template::Value(std::string(name) + "...", ValueKind::kAny);
+        return Concat(bases, tails, tail);
       }
       case Def::Type::kCaught:
       case Def::Type::kOpaque:
@@ -655,14 +666,7 @@ class FileExtractor {
       if (l.empty() && r.empty()) return out;
       if (l.empty()) l.push_back(AsValue(left, ValueKind::kStr));
       if (r.empty()) r.push_back(AsValue(right, ValueKind::kStr));
-      for (const Template& a : l) {
-        for (const Template& b : r) {
-          Template t = a;
-          t.Append(b);
-          AddAlternative(out, std::move(t));
-        }
-      }
-      return out;
+      return Concat(l, r, std::nullopt);
     }
     if (o == "%") {
       Alternatives formats = Eval(left, ctx, depth + 1);

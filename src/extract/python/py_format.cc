@@ -49,12 +49,16 @@ bool ReadHex(std::string_view s, size_t i, size_t digits, uint32_t& value) {
   return true;
 }
 
-ValueKind KindFromPercentType(char type) {
+// What a conversion type prints, for both printf-style (%d) and format-spec
+// (:d) types; the union is harmless, Python rejects the ones a style lacks.
+ValueKind KindFromTypeChar(char type) {
   switch (type) {
     case 'd':
     case 'i':
     case 'u':
     case 'o':
+    case 'n':
+    case 'b':
       return ValueKind::kInt;
     case 'x':
     case 'X':
@@ -65,6 +69,7 @@ ValueKind KindFromPercentType(char type) {
     case 'F':
     case 'g':
     case 'G':
+    case '%':
       return ValueKind::kFloat;
     case 'c':
       return ValueKind::kChar;
@@ -199,30 +204,9 @@ void AppendStringSegment(std::string_view s, bool raw, bool fstring, Template& o
 
 ValueKind KindFromFormatSpec(std::string_view spec) {
   if (spec.find('{') != std::string_view::npos || spec.empty()) return ValueKind::kStr;
-  switch (spec.back()) {
-    case 'd':
-    case 'n':
-    case 'b':
-    case 'o':
-      return ValueKind::kInt;
-    case 'x':
-    case 'X':
-      return ValueKind::kHex;
-    case 'e':
-    case 'E':
-    case 'f':
-    case 'F':
-    case 'g':
-    case 'G':
-    case '%':
-      return ValueKind::kFloat;
-    case 'c':
-      return ValueKind::kChar;
-    default:
-      break;
-  }
   // A precision without a type ("{:.3}") rounds floats and truncates strings.
-  return ValueKind::kStr;
+  ValueKind kind = KindFromTypeChar(spec.back());
+  return kind == ValueKind::kRepr ? ValueKind::kStr : kind;
 }
 
 // repr() of a string errdex knows only partly: Python picks the quotes from
@@ -366,7 +350,7 @@ Template ApplyPercent(const Template& format, const PercentArgs& args) {
       // "%(key)s" prints like "%s"; only flags, width or precision change it.
       size_t body = has_key ? s.find(')', pct) + 1 : pct + 1;
       if (body == j) spec = std::string("%") + type;
-      ValueKind kind = KindFromPercentType(type);
+      ValueKind kind = KindFromTypeChar(type);
       int max_length = (type == 's' || type == 'r' || type == 'a') ? precision : -1;
       FormatArg arg;
       if (has_key) {
