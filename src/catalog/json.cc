@@ -59,6 +59,7 @@ json ErrorJson(const ErrorRecord& e) {
   json out = ErrorSummaryJson(e);
   out["pieces"] = PiecesToJson(e.message);
   out["dynamic"] = e.dynamic;
+  out["no_message"] = e.message.empty();
   out["internal"] = e.internal;
   json sites = json::array();
   for (const SiteRecord& s : e.sites) {

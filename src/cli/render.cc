@@ -8,6 +8,7 @@
 namespace errdex::cli {
 namespace {
 
+constexpr size_t kMaxSitesShown = 20;
 constexpr std::string_view kBold = "\x1b[1m";
 constexpr std::string_view kDim = "\x1b[2m";
 constexpr std::string_view kRed = "\x1b[31m";
@@ -44,7 +45,7 @@ std::string ShortRev(const catalog::SiteRecord& s) {
 }  // namespace
 
 void RenderErrorLine(const catalog::ErrorRecord& e, const Style& style, std::ostream& out) {
-  std::string text = Printable(e.template_text);
+  std::string text = e.template_text.empty() ? "(no message)" : Printable(e.template_text);
   for (char& c : text) {
     if (c == '\n') c = ' ';
   }
@@ -64,7 +65,16 @@ void RenderError(const catalog::ErrorRecord& e, const Style& style, std::ostream
   out << Paint(style, kRed, e.template_text.empty() ? "(no message)" : Printable(e.template_text))
       << '\n';
   out << Paint(style, kDim, "id " + e.id) << "\n";
+  size_t shown = 0;
   for (const catalog::SiteRecord& s : e.sites) {
+    if (shown++ == kMaxSitesShown) {
+      out << '\n'
+          << Paint(style, kDim,
+                   fmt::format("... and {} more sites (show --json lists them all)",
+                               e.sites.size() - kMaxSitesShown))
+          << '\n';
+      break;
+    }
     out << '\n'
         << Paint(style, kCyan, fmt::format("{}:{}", Printable(s.path), s.line)) << "  in "
         << Printable(s.function);

@@ -40,10 +40,11 @@ TEST(Json, SummaryHasTheContractFields) {
             R"("line":187,"path":"jaxlib/xla.cc"}],"template":"Invalid pipeline stage"})");
   nlohmann::json full = ErrorJson(e);
   for (const char* key : {"id", "library", "exception", "template", "kind", "sites", "pieces",
-                          "dynamic", "internal"}) {
+                          "dynamic", "no_message", "internal"}) {
     EXPECT_TRUE(full.contains(key)) << key;
   }
   EXPECT_EQ(full["sites"][0]["line"], 187);
+  EXPECT_EQ(full["no_message"], true);  // no pieces: raised without a message
   EXPECT_TRUE(full["sites"][0].contains("excerpt"));
 }
 
