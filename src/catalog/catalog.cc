@@ -3,6 +3,8 @@
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
 #include <xxhash.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -212,20 +214,34 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
       return created;
     }
     ERRDEX_TRY(db_.Exec("COMMIT"));
+  } else if (*app == kApplicationId && *version == 1 && mode == OpenMode::kReadWrite) {
+    ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
+    Result<void> migrated = db_.Exec(std::string(kMigrateFrom1Sql) + "PRAGMA user_version = 2;");
+    if (!migrated) {
+      (void)db_.Exec("ROLLBACK");
+      return migrated;
+    }
+    ERRDEX_TRY(db_.Exec("COMMIT"));
   } else if (*app != kApplicationId) {
     return Fail(ErrorCode::kCorrupt, path + " is a SQLite database but not an errdex catalog");
+  } else if (*version < kSchemaVersion) {
+    return Fail(ErrorCode::kCorrupt,
+                path + " was written by an older errdex (catalog schema version " +
+                    std::to_string(*version) + "); `errdex index` into it upgrades it to version " +
+                    std::to_string(kSchemaVersion));
   } else if (*version != kSchemaVersion) {
     return Fail(ErrorCode::kCorrupt, path + " has catalog schema version " +
                                          std::to_string(*version) + "; this errdex reads version " +
                                          std::to_string(kSchemaVersion) +
-                                         " (index into a new catalog file)");
+                                         " (a newer errdex wrote it)");
   }
   ERRDEX_TRY(db_.Exec("PRAGMA foreign_keys = ON"));
   if (mode == OpenMode::kReadWrite) ERRDEX_TRY(db_.Exec("PRAGMA synchronous = NORMAL"));
   return {};
 }
 
-Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extraction& x) {
+Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extraction& x,
+                                            IndexBuilder* index) {
   if (info.library.empty()) return Fail(ErrorCode::kInvalidArgument, "library name is empty");
   std::vector<std::string> pieces_json;
   std::vector<std::string> displays;
@@ -278,6 +294,12 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       snapshot_pk = snap->Int(0);
       if (snap->Text(1) == digest) {
         summary.unchanged = true;
+        if (index != nullptr) {
+          Result<bool> current = PrefilterIsCurrent(library_pk, index->format());
+          if (!current) return tl::unexpected(current.error());
+          if (!*current) ERRDEX_TRY(StorePrefilter(library_pk, *index));
+          summary.prefilter_rebuilt = !*current;
+        }
         return summary;
       }
       for (std::string_view table : {"site", "non_site", "file_issue", "exception_class"}) {
@@ -427,15 +449,196 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     if (!refresh) return tl::unexpected(refresh.error());
     refresh->Bind(1, library_pk);
     ERRDEX_TRY(refresh->Run());
+    if (index != nullptr) {
+      ERRDEX_TRY(StorePrefilter(library_pk, *index));
+      summary.prefilter_rebuilt = true;
+    }
     return summary;
   };
   Result<WriteSummary> result = body();
-  if (!result || result->unchanged) {
+  if (!result || (result->unchanged && !result->prefilter_rebuilt)) {
     (void)db_.Exec("ROLLBACK");
     return result;
   }
   ERRDEX_TRY(db_.Exec("COMMIT"));
   return result;
+}
+
+Result<bool> Catalog::PrefilterIsCurrent(int64_t library_pk, int format) {
+  Result<Statement> st = db_.Prepare("SELECT format FROM prefilter WHERE library_pk = ?1");
+  if (!st) return tl::unexpected(st.error());
+  st->Bind(1, library_pk);
+  Result<bool> row = st->Step();
+  if (!row) return tl::unexpected(row.error());
+  return *row && st->Int(0) == format;
+}
+
+Result<void> Catalog::StorePrefilter(int64_t library_pk, IndexBuilder& index) {
+  Result<std::vector<ErrorTemplate>> templates = LibraryTemplates(library_pk);
+  if (!templates) return tl::unexpected(templates.error());
+  Result<std::string> blob = index.Build(*templates);
+  if (!blob) return tl::unexpected(blob.error());
+  Result<Statement> st = db_.Prepare(
+      "INSERT INTO prefilter (library_pk, format, blob) VALUES (?1, ?2, ?3) "
+      "ON CONFLICT (library_pk) DO UPDATE SET format = ?2, blob = ?3");
+  if (!st) return tl::unexpected(st.error());
+  st->Bind(1, library_pk).Bind(2, index.format()).BindBlob(3, *blob);
+  return st->Run();
+}
+
+Result<std::vector<ErrorTemplate>> Catalog::LibraryTemplates(int64_t library_pk) {
+  Result<Statement> st =
+      db_.Prepare("SELECT pk, pieces FROM error WHERE library_pk = ?1 ORDER BY pk");
+  if (!st) return tl::unexpected(st.error());
+  st->Bind(1, library_pk);
+  std::vector<ErrorTemplate> out;
+  while (true) {
+    Result<bool> row = st->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    Result<Template> t = PiecesFromJson(nlohmann::json::parse(st->Text(1), nullptr, false));
+    if (!t) return tl::unexpected(t.error());
+    out.push_back(ErrorTemplate{st->Int(0), std::move(*t)});
+  }
+  return out;
+}
+
+Result<std::vector<PrefilterBlob>> Catalog::PrefilterBlobs() {
+  Result<Statement> st = db_.Prepare(
+      "SELECT p.library_pk, l.name, p.format, p.blob FROM prefilter p "
+      "JOIN library l ON l.pk = p.library_pk ORDER BY l.name");
+  if (!st) return tl::unexpected(st.error());
+  std::vector<PrefilterBlob> out;
+  while (true) {
+    Result<bool> row = st->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    out.push_back(
+        PrefilterBlob{st->Int(0), st->Text(1), static_cast<int>(st->Int(2)), st->Blob(3)});
+  }
+  // Libraries indexed without a prefilter (by an older errdex) are listed
+  // with an empty blob so the matcher builds theirs in memory.
+  Result<Statement> missing = db_.Prepare(
+      "SELECT l.pk, l.name FROM library l WHERE NOT EXISTS "
+      "(SELECT 1 FROM prefilter p WHERE p.library_pk = l.pk) ORDER BY l.name");
+  if (!missing) return tl::unexpected(missing.error());
+  while (true) {
+    Result<bool> row = missing->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    out.push_back(PrefilterBlob{missing->Int(0), missing->Text(1), 0, ""});
+  }
+  return out;
+}
+
+Result<std::vector<ErrorRecord>> Catalog::GetByPks(const std::vector<int64_t>& pks,
+                                                   bool with_details) {
+  if (pks.empty()) return std::vector<ErrorRecord>{};
+  std::string list;
+  for (int64_t pk : pks) {
+    if (!list.empty()) list.push_back(',');
+    list += std::to_string(pk);
+  }
+  Result<Statement> st = db_.Prepare("SELECT " + std::string(kErrorColumns) +
+                                     " FROM error e JOIN library l ON l.pk = e.library_pk "
+                                     "WHERE e.pk IN (" +
+                                     list + ")");
+  if (!st) return tl::unexpected(st.error());
+  Result<std::vector<ErrorRecord>> loaded = Load(*st, with_details);
+  if (!loaded) return loaded;
+  std::unordered_map<int64_t, size_t> at;
+  for (size_t i = 0; i < loaded->size(); ++i) at[(*loaded)[i].pk] = i;
+  std::vector<ErrorRecord> out;
+  for (int64_t pk : pks) {
+    auto it = at.find(pk);
+    if (it != at.end()) out.push_back((*loaded)[it->second]);
+  }
+  return out;
+}
+
+Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string>& paths, int line,
+                                                   int slack) {
+  std::vector<SiteLocation> out;
+  Result<Statement> st = db_.Prepare(
+      "SELECT error_pk, path, line, end_line FROM site "
+      "WHERE path = ?1 AND line <= ?2 + ?3 AND end_line >= ?2 - ?3 AND line >= ?2 - 200");
+  if (!st) return tl::unexpected(st.error());
+  for (const std::string& path : paths) {
+    st->Bind(1, path).Bind(2, line).Bind(3, slack);
+    while (true) {
+      Result<bool> row = st->Step();
+      if (!row) return tl::unexpected(row.error());
+      if (!*row) break;
+      out.push_back(SiteLocation{st->Int(0), st->Text(1), static_cast<int>(st->Int(2)),
+                                 static_cast<int>(st->Int(3))});
+    }
+    st->Reset();
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> Catalog::SimilarErrors(std::string_view text, int64_t limit) {
+  // The longest words of the text, any of them: bm25 ranks those sharing most.
+  std::vector<std::string> words;
+  std::string word;
+  auto flush = [&] {
+    if (word.size() >= 3) words.push_back(word);
+    word.clear();
+  };
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || u >= 0x80) {
+      word.push_back(c);
+    } else {
+      flush();
+    }
+  }
+  flush();
+  std::sort(words.begin(), words.end());
+  words.erase(std::unique(words.begin(), words.end()), words.end());
+  std::stable_sort(words.begin(), words.end(),
+                   [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  if (words.size() > 24) words.resize(24);
+  if (words.empty()) return std::vector<int64_t>{};
+  std::string query;
+  for (const std::string& w : words) {
+    if (!query.empty()) query += " OR ";
+    query += "\"" + w + "\"";
+  }
+  Result<Statement> st = db_.Prepare(
+      "SELECT rowid FROM error_fts WHERE error_fts MATCH ?1 ORDER BY bm25(error_fts) LIMIT ?2");
+  if (!st) return tl::unexpected(st.error());
+  st->Bind(1, query).Bind(2, limit);
+  std::vector<int64_t> out;
+  while (true) {
+    Result<bool> row = st->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    out.push_back(st->Int(0));
+  }
+  return out;
+}
+
+Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases() {
+  Result<Statement> st = db_.Prepare("SELECT DISTINCT name, bases FROM exception_class");
+  if (!st) return tl::unexpected(st.error());
+  std::map<std::string, std::vector<std::string>> out;
+  while (true) {
+    Result<bool> row = st->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    std::vector<std::string>& bases = out[st->Text(0)];
+    std::string all = st->Text(1);
+    for (size_t b = 0, e; b < all.size(); b = e + 1) {
+      e = all.find(',', b);
+      if (e == std::string::npos) e = all.size();
+      std::string base = all.substr(b, e - b);
+      if (!base.empty() && std::find(bases.begin(), bases.end(), base) == bases.end()) {
+        bases.push_back(base);
+      }
+    }
+  }
+  return out;
 }
 
 Result<std::vector<ErrorRecord>> Catalog::Load(Statement& errors, bool with_details) {
@@ -448,6 +651,7 @@ Result<std::vector<ErrorRecord>> Catalog::Load(Statement& errors, bool with_deta
     if (!*row) break;
     ErrorRecord e;
     int64_t pk = errors.Int(0);
+    e.pk = pk;
     e.id = errors.Text(1);
     e.library = errors.Text(2);
     e.exception = errors.Text(3);

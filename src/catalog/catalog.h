@@ -16,7 +16,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 1;
+inline constexpr int kSchemaVersion = 2;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -37,6 +37,7 @@ struct WriteSummary {
   int64_t sites = 0;
   int64_t new_errors = 0;      // errors the catalog did not hold before
   int64_t removed_errors = 0;  // errors left with no site anywhere, deleted
+  bool prefilter_rebuilt = false;
 };
 
 struct SiteRecord {
@@ -63,6 +64,7 @@ struct SiteRecord {
 };
 
 struct ErrorRecord {
+  int64_t pk = 0;  // the row, for queries within one catalog; not stable across catalogs
   std::string id;
   std::string library;
   std::string exception;
@@ -117,6 +119,36 @@ struct Stats {
 
 enum class OpenMode { kReadOnly, kReadWrite };
 
+// An error's template, for building the matcher's prefilter.
+struct ErrorTemplate {
+  int64_t pk = 0;
+  Template message;
+};
+
+// Builds the prefilter blob of a library from its templates; the matcher
+// implements it, the catalog stores the result in the write's transaction.
+class IndexBuilder {
+ public:
+  virtual ~IndexBuilder() = default;
+  virtual int format() const = 0;
+  virtual Result<std::string> Build(const std::vector<ErrorTemplate>& errors) = 0;
+};
+
+struct PrefilterBlob {
+  int64_t library_pk = 0;
+  std::string library;
+  int format = 0;
+  std::string blob;
+};
+
+// A site whose statement spans a runtime frame's line.
+struct SiteLocation {
+  int64_t error_pk = 0;
+  std::string path;
+  int line = 0;
+  int end_line = 0;
+};
+
 class Catalog {
  public:
   // Opens (kReadWrite: creating if needed) the catalog at `path`. Refuses a
@@ -126,7 +158,10 @@ class Catalog {
   // Replaces the snapshot `info` describes with `extraction`, in one
   // transaction: on failure (or a kill) the catalog is as it was. Writing the
   // same content again changes nothing.
-  Result<WriteSummary> WriteSnapshot(const SnapshotInfo& info, const Extraction& extraction);
+  // With `index`, the library's prefilter is rebuilt when its errors change
+  // (or its format is not index->format()), in the same transaction.
+  Result<WriteSummary> WriteSnapshot(const SnapshotInfo& info, const Extraction& extraction,
+                                     IndexBuilder* index = nullptr);
 
   // Errors in id order (with their sites' path, line and function).
   Result<std::vector<ErrorRecord>> List(const ListQuery& query);
@@ -139,10 +174,29 @@ class Catalog {
 
   Result<Stats> GetStats();
 
+  // --- Reads for the matcher.
+
+  // The stored prefilter of every library.
+  Result<std::vector<PrefilterBlob>> PrefilterBlobs();
+  // Every error template of a library (to rebuild a prefilter in memory).
+  Result<std::vector<ErrorTemplate>> LibraryTemplates(int64_t library_pk);
+  // The errors with these pks, in that order, with their sites.
+  Result<std::vector<ErrorRecord>> GetByPks(const std::vector<int64_t>& pks, bool with_details);
+  // Sites whose path is one of `paths` and whose statement spans `line`
+  // (give or take `slack` lines).
+  Result<std::vector<SiteLocation>> SitesAt(const std::vector<std::string>& paths, int line,
+                                            int slack);
+  // Errors whose template or type shares words with `text`, best first.
+  Result<std::vector<int64_t>> SimilarErrors(std::string_view text, int64_t limit);
+  // Exception classes: short name -> the short names of its bases.
+  Result<std::map<std::string, std::vector<std::string>>> ExceptionBases();
+
  private:
   explicit Catalog(Database db) : db_(std::move(db)) {}
   Result<void> Migrate(OpenMode mode, const std::string& path);
   Result<std::vector<ErrorRecord>> Load(Statement& errors, bool with_details);
+  Result<void> StorePrefilter(int64_t library_pk, IndexBuilder& index);
+  Result<bool> PrefilterIsCurrent(int64_t library_pk, int format);
 
   Database db_;
 };

@@ -86,11 +86,25 @@ CREATE TABLE exception_class (
 );
 CREATE INDEX exception_class_snapshot ON exception_class (snapshot_pk);
 CREATE INDEX exception_class_name ON exception_class (name);
+CREATE TABLE prefilter (
+  library_pk INTEGER PRIMARY KEY REFERENCES library(pk) ON DELETE CASCADE,
+  format INTEGER NOT NULL,
+  blob BLOB NOT NULL
+);
 -- Kept in step with `error` by Catalog::WriteSnapshot in bulk, not by
 -- triggers: a trigger makes FTS5 flush at every statement of an index run.
 CREATE VIRTUAL TABLE error_fts USING fts5 (
   template, exception, content = 'error', content_rowid = 'pk',
   tokenize = 'unicode61 remove_diacritics 2'
+);
+)sql";
+
+// From version 1 (errdex before `explain`): the matcher's prefilter.
+inline constexpr std::string_view kMigrateFrom1Sql = R"sql(
+CREATE TABLE prefilter (
+  library_pk INTEGER PRIMARY KEY REFERENCES library(pk) ON DELETE CASCADE,
+  format INTEGER NOT NULL,
+  blob BLOB NOT NULL
 );
 )sql";
 

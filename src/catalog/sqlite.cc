@@ -70,6 +70,17 @@ Statement& Statement::Bind(int index, std::string_view value) {
   return *this;
 }
 
+Statement& Statement::BindBlob(int index, std::string_view value) {
+  sqlite3_bind_blob64(stmt_, index, value.data(), value.size(), SQLITE_TRANSIENT);
+  return *this;
+}
+
+std::string Statement::Blob(int column) const {
+  const void* data = sqlite3_column_blob(stmt_, column);
+  int n = sqlite3_column_bytes(stmt_, column);
+  return data ? std::string(static_cast<const char*>(data), static_cast<size_t>(n)) : std::string();
+}
+
 Result<bool> Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;

@@ -58,6 +58,7 @@ class Statement {
   Statement& Bind(int index, const std::string& value) {
     return Bind(index, std::string_view(value));
   }
+  Statement& BindBlob(int index, std::string_view value);
 
   // Steps once: true with a row, false when done.
   Result<bool> Step();
@@ -68,6 +69,7 @@ class Statement {
   // Columns are 0-based, as in the C API.
   int64_t Int(int column) const { return sqlite3_column_int64(stmt_, column); }
   std::string Text(int column) const;
+  std::string Blob(int column) const;
 
  private:
   friend class Database;

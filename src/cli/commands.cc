@@ -16,8 +16,11 @@
 
 #include "catalog/catalog.h"
 #include "catalog/json.h"
+#include "cli/explain.h"
 #include "cli/render.h"
+#include "cli/run.h"
 #include "extract/extractor.h"
+#include "match/matcher.h"
 #include "source/git_info.h"
 #include "source/walk.h"
 
@@ -145,7 +148,8 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
 
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite);
   if (!cat) return tl::unexpected(cat.error());
-  Result<catalog::WriteSummary> written = cat->WriteSnapshot(info, extraction);
+  match::PrefilterBuilder prefilter;
+  Result<catalog::WriteSummary> written = cat->WriteSnapshot(info, extraction, &prefilter);
   if (!written) return tl::unexpected(written.error());
   auto now = std::chrono::steady_clock::now();
   auto secs = [](auto d) { return std::chrono::duration<double>(d).count(); };
@@ -278,6 +282,81 @@ Result<void> RunStats(const Common& common, std::ostream& out) {
   return {};
 }
 
+Result<std::string> ReadAll(std::istream& in, size_t limit) {
+  std::string text;
+  char buf[65536];
+  while (in.read(buf, sizeof buf) || in.gcount() > 0) {
+    text.append(buf, static_cast<size_t>(in.gcount()));
+    if (text.size() > limit) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "input is larger than 10 MB; give the end of the output (the traceback) instead");
+    }
+  }
+  return text;
+}
+
+struct ExplainArgs {
+  std::vector<std::string> text;
+  size_t top = 5;
+  std::string library;
+};
+
+Result<int> RunExplain(const Common& common, const ExplainArgs& args, std::ostream& out,
+                       std::ostream& err) {
+  ExplainRequest request;
+  if (args.text.empty() || (args.text.size() == 1 && args.text[0] == "-")) {
+    if (args.text.empty() && isatty(STDIN_FILENO) == 1) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "give the error text as an argument, or pipe it on stdin (errdex explain -)");
+    }
+    Result<std::string> text = ReadAll(std::cin, kMaxInputBytes);
+    if (!text) return tl::unexpected(text.error());
+    request.text = std::move(*text);
+  } else {
+    for (const std::string& t : args.text) {
+      if (!request.text.empty()) request.text.push_back(' ');
+      request.text += t;
+    }
+  }
+  request.json = common.json;
+  request.color = TerminalStyle().color;
+  request.options.top = args.top;
+  request.options.library = args.library;
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+  if (!cat) return tl::unexpected(cat.error());
+  Result<bool> matched = ExplainText(*cat, request, out, err);
+  if (!matched) return tl::unexpected(matched.error());
+  return 0;
+}
+
+Result<int> RunAndExplain(const Common& common, const std::vector<std::string>& command,
+                          const ExplainArgs& args, std::ostream& out, std::ostream& err) {
+  out.flush();
+  Result<RunResult> run = RunCommand(command, kMaxInputBytes);
+  if (!run) return tl::unexpected(run.error());
+  if (run->exit_code == 0) return 0;
+  ExplainRequest request;
+  request.text = std::move(run->output);
+  request.json = common.json;
+  request.color = isatty(STDERR_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
+  request.options.top = args.top;
+  request.options.library = args.library;
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+  if (!cat) {
+    err << "errdex: warning: cannot explain: " << cat.error().message << '\n';
+    return run->exit_code;
+  }
+  // The report goes where the error went: stderr, unless --json asked for data.
+  std::ostream& report = common.json ? out : err;
+  if (!common.json)
+    report << "\n"
+           << (request.color ? "\x1b[1m" : "") << "errdex: " << (request.color ? "\x1b[0m" : "")
+           << "the command failed with exit code " << run->exit_code << "\n";
+  Result<bool> matched = ExplainText(*cat, request, report, err);
+  if (!matched) err << "errdex: warning: cannot explain: " << matched.error().message << '\n';
+  return run->exit_code;
+}
+
 }  // namespace
 
 int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
@@ -332,7 +411,29 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       app.add_subcommand("stats", "Counts: libraries, errors, sites, skipped files");
   stats_cmd->add_flag("--json", common.json, "As one JSON object");
 
-  for (CLI::App* sub : {index_cmd, list_cmd, show_cmd, search_cmd, stats_cmd}) {
+  ExplainArgs explain;
+  CLI::App* explain_cmd = app.add_subcommand(
+      "explain",
+      "Which catalog errors a pasted message or traceback is, and where they are raised");
+  explain_cmd->add_option("text", explain.text, "The error text; '-' or nothing reads stdin");
+  explain_cmd->add_option("--top", explain.top, "At most this many matches per error (default 5)")
+      ->check(CLI::Range(1, 100));
+  explain_cmd->add_option("--library", explain.library, "Only errors of this library (OWNER/REPO)");
+  explain_cmd->add_flag("--json", common.json, "One JSON object (see doc/explain.md)");
+
+  std::vector<std::string> run_command;
+  CLI::App* run_cmd = app.add_subcommand(
+      "run", "Run a command; if it fails, explain the error it died with (its exit code is kept)");
+  run_cmd->add_option("command", run_command, "The command and its arguments, after --")
+      ->required();
+  run_cmd->add_option("--top", explain.top, "At most this many matches per error (default 5)")
+      ->check(CLI::Range(1, 100));
+  run_cmd->add_option("--library", explain.library, "Only errors of this library (OWNER/REPO)");
+  run_cmd->add_flag("--json", common.json, "Print the explanation as JSON on stdout");
+  run_cmd->positionals_at_end();
+
+  for (CLI::App* sub :
+       {index_cmd, list_cmd, show_cmd, search_cmd, stats_cmd, explain_cmd, run_cmd}) {
     sub->fallthrough();
   }
 
@@ -361,6 +462,22 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       result = RunSearch(common, search_query, search_limit, out);
     } else if (stats_cmd->parsed()) {
       result = RunStats(common, out);
+    } else if (explain_cmd->parsed()) {
+      Result<int> code = RunExplain(common, explain, out, err);
+      if (!code) {
+        result = tl::unexpected(code.error());
+      } else {
+        out.flush();
+        return *code;
+      }
+    } else if (run_cmd->parsed()) {
+      Result<int> code = RunAndExplain(common, run_command, explain, out, err);
+      if (!code) {
+        result = tl::unexpected(code.error());
+      } else {
+        out.flush();
+        return *code;
+      }
     }
     out.flush();
     if (!result) {

@@ -213,6 +213,29 @@ TEST(Catalog, RefusesFilesThatAreNotCatalogsOrOfAnotherVersion) {
   EXPECT_EQ(d.error().code, ErrorCode::kNotFound);
 }
 
+TEST(Catalog, VersionOneIsUpgradedWhenOpenedForWriting) {
+  TempDir dir;
+  std::string path = (dir.path() / "v1.db").string();
+  {
+    Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+    ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(
+      sqlite3_exec(raw, "DROP TABLE prefilter; PRAGMA user_version = 1", nullptr, nullptr, nullptr),
+      SQLITE_OK);
+  sqlite3_close(raw);
+  Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
+  ASSERT_FALSE(read_only.has_value());
+  EXPECT_NE(read_only.error().message.find("upgrades it"), std::string::npos);
+  Result<Catalog> upgraded = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(upgraded.has_value()) << upgraded.error().message;
+  EXPECT_EQ(upgraded->GetStats()->sites, 3);
+  EXPECT_TRUE(upgraded->PrefilterBlobs().has_value());
+  EXPECT_TRUE(Catalog::Open(path, OpenMode::kReadOnly).has_value());
+}
+
 TEST(Catalog, SchemaIsStamped) {
   TempDir dir;
   std::string path = (dir.path() / "c.db").string();

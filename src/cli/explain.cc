@@ -1,0 +1,216 @@
+#include "cli/explain.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <vector>
+
+#include "core/text.h"
+#include "match/parse.h"
+
+namespace errdex::cli {
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr size_t kMaxSitesListed = 10;
+constexpr int kExcerptContext = 6;
+
+ordered_json InputJson(const match::ParsedError& e) {
+  ordered_json frames = ordered_json::array();
+  for (const match::Frame& f : e.frames) {
+    frames.push_back({{"path", f.path}, {"line", f.line}, {"function", f.function}});
+  }
+  ordered_json input = {
+      {"exception", e.exception.empty() ? ordered_json(nullptr) : ordered_json(e.exception)},
+      {"message", e.message},
+      {"frames", std::move(frames)},
+  };
+  if (!e.status.empty()) input["status"] = e.status;
+  input["source"] = e.source;
+  return input;
+}
+
+ordered_json MatchJson(const match::Match& m) {
+  ordered_json values = ordered_json::object();
+  for (const auto& [name, value] : m.values) values[name] = value;
+  ordered_json sites = ordered_json::array();
+  for (size_t i = 0; i < m.error.sites.size() && i < kMaxSitesListed; ++i) {
+    const catalog::SiteRecord& s = m.error.sites[i];
+    ordered_json site = {{"path", s.path}, {"line", s.line}, {"function", s.function}};
+    if (!s.commit.empty()) site["commit"] = s.commit;
+    if (!s.rev.empty() && s.rev != s.commit) site["rev"] = s.rev;
+    if (static_cast<int>(i) < m.frame_sites) site["in_traceback"] = true;
+    sites.push_back(std::move(site));
+  }
+  return {{"id", m.error.id},
+          {"score", m.score},
+          {"fuzzy", m.fuzzy},
+          {"library", m.error.library},
+          {"exception", m.error.exception},
+          {"template", m.error.template_text},
+          {"values", std::move(values)},
+          {"sites", std::move(sites)},
+          {"sites_total", m.error.sites.size()},
+          {"evidence", m.evidence}};
+}
+
+std::string Paint(bool color, std::string_view code, std::string_view text) {
+  if (!color) return std::string(text);
+  return std::string(code) + std::string(text) + "\x1b[0m";
+}
+
+// Terminal output must not let pasted or third-party text move the cursor.
+std::string Printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\t' || (u >= 0x20 && u != 0x7F)) {
+      out.push_back(c);
+    } else {
+      out += fmt::format("\\x{:02x}", u);
+    }
+  }
+  return out;
+}
+
+std::string Indented(std::string_view text, std::string_view indent) {
+  std::string out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+    out += std::string(indent) + std::string(line) + "\n";
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+  }
+  return out;
+}
+
+void RenderExcerpt(const catalog::SiteRecord& s, bool color, std::ostream& out) {
+  int first = std::max(s.excerpt_line, s.line - kExcerptContext);
+  int last = std::max(s.line, s.end_line) + kExcerptContext;
+  int line = s.excerpt_line;
+  size_t pos = 0;
+  std::string_view text = s.excerpt;
+  while (pos < text.size()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view l = text.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+    if (line >= first && line <= last) {
+      bool here = line >= s.line && line <= std::max(s.line, s.end_line);
+      std::string gutter = fmt::format("{}{:>6} | ", here ? ">" : " ", line);
+      out << "     "
+          << (here ? Paint(color, "\x1b[1m", gutter + Printable(l))
+                   : Paint(color, "\x1b[2m", gutter) + Printable(l))
+          << '\n';
+    }
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+    ++line;
+  }
+}
+
+void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
+                const std::vector<match::Match>& matches, bool color, std::ostream& out) {
+  std::string head = input.exception.empty() ? "" : input.exception + ": ";
+  std::string shown = head + (input.status.empty() ? "" : input.status + ": ") + input.message;
+  if (shown.size() > 400) shown = std::string(TruncateUtf8(shown, 400)) + "...";
+  out << Paint(color, "\x1b[1;31m", Printable(shown)) << '\n';
+  if (matches.empty()) {
+    out << "  no error in the catalog matches this (is the library indexed? `errdex stats`)\n";
+    return;
+  }
+  for (size_t i = 0; i < matches.size(); ++i) {
+    const match::Match& m = matches[i];
+    const catalog::SiteRecord* site = m.error.sites.empty() ? nullptr : &m.error.sites.front();
+    std::string at;
+    if (site != nullptr) {
+      std::string rev =
+          !site->rev.empty() && site->rev != site->commit ? site->rev : site->commit.substr(0, 10);
+      at = rev.empty() ? m.error.library : m.error.library + "@" + rev;
+    }
+    std::string header = fmt::format("{}. {} · {} · {}{} · score {:.2f}", i + 1, m.error.exception,
+                                     m.error.kind, at.empty() ? m.error.library : at,
+                                     m.fuzzy ? " · similar wording" : "", m.score);
+    if (i > 0) {
+      out << "  " << Paint(color, "\x1b[2m", Printable(header)) << "  "
+          << Printable(m.error.template_text.substr(0, 100)) << '\n';
+      continue;
+    }
+    out << "\n  " << Paint(color, "\x1b[1m", Printable(header)) << '\n';
+    out << Indented(
+        Printable(m.error.template_text.empty() ? "(no message)" : m.error.template_text), "     ");
+    if (!m.values.empty()) {
+      for (const auto& [name, value] : m.values) {
+        std::string v = value.size() > 120 ? std::string(TruncateUtf8(value, 120)) + "..." : value;
+        out << "       " << Paint(color, "\x1b[36m", name) << " = " << Printable(v) << '\n';
+      }
+    }
+    out << "     " << Paint(color, "\x1b[2m", m.evidence) << '\n';
+    if (site != nullptr) {
+      out << "     raised at "
+          << Paint(color, "\x1b[36m", fmt::format("{}:{}", site->path, site->line)) << " in "
+          << Printable(site->function);
+      if (m.error.sites.size() > 1)
+        out << fmt::format(" (and {} more sites)", m.error.sites.size() - 1);
+      out << '\n';
+      Result<catalog::ErrorRecord> full = catalog.Get(m.error.id);
+      if (full) {
+        for (const catalog::SiteRecord& s : full->sites) {
+          if (s.path == site->path && s.line == site->line && s.rev == site->rev) {
+            RenderExcerpt(s, color, out);
+            break;
+          }
+        }
+      }
+    }
+    if (matches.size() > 1) out << "\n  other candidates:\n";
+  }
+}
+
+}  // namespace
+
+Result<bool> ExplainText(catalog::Catalog& catalog, const ExplainRequest& request,
+                         std::ostream& out, std::ostream& err) {
+  if (request.text.size() > kMaxInputBytes) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "input is larger than 10 MB; give the end of the output (the traceback) instead");
+  }
+  std::vector<std::string> warnings;
+  Result<match::Matcher> matcher = match::Matcher::Open(&catalog, &warnings);
+  if (!matcher) return tl::unexpected(matcher.error());
+  for (const std::string& w : warnings) err << "errdex: warning: " << w << '\n';
+  std::vector<match::ParsedError> parsed = match::ParseRuntimeText(request.text);
+  bool any = false;
+  ordered_json errors = ordered_json::array();
+  std::vector<std::vector<match::Match>> all;
+  for (const match::ParsedError& p : parsed) {
+    Result<std::vector<match::Match>> matches = matcher->Explain(p, request.options);
+    if (!matches) return tl::unexpected(matches.error());
+    any = any || !matches->empty();
+    all.push_back(std::move(*matches));
+  }
+  if (request.json) {
+    for (size_t i = 0; i < parsed.size(); ++i) {
+      ordered_json list = ordered_json::array();
+      for (const match::Match& m : all[i]) list.push_back(MatchJson(m));
+      errors.push_back({{"input", InputJson(parsed[i])}, {"matches", std::move(list)}});
+    }
+    // The error the program died with is the last one printed; it is the
+    // top-level answer, every error is in "errors".
+    ordered_json doc = errors.empty()
+                           ? ordered_json{{"input", nullptr}, {"matches", ordered_json::array()}}
+                           : ordered_json{{"input", errors.back()["input"]},
+                                          {"matches", errors.back()["matches"]}};
+    doc["errors"] = std::move(errors);
+    out << doc.dump(-1, ' ', false, ordered_json::error_handler_t::replace) << '\n';
+    return any;
+  }
+  for (size_t i = 0; i < parsed.size(); ++i) {
+    if (i > 0) out << '\n';
+    RenderText(catalog, parsed[i], all[i], request.color, out);
+  }
+  return any;
+}
+
+}  // namespace errdex::cli

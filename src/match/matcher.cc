@@ -1,0 +1,386 @@
+#include "match/matcher.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <unordered_set>
+
+#include "core/text.h"
+#include "match/pattern.h"
+
+namespace errdex::match {
+namespace {
+
+constexpr size_t kMaxRegexCandidates = 64;
+constexpr size_t kMaxFuzzyCandidates = 40;
+constexpr size_t kMaxFrames = 16;
+constexpr size_t kMaxRegexCache = 8192;
+constexpr double kMinSimilarity = 0.45;
+
+// Types that carry another error's message: they neither confirm nor contradict.
+constexpr std::string_view kWrapperTypes[] = {"XlaRuntimeError", "JaxRuntimeError",
+                                              "UnfilteredStackTrace", "Exception"};
+
+std::string NormalizePath(std::string_view path) {
+  std::string p(path);
+  std::replace(p.begin(), p.end(), '\\', '/');
+  while (StartsWith(p, "./")) p.erase(0, 2);
+  return p;
+}
+
+bool PathEndsWith(std::string_view frame_path, std::string_view site_path) {
+  if (site_path.empty() || frame_path.size() < site_path.size()) return false;
+  if (!EndsWith(frame_path, site_path)) return false;
+  return frame_path.size() == site_path.size() ||
+         frame_path[frame_path.size() - site_path.size() - 1] == '/';
+}
+
+std::string_view LastQualifier(std::string_view name) {
+  size_t dot = name.rfind('.');
+  return dot == std::string_view::npos ? name : name.substr(dot + 1);
+}
+
+// The template's literal text, values as single spaces: what wording
+// similarity compares.
+std::string LiteralText(const Template& t) {
+  std::string out;
+  for (const Piece& p : t.pieces()) out += p.is_value ? " " : p.text;
+  return NormalizeText(out);
+}
+
+std::vector<uint32_t> Trigrams(std::string_view text) {
+  std::vector<uint32_t> out;
+  if (text.size() < 3) return out;
+  out.reserve(text.size());
+  for (size_t i = 0; i + 3 <= text.size(); ++i) {
+    uint32_t g = 0;
+    for (size_t k = 0; k < 3; ++k) {
+      g = (g << 8) |
+          static_cast<unsigned char>(std::tolower(static_cast<unsigned char>(text[i + k])));
+    }
+    out.push_back(g);
+  }
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+}  // namespace
+
+double Similarity(std::string_view a, std::string_view b) {
+  std::vector<uint32_t> ta = Trigrams(a);
+  std::vector<uint32_t> tb = Trigrams(b);
+  if (ta.empty() || tb.empty()) return a == b ? 1.0 : 0.0;
+  size_t common = 0;
+  for (size_t i = 0, j = 0; i < ta.size() && j < tb.size();) {
+    if (ta[i] == tb[j]) {
+      ++common, ++i, ++j;
+    } else if (ta[i] < tb[j]) {
+      ++i;
+    } else {
+      ++j;
+    }
+  }
+  // Dice rewards equal texts; overlap rewards one containing the other (a
+  // message cut short, a template whose values were filled in).
+  double dice = 2.0 * static_cast<double>(common) / static_cast<double>(ta.size() + tb.size());
+  double overlap =
+      static_cast<double>(common) / static_cast<double>(std::min(ta.size(), tb.size()));
+  return 0.5 * dice + 0.5 * overlap;
+}
+
+std::vector<std::string> PathSuffixes(std::string_view path) {
+  std::string p = NormalizePath(path);
+  std::vector<std::string> out;
+  if (p.empty() || p.front() == '<') return out;  // <stdin>, <string>, <cell 1>
+  size_t end = p.size();
+  size_t pos = p.size();
+  while (out.size() < 12) {
+    size_t slash = p.rfind('/', pos == 0 ? 0 : pos - 1);
+    std::string suffix = slash == std::string::npos ? p : p.substr(slash + 1);
+    if (!suffix.empty() && (out.empty() || out.back() != suffix)) out.push_back(suffix);
+    if (slash == std::string::npos || slash == 0) break;
+    pos = slash;
+  }
+  (void)end;
+  std::reverse(out.begin(), out.end());  // longest first
+  return out;
+}
+
+int FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& site) {
+  int best = 0;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    const Frame& f = frames[i];
+    if (!PathEndsWith(NormalizePath(f.path), site.path)) continue;
+    bool on_statement = f.line >= site.line && f.line <= std::max(site.line, site.end_line);
+    bool innermost = i + 1 == frames.size();
+    int level = 0;
+    if (on_statement) {
+      level = innermost ? 3 : 2;
+    } else if (!f.function.empty() && LastQualifier(site.function) == LastQualifier(f.function)) {
+      level = 1;  // same function, another version's line numbers
+    }
+    best = std::max(best, level);
+  }
+  return best;
+}
+
+Result<std::string> PrefilterBuilder::Build(const std::vector<catalog::ErrorTemplate>& errors) {
+  std::vector<Prefilter::Entry> entries;
+  entries.reserve(errors.size());
+  for (const catalog::ErrorTemplate& e : errors) entries.push_back({e.pk, &e.message});
+  return Prefilter::Build(entries);
+}
+
+Result<Matcher> Matcher::Open(catalog::Catalog* catalog, std::vector<std::string>* warnings) {
+  Matcher m(catalog);
+  Result<std::map<std::string, std::vector<std::string>>> bases = catalog->ExceptionBases();
+  if (!bases) return tl::unexpected(bases.error());
+  m.bases_ = std::move(*bases);
+  Result<std::vector<catalog::PrefilterBlob>> blobs = catalog->PrefilterBlobs();
+  if (!blobs) return tl::unexpected(blobs.error());
+  for (catalog::PrefilterBlob& b : *blobs) {
+    Library lib;
+    lib.pk = b.library_pk;
+    lib.name = b.library;
+    Result<Prefilter> loaded = Fail(ErrorCode::kCorrupt, "no prefilter stored");
+    if (b.format == kPrefilterFormat) loaded = Prefilter::Load(b.blob);
+    if (!loaded) {
+      Result<std::vector<catalog::ErrorTemplate>> templates = catalog->LibraryTemplates(lib.pk);
+      if (!templates) return tl::unexpected(templates.error());
+      PrefilterBuilder builder;
+      Result<std::string> blob = builder.Build(*templates);
+      if (!blob) return tl::unexpected(blob.error());
+      loaded = Prefilter::Load(*blob);
+      if (!loaded) return tl::unexpected(loaded.error());
+      if (warnings != nullptr) {
+        warnings->push_back("the prefilter of " + lib.name + " was rebuilt in memory (" +
+                            (b.blob.empty() ? std::string("none stored") : "stored one unusable") +
+                            "); `errdex index` stores a new one");
+      }
+    }
+    lib.prefilter = std::make_unique<Prefilter>(std::move(*loaded));
+    m.libraries_.push_back(std::move(lib));
+  }
+  return m;
+}
+
+const RE2* Matcher::Regex(const catalog::ErrorRecord& e) {
+  auto it = regexes_.find(e.pk);
+  if (it != regexes_.end()) return it->second.get();
+  if (regexes_.size() >= kMaxRegexCache) regexes_.clear();
+  RE2::Options options;
+  options.set_dot_nl(true);
+  options.set_log_errors(false);
+  options.set_max_mem(16 << 20);
+  auto re = std::make_unique<RE2>(TemplateRegex(e.message), options);
+  const RE2* out = re->ok() ? re.get() : nullptr;
+  regexes_.emplace(e.pk, re->ok() ? std::move(re) : nullptr);
+  return out;
+}
+
+bool Matcher::IsSubclass(const std::string& derived, const std::string& base, int depth) const {
+  if (depth > 16) return false;
+  auto it = bases_.find(derived);
+  if (it == bases_.end()) return false;
+  for (const std::string& b : it->second) {
+    if (b == base || IsSubclass(b, base, depth + 1)) return true;
+  }
+  return false;
+}
+
+// How the input's exception type bears on an error of type `have`.
+double Matcher::TypeFactor(const std::string& wanted, const std::string& have) const {
+  if (wanted.empty()) return 0.0;
+  if (wanted == have) return 0.05;
+  for (std::string_view w : kWrapperTypes) {
+    if (wanted == w) return 0.0;
+  }
+  if (IsSubclass(wanted, have, 0) || IsSubclass(have, wanted, 0)) return -0.03;
+  return -0.25;
+}
+
+struct Matcher::Candidate {
+  int64_t pk = 0;
+  int fragments_found = 0;
+  int fragments_total = 0;
+  int bytes_found = 0;
+};
+
+Result<std::vector<int64_t>> Matcher::FullMatches(std::string_view text) {
+  std::string message = NormalizeText(ToValidUtf8(text));
+  std::vector<PrefilterHit> hits;
+  for (Library& lib : libraries_) {
+    Result<void> scanned = lib.prefilter->Scan(message, hits);
+    if (!scanned) return tl::unexpected(scanned.error());
+  }
+  std::vector<int64_t> pks;
+  for (const PrefilterHit& h : hits) pks.push_back(h.error_pk);
+  Result<std::vector<catalog::ErrorRecord>> records = catalog_->GetByPks(pks, false);
+  if (!records) return tl::unexpected(records.error());
+  std::vector<int64_t> out;
+  for (const catalog::ErrorRecord& e : *records) {
+    const RE2* re = Regex(e);
+    if (re != nullptr && RE2::FullMatch(message, *re)) out.push_back(e.pk);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
+                                            const ExplainOptions& options) {
+  std::string message = NormalizeText(ToValidUtf8(input.message));
+  std::string type = ShortExceptionName(input.exception);
+  std::vector<Frame> frames = input.frames;
+  if (frames.size() > kMaxFrames) frames.erase(frames.begin(), frames.end() - kMaxFrames);
+
+  // 1. Templates whose literal fragments occur in the message.
+  std::vector<PrefilterHit> hits;
+  for (Library& lib : libraries_) {
+    if (!options.library.empty() && lib.name != options.library) continue;
+    Result<void> scanned = lib.prefilter->Scan(message, hits);
+    if (!scanned) return tl::unexpected(scanned.error());
+  }
+  std::sort(hits.begin(), hits.end(), [](const PrefilterHit& a, const PrefilterHit& b) {
+    double fa = static_cast<double>(a.fragments_found) / std::max(1, a.fragments_total);
+    double fb = static_cast<double>(b.fragments_found) / std::max(1, b.fragments_total);
+    if (fa != fb) return fa > fb;
+    if (a.bytes_found != b.bytes_found) return a.bytes_found > b.bytes_found;
+    return a.error_pk < b.error_pk;
+  });
+  std::vector<int64_t> pks;
+  std::unordered_set<int64_t> seen;
+  auto add = [&](int64_t pk) {
+    if (seen.insert(pk).second) pks.push_back(pk);
+  };
+  for (size_t i = 0; i < hits.size() && i < kMaxRegexCandidates; ++i) add(hits[i].error_pk);
+
+  // 2. Sites the traceback's frames stand on.
+  for (const Frame& f : frames) {
+    if (f.line <= 0) continue;
+    std::vector<std::string> suffixes = PathSuffixes(f.path);
+    if (suffixes.empty()) continue;
+    Result<std::vector<catalog::SiteLocation>> at = catalog_->SitesAt(suffixes, f.line, 0);
+    if (!at) return tl::unexpected(at.error());
+    for (const catalog::SiteLocation& s : *at) add(s.error_pk);
+  }
+
+  // 3. An exception without a message: the errors raised without one.
+  if (message.empty() && !type.empty()) {
+    Result<std::vector<int64_t>> similar = catalog_->SimilarErrors(type, 200);
+    if (!similar) return tl::unexpected(similar.error());
+    for (int64_t pk : *similar) add(pk);
+  }
+
+  auto evaluate = [&](const std::vector<int64_t>& candidate_pks,
+                      std::vector<Match>& out) -> Result<void> {
+    Result<std::vector<catalog::ErrorRecord>> records = catalog_->GetByPks(candidate_pks, false);
+    if (!records) return tl::unexpected(records.error());
+    for (catalog::ErrorRecord& e : *records) {
+      if (!options.library.empty() && e.library != options.library) continue;
+      Match m;
+      int best_frame = 0;
+      std::vector<catalog::SiteRecord> pinned, others;
+      for (catalog::SiteRecord& s : e.sites) {
+        int level = FrameEvidence(frames, s);
+        best_frame = std::max(best_frame, level);
+        (level >= 2 ? pinned : others).push_back(std::move(s));
+      }
+      m.frame_sites = static_cast<int>(pinned.size());
+      e.sites = std::move(pinned);
+      e.sites.insert(e.sites.end(), std::make_move_iterator(others.begin()),
+                     std::make_move_iterator(others.end()));
+      double literal = static_cast<double>(e.message.LiteralSize());
+      double coverage =
+          message.empty() ? 0.0 : std::min(1.0, literal / static_cast<double>(message.size()));
+      double base = -1;
+      if (e.message.empty()) {
+        if (message.empty()) {
+          base = 0.75;
+          m.evidence = "raised without a message";
+        }
+      } else if (e.dynamic) {
+        // A message built where errdex cannot see matches anything: never on its own.
+        if (best_frame >= 2) {
+          base = 0.35;
+          m.evidence = "the traceback stands on the raise; its message is built at run time";
+        }
+      } else if (const RE2* re = Regex(e); re != nullptr) {
+        int groups = re->NumberOfCapturingGroups();
+        std::vector<re2::StringPiece> sub(static_cast<size_t>(groups) + 1);
+        bool full = re->Match(message, 0, message.size(), RE2::ANCHOR_BOTH, sub.data(),
+                              static_cast<int>(sub.size()));
+        bool partial = !full && re->Match(message, 0, message.size(), RE2::UNANCHORED, sub.data(),
+                                          static_cast<int>(sub.size()));
+        if (full || partial) {
+          base = full ? 0.80 + 0.15 * coverage : 0.45 + 0.25 * coverage;
+          m.evidence = full ? "the message matches the template"
+                            : "the template matches part of the message";
+          for (const auto& [name, index] : re->NamedCapturingGroups()) {
+            if (index < static_cast<int>(sub.size()) && sub[static_cast<size_t>(index)].data()) {
+              m.values.emplace_back(name, std::string(sub[static_cast<size_t>(index)]));
+            }
+          }
+          std::sort(m.values.begin(), m.values.end(), [&](const auto& a, const auto& b) {
+            return re->NamedCapturingGroups().at(a.first) < re->NamedCapturingGroups().at(b.first);
+          });
+        }
+      }
+      if (base < 0 && !e.dynamic && !e.message.empty() && !message.empty()) {
+        double sim = Similarity(message, LiteralText(e.message));
+        if (sim >= kMinSimilarity || best_frame >= 2) {
+          base = 0.5 * sim;
+          m.fuzzy = true;
+          m.evidence = "similar wording (the message differs from the template)";
+        }
+      }
+      if (base < 0 && best_frame >= 2) {
+        base = 0.3;
+        m.evidence = "the traceback stands on the raise";
+      }
+      if (base < 0) continue;
+      double score = base + TypeFactor(type, e.exception);
+      if (best_frame == 3) score += 0.35;
+      if (best_frame == 2) score += 0.2;
+      if (best_frame == 1) score += 0.05;
+      if (best_frame >= 2) m.evidence += "; a traceback frame is on this raise";
+      m.score = std::clamp(score, 0.0, 1.0);
+      m.score = std::round(m.score * 1000.0) / 1000.0;
+      m.error = std::move(e);
+      out.push_back(std::move(m));
+    }
+    return {};
+  };
+
+  std::vector<Match> matches;
+  Result<void> done = evaluate(pks, matches);
+  if (!done) return tl::unexpected(done.error());
+  bool confirmed = std::any_of(matches.begin(), matches.end(),
+                               [](const Match& m) { return !m.fuzzy && m.score >= 0.4; });
+  if (!confirmed && !message.empty()) {
+    // 4. Wording changed across versions, or the paste was cut or re-wrapped.
+    Result<std::vector<int64_t>> similar = catalog_->SimilarErrors(message, kMaxFuzzyCandidates);
+    if (!similar) return tl::unexpected(similar.error());
+    std::vector<int64_t> more;
+    for (int64_t pk : *similar) {
+      if (seen.insert(pk).second) more.push_back(pk);
+    }
+    for (size_t i = kMaxRegexCandidates; i < hits.size() && more.size() < 2 * kMaxFuzzyCandidates;
+         ++i) {
+      if (seen.insert(hits[i].error_pk).second) more.push_back(hits[i].error_pk);
+    }
+    done = evaluate(more, matches);
+    if (!done) return tl::unexpected(done.error());
+  }
+  std::sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) {
+    if (a.score != b.score) return a.score > b.score;
+    if (a.error.message.LiteralSize() != b.error.message.LiteralSize()) {
+      return a.error.message.LiteralSize() > b.error.message.LiteralSize();
+    }
+    return a.error.id < b.error.id;
+  });
+  if (matches.size() > options.top) matches.resize(options.top);
+  return matches;
+}
+
+}  // namespace errdex::match

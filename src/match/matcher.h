@@ -1,0 +1,89 @@
+// Finds the catalog errors a parsed runtime error can be: prefilter by the
+// templates' literal fragments, confirm with RE2 (values extracted), add the
+// sites the traceback's frames point at, fall back to similar wording, rank.
+#pragma once
+
+#include <re2/re2.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/status.h"
+#include "match/parse.h"
+#include "match/prefilter.h"
+
+namespace errdex::match {
+
+struct Match {
+  catalog::ErrorRecord error;  // sites ordered: those a frame points at first
+  double score = 0;            // 0..1
+  bool fuzzy = false;          // found by similar wording, not by its template
+  std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text
+  int frame_sites = 0;   // sites a traceback frame points at (they come first)
+  std::string evidence;  // why, in a few words
+};
+
+struct ExplainOptions {
+  size_t top = 5;
+  std::string library;  // only this library (OWNER/REPO), if set
+};
+
+// Builds prefilters for the catalog at index time.
+class PrefilterBuilder : public catalog::IndexBuilder {
+ public:
+  int format() const override { return kPrefilterFormat; }
+  Result<std::string> Build(const std::vector<catalog::ErrorTemplate>& errors) override;
+};
+
+class Matcher {
+ public:
+  // Loads every library's prefilter from `catalog`, which must outlive the
+  // matcher; a prefilter stored in another format (or for another CPU) is
+  // rebuilt in memory and a warning says so. Not thread-safe: one per thread.
+  static Result<Matcher> Open(catalog::Catalog* catalog, std::vector<std::string>* warnings);
+
+  // The best matches for `error`, best first; empty when nothing matched.
+  Result<std::vector<Match>> Explain(const ParsedError& error, const ExplainOptions& options);
+
+  // Every error whose template matches all of `message` (normalized), by
+  // prefilter and RE2, unranked and uncapped: what the differential test
+  // compares with trying every template in turn.
+  Result<std::vector<int64_t>> FullMatches(std::string_view message);
+
+ private:
+  struct Library {
+    int64_t pk = 0;
+    std::string name;
+    std::unique_ptr<Prefilter> prefilter;
+  };
+  struct Candidate;
+
+  explicit Matcher(catalog::Catalog* catalog) : catalog_(catalog) {}
+  const RE2* Regex(const catalog::ErrorRecord& e);
+  double TypeFactor(const std::string& wanted, const std::string& have) const;
+  bool IsSubclass(const std::string& derived, const std::string& base, int depth) const;
+
+  catalog::Catalog* catalog_;
+  std::vector<Library> libraries_;
+  std::map<std::string, std::vector<std::string>> bases_;
+  std::unordered_map<int64_t, std::unique_ptr<RE2>> regexes_;
+};
+
+// Which of `frames` (innermost last) point at `site`: 2 for the innermost
+// frame on the statement's lines, 1 for another frame, 0 for none. A frame
+// points at a site when its path ends with the site's path.
+int FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& site);
+
+// The catalog path suffixes a runtime frame path can stand for, longest first.
+std::vector<std::string> PathSuffixes(std::string_view path);
+
+// Trigram similarity (Dice, 0..1) of two normalized texts.
+double Similarity(std::string_view a, std::string_view b);
+
+}  // namespace errdex::match

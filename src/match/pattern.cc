@@ -1,0 +1,138 @@
+#include "match/pattern.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+
+#include "core/text.h"
+
+namespace errdex::match {
+namespace {
+
+bool IsSpace(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
+}
+
+// The regex a value of this kind can stand for.
+std::string ValueRegex(const Piece& p) {
+  if (p.max_length >= 0) return ".{0," + std::to_string(std::min(p.max_length, 1000)) + "}?";
+  switch (p.kind) {
+    case ValueKind::kInt:
+      return " *[-+]?\\d+";
+    case ValueKind::kFloat:
+      return " *[-+]?(?:\\d+\\.?\\d*(?:[eE][-+]?\\d+)?|\\.\\d+(?:[eE][-+]?\\d+)?|inf|nan|Infinity|"
+             "NaN)%?";
+    case ValueKind::kHex:
+      return " *(?:0[xX])?[0-9a-fA-F]+";
+    case ValueKind::kChar:
+      return ".";
+    case ValueKind::kPointer:
+      return "(?:0[xX])?[0-9a-fA-F]+|\\(nil\\)";
+    case ValueKind::kStr:
+    case ValueKind::kRepr:
+    case ValueKind::kAny:
+      break;
+  }
+  return ".*?";
+}
+
+// Keeps only UTF-8 continuation-safe cut points: `n` moved back to a
+// character boundary.
+size_t Boundary(std::string_view s, size_t n) {
+  while (n > 0 && n < s.size() && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  return n;
+}
+
+}  // namespace
+
+std::string StripAnsi(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\x1b') {
+      out.push_back(text[i]);
+      continue;
+    }
+    // CSI: ESC [ params final-byte; OSC: ESC ] ... BEL or ESC \; others: ESC x.
+    if (i + 1 < text.size() && text[i + 1] == '[') {
+      size_t j = i + 2;
+      while (j < text.size() && !(text[j] >= 0x40 && text[j] <= 0x7E)) ++j;
+      i = j;
+    } else if (i + 1 < text.size() && text[i + 1] == ']') {
+      size_t j = i + 2;
+      while (j < text.size() && text[j] != '\a' &&
+             !(text[j] == '\x1b' && j + 1 < text.size() && text[j + 1] == '\\')) {
+        ++j;
+      }
+      i = j < text.size() && text[j] == '\x1b' ? j + 1 : j;
+    } else {
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::string NormalizeText(std::string_view text) {
+  std::string stripped =
+      text.find('\x1b') == std::string_view::npos ? std::string(text) : StripAnsi(text);
+  return CollapseWhitespace(stripped);
+}
+
+std::string TemplateRegex(const Template& t) {
+  std::string out;
+  const std::vector<Piece>& pieces = t.pieces();
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    if (p.is_value) {
+      out +=
+          "(?P<" + (p.name.empty() ? "v" + std::to_string(i) : p.name) + ">" + ValueRegex(p) + ")";
+      continue;
+    }
+    // Whitespace inside literals is one space in normal form; at the edges
+    // next to a value it may vanish (trimmed ends, a value that ends a line).
+    std::string literal;
+    bool pending_space = false;
+    for (char c : p.text) {
+      if (IsSpace(c)) {
+        pending_space = true;
+        continue;
+      }
+      if (pending_space) literal.push_back(' ');
+      pending_space = false;
+      literal.push_back(c);
+    }
+    bool lead = !p.text.empty() && IsSpace(p.text.front());
+    bool trail = pending_space;
+    if (literal.empty()) {
+      if (lead || trail) out += " ?";
+      continue;
+    }
+    if (lead) out += " ?";
+    out += RE2::QuoteMeta(literal);
+    if (trail) out += " ?";
+  }
+  return out;
+}
+
+std::vector<std::string> PrefilterFragments(const Template& t) {
+  std::vector<std::string> out;
+  auto add = [&](std::string_view f) {
+    f = Trim(f);
+    if (f.size() < kMinFragment) return;
+    std::string s(f);
+    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+  };
+  for (const Piece& p : t.pieces()) {
+    if (p.is_value) continue;
+    std::string literal = CollapseWhitespace(p.text);
+    add(literal);
+    if (literal.size() > kWindow * 2) {
+      add(std::string_view(literal).substr(0, Boundary(literal, kWindow)));
+      size_t from = Boundary(literal, literal.size() - kWindow);
+      add(std::string_view(literal).substr(from));
+    }
+  }
+  return out;
+}
+
+}  // namespace errdex::match

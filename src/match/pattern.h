@@ -1,0 +1,35 @@
+// How a message template is looked for in runtime text: the normal form both
+// sides are compared in, the RE2 pattern of a template, and the literal
+// fragments the prefilter searches for.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/template.h"
+
+namespace errdex::match {
+
+// Runtime text and template literals are compared in this form: terminal
+// escapes removed, every run of whitespace (newlines included) one space,
+// ends trimmed. Paste and terminal wrapping change only whitespace.
+std::string NormalizeText(std::string_view text);
+
+// The RE2 pattern of `t`: normalized literals quoted, each value a named group
+// (the piece's `name`) whose regex follows its kind (int: -?\d+, ...). Meant
+// for RE2 with dot_nl; unanchored: callers pick the anchoring.
+std::string TemplateRegex(const Template& t);
+
+// Literal fragments of `t` (normalized, at least kMinFragment bytes) for the
+// multi-literal prefilter: each literal piece, and for long pieces their first
+// and last kWindow bytes too, so that a message cut short or wrapped still
+// shows some of them. Empty for a template without literal text.
+inline constexpr size_t kMinFragment = 4;
+inline constexpr size_t kWindow = 24;
+std::vector<std::string> PrefilterFragments(const Template& t);
+
+// Text with ANSI escape sequences (colours, cursor moves) removed.
+std::string StripAnsi(std::string_view text);
+
+}  // namespace errdex::match

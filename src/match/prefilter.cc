@@ -1,0 +1,214 @@
+#include "match/prefilter.h"
+
+#include <algorithm>
+#include <cstring>
+#include <unordered_map>
+#include <utility>
+
+#include "match/pattern.h"
+
+namespace errdex::match {
+namespace {
+
+constexpr char kMagic[4] = {'E', 'R', 'X', 'P'};
+
+template <typename T>
+void Put(std::string& out, T value) {
+  out.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
+template <typename T>
+void PutVector(std::string& out, const std::vector<T>& v) {
+  Put<uint64_t>(out, v.size());
+  out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view data) : data_(data) {}
+  template <typename T>
+  bool Get(T& value) {
+    if (data_.size() - pos_ < sizeof(T)) return false;
+    std::memcpy(&value, data_.data() + pos_, sizeof(T));
+    pos_ += sizeof(T);
+    return true;
+  }
+  template <typename T>
+  bool GetVector(std::vector<T>& v) {
+    uint64_t n = 0;
+    if (!Get(n) || n > (data_.size() - pos_) / sizeof(T)) return false;
+    v.resize(n);
+    std::memcpy(v.data(), data_.data() + pos_, n * sizeof(T));
+    pos_ += n * sizeof(T);
+    return true;
+  }
+  std::string_view Rest() const { return data_.substr(pos_); }
+
+ private:
+  std::string_view data_;
+  size_t pos_ = 0;
+};
+
+int OnMatch(unsigned id, unsigned long long, unsigned long long, unsigned, void* ctx) {
+  static_cast<std::vector<unsigned>*>(ctx)->push_back(id);
+  return 0;
+}
+
+}  // namespace
+
+Result<std::string> Prefilter::Build(const std::vector<Entry>& entries) {
+  // Identical fragments of different errors share one literal and a posting list.
+  std::unordered_map<std::string, uint32_t> ids;
+  std::vector<std::string> literals;
+  std::vector<std::vector<uint32_t>> postings;
+  std::vector<int64_t> pks;
+  std::vector<uint16_t> counts;
+  for (const Entry& e : entries) {
+    auto index = static_cast<uint32_t>(pks.size());
+    pks.push_back(e.error_pk);
+    std::vector<std::string> fragments = PrefilterFragments(*e.message);
+    counts.push_back(static_cast<uint16_t>(std::min<size_t>(fragments.size(), 65535)));
+    for (std::string& f : fragments) {
+      auto [it, fresh] = ids.emplace(f, static_cast<uint32_t>(literals.size()));
+      if (fresh) {
+        literals.push_back(std::move(f));
+        postings.emplace_back();
+      }
+      postings[it->second].push_back(index);
+    }
+  }
+  std::string out(kMagic, sizeof kMagic);
+  Put<uint32_t>(out, kPrefilterFormat);
+  PutVector(out, pks);
+  PutVector(out, counts);
+  std::vector<uint32_t> offsets;
+  std::vector<uint32_t> flat;
+  std::vector<uint32_t> lengths;
+  for (size_t i = 0; i < literals.size(); ++i) {
+    offsets.push_back(static_cast<uint32_t>(flat.size()));
+    flat.insert(flat.end(), postings[i].begin(), postings[i].end());
+    lengths.push_back(static_cast<uint32_t>(literals[i].size()));
+  }
+  offsets.push_back(static_cast<uint32_t>(flat.size()));
+  PutVector(out, offsets);
+  PutVector(out, flat);
+  PutVector(out, lengths);
+  if (literals.empty()) {
+    Put<uint64_t>(out, 0);
+    return out;
+  }
+  std::vector<const char*> expressions;
+  std::vector<size_t> sizes;
+  std::vector<unsigned> flags(literals.size(), HS_FLAG_SINGLEMATCH);
+  std::vector<unsigned> hs_ids;
+  for (size_t i = 0; i < literals.size(); ++i) {
+    expressions.push_back(literals[i].data());
+    sizes.push_back(literals[i].size());
+    hs_ids.push_back(static_cast<unsigned>(i));
+  }
+  hs_database_t* db = nullptr;
+  hs_compile_error_t* error = nullptr;
+  if (hs_compile_lit_multi(expressions.data(), flags.data(), hs_ids.data(), sizes.data(),
+                           static_cast<unsigned>(literals.size()), HS_MODE_BLOCK, nullptr, &db,
+                           &error) != HS_SUCCESS) {
+    std::string message = error != nullptr ? error->message : "unknown error";
+    hs_free_compile_error(error);
+    return Fail(ErrorCode::kInternal, "building the prefilter: " + message);
+  }
+  char* bytes = nullptr;
+  size_t length = 0;
+  hs_error_t rc = hs_serialize_database(db, &bytes, &length);
+  hs_free_database(db);
+  if (rc != HS_SUCCESS) return Fail(ErrorCode::kInternal, "serializing the prefilter");
+  Put<uint64_t>(out, length);
+  out.append(bytes, length);
+  free(bytes);  // allocated by Vectorscan's default allocator (malloc)
+  return out;
+}
+
+Result<Prefilter> Prefilter::Load(std::string_view blob) {
+  if (blob.size() < 8 || std::memcmp(blob.data(), kMagic, 4) != 0) {
+    return Fail(ErrorCode::kCorrupt, "not a prefilter");
+  }
+  Reader r(blob.substr(4));
+  uint32_t format = 0;
+  Prefilter p;
+  uint64_t db_size = 0;
+  if (!r.Get(format) || format != kPrefilterFormat || !r.GetVector(p.error_pks_) ||
+      !r.GetVector(p.fragment_counts_) || !r.GetVector(p.posting_offsets_) ||
+      !r.GetVector(p.postings_) || !r.GetVector(p.fragment_lengths_) || !r.Get(db_size)) {
+    return Fail(ErrorCode::kCorrupt, "prefilter of another format or truncated");
+  }
+  if (p.fragment_counts_.size() != p.error_pks_.size() ||
+      p.posting_offsets_.size() != p.fragment_lengths_.size() + 1 ||
+      (!p.posting_offsets_.empty() && p.posting_offsets_.back() != p.postings_.size())) {
+    return Fail(ErrorCode::kCorrupt, "inconsistent prefilter");
+  }
+  for (uint32_t e : p.postings_) {
+    if (e >= p.error_pks_.size()) return Fail(ErrorCode::kCorrupt, "inconsistent prefilter");
+  }
+  std::string_view rest = r.Rest();
+  if (db_size != rest.size()) return Fail(ErrorCode::kCorrupt, "truncated prefilter");
+  if (db_size == 0) return p;
+  if (hs_deserialize_database(rest.data(), rest.size(), &p.db_) != HS_SUCCESS) {
+    return Fail(ErrorCode::kCorrupt, "prefilter was built for another CPU or Vectorscan version");
+  }
+  if (hs_alloc_scratch(p.db_, &p.scratch_) != HS_SUCCESS) {
+    return Fail(ErrorCode::kInternal, "cannot allocate prefilter scratch space");
+  }
+  return p;
+}
+
+Prefilter::Prefilter(Prefilter&& o) noexcept
+    : db_(std::exchange(o.db_, nullptr)),
+      scratch_(std::exchange(o.scratch_, nullptr)),
+      error_pks_(std::move(o.error_pks_)),
+      fragment_counts_(std::move(o.fragment_counts_)),
+      posting_offsets_(std::move(o.posting_offsets_)),
+      postings_(std::move(o.postings_)),
+      fragment_lengths_(std::move(o.fragment_lengths_)) {}
+
+Prefilter& Prefilter::operator=(Prefilter&& o) noexcept {
+  std::swap(db_, o.db_);
+  std::swap(scratch_, o.scratch_);
+  error_pks_ = std::move(o.error_pks_);
+  fragment_counts_ = std::move(o.fragment_counts_);
+  posting_offsets_ = std::move(o.posting_offsets_);
+  postings_ = std::move(o.postings_);
+  fragment_lengths_ = std::move(o.fragment_lengths_);
+  return *this;
+}
+
+Prefilter::~Prefilter() {
+  hs_free_scratch(scratch_);
+  hs_free_database(db_);
+}
+
+Result<void> Prefilter::Scan(std::string_view text, std::vector<PrefilterHit>& hits) {
+  if (db_ == nullptr || text.empty()) return {};
+  std::vector<unsigned> found;
+  if (text.size() > 0xFFFFFFFFu) text = text.substr(0, 0xFFFFFFFFu);
+  hs_error_t rc =
+      hs_scan(db_, text.data(), static_cast<unsigned>(text.size()), 0, scratch_, OnMatch, &found);
+  if (rc != HS_SUCCESS) return Fail(ErrorCode::kInternal, "prefilter scan failed");
+  std::unordered_map<uint32_t, size_t> slot;
+  for (unsigned f : found) {
+    if (f + 1 >= posting_offsets_.size()) continue;
+    for (uint32_t k = posting_offsets_[f]; k < posting_offsets_[f + 1]; ++k) {
+      uint32_t e = postings_[k];
+      auto [it, fresh] = slot.emplace(e, hits.size());
+      if (fresh) {
+        PrefilterHit h;
+        h.error_pk = error_pks_[e];
+        h.fragments_total = fragment_counts_[e];
+        hits.push_back(h);
+      }
+      PrefilterHit& h = hits[it->second];
+      ++h.fragments_found;
+      h.bytes_found += static_cast<int>(fragment_lengths_[f]);
+    }
+  }
+  return {};
+}
+
+}  // namespace errdex::match

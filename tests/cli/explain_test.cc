@@ -1,0 +1,136 @@
+// Black-box tests of `errdex explain` and `errdex run` against a catalog of
+// the Python idioms fixture.
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+
+#include "test_util.h"
+
+namespace errdex {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+using testing::CommandResult;
+using testing::RunErrdex;
+using testing::TempDir;
+
+class ExplainCli : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    fs::path root = dir_->path() / "src";
+    fs::create_directories(root);
+    fs::copy(testing::FixtureDir("python/idioms"), root, fs::copy_options::recursive);
+    db_ = (dir_->path() / "c.db").string();
+    CommandResult r =
+        RunErrdex({"index", root.string(), "--name", "test/idioms", "--db", db_, "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+  static void TearDownTestSuite() { delete dir_; }
+  static TempDir* dir_;
+  static std::string db_;
+};
+
+TempDir* ExplainCli::dir_ = nullptr;
+std::string ExplainCli::db_;
+
+TEST_F(ExplainCli, JsonFollowsTheContract) {
+  CommandResult r = RunErrdex(
+      {"explain", "--json", "--db", db_, "ValueError: Invalid TMEMLayout: TMEMLayout.FOO"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  EXPECT_EQ(j["input"]["exception"], "ValueError");
+  EXPECT_EQ(j["input"]["message"], "Invalid TMEMLayout: TMEMLayout.FOO");
+  EXPECT_TRUE(j["input"]["frames"].is_array());
+  ASSERT_GE(j["matches"].size(), 1u);
+  const json& m = j["matches"][0];
+  for (const char* key :
+       {"id", "score", "fuzzy", "library", "exception", "template", "values", "sites"}) {
+    EXPECT_TRUE(m.contains(key)) << key;
+  }
+  EXPECT_EQ(m["template"], "Invalid TMEMLayout: {self}");
+  EXPECT_EQ(m["values"]["self"], "TMEMLayout.FOO");
+  EXPECT_EQ(m["sites"][0]["path"], "fstrings.py");
+  EXPECT_EQ(m["sites"][0]["line"], 11);
+  EXPECT_EQ(m["sites"][0]["function"], "TMEMLayout.to_mgpu");
+  EXPECT_EQ(j["errors"].size(), 1u);
+}
+
+TEST_F(ExplainCli, ReadsStdinAndReportsEveryError) {
+  std::string tb = testing::ReadFileOrEmpty(testing::FixtureDir("runtime") / "python_context.txt");
+  CommandResult r = RunErrdex({"explain", "--json", "--db", db_, "-"}, tb);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_EQ(j["errors"].size(), 2u);
+  EXPECT_EQ(j["input"]["exception"], "RuntimeError");  // the one the program died with
+  EXPECT_EQ(j["errors"][0]["input"]["exception"], "FileNotFoundError");
+}
+
+TEST_F(ExplainCli, TextReportShowsTemplateValuesAndSource) {
+  CommandResult r = RunErrdex({"explain", "--db", db_,
+                               "TypeError: dot_general requires contracting dimensions to have the "
+                               "same shape, got (2,) and (3,)."});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("lhs = (2,)"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("raised at variables.py:18 in template_variable"), std::string::npos);
+  EXPECT_NE(r.out.find(">    18 |"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("\x1b["), std::string::npos) << "no colours when stdout is not a terminal";
+}
+
+TEST_F(ExplainCli, NoMatchIsAnAnswerNotAFailure) {
+  CommandResult r = RunErrdex({"explain", "--json", "--db", db_, "ZebraError: quantum flux"});
+  ASSERT_EQ(r.exit_code, 0);
+  EXPECT_TRUE(json::parse(r.out)["matches"].empty());
+  CommandResult text = RunErrdex({"explain", "--db", db_, "ZebraError: quantum flux"});
+  EXPECT_NE(text.out.find("no error in the catalog matches this"), std::string::npos);
+}
+
+TEST_F(ExplainCli, LargePastesAreHandledOrRefusedQuickly) {
+  std::string log;
+  while (log.size() < (9u << 20)) log += "INFO some log line with words and numbers 12345\n";
+  log +=
+      "Traceback (most recent call last):\n  File \"/x/fstrings.py\", line 11, in to_mgpu\n"
+      "ValueError: Invalid TMEMLayout: BIG\n";
+  auto start = std::chrono::steady_clock::now();
+  CommandResult r = RunErrdex({"explain", "--json", "--db", db_, "-"}, log);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["matches"][0]["values"]["self"], "BIG");
+  EXPECT_LT(seconds, 30.0);
+  std::string huge(11u << 20, 'x');
+  CommandResult refused = RunErrdex({"explain", "--db", db_, "-"}, huge);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("larger than 10 MB"), std::string::npos);
+}
+
+TEST_F(ExplainCli, RunPassesOutputThroughAndKeepsTheExitCode) {
+  fs::path script = dir_->Write("fail.py",
+                                "import sys\n"
+                                "print('working')\n"
+                                "raise ValueError('Invalid TMEMLayout: FROM_RUN')\n");
+  CommandResult r = RunErrdex({"run", "--db", db_, "--", "python3", script.string()});
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.out, "working\n");
+  EXPECT_NE(r.err.find("Traceback (most recent call last):"), std::string::npos);
+  EXPECT_NE(r.err.find("the command failed with exit code 1"), std::string::npos);
+  EXPECT_NE(r.err.find("Invalid TMEMLayout: {self}"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("self = FROM_RUN"), std::string::npos);
+
+  CommandResult ok = RunErrdex({"run", "--db", db_, "--", "python3", "-c", "print('fine')"});
+  EXPECT_EQ(ok.exit_code, 0);
+  EXPECT_EQ(ok.out, "fine\n");
+  EXPECT_EQ(ok.err, "");
+
+  CommandResult code = RunErrdex({"run", "--db", db_, "--", "sh", "-c", "exit 7"});
+  EXPECT_EQ(code.exit_code, 7);
+
+  CommandResult missing = RunErrdex({"run", "--db", db_, "--", "/no/such/program"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("cannot run /no/such/program"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace errdex

@@ -1,0 +1,297 @@
+// The matcher on a catalog of the Python idioms fixture, and a differential
+// test against trying every template in turn on the local standard library.
+#include "match/matcher.h"
+
+#include <gtest/gtest.h>
+#include <re2/re2.h>
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <random>
+#include <set>
+
+#include "catalog/catalog.h"
+#include "extract/extractor.h"
+#include "match/pattern.h"
+#include "test_util.h"
+
+namespace errdex::match {
+namespace {
+
+using testing::TempDir;
+
+// Indexes `root` as `library` into a catalog at `db`.
+void Index(const std::filesystem::path& root, const std::string& library, const std::string& db,
+           const std::vector<std::string>& only = {}) {
+  source::WalkOptions walk;
+  walk.want = [&](std::string_view p) {
+    if (!extract::IsSourcePath(p)) return false;
+    if (only.empty()) return true;
+    for (const std::string& prefix : only) {
+      if (p.substr(0, prefix.size()) == prefix) return true;
+    }
+    return false;
+  };
+  Result<source::WalkResult> files = source::Walk(root, walk);
+  ASSERT_TRUE(files.has_value());
+  Extraction x = extract::ExtractFiles(files->files, {});
+  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value());
+  catalog::SnapshotInfo info;
+  info.library = library;
+  info.kind = "dir";
+  PrefilterBuilder prefilter;
+  ASSERT_TRUE(cat->WriteSnapshot(info, x, &prefilter).has_value());
+}
+
+class MatcherTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    dir_ = new TempDir();
+    db_ = (dir_->path() / "c.db").string();
+    Index(testing::FixtureDir("python/idioms"), "test/idioms", db_);
+  }
+  static void TearDownTestSuite() { delete dir_; }
+
+  void SetUp() override {
+    Result<catalog::Catalog> cat = catalog::Catalog::Open(db_, catalog::OpenMode::kReadOnly);
+    ASSERT_TRUE(cat.has_value());
+    catalog_ = std::make_unique<catalog::Catalog>(std::move(*cat));
+    Result<Matcher> m = Matcher::Open(catalog_.get(), &warnings_);
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    matcher_ = std::make_unique<Matcher>(std::move(*m));
+  }
+
+  std::vector<Match> Explain(const std::string& text, ExplainOptions options = {}) {
+    std::vector<ParsedError> parsed = ParseRuntimeText(text);
+    EXPECT_FALSE(parsed.empty());
+    Result<std::vector<Match>> m = matcher_->Explain(parsed.back(), options);
+    EXPECT_TRUE(m.has_value()) << m.error().message;
+    return m ? *m : std::vector<Match>{};
+  }
+
+  static TempDir* dir_;
+  static std::string db_;
+  std::unique_ptr<catalog::Catalog> catalog_;
+  std::unique_ptr<Matcher> matcher_;
+  std::vector<std::string> warnings_;
+};
+
+TempDir* MatcherTest::dir_ = nullptr;
+std::string MatcherTest::db_;
+
+TEST_F(MatcherTest, MessageMatchesTemplateAndValuesAreExtracted) {
+  EXPECT_TRUE(warnings_.empty());
+  std::vector<Match> m = Explain("ValueError: Invalid TMEMLayout: TMEMLayout.FOO");
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m[0].error.template_text, "Invalid TMEMLayout: {self}");
+  EXPECT_FALSE(m[0].fuzzy);
+  EXPECT_GE(m[0].score, 0.9);
+  ASSERT_EQ(m[0].values.size(), 1u);
+  EXPECT_EQ(m[0].values[0], (std::pair<std::string, std::string>{"self", "TMEMLayout.FOO"}));
+  ASSERT_FALSE(m[0].error.sites.empty());
+  EXPECT_EQ(m[0].error.sites[0].path, "fstrings.py");
+  EXPECT_EQ(m[0].error.sites[0].line, 11);
+}
+
+TEST_F(MatcherTest, TypedValuesAndMultiplePlaceholders) {
+  std::vector<Match> m = Explain(
+      "TypeError: dot_general requires contracting dimensions to have the same shape, got (2, 3) "
+      "and (4,).");
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m[0].error.template_text,
+            "dot_general requires contracting dimensions to have the same shape, got {lhs} and "
+            "{rhs}.");
+  EXPECT_EQ(m[0].values,
+            (std::vector<std::pair<std::string, std::string>>{{"lhs", "(2, 3)"}, {"rhs", "(4,)"}}));
+}
+
+TEST_F(MatcherTest, WrongTypeRanksLowerThanRightType) {
+  std::vector<Match> right = Explain("ValueError: Invalid TMEMLayout: X");
+  std::vector<Match> wrong = Explain("KeyError: Invalid TMEMLayout: X");
+  ASSERT_FALSE(right.empty());
+  ASSERT_FALSE(wrong.empty());
+  EXPECT_GT(right[0].score, wrong[0].score);
+}
+
+TEST_F(MatcherTest, TracebackFramePinsTheSiteEvenWhenTheWordingChanged) {
+  std::string tb =
+      "Traceback (most recent call last):\n"
+      "  File \"/site-packages/idioms/fstrings.py\", line 11, in to_mgpu\n"
+      "    raise ValueError(f\"Invalid TMEMLayout: {self}\")\n"
+      "ValueError: TMEMLayout value is not valid: FOO\n";
+  std::vector<Match> m = Explain(tb);
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m[0].error.template_text, "Invalid TMEMLayout: {self}");
+  EXPECT_EQ(m[0].frame_sites, 1);
+  EXPECT_GE(m[0].score, 0.5);
+}
+
+TEST_F(MatcherTest, DynamicTemplatesNeverWinAlone) {
+  for (const Match& m : Explain("ValueError: some message nobody wrote")) {
+    EXPECT_FALSE(m.error.dynamic) << m.error.template_text;
+  }
+  std::string tb =
+      "Traceback (most recent call last):\n"
+      "  File \"/x/variables.py\", line 55, in parameter\n"
+      "ValueError: some message nobody wrote\n";
+  std::vector<Match> pinned = Explain(tb);
+  ASSERT_FALSE(pinned.empty());
+  EXPECT_TRUE(pinned[0].error.dynamic);
+  EXPECT_EQ(pinned[0].error.sites[0].line, 55);
+}
+
+TEST_F(MatcherTest, ExceptionWithoutMessage) {
+  std::vector<Match> m = Explain("NotImplementedError");
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m[0].error.exception, "NotImplementedError");
+  EXPECT_EQ(m[0].error.template_text, "");
+}
+
+TEST_F(MatcherTest, TruncatedMessageMatchesPartly) {
+  std::vector<Match> m = Explain(
+      "TypeError: dot_general requires contracting dimensions to have the same shape, got (2, 3) "
+      "an");
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m[0].error.template_text,
+            "dot_general requires contracting dimensions to have the same shape, got {lhs} and "
+            "{rhs}.");
+}
+
+TEST_F(MatcherTest, RewrappedTextFallsBackToSimilarWording) {
+  std::vector<Match> m =
+      Explain("ValueError: Nesting `compute_on` with different compu\nte types is not allowed.");
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m[0].error.template_text,
+            "Nesting `compute_on` with different compute types is not allowed.");
+  EXPECT_TRUE(m[0].fuzzy);
+  EXPECT_GT(m[0].score, 0.3);
+}
+
+TEST_F(MatcherTest, NothingMatchesUnrelatedText) {
+  EXPECT_TRUE(Explain("SyntaxError: completely unrelated words zebra quantum").empty());
+}
+
+TEST_F(MatcherTest, LibraryFilter) {
+  ExplainOptions other;
+  other.library = "someone/else";
+  EXPECT_TRUE(Explain("ValueError: Invalid TMEMLayout: X", other).empty());
+}
+
+TEST(Matcher, RebuildsAMissingPrefilterWithAWarning) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  Index(testing::FixtureDir("python/idioms"), "test/idioms", db);
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "DELETE FROM prefilter", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(raw);
+  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
+  ASSERT_TRUE(cat.has_value());
+  std::vector<std::string> warnings;
+  Result<Matcher> m = Matcher::Open(&*cat, &warnings);
+  ASSERT_TRUE(m.has_value());
+  ASSERT_EQ(warnings.size(), 1u);
+  Result<std::vector<Match>> found =
+      m->Explain(ParseRuntimeText("ValueError: Invalid TMEMLayout: X")[0], {});
+  ASSERT_TRUE(found.has_value());
+  ASSERT_FALSE(found->empty());
+}
+
+TEST(Matcher, PathSuffixesAndSimilarity) {
+  EXPECT_EQ(PathSuffixes("/usr/lib/python3.11/json/decoder.py"),
+            (std::vector<std::string>{
+                "usr/lib/python3.11/json/decoder.py", "lib/python3.11/json/decoder.py",
+                "python3.11/json/decoder.py", "json/decoder.py", "decoder.py"}));
+  EXPECT_TRUE(PathSuffixes("<stdin>").empty());
+  EXPECT_EQ(PathSuffixes("C:\\x\\y.py"), (std::vector<std::string>{"C:/x/y.py", "x/y.py", "y.py"}));
+  EXPECT_DOUBLE_EQ(Similarity("same text here", "same text here"), 1.0);
+  EXPECT_GT(Similarity("Expecting value: line", "Expecting value: line 1 column 1"), 0.7);
+  EXPECT_LT(Similarity("completely different", "nothing alike at all"), 0.3);
+}
+
+// The local standard library's templates, instantiated with sample values:
+// the prefilter+RE2 path must find exactly the templates that a naive scan of
+// every template (with a prefilter fragment) finds.
+TEST(MatcherDifferential, AgreesWithTryingEveryTemplate) {
+  FILE* pipe =
+      popen("python3 -c 'import sysconfig; print(sysconfig.get_paths()[\"stdlib\"])'", "r");
+  ASSERT_NE(pipe, nullptr);
+  char buf[4096] = {0};
+  std::string stdlib = fgets(buf, sizeof buf, pipe) ? buf : "";
+  pclose(pipe);
+  while (!stdlib.empty() && (stdlib.back() == '\n' || stdlib.back() == '\r')) stdlib.pop_back();
+  ASSERT_FALSE(stdlib.empty()) << "python3 is needed (./dev installs it)";
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  Index(stdlib, "python/cpython", db,
+        {"json/",    "email/",   "argparse",     "asyncio/",   "http/",   "urllib/",
+         "xml/",     "logging/", "configparser", "tarfile",    "zipfile", "csv",
+         "datetime", "decimal",  "fractions",    "ipaddress",  "pathlib", "subprocess",
+         "typing",   "inspect",  "enum",         "dataclasses"});
+  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
+  ASSERT_TRUE(cat.has_value());
+  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
+  ASSERT_TRUE(matcher.has_value());
+
+  catalog::ListQuery all;
+  Result<std::vector<catalog::ErrorRecord>> errors = cat->List(all);
+  ASSERT_TRUE(errors.has_value());
+  RE2::Options options;
+  options.set_dot_nl(true);
+  options.set_log_errors(false);
+  std::vector<std::pair<int64_t, std::unique_ptr<RE2>>> reference;
+  for (const catalog::ErrorRecord& e : *errors) {
+    if (PrefilterFragments(e.message).empty()) continue;  // matched only through frames
+    reference.emplace_back(e.pk, std::make_unique<RE2>(TemplateRegex(e.message), options));
+  }
+  ASSERT_GT(reference.size(), 500u);
+
+  std::mt19937 rng(12345);
+  const char* samples[] = {"abc", "'name'", "a b c", "42", "x.y", "(1, 2)", "<object>", ""};
+  auto sample_for = [&](const Piece& p) -> std::string {
+    switch (p.kind) {
+      case ValueKind::kInt:
+        return std::to_string(rng() % 1000);
+      case ValueKind::kFloat:
+        return "1.5";
+      case ValueKind::kHex:
+        return "ff";
+      case ValueKind::kChar:
+        return "q";
+      case ValueKind::kPointer:
+        return "0x7f00";
+      default:
+        return samples[rng() % 8];
+    }
+  };
+  std::vector<std::string> messages;
+  for (const catalog::ErrorRecord& e : *errors) {
+    for (int variant = 0; variant < 3; ++variant) {
+      std::string text;
+      for (const Piece& p : e.message.pieces()) text += p.is_value ? sample_for(p) : p.text;
+      if (variant == 2 && text.size() > 10) text = text.substr(0, text.size() * 2 / 3);
+      messages.push_back(text);
+    }
+  }
+  ASSERT_GT(messages.size(), 2000u);
+  size_t compared = 0;
+  size_t with_matches = 0;
+  for (const std::string& message : messages) {
+    std::string normal = NormalizeText(message);
+    std::vector<int64_t> expected;
+    for (const auto& [pk, re] : reference) {
+      if (re->ok() && RE2::FullMatch(normal, *re)) expected.push_back(pk);
+    }
+    std::sort(expected.begin(), expected.end());
+    Result<std::vector<int64_t>> fast = matcher->FullMatches(message);
+    ASSERT_TRUE(fast.has_value());
+    EXPECT_EQ(*fast, expected) << "message: " << message;
+    ++compared;
+    if (!expected.empty()) ++with_matches;
+  }
+  EXPECT_GT(with_matches, compared / 2);
+}
+
+}  // namespace
+}  // namespace errdex::match

@@ -1,0 +1,189 @@
+// Runtime text in the forms users paste, most captured from real runs.
+#include "match/parse.h"
+
+#include <gtest/gtest.h>
+
+#include "test_util.h"
+
+namespace errdex::match {
+namespace {
+
+std::vector<ParsedError> ParseFixture(const std::string& name) {
+  return ParseRuntimeText(testing::ReadFileOrEmpty(testing::FixtureDir("runtime") / name));
+}
+
+TEST(Parse, BareMessageAndTypedMessage) {
+  std::vector<ParsedError> bare = ParseRuntimeText("Invalid TMEMLayout: TMEMLayout.FOO\n");
+  ASSERT_EQ(bare.size(), 1u);
+  EXPECT_EQ(bare[0].exception, "");
+  EXPECT_EQ(bare[0].message, "Invalid TMEMLayout: TMEMLayout.FOO");
+  std::vector<ParsedError> typed = ParseRuntimeText("ValueError: Invalid TMEMLayout: X");
+  ASSERT_EQ(typed.size(), 1u);
+  EXPECT_EQ(typed[0].exception, "ValueError");
+  EXPECT_EQ(typed[0].message, "Invalid TMEMLayout: X");
+  std::vector<ParsedError> alone = ParseRuntimeText("NotImplementedError");
+  ASSERT_EQ(alone.size(), 1u);
+  EXPECT_EQ(alone[0].exception, "NotImplementedError");
+  EXPECT_EQ(alone[0].message, "");
+}
+
+TEST(Parse, ChainedTracebackReportsBothWithFrames) {
+  std::vector<ParsedError> errors = ParseFixture("python_chained.txt");
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].exception, "ValueError");
+  EXPECT_EQ(errors[0].message, "multi line 1");
+  ASSERT_EQ(errors[0].frames.size(), 2u);
+  EXPECT_EQ(errors[0].frames[1].path, "/tmp/ml.py");
+  EXPECT_EQ(errors[0].frames[1].line, 3);
+  EXPECT_EQ(errors[0].frames[1].function, "f");
+  EXPECT_EQ(errors[1].exception, "json.decoder.JSONDecodeError");
+  EXPECT_EQ(errors[1].message, "Expecting value: line 1 column 1 (char 0)");
+  ASSERT_EQ(errors[1].frames.size(), 4u);
+  EXPECT_EQ(errors[1].frames.back().line, 355);
+  EXPECT_EQ(errors[2].exception, "RuntimeError");
+  EXPECT_EQ(errors[2].message, "wrapped");
+  EXPECT_EQ(errors[2].source, "traceback");
+}
+
+TEST(Parse, DuringHandlingContext) {
+  std::vector<ParsedError> errors = ParseFixture("python_context.txt");
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0].exception, "FileNotFoundError");
+  EXPECT_EQ(errors[0].message, "[Errno 2] No such file or directory: '/nonexistent/config.toml'");
+  EXPECT_EQ(errors[1].message, "config /nonexistent/config.toml is missing");
+}
+
+TEST(Parse, ExceptionGroupReportsTheGroupAndEachMember) {
+  std::vector<ParsedError> errors = ParseFixture("exception_group.txt");
+  ASSERT_EQ(errors.size(), 3u);
+  EXPECT_EQ(errors[0].exception, "ExceptionGroup");
+  EXPECT_EQ(errors[0].message, "several problems (2 sub-exceptions)");
+  EXPECT_EQ(errors[0].frames.size(), 2u);
+  EXPECT_EQ(errors[1].exception, "ValueError");
+  EXPECT_EQ(errors[1].message, "first bad value");
+  EXPECT_EQ(errors[2].exception, "TypeError");
+  EXPECT_EQ(errors[2].message, "second: wrong type");
+}
+
+TEST(Parse, PytestLongOutput) {
+  std::vector<ParsedError> errors = ParseFixture("pytest_long.txt");
+  ASSERT_EQ(errors.size(), 1u) << "the summary line repeats the E-block error";
+  EXPECT_EQ(errors[0].source, "pytest");
+  EXPECT_EQ(errors[0].exception, "json.decoder.JSONDecodeError");
+  EXPECT_EQ(errors[0].message,
+            "Expecting property name enclosed in double quotes: line 1 column 2 (char 1)");
+  ASSERT_FALSE(errors[0].frames.empty());
+  EXPECT_EQ(errors[0].frames.back().path, "/usr/lib/python3.11/json/decoder.py");
+  EXPECT_EQ(errors[0].frames.back().line, 353);
+}
+
+TEST(Parse, PytestShortOutput) {
+  std::vector<ParsedError> errors = ParseFixture("pytest_short.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].exception, "json.decoder.JSONDecodeError");
+  ASSERT_FALSE(errors[0].frames.empty());
+  EXPECT_EQ(errors[0].frames.back().line, 353);
+}
+
+TEST(Parse, PytestSummaryAlone) {
+  std::vector<ParsedError> errors =
+      ParseRuntimeText("FAILED tests/test_a.py::test_b - KeyError: 'missing key'\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].exception, "KeyError");
+  EXPECT_EQ(errors[0].message, "'missing key'");
+}
+
+TEST(Parse, IPythonWithColours) {
+  std::vector<ParsedError> errors = ParseFixture("ipython_ansi.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].source, "ipython");
+  EXPECT_EQ(errors[0].exception, "JSONDecodeError");
+  EXPECT_EQ(errors[0].message, "Expecting value: line 1 column 4 (char 3)");
+  ASSERT_GE(errors[0].frames.size(), 3u);
+  EXPECT_EQ(errors[0].frames.back().line, 355);
+  EXPECT_EQ(errors[0].frames.back().function, "JSONDecoder.raw_decode");
+}
+
+TEST(Parse, JaxFilteredTracebackIsOneErrorWithTheFullStack) {
+  std::vector<ParsedError> errors = ParseFixture("jax_filtered.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].exception, "ValueError");
+  EXPECT_EQ(errors[0].message, "Invalid TMEMLayout: TMEMLayout.FOO");
+  ASSERT_EQ(errors[0].frames.size(), 4u) << "the unfiltered stack, with jax's own frames";
+  EXPECT_EQ(errors[0].frames.back().line, 2026);
+}
+
+TEST(Parse, StatusPrefixAndRuntimeErrorWrapper) {
+  std::vector<ParsedError> errors = ParseFixture("xla_status.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].exception, "jaxlib.xla_extension.XlaRuntimeError");
+  EXPECT_EQ(errors[0].status, "INVALID_ARGUMENT");
+  EXPECT_EQ(errors[0].message, "Expected a PjitFunction");
+}
+
+TEST(Parse, CppTerminate) {
+  std::vector<ParsedError> errors = ParseFixture("cpp_terminate.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].exception, "std::runtime_error");
+  EXPECT_EQ(errors[0].message, "Invalid pipeline stage");
+  EXPECT_EQ(ShortExceptionName(errors[0].exception), "runtime_error");
+}
+
+TEST(Parse, GlogCheckFailure) {
+  std::vector<ParsedError> errors = ParseFixture("glog.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].source, "glog");
+  EXPECT_EQ(errors[0].message, "Check failed: HloOpcode::kWhile == opcode_ (kWhile vs. kCall)");
+  ASSERT_EQ(errors[0].frames.size(), 1u);
+  EXPECT_EQ(errors[0].frames[0].path, "hlo_instruction.cc");
+  EXPECT_EQ(errors[0].frames[0].line, 3849);
+}
+
+TEST(Parse, WarningLine) {
+  std::vector<ParsedError> errors = ParseFixture("warning.txt");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].exception, "DeprecationWarning");
+  EXPECT_EQ(errors[0].message, "old() is deprecated, use new()");
+  ASSERT_EQ(errors[0].frames.size(), 1u);
+  EXPECT_EQ(errors[0].frames[0].line, 3);
+}
+
+TEST(Parse, MultiLineMessageKeepsItsLines) {
+  std::vector<ParsedError> errors = ParseRuntimeText(
+      "Traceback (most recent call last):\n"
+      "  File \"x.py\", line 1, in <module>\n"
+      "TypeError: first line\n"
+      "  second line, indented\n"
+      "\n"
+      "third line after a blank\n");
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_EQ(errors[0].message, "first line\n  second line, indented\n\nthird line after a blank");
+}
+
+TEST(Parse, CutOffAnywhereStillParses) {
+  std::string text =
+      testing::ReadFileOrEmpty(testing::FixtureDir("runtime") / "python_chained.txt");
+  for (size_t cut = 0; cut < text.size(); cut += 7) {
+    std::vector<ParsedError> errors = ParseRuntimeText(text.substr(0, cut));
+    EXPECT_FALSE(errors.empty()) << "cut at " << cut;
+    EXPECT_LE(errors.size(), 3u);
+  }
+}
+
+TEST(Parse, ManyErrorsAreCapped) {
+  std::string text;
+  for (int i = 0; i < 500; ++i) text += "ValueError: number " + std::to_string(i) + "\n";
+  std::vector<ParsedError> errors = ParseRuntimeText(text);
+  EXPECT_EQ(errors.size(), 64u);
+  EXPECT_EQ(errors.back().message, "number 499");
+}
+
+TEST(Parse, ShortExceptionName) {
+  EXPECT_EQ(ShortExceptionName("json.decoder.JSONDecodeError"), "JSONDecodeError");
+  EXPECT_EQ(ShortExceptionName("std::out_of_range"), "out_of_range");
+  EXPECT_EQ(ShortExceptionName("ValueError"), "ValueError");
+  EXPECT_EQ(ShortExceptionName(""), "");
+}
+
+}  // namespace
+}  // namespace errdex::match

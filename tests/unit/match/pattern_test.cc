@@ -1,0 +1,88 @@
+#include "match/pattern.h"
+
+#include <gtest/gtest.h>
+#include <re2/re2.h>
+
+namespace errdex::match {
+namespace {
+
+Template Make(std::initializer_list<std::pair<bool, std::string>> parts,
+              ValueKind kind = ValueKind::kStr) {
+  Template t;
+  for (const auto& [is_value, text] : parts) {
+    if (is_value) {
+      t.AppendValue(text, kind);
+    } else {
+      t.AppendText(text);
+    }
+  }
+  t.AssignNames();
+  return t;
+}
+
+bool Full(const Template& t, std::string_view message) {
+  RE2::Options o;
+  o.set_dot_nl(true);
+  RE2 re(TemplateRegex(t), o);
+  EXPECT_TRUE(re.ok()) << TemplateRegex(t);
+  return RE2::FullMatch(NormalizeText(message), re);
+}
+
+TEST(Pattern, NormalizeText) {
+  EXPECT_EQ(NormalizeText("  a\n  b\t\tc  "), "a b c");
+  EXPECT_EQ(NormalizeText("\x1b[1;31mred\x1b[0m text"), "red text");
+  EXPECT_EQ(StripAnsi("a\x1b]0;title\x07"
+                      "b"),
+            "ab");
+}
+
+TEST(Pattern, LiteralsAreQuotedAndValuesAreGroups) {
+  Template t = Make({{false, "Invalid TMEMLayout: "}, {true, "self"}});
+  EXPECT_EQ(TemplateRegex(t), "Invalid\\ TMEMLayout\\: ?(?P<self>.*?)");
+  EXPECT_TRUE(Full(t, "Invalid TMEMLayout: TMEMLayout.FOO"));
+  EXPECT_FALSE(Full(t, "Invalid TMEMLayouts: X"));
+  Template meta = Make({{false, "a.b(c)*[d] "}, {true, "x"}});
+  EXPECT_TRUE(Full(meta, "a.b(c)*[d] 1"));
+  EXPECT_FALSE(Full(meta, "aXb(c)*[d] 1"));
+}
+
+TEST(Pattern, ValueKindsConstrainWhatMatches) {
+  Template n = Make({{false, "got "}, {true, "n"}, {false, " items"}}, ValueKind::kInt);
+  EXPECT_TRUE(Full(n, "got 12 items"));
+  EXPECT_TRUE(Full(n, "got -3 items"));
+  EXPECT_FALSE(Full(n, "got many items"));
+  Template f = Make({{false, "ratio "}, {true, "r"}}, ValueKind::kFloat);
+  for (const char* ok : {"ratio 0.5", "ratio 1e-05", "ratio inf", "ratio 3"}) {
+    EXPECT_TRUE(Full(f, ok)) << ok;
+  }
+  EXPECT_FALSE(Full(f, "ratio abc"));
+  Template trunc;
+  trunc.AppendText("'");
+  trunc.AppendValue("name", ValueKind::kStr, "%.3s", 3);
+  trunc.AppendText("' object");
+  trunc.AssignNames();
+  EXPECT_TRUE(Full(trunc, "'abc' object"));
+  EXPECT_FALSE(Full(trunc, "'abcd' object"));
+}
+
+TEST(Pattern, WhitespaceAndWrappingAreForgiven) {
+  Template t = Make({{false, "first line\nsecond   line "}, {true, "x"}});
+  EXPECT_TRUE(Full(t, "first line second line 5"));
+  EXPECT_TRUE(Full(t, "first   line\n  second line\n5"));
+}
+
+TEST(Pattern, Fragments) {
+  Template t = Make({{false, "Unsupported pipeline mode: "}, {true, "m"}, {false, "."}});
+  EXPECT_EQ(PrefilterFragments(t), std::vector<std::string>{"Unsupported pipeline mode:"});
+  std::string longer(60, 'a');
+  longer += "bcd";
+  std::vector<std::string> f = PrefilterFragments(Template::Literal(longer));
+  ASSERT_EQ(f.size(), 3u);
+  EXPECT_EQ(f[1].size(), kWindow);
+  EXPECT_EQ(f[2], std::string(21, 'a') + "bcd");
+  EXPECT_TRUE(PrefilterFragments(Make({{false, "ab "}, {true, "x"}})).empty());
+  EXPECT_TRUE(PrefilterFragments(Template()).empty());
+}
+
+}  // namespace
+}  // namespace errdex::match
