@@ -619,6 +619,21 @@ Result<std::vector<int64_t>> Catalog::SimilarErrors(std::string_view text, int64
   return out;
 }
 
+Result<std::vector<int64_t>> Catalog::ErrorsWithoutMessage(std::string_view exception) {
+  Result<Statement> st =
+      db_.Prepare("SELECT pk FROM error WHERE exception = ?1 AND template = '' ORDER BY pk");
+  if (!st) return tl::unexpected(st.error());
+  st->Bind(1, exception);
+  std::vector<int64_t> out;
+  while (true) {
+    Result<bool> row = st->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    out.push_back(st->Int(0));
+  }
+  return out;
+}
+
 Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases() {
   Result<Statement> st = db_.Prepare("SELECT DISTINCT name, bases FROM exception_class");
   if (!st) return tl::unexpected(st.error());

@@ -188,6 +188,8 @@ class Catalog {
                                             int slack);
   // Errors whose template or type shares words with `text`, best first.
   Result<std::vector<int64_t>> SimilarErrors(std::string_view text, int64_t limit);
+  // The errors of this exception type raised without a message.
+  Result<std::vector<int64_t>> ErrorsWithoutMessage(std::string_view exception);
   // Exception classes: short name -> the short names of its bases.
   Result<std::map<std::string, std::vector<std::string>>> ExceptionBases();
 

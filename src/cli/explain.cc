@@ -112,7 +112,8 @@ void RenderExcerpt(const catalog::SiteRecord& s, bool color, std::ostream& out) 
 
 void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
                 const std::vector<match::Match>& matches, bool color, std::ostream& out) {
-  std::string head = input.exception.empty() ? "" : input.exception + ": ";
+  std::string head =
+      input.exception.empty() ? "" : input.exception + (input.message.empty() ? "" : ": ");
   std::string shown = head + (input.status.empty() ? "" : input.status + ": ") + input.message;
   if (shown.size() > 400) shown = std::string(TruncateUtf8(shown, 400)) + "...";
   out << Paint(color, "\x1b[1;31m", Printable(shown)) << '\n';

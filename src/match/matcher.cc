@@ -48,6 +48,38 @@ std::string LiteralText(const Template& t) {
   return NormalizeText(out);
 }
 
+// Code under a test directory raises errors at the library's own tests, not
+// at its users: on a tie, library code wins.
+bool OnlyInTests(const std::vector<catalog::SiteRecord>& sites) {
+  if (sites.empty()) return false;
+  for (const catalog::SiteRecord& s : sites) {
+    std::string_view p = s.path;
+    bool test = p.find("/test/") != std::string_view::npos ||
+                p.find("/tests/") != std::string_view::npos || StartsWith(p, "test/") ||
+                StartsWith(p, "tests/") || p.find("/test_") != std::string_view::npos ||
+                StartsWith(p, "test_") || EndsWith(p, "_test.py");
+    if (!test) return false;
+  }
+  return true;
+}
+
+// A small tie-breaker from the values' shape: a repr slot that caught a
+// quoted value, or a str slot that caught a quote-free one, fits better.
+double ValueFit(const Template& t, const std::vector<std::pair<std::string, std::string>>& values) {
+  double fit = 0;
+  for (const Piece& p : t.pieces()) {
+    if (!p.is_value) continue;
+    auto it = std::find_if(values.begin(), values.end(),
+                           [&](const auto& v) { return v.first == p.name; });
+    if (it == values.end() || it->second.size() < 2) continue;
+    char f = it->second.front();
+    bool quoted = (f == '\'' || f == '"') && it->second.back() == f;
+    if (p.kind == ValueKind::kRepr) fit += quoted ? 0.005 : -0.005;
+    if (p.kind == ValueKind::kStr && quoted) fit -= 0.002;
+  }
+  return fit;
+}
+
 std::vector<uint32_t> Trigrams(std::string_view text) {
   std::vector<uint32_t> out;
   if (text.size() < 3) return out;
@@ -267,9 +299,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
 
   // 3. An exception without a message: the errors raised without one.
   if (message.empty() && !type.empty()) {
-    Result<std::vector<int64_t>> similar = catalog_->SimilarErrors(type, 200);
-    if (!similar) return tl::unexpected(similar.error());
-    for (int64_t pk : *similar) add(pk);
+    Result<std::vector<int64_t>> bare = catalog_->ErrorsWithoutMessage(type);
+    if (!bare) return tl::unexpected(bare.error());
+    for (int64_t pk : *bare) add(pk);
   }
 
   auto evaluate = [&](const std::vector<int64_t>& candidate_pks,
@@ -297,6 +329,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       if (e.message.empty()) {
         if (message.empty()) {
           base = 0.75;
+          m.strong = true;
           m.evidence = "raised without a message";
         }
       } else if (e.dynamic) {
@@ -314,6 +347,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
                                           static_cast<int>(sub.size()));
         if (full || partial) {
           base = full ? 0.80 + 0.15 * coverage : 0.45 + 0.25 * coverage;
+          // A few literal characters ("[Errno {code}] {text}") match almost
+          // anything: little evidence, however well the rest fits.
+          base -= 0.3 * std::max(0.0, 1.0 - literal / 16.0);
+          m.strong = full || coverage >= 0.5;
           m.evidence = full ? "the message matches the template"
                             : "the template matches part of the message";
           for (const auto& [name, index] : re->NamedCapturingGroups()) {
@@ -329,17 +366,19 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       if (base < 0 && !e.dynamic && !e.message.empty() && !message.empty()) {
         double sim = Similarity(message, LiteralText(e.message));
         if (sim >= kMinSimilarity || best_frame >= 2) {
-          base = 0.5 * sim;
+          base = 0.6 * sim;
           m.fuzzy = true;
           m.evidence = "similar wording (the message differs from the template)";
         }
       }
+      if (best_frame >= 2) m.strong = true;
       if (base < 0 && best_frame >= 2) {
         base = 0.3;
         m.evidence = "the traceback stands on the raise";
       }
       if (base < 0) continue;
-      double score = base + TypeFactor(type, e.exception);
+      double score = base + TypeFactor(type, e.exception) + ValueFit(e.message, m.values);
+      if (OnlyInTests(e.sites)) score -= 0.02;
       if (best_frame == 3) score += 0.35;
       if (best_frame == 2) score += 0.2;
       if (best_frame == 1) score += 0.05;
@@ -355,8 +394,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   std::vector<Match> matches;
   Result<void> done = evaluate(pks, matches);
   if (!done) return tl::unexpected(done.error());
+  // A full match, or a partial one that covers most of the message, stands;
+  // otherwise similar wording may do better.
   bool confirmed = std::any_of(matches.begin(), matches.end(),
-                               [](const Match& m) { return !m.fuzzy && m.score >= 0.4; });
+                               [](const Match& m) { return !m.fuzzy && m.strong; });
   if (!confirmed && !message.empty()) {
     // 4. Wording changed across versions, or the paste was cut or re-wrapped.
     Result<std::vector<int64_t>> similar = catalog_->SimilarErrors(message, kMaxFuzzyCandidates);
@@ -371,6 +412,13 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     }
     done = evaluate(more, matches);
     if (!done) return tl::unexpected(done.error());
+  }
+  if (matches.empty() && message.empty() && !input.exception.empty()) {
+    // A lone word read as a type may have been the whole message.
+    ParsedError as_message;
+    as_message.message = input.exception;
+    as_message.frames = input.frames;
+    return Explain(as_message, options);
   }
   std::sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) {
     if (a.score != b.score) return a.score > b.score;

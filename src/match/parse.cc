@@ -79,7 +79,7 @@ bool LooksLikeExceptionName(std::string_view name) {
     return true;
   }
   for (std::string_view suffix : {"Error", "Exception", "Warning", "Exit", "Interrupt", "Failure",
-                                  "Fault", "error", "exception"}) {
+                                  "Fault", "Err", "error", "exception"}) {
     if (EndsWith(short_name, suffix)) return true;
   }
   return false;
@@ -409,7 +409,13 @@ class Parser {
     e.message = std::string(Trim(all));
     std::string name;
     // "ValueError" alone is an exception without a message.
-    if (e.message.find_first_of(" \n:") == std::string::npos && LooksLikeExceptionName(e.message)) {
+    // A lone name that reads as a type ("_queue.Empty") is an exception
+    // raised without a message.
+    bool type_like = LooksLikeExceptionName(e.message) ||
+                     (e.message.find('.') != std::string::npos &&
+                      std::isupper(static_cast<unsigned char>(ShortExceptionName(e.message)[0])));
+    if (e.message.find_first_of(" \n:") == std::string::npos && !e.message.empty() &&
+        RE2::FullMatch(e.message, P().exception_line) && type_like) {
       e.exception = std::move(e.message);
       e.message.clear();
     }

@@ -81,6 +81,20 @@ std::string NormalizeText(std::string_view text) {
 std::string TemplateRegex(const Template& t) {
   std::string out;
   const std::vector<Piece>& pieces = t.pieces();
+  // A repr around values (KeyError's message): Python picks ' or " from the
+  // whole text, values included, so either may open and close it.
+  bool quoted = pieces.size() >= 2 && !pieces.front().is_value && !pieces.back().is_value &&
+                StartsWith(pieces.front().text, "'") && EndsWith(pieces.back().text, "'");
+  if (quoted) {
+    Template inner;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      Piece p = pieces[i];
+      if (i == 0) p.text.erase(0, 1);
+      if (i + 1 == pieces.size()) p.text.pop_back();
+      inner.AppendPiece(std::move(p));
+    }
+    return "['\"]" + TemplateRegex(inner) + "['\"]";
+  }
   for (size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];
     if (p.is_value) {

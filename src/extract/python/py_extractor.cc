@@ -154,6 +154,12 @@ using Alternatives = std::vector<Template>;
 
 void AddAlternative(Alternatives& alts, Template t);
 
+// A template that is one unresolved value: evaluation reached an expression
+// errdex cannot follow (a call, a parameter), not a string.
+bool IsOpaque(const Template& t) {
+  return t.pieces().size() == 1 && t.pieces()[0].is_value && t.pieces()[0].kind == ValueKind::kAny;
+}
+
 // Every a + b (+ tail), at most kMaxAlternatives.
 Alternatives Concat(const Alternatives& left, const Alternatives& right,
                     const std::optional<Template>& tail) {
@@ -730,6 +736,18 @@ class FileExtractor {
     }
     if (K(fn) != kIdentifier) return out;
     std::string_view f = Text(fn);
+    // gettext wrappers (`_("...")`) return a translation of their argument;
+    // the untranslated text is what errdex can know.
+    if ((f == "_" || f == "gettext" || f == "N_") && ts_node_named_child_count(args) == 1) {
+      return Eval(ts_node_named_child(args, 0), ctx, depth + 1);
+    }
+    if (f == "ngettext" && ts_node_named_child_count(args) == 3) {
+      Alternatives singular = Eval(ts_node_named_child(args, 0), ctx, depth + 1);
+      for (Template& t : Eval(ts_node_named_child(args, 1), ctx, depth + 1)) {
+        AddAlternative(singular, std::move(t));
+      }
+      return singular;
+    }
     if ((f == "str" || f == "repr") && ts_node_named_child_count(args) == 1) {
       TSNode inner = ts_node_named_child(args, 0);
       if (f == "str") return EvalOrValue(inner, ctx, depth + 1, ValueKind::kStr);
@@ -786,8 +804,11 @@ class FileExtractor {
   FormatArg Arg(TSNode node, const EvalContext& ctx, int depth = 0) {
     FormatArg arg;
     arg.expression = CollapseWhitespace(Text(node));
-    Alternatives alts = Eval(node, ctx, depth + 1);
-    if (!alts.empty()) arg.value = std::move(alts.front());
+    for (Template& t : Eval(node, ctx, depth + 1)) {
+      if (IsOpaque(t)) continue;
+      arg.value = std::move(t);
+      break;
+    }
     return arg;
   }
 
@@ -954,14 +975,21 @@ class FileExtractor {
       } else {
         ca.arg.expression = CollapseWhitespace(Text(value));
         Alternatives alts = Eval(value, ctx, 0);
-        if (alts.empty()) {
-          if (K(value) == kCall) ca.call = Pending(value, ctx, 0);
-          options.push_back(ca);
-        }
+        bool unresolved = alts.empty();
         for (Template& t : alts) {
+          // A variable holding something errdex cannot follow is the value
+          // as written here (`{encoding!r}`), not what it was assigned from.
+          if (IsOpaque(t)) {
+            unresolved = true;
+            continue;
+          }
           CallArg o = ca;
           o.arg.value = std::move(t);
           options.push_back(std::move(o));
+        }
+        if (unresolved) {
+          if (K(value) == kCall) ca.call = Pending(value, ctx, 0);
+          options.push_back(ca);
         }
       }
       std::vector<std::vector<CallArg>> next;

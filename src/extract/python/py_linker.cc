@@ -1,5 +1,7 @@
 #include "extract/python/py_linker.h"
 
+#include "core/text.h"
+
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -194,10 +196,44 @@ class Linker {
       Bindings b;
       BindArguments(k->init_params, current, b);
       std::vector<CallArg> next;
-      for (const CallArg& a : *k->super_args) next.push_back(WithValue(a, b));
+      for (const CallArg& a : *k->super_args) {
+        // super().__init__(*args): the positional arguments *args gathered.
+        if (a.splat && a.keyword.empty() && IsVariadic(k->init_params, a.arg.expression)) {
+          for (CallArg& rest : Gathered(k->init_params, current)) next.push_back(std::move(rest));
+          continue;
+        }
+        if (a.splat && StartsWith(a.arg.expression, "**")) continue;  // keywords: not printed
+        next.push_back(WithValue(a, b));
+      }
       current = std::move(next);
     }
     return BuiltinMessage(BuiltinBase(mro), current);
+  }
+
+  // True when `expression` ("*args") spreads the *args parameter of `params`.
+  static bool IsVariadic(const std::vector<Param>& params, std::string_view expression) {
+    for (const Param& p : params) {
+      if (p.variadic && p.name == expression && !StartsWith(expression, "**")) return true;
+    }
+    return false;
+  }
+
+  // The positional arguments a *args parameter gathers from `args`.
+  static std::vector<CallArg> Gathered(const std::vector<Param>& params,
+                                       const std::vector<CallArg>& args) {
+    size_t named = 0;
+    while (named < params.size() && !params[named].variadic) ++named;
+    std::vector<CallArg> out;
+    size_t index = 0;
+    for (const CallArg& a : args) {
+      if (!a.keyword.empty()) continue;
+      if (a.splat) {
+        out.push_back(a);
+        continue;
+      }
+      if (index++ >= named) out.push_back(a);
+    }
+    return out;
   }
 
   bool BuildsMessage(const ClassInfo* c) const {
