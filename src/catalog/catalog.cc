@@ -144,6 +144,64 @@ constexpr std::string_view kErrorColumns =
 
 }  // namespace
 
+namespace {
+
+std::string SiteSelect(SiteDetail detail) {
+  std::string details =
+      detail == SiteDetail::kFull ? "s.statement, s.excerpt_line, s.excerpt" : "'', 0, ''";
+  return "SELECT s.error_pk, l.name, n.rev, n.commit_sha, n.date, s.language, s.path, s.line, "
+         "s.col, s.end_line, s.function, s.kind, s.exception_written, " +
+         details +
+         ", s.cause, s.via, s.internal, l.url, n.subdir "
+         "FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
+         "JOIN library l ON l.pk = n.library_pk ";
+}
+
+// A row of kErrorColumns.
+Result<ErrorRecord> ReadError(Statement& row) {
+  ErrorRecord e;
+  e.pk = row.Int(0);
+  e.id = row.Text(1);
+  e.library = row.Text(2);
+  e.exception = row.Text(3);
+  e.template_text = row.Text(4);
+  e.kind = row.Text(5);
+  Result<Template> t = PiecesFromJson(nlohmann::json::parse(row.Text(6), nullptr, false));
+  if (!t) return tl::unexpected(t.error());
+  e.message = std::move(*t);
+  e.dynamic = row.Int(7) != 0;
+  e.internal = row.Int(8) != 0;
+  return e;
+}
+
+// A row of SiteSelect().
+SiteRecord ReadSite(Statement& row) {
+  SiteRecord s;
+  s.library = row.Text(1);
+  s.rev = row.Text(2);
+  s.commit = row.Text(3);
+  s.date = row.Text(4);
+  s.language = row.Text(5);
+  s.path = row.Text(6);
+  s.line = static_cast<int>(row.Int(7));
+  s.column = static_cast<int>(row.Int(8));
+  s.end_line = static_cast<int>(row.Int(9));
+  s.function = row.Text(10);
+  s.kind = row.Text(11);
+  s.exception_written = row.Text(12);
+  s.statement = row.Text(13);
+  s.excerpt_line = static_cast<int>(row.Int(14));
+  s.excerpt = row.Text(15);
+  s.cause = row.Text(16);
+  s.via = row.Text(17);
+  s.internal = row.Int(18) != 0;
+  s.url = row.Text(19);
+  s.subdir = row.Text(20);
+  return s;
+}
+
+}  // namespace
+
 std::string DefaultPath() {
   if (const char* env = std::getenv("ERRDEX_DB"); env != nullptr && *env != '\0') return env;
   std::filesystem::path base;
@@ -532,26 +590,37 @@ Result<std::vector<PrefilterBlob>> Catalog::PrefilterBlobs() {
 }
 
 Result<std::vector<ErrorRecord>> Catalog::GetByPks(const std::vector<int64_t>& pks,
-                                                   bool with_details) {
-  if (pks.empty()) return std::vector<ErrorRecord>{};
-  std::string list;
-  for (int64_t pk : pks) {
-    if (!list.empty()) list.push_back(',');
-    list += std::to_string(pk);
-  }
-  Result<Statement> st = db_.Prepare("SELECT " + std::string(kErrorColumns) +
-                                     " FROM error e JOIN library l ON l.pk = e.library_pk "
-                                     "WHERE e.pk IN (" +
-                                     list + ")");
-  if (!st) return tl::unexpected(st.error());
-  Result<std::vector<ErrorRecord>> loaded = Load(*st, with_details);
-  if (!loaded) return loaded;
-  std::unordered_map<int64_t, size_t> at;
-  for (size_t i = 0; i < loaded->size(); ++i) at[(*loaded)[i].pk] = i;
+                                                   SiteDetail detail) {
+  // One cached statement per row: the matcher asks for a few dozen errors at
+  // a time, many times a second; preparing an IN-list query each time costs
+  // more than the lookups.
+  Result<Statement*> error = Cached("SELECT " + std::string(kErrorColumns) +
+                                    " FROM error e JOIN library l ON l.pk = e.library_pk "
+                                    "WHERE e.pk = ?1");
+  if (!error) return tl::unexpected(error.error());
+  Result<Statement*> sites =
+      Cached(SiteSelect(detail) + "WHERE s.error_pk = ?1 ORDER BY n.pk, s.path, s.line, s.col");
+  if (!sites) return tl::unexpected(sites.error());
   std::vector<ErrorRecord> out;
   for (int64_t pk : pks) {
-    auto it = at.find(pk);
-    if (it != at.end()) out.push_back((*loaded)[it->second]);
+    (*error)->Reset();
+    (*error)->Bind(1, pk);
+    Result<bool> row = (*error)->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) continue;
+    Result<ErrorRecord> e = ReadError(**error);
+    if (!e) return tl::unexpected(e.error());
+    if (detail != SiteDetail::kNone) {
+      (*sites)->Reset();
+      (*sites)->Bind(1, pk);
+      while (true) {
+        Result<bool> site = (*sites)->Step();
+        if (!site) return tl::unexpected(site.error());
+        if (!*site) break;
+        e->sites.push_back(ReadSite(**sites));
+      }
+    }
+    out.push_back(std::move(*e));
   }
   return out;
 }
@@ -559,77 +628,37 @@ Result<std::vector<ErrorRecord>> Catalog::GetByPks(const std::vector<int64_t>& p
 Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string>& paths, int line,
                                                    int slack) {
   std::vector<SiteLocation> out;
-  Result<Statement> st = db_.Prepare(
+  Result<Statement*> st = Cached(
       "SELECT error_pk, path, line, end_line FROM site "
       "WHERE path = ?1 AND line <= ?2 + ?3 AND end_line >= ?2 - ?3 AND line >= ?2 - 200");
   if (!st) return tl::unexpected(st.error());
+  Statement& q = **st;
   for (const std::string& path : paths) {
-    st->Bind(1, path).Bind(2, line).Bind(3, slack);
+    q.Bind(1, path).Bind(2, line).Bind(3, slack);
     while (true) {
-      Result<bool> row = st->Step();
+      Result<bool> row = q.Step();
       if (!row) return tl::unexpected(row.error());
       if (!*row) break;
-      out.push_back(SiteLocation{st->Int(0), st->Text(1), static_cast<int>(st->Int(2)),
-                                 static_cast<int>(st->Int(3))});
+      out.push_back(SiteLocation{q.Int(0), q.Text(1), static_cast<int>(q.Int(2)),
+                                 static_cast<int>(q.Int(3))});
     }
-    st->Reset();
-  }
-  return out;
-}
-
-Result<std::vector<int64_t>> Catalog::SimilarErrors(std::string_view text, int64_t limit) {
-  // The longest words of the text, any of them: bm25 ranks those sharing most.
-  std::vector<std::string> words;
-  std::string word;
-  auto flush = [&] {
-    if (word.size() >= 3) words.push_back(word);
-    word.clear();
-  };
-  for (char c : text) {
-    auto u = static_cast<unsigned char>(c);
-    if (std::isalnum(u) || u >= 0x80) {
-      word.push_back(c);
-    } else {
-      flush();
-    }
-  }
-  flush();
-  std::sort(words.begin(), words.end());
-  words.erase(std::unique(words.begin(), words.end()), words.end());
-  std::stable_sort(words.begin(), words.end(),
-                   [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
-  if (words.size() > 24) words.resize(24);
-  if (words.empty()) return std::vector<int64_t>{};
-  std::string query;
-  for (const std::string& w : words) {
-    if (!query.empty()) query += " OR ";
-    query += "\"" + w + "\"";
-  }
-  Result<Statement> st = db_.Prepare(
-      "SELECT rowid FROM error_fts WHERE error_fts MATCH ?1 ORDER BY bm25(error_fts) LIMIT ?2");
-  if (!st) return tl::unexpected(st.error());
-  st->Bind(1, query).Bind(2, limit);
-  std::vector<int64_t> out;
-  while (true) {
-    Result<bool> row = st->Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    out.push_back(st->Int(0));
+    q.Reset();
   }
   return out;
 }
 
 Result<std::vector<int64_t>> Catalog::ErrorsWithoutMessage(std::string_view exception) {
-  Result<Statement> st =
-      db_.Prepare("SELECT pk FROM error WHERE exception = ?1 AND template = '' ORDER BY pk");
+  Result<Statement*> st =
+      Cached("SELECT pk FROM error WHERE exception = ?1 AND template = '' ORDER BY pk");
   if (!st) return tl::unexpected(st.error());
-  st->Bind(1, exception);
+  Statement& q = **st;
+  q.Bind(1, exception);
   std::vector<int64_t> out;
   while (true) {
-    Result<bool> row = st->Step();
+    Result<bool> row = q.Step();
     if (!row) return tl::unexpected(row.error());
     if (!*row) break;
-    out.push_back(st->Int(0));
+    out.push_back(q.Int(0));
   }
   return out;
 }
@@ -656,7 +685,18 @@ Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases(
   return out;
 }
 
-Result<std::vector<ErrorRecord>> Catalog::Load(Statement& errors, bool with_details) {
+Result<Statement*> Catalog::Cached(const std::string& sql) {
+  auto it = statements_.find(sql);
+  if (it == statements_.end()) {
+    Result<Statement> st = db_.Prepare(sql);
+    if (!st) return tl::unexpected(st.error());
+    it = statements_.emplace(sql, std::make_unique<Statement>(std::move(*st))).first;
+  }
+  it->second->Reset();
+  return it->second.get();
+}
+
+Result<std::vector<ErrorRecord>> Catalog::Load(Statement& errors, SiteDetail detail) {
   std::vector<ErrorRecord> out;
   std::unordered_map<int64_t, size_t> by_pk;
   std::string pks;
@@ -664,36 +704,20 @@ Result<std::vector<ErrorRecord>> Catalog::Load(Statement& errors, bool with_deta
     Result<bool> row = errors.Step();
     if (!row) return tl::unexpected(row.error());
     if (!*row) break;
-    ErrorRecord e;
-    int64_t pk = errors.Int(0);
-    e.pk = pk;
-    e.id = errors.Text(1);
-    e.library = errors.Text(2);
-    e.exception = errors.Text(3);
-    e.template_text = errors.Text(4);
-    e.kind = errors.Text(5);
-    nlohmann::json pieces = nlohmann::json::parse(errors.Text(6), nullptr, false);
-    Result<Template> t = PiecesFromJson(pieces);
-    if (!t) return tl::unexpected(t.error());
-    e.message = std::move(*t);
-    e.dynamic = errors.Int(7) != 0;
-    e.internal = errors.Int(8) != 0;
+    Result<ErrorRecord> read = ReadError(errors);
+    if (!read) return tl::unexpected(read.error());
+    ErrorRecord e = std::move(*read);
+    int64_t pk = e.pk;
     by_pk[pk] = out.size();
     if (!pks.empty()) pks.push_back(',');
     pks += std::to_string(pk);
     out.push_back(std::move(e));
   }
-  if (out.empty()) return out;
-  std::string details = with_details ? "s.statement, s.excerpt_line, s.excerpt" : "'', 0, ''";
+  if (out.empty() || detail == SiteDetail::kNone) return out;
   // The error pks came from the database as integers: safe to splice. A
   // temporary table would be needed past SQLite's expression depth, so large
   // listings load every site of the libraries involved and filter here.
-  std::string sql =
-      "SELECT s.error_pk, l.name, n.rev, n.commit_sha, n.date, s.language, s.path, s.line, "
-      "s.col, s.end_line, s.function, s.kind, s.exception_written, " +
-      details +
-      ", s.cause, s.via, s.internal, l.url, n.subdir "
-      "FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk JOIN library l ON l.pk = n.library_pk ";
+  std::string sql = SiteSelect(detail);
   if (out.size() <= 500) {
     sql += "WHERE s.error_pk IN (" + pks + ") ";
   }
@@ -706,27 +730,7 @@ Result<std::vector<ErrorRecord>> Catalog::Load(Statement& errors, bool with_deta
     if (!*row) break;
     auto it = by_pk.find(sites->Int(0));
     if (it == by_pk.end()) continue;
-    SiteRecord s;
-    s.library = sites->Text(1);
-    s.rev = sites->Text(2);
-    s.commit = sites->Text(3);
-    s.date = sites->Text(4);
-    s.language = sites->Text(5);
-    s.path = sites->Text(6);
-    s.line = static_cast<int>(sites->Int(7));
-    s.column = static_cast<int>(sites->Int(8));
-    s.end_line = static_cast<int>(sites->Int(9));
-    s.function = sites->Text(10);
-    s.kind = sites->Text(11);
-    s.exception_written = sites->Text(12);
-    s.statement = sites->Text(13);
-    s.excerpt_line = static_cast<int>(sites->Int(14));
-    s.excerpt = sites->Text(15);
-    s.cause = sites->Text(16);
-    s.via = sites->Text(17);
-    s.internal = sites->Int(18) != 0;
-    s.url = sites->Text(19);
-    s.subdir = sites->Text(20);
+    SiteRecord s = ReadSite(*sites);
     out[it->second].sites.push_back(std::move(s));
   }
   return out;
@@ -741,7 +745,7 @@ Result<std::vector<ErrorRecord>> Catalog::List(const ListQuery& query) {
   Result<Statement> st = db_.Prepare(sql);
   if (!st) return tl::unexpected(st.error());
   if (!query.library.empty()) st->Bind(1, query.library);
-  return Load(*st, query.with_details);
+  return Load(*st, query.with_details ? SiteDetail::kFull : SiteDetail::kLocations);
 }
 
 Result<ErrorRecord> Catalog::Get(std::string_view id) {
@@ -754,7 +758,7 @@ Result<ErrorRecord> Catalog::Get(std::string_view id) {
                                      "WHERE e.id = ?1");
   if (!st) return tl::unexpected(st.error());
   st->Bind(1, id);
-  Result<std::vector<ErrorRecord>> found = Load(*st, true);
+  Result<std::vector<ErrorRecord>> found = Load(*st, SiteDetail::kFull);
   if (!found) return tl::unexpected(found.error());
   if (found->empty()) return Fail(ErrorCode::kNotFound, "no error with id " + std::string(id));
   return std::move(found->front());
@@ -770,7 +774,7 @@ Result<std::vector<ErrorRecord>> Catalog::Search(std::string_view query, int64_t
       "LIMIT ?2");
   if (!st) return tl::unexpected(st.error());
   st->Bind(1, fts).Bind(2, limit);
-  return Load(*st, false);
+  return Load(*st, SiteDetail::kLocations);
 }
 
 Result<Stats> Catalog::GetStats() {

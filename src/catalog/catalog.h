@@ -5,9 +5,11 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "catalog/sqlite.h"
@@ -119,6 +121,13 @@ struct Stats {
 
 enum class OpenMode { kReadOnly, kReadWrite };
 
+// How much of an error's sites a read loads.
+enum class SiteDetail {
+  kNone,       // no sites: templates only
+  kLocations,  // path, line, function, snapshot; no statement or excerpt
+  kFull,       // everything
+};
+
 // An error's template, for building the matcher's prefilter.
 struct ErrorTemplate {
   int64_t pk = 0;
@@ -181,13 +190,11 @@ class Catalog {
   // Every error template of a library (to rebuild a prefilter in memory).
   Result<std::vector<ErrorTemplate>> LibraryTemplates(int64_t library_pk);
   // The errors with these pks, in that order, with their sites.
-  Result<std::vector<ErrorRecord>> GetByPks(const std::vector<int64_t>& pks, bool with_details);
+  Result<std::vector<ErrorRecord>> GetByPks(const std::vector<int64_t>& pks, SiteDetail detail);
   // Sites whose path is one of `paths` and whose statement spans `line`
   // (give or take `slack` lines).
   Result<std::vector<SiteLocation>> SitesAt(const std::vector<std::string>& paths, int line,
                                             int slack);
-  // Errors whose template or type shares words with `text`, best first.
-  Result<std::vector<int64_t>> SimilarErrors(std::string_view text, int64_t limit);
   // The errors of this exception type raised without a message.
   Result<std::vector<int64_t>> ErrorsWithoutMessage(std::string_view exception);
   // Exception classes: short name -> the short names of its bases.
@@ -196,11 +203,15 @@ class Catalog {
  private:
   explicit Catalog(Database db) : db_(std::move(db)) {}
   Result<void> Migrate(OpenMode mode, const std::string& path);
-  Result<std::vector<ErrorRecord>> Load(Statement& errors, bool with_details);
+  Result<std::vector<ErrorRecord>> Load(Statement& errors, SiteDetail detail);
+  // A prepared statement kept for the catalog's lifetime, reset for reuse.
+  Result<Statement*> Cached(const std::string& sql);
   Result<void> StorePrefilter(int64_t library_pk, IndexBuilder& index);
   Result<bool> PrefilterIsCurrent(int64_t library_pk, int format);
 
   Database db_;
+  // Declared after db_: finalized before the database closes.
+  std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
 };
 
 // Default catalog location: $ERRDEX_DB, else $XDG_DATA_HOME/errdex/catalog.db,

@@ -11,8 +11,11 @@
 namespace errdex::match {
 namespace {
 
-constexpr size_t kMaxRegexCandidates = 64;
-constexpr size_t kMaxFuzzyCandidates = 40;
+constexpr size_t kMaxCompleteCandidates = 256;
+constexpr size_t kMaxRegexCandidates = 16;
+constexpr size_t kMaxFuzzyCandidates = 24;
+// A message cut short still shows a good part of its template's literal text.
+constexpr int kMinPartialBytes = 12;
 constexpr size_t kMaxFrames = 16;
 constexpr size_t kMaxRegexCache = 8192;
 constexpr double kMinSimilarity = 0.45;
@@ -248,7 +251,8 @@ Result<std::vector<int64_t>> Matcher::FullMatches(std::string_view text) {
   }
   std::vector<int64_t> pks;
   for (const PrefilterHit& h : hits) pks.push_back(h.error_pk);
-  Result<std::vector<catalog::ErrorRecord>> records = catalog_->GetByPks(pks, false);
+  Result<std::vector<catalog::ErrorRecord>> records =
+      catalog_->GetByPks(pks, catalog::SiteDetail::kNone);
   if (!records) return tl::unexpected(records.error());
   std::vector<int64_t> out;
   for (const catalog::ErrorRecord& e : *records) {
@@ -259,6 +263,15 @@ Result<std::vector<int64_t>> Matcher::FullMatches(std::string_view text) {
   return out;
 }
 
+// How well one template fits the message, before frames and type count.
+struct Assessment {
+  double base = -1;  // < 0: no fit
+  bool fuzzy = false;
+  bool strong = false;
+  std::string evidence;
+  std::vector<std::pair<std::string, std::string>> values;
+};
+
 Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
                                             const ExplainOptions& options) {
   std::string message = NormalizeText(ToValidUtf8(input.message));
@@ -266,7 +279,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   std::vector<Frame> frames = input.frames;
   if (frames.size() > kMaxFrames) frames.erase(frames.begin(), frames.end() - kMaxFrames);
 
-  // 1. Templates whose literal fragments occur in the message.
+  // 1. Templates whose literal fragments occur in the message. Only those
+  // with every fragment present can match all of it; the others are kept
+  // for a message cut short.
   std::vector<PrefilterHit> hits;
   for (Library& lib : libraries_) {
     if (!options.library.empty() && lib.name != options.library) continue;
@@ -280,138 +295,178 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (a.bytes_found != b.bytes_found) return a.bytes_found > b.bytes_found;
     return a.error_pk < b.error_pk;
   });
-  std::vector<int64_t> pks;
   std::unordered_set<int64_t> seen;
-  auto add = [&](int64_t pk) {
-    if (seen.insert(pk).second) pks.push_back(pk);
-  };
-  for (size_t i = 0; i < hits.size() && i < kMaxRegexCandidates; ++i) add(hits[i].error_pk);
+  std::vector<int64_t> complete, incomplete, pinned, worded;
+  for (const PrefilterHit& h : hits) {
+    if (!seen.insert(h.error_pk).second || h.fragments_found == 0) continue;
+    if (h.fragments_found >= h.fragments_total) {
+      if (complete.size() < kMaxCompleteCandidates) complete.push_back(h.error_pk);
+    } else if (incomplete.size() < kMaxRegexCandidates && h.bytes_found >= kMinPartialBytes) {
+      incomplete.push_back(h.error_pk);
+    }
+  }
+  // For wording that changed: the templates sharing most distinctive words.
+  std::vector<const PrefilterHit*> by_words;
+  for (const PrefilterHit& h : hits) {
+    if (h.words_found > 0) by_words.push_back(&h);
+  }
+  std::sort(by_words.begin(), by_words.end(), [](const PrefilterHit* a, const PrefilterHit* b) {
+    if (a->words_found != b->words_found) return a->words_found > b->words_found;
+    return a->error_pk < b->error_pk;
+  });
+  for (size_t i = 0; i < by_words.size() && worded.size() < kMaxFuzzyCandidates; ++i) {
+    worded.push_back(by_words[i]->error_pk);
+  }
 
-  // 2. Sites the traceback's frames stand on.
+  // 2. Sites the traceback's frames stand on; 3. for a bare type, the
+  // errors raised without a message.
   for (const Frame& f : frames) {
     if (f.line <= 0) continue;
     std::vector<std::string> suffixes = PathSuffixes(f.path);
     if (suffixes.empty()) continue;
     Result<std::vector<catalog::SiteLocation>> at = catalog_->SitesAt(suffixes, f.line, 0);
     if (!at) return tl::unexpected(at.error());
-    for (const catalog::SiteLocation& s : *at) add(s.error_pk);
+    for (const catalog::SiteLocation& s : *at) pinned.push_back(s.error_pk);
   }
-
-  // 3. An exception without a message: the errors raised without one.
   if (message.empty() && !type.empty()) {
     Result<std::vector<int64_t>> bare = catalog_->ErrorsWithoutMessage(type);
     if (!bare) return tl::unexpected(bare.error());
-    for (int64_t pk : *bare) add(pk);
+    pinned.insert(pinned.end(), bare->begin(), bare->end());
   }
 
-  auto evaluate = [&](const std::vector<int64_t>& candidate_pks,
-                      std::vector<Match>& out) -> Result<void> {
-    Result<std::vector<catalog::ErrorRecord>> records = catalog_->GetByPks(candidate_pks, false);
+  auto assess = [&](const catalog::ErrorRecord& e, bool try_regex) {
+    Assessment a;
+    double literal = static_cast<double>(e.message.LiteralSize());
+    double coverage =
+        message.empty() ? 0.0 : std::min(1.0, literal / static_cast<double>(message.size()));
+    if (e.message.empty()) {
+      if (message.empty()) {
+        a.base = 0.75;
+        a.strong = true;
+        a.evidence = "raised without a message";
+      }
+      return a;
+    }
+    // A message built where errdex cannot see matches anything: only frames count.
+    if (e.dynamic) return a;
+    if (const RE2* re = try_regex ? Regex(e) : nullptr; re != nullptr) {
+      int groups = re->NumberOfCapturingGroups();
+      std::vector<re2::StringPiece> sub(static_cast<size_t>(groups) + 1);
+      bool full = re->Match(message, 0, message.size(), RE2::ANCHOR_BOTH, sub.data(),
+                            static_cast<int>(sub.size()));
+      bool partial = !full && re->Match(message, 0, message.size(), RE2::UNANCHORED, sub.data(),
+                                        static_cast<int>(sub.size()));
+      if (full || partial) {
+        a.base = full ? 0.80 + 0.15 * coverage : 0.45 + 0.25 * coverage;
+        // A few literal characters ("[Errno {code}] {text}") match almost
+        // anything: little evidence, however well the rest fits.
+        a.base -= 0.3 * std::max(0.0, 1.0 - literal / 16.0);
+        a.strong = (full || coverage >= 0.5) && literal >= 8;
+        a.evidence =
+            full ? "the message matches the template" : "the template matches part of the message";
+        const std::map<std::string, int>& names = re->NamedCapturingGroups();
+        for (const auto& [name, index] : names) {
+          if (index < static_cast<int>(sub.size()) && sub[static_cast<size_t>(index)].data()) {
+            a.values.emplace_back(name, std::string(sub[static_cast<size_t>(index)]));
+          }
+        }
+        std::sort(a.values.begin(), a.values.end(), [&](const auto& x, const auto& y) {
+          return names.at(x.first) < names.at(y.first);
+        });
+        return a;
+      }
+    }
+    if (!message.empty()) {
+      double sim = Similarity(message, LiteralText(e.message));
+      if (sim >= kMinSimilarity) {
+        a.base = 0.6 * sim;
+        a.fuzzy = true;
+        a.evidence = "similar wording (the message differs from the template)";
+      }
+    }
+    return a;
+  };
+
+  // Templates first (cheap): which fit at all.
+  std::vector<std::pair<catalog::ErrorRecord, Assessment>> fits;
+  std::unordered_set<int64_t> assessed;
+  bool confirmed = false;
+  // try_regex: false for candidates none of whose fragments is in the
+  // message: their regex cannot match, compiling it would only cost time.
+  auto run = [&](const std::vector<int64_t>& pks, bool keep_unfit, bool try_regex) -> Result<void> {
+    std::vector<int64_t> fresh;
+    for (int64_t pk : pks) {
+      if (assessed.insert(pk).second) fresh.push_back(pk);
+    }
+    Result<std::vector<catalog::ErrorRecord>> records =
+        catalog_->GetByPks(fresh, catalog::SiteDetail::kNone);
     if (!records) return tl::unexpected(records.error());
     for (catalog::ErrorRecord& e : *records) {
       if (!options.library.empty() && e.library != options.library) continue;
-      Match m;
-      int best_frame = 0;
-      std::vector<catalog::SiteRecord> pinned, others;
-      for (catalog::SiteRecord& s : e.sites) {
-        int level = FrameEvidence(frames, s);
-        best_frame = std::max(best_frame, level);
-        (level >= 2 ? pinned : others).push_back(std::move(s));
-      }
-      m.frame_sites = static_cast<int>(pinned.size());
-      e.sites = std::move(pinned);
-      e.sites.insert(e.sites.end(), std::make_move_iterator(others.begin()),
-                     std::make_move_iterator(others.end()));
-      double literal = static_cast<double>(e.message.LiteralSize());
-      double coverage =
-          message.empty() ? 0.0 : std::min(1.0, literal / static_cast<double>(message.size()));
-      double base = -1;
-      if (e.message.empty()) {
-        if (message.empty()) {
-          base = 0.75;
-          m.strong = true;
-          m.evidence = "raised without a message";
-        }
-      } else if (e.dynamic) {
-        // A message built where errdex cannot see matches anything: never on its own.
-        if (best_frame >= 2) {
-          base = 0.35;
-          m.evidence = "the traceback stands on the raise; its message is built at run time";
-        }
-      } else if (const RE2* re = Regex(e); re != nullptr) {
-        int groups = re->NumberOfCapturingGroups();
-        std::vector<re2::StringPiece> sub(static_cast<size_t>(groups) + 1);
-        bool full = re->Match(message, 0, message.size(), RE2::ANCHOR_BOTH, sub.data(),
-                              static_cast<int>(sub.size()));
-        bool partial = !full && re->Match(message, 0, message.size(), RE2::UNANCHORED, sub.data(),
-                                          static_cast<int>(sub.size()));
-        if (full || partial) {
-          base = full ? 0.80 + 0.15 * coverage : 0.45 + 0.25 * coverage;
-          // A few literal characters ("[Errno {code}] {text}") match almost
-          // anything: little evidence, however well the rest fits.
-          base -= 0.3 * std::max(0.0, 1.0 - literal / 16.0);
-          m.strong = full || coverage >= 0.5;
-          m.evidence = full ? "the message matches the template"
-                            : "the template matches part of the message";
-          for (const auto& [name, index] : re->NamedCapturingGroups()) {
-            if (index < static_cast<int>(sub.size()) && sub[static_cast<size_t>(index)].data()) {
-              m.values.emplace_back(name, std::string(sub[static_cast<size_t>(index)]));
-            }
-          }
-          std::sort(m.values.begin(), m.values.end(), [&](const auto& a, const auto& b) {
-            return re->NamedCapturingGroups().at(a.first) < re->NamedCapturingGroups().at(b.first);
-          });
-        }
-      }
-      if (base < 0 && !e.dynamic && !e.message.empty() && !message.empty()) {
-        double sim = Similarity(message, LiteralText(e.message));
-        if (sim >= kMinSimilarity || best_frame >= 2) {
-          base = 0.6 * sim;
-          m.fuzzy = true;
-          m.evidence = "similar wording (the message differs from the template)";
-        }
-      }
-      if (best_frame >= 2) m.strong = true;
-      if (base < 0 && best_frame >= 2) {
-        base = 0.3;
-        m.evidence = "the traceback stands on the raise";
-      }
-      if (base < 0) continue;
-      double score = base + TypeFactor(type, e.exception) + ValueFit(e.message, m.values);
-      if (OnlyInTests(e.sites)) score -= 0.02;
-      if (best_frame == 3) score += 0.35;
-      if (best_frame == 2) score += 0.2;
-      if (best_frame == 1) score += 0.05;
-      if (best_frame >= 2) m.evidence += "; a traceback frame is on this raise";
-      m.score = std::clamp(score, 0.0, 1.0);
-      m.score = std::round(m.score * 1000.0) / 1000.0;
-      m.error = std::move(e);
-      out.push_back(std::move(m));
+      Assessment a = assess(e, try_regex);
+      if (a.base < 0 && !keep_unfit) continue;
+      confirmed = confirmed || (a.strong && !a.fuzzy);
+      fits.emplace_back(std::move(e), std::move(a));
     }
     return {};
   };
+  Result<void> done = run(complete, false, true);
+  if (done) done = run(pinned, true, true);
+  if (done && !confirmed) done = run(incomplete, false, true);
+  // 4. Wording changed across versions, or the paste was cut or re-wrapped.
+  if (done && !confirmed && !message.empty()) done = run(worded, false, false);
+  if (!done) return tl::unexpected(done.error());
+
+  // Then sites, for the best fits and the pinned ones: frames and type decide.
+  std::unordered_set<int64_t> pinned_set(pinned.begin(), pinned.end());
+  std::stable_sort(fits.begin(), fits.end(),
+                   [](const auto& x, const auto& y) { return x.second.base > y.second.base; });
+  std::vector<int64_t> detail;
+  for (size_t i = 0; i < fits.size(); ++i) {
+    if (i < options.top * 4 || pinned_set.count(fits[i].first.pk))
+      detail.push_back(fits[i].first.pk);
+  }
+  Result<std::vector<catalog::ErrorRecord>> sited =
+      catalog_->GetByPks(detail, catalog::SiteDetail::kLocations);
+  if (!sited) return tl::unexpected(sited.error());
+  std::unordered_map<int64_t, const Assessment*> by_pk;
+  for (const auto& [e, a] : fits) by_pk[e.pk] = &a;
 
   std::vector<Match> matches;
-  Result<void> done = evaluate(pks, matches);
-  if (!done) return tl::unexpected(done.error());
-  // A full match, or a partial one that covers most of the message, stands;
-  // otherwise similar wording may do better.
-  bool confirmed = std::any_of(matches.begin(), matches.end(),
-                               [](const Match& m) { return !m.fuzzy && m.strong; });
-  if (!confirmed && !message.empty()) {
-    // 4. Wording changed across versions, or the paste was cut or re-wrapped.
-    Result<std::vector<int64_t>> similar = catalog_->SimilarErrors(message, kMaxFuzzyCandidates);
-    if (!similar) return tl::unexpected(similar.error());
-    std::vector<int64_t> more;
-    for (int64_t pk : *similar) {
-      if (seen.insert(pk).second) more.push_back(pk);
+  for (catalog::ErrorRecord& e : *sited) {
+    const Assessment& a = *by_pk.at(e.pk);
+    Match m;
+    int best_frame = 0;
+    std::vector<catalog::SiteRecord> on_frames, others;
+    for (catalog::SiteRecord& s : e.sites) {
+      int level = FrameEvidence(frames, s);
+      best_frame = std::max(best_frame, level);
+      (level >= 2 ? on_frames : others).push_back(std::move(s));
     }
-    for (size_t i = kMaxRegexCandidates; i < hits.size() && more.size() < 2 * kMaxFuzzyCandidates;
-         ++i) {
-      if (seen.insert(hits[i].error_pk).second) more.push_back(hits[i].error_pk);
+    m.frame_sites = static_cast<int>(on_frames.size());
+    e.sites = std::move(on_frames);
+    e.sites.insert(e.sites.end(), std::make_move_iterator(others.begin()),
+                   std::make_move_iterator(others.end()));
+    double base = a.base;
+    m.fuzzy = a.fuzzy;
+    m.strong = a.strong || best_frame >= 2;
+    m.values = a.values;
+    m.evidence = a.evidence;
+    if (base < 0) {
+      if (best_frame < 2) continue;
+      base = e.dynamic ? 0.35 : 0.3;
+      m.evidence = e.dynamic ? "the traceback stands on the raise; its message is built at run time"
+                             : "the traceback stands on the raise";
     }
-    done = evaluate(more, matches);
-    if (!done) return tl::unexpected(done.error());
+    double score = base + TypeFactor(type, e.exception) + ValueFit(e.message, m.values);
+    if (OnlyInTests(e.sites)) score -= 0.02;
+    if (best_frame == 3) score += 0.35;
+    if (best_frame == 2) score += 0.2;
+    if (best_frame == 1) score += 0.05;
+    if (best_frame >= 2) m.evidence += "; a traceback frame is on this raise";
+    m.score = std::round(std::clamp(score, 0.0, 1.0) * 1000.0) / 1000.0;
+    m.error = std::move(e);
+    matches.push_back(std::move(m));
   }
   if (matches.empty() && message.empty() && !input.exception.empty()) {
     // A lone word read as a type may have been the whole message.
@@ -420,12 +475,12 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     as_message.frames = input.frames;
     return Explain(as_message, options);
   }
-  std::sort(matches.begin(), matches.end(), [](const Match& a, const Match& b) {
-    if (a.score != b.score) return a.score > b.score;
-    if (a.error.message.LiteralSize() != b.error.message.LiteralSize()) {
-      return a.error.message.LiteralSize() > b.error.message.LiteralSize();
+  std::sort(matches.begin(), matches.end(), [](const Match& x, const Match& y) {
+    if (x.score != y.score) return x.score > y.score;
+    if (x.error.message.LiteralSize() != y.error.message.LiteralSize()) {
+      return x.error.message.LiteralSize() > y.error.message.LiteralSize();
     }
-    return a.error.id < b.error.id;
+    return x.error.id < y.error.id;
   });
   if (matches.size() > options.top) matches.resize(options.top);
   return matches;

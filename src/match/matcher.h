@@ -26,7 +26,7 @@ struct Match {
   bool fuzzy = false;          // found by similar wording, not by its template
   std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text
   int frame_sites = 0;   // sites a traceback frame points at (they come first)
-  bool strong = false;  // a full match, most of the message, or a frame on the raise
+  bool strong = false;   // a full match, most of the message, or a frame on the raise
   std::string evidence;  // why, in a few words
 };
 

@@ -1,6 +1,7 @@
 #include "match/prefilter.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 #include <unordered_map>
 #include <utility>
@@ -54,6 +55,30 @@ int OnMatch(unsigned id, unsigned long long, unsigned long long, unsigned, void*
   return 0;
 }
 
+// The distinct lowercase words of a template's literal text, kMinWord+ long.
+std::vector<std::string> Words(const Template& t) {
+  std::vector<std::string> out;
+  for (const Piece& p : t.pieces()) {
+    if (p.is_value) continue;
+    std::string word;
+    auto flush = [&] {
+      if (word.size() >= kMinWord && std::find(out.begin(), out.end(), word) == out.end()) {
+        out.push_back(word);
+      }
+      word.clear();
+    };
+    for (char c : p.text) {
+      if (std::isalnum(static_cast<unsigned char>(c)) || c == '_') {
+        word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      } else {
+        flush();
+      }
+    }
+    flush();
+  }
+  return out;
+}
+
 }  // namespace
 
 Result<std::string> Prefilter::Build(const std::vector<Entry>& entries) {
@@ -61,6 +86,7 @@ Result<std::string> Prefilter::Build(const std::vector<Entry>& entries) {
   std::unordered_map<std::string, uint32_t> ids;
   std::vector<std::string> literals;
   std::vector<std::vector<uint32_t>> postings;
+  std::unordered_map<std::string, std::vector<uint32_t>> words;
   std::vector<int64_t> pks;
   std::vector<uint16_t> counts;
   for (const Entry& e : entries) {
@@ -76,7 +102,17 @@ Result<std::string> Prefilter::Build(const std::vector<Entry>& entries) {
       }
       postings[it->second].push_back(index);
     }
+    for (std::string& w : Words(*e.message)) {
+      std::vector<uint32_t>& list = words[w];
+      if (list.size() <= kMaxWordErrors) list.push_back(index);
+    }
   }
+  // Common words say little and cost a long posting list: only the rare ones.
+  std::vector<std::pair<std::string, std::vector<uint32_t>>> rare;
+  for (auto& [w, list] : words) {
+    if (list.size() <= kMaxWordErrors) rare.emplace_back(w, std::move(list));
+  }
+  std::sort(rare.begin(), rare.end());
   std::string out(kMagic, sizeof kMagic);
   Put<uint32_t>(out, kPrefilterFormat);
   PutVector(out, pks);
@@ -93,7 +129,16 @@ Result<std::string> Prefilter::Build(const std::vector<Entry>& entries) {
   PutVector(out, offsets);
   PutVector(out, flat);
   PutVector(out, lengths);
-  if (literals.empty()) {
+  std::vector<uint32_t> word_offsets;
+  std::vector<uint32_t> word_flat;
+  for (const auto& [w, list] : rare) {
+    word_offsets.push_back(static_cast<uint32_t>(word_flat.size()));
+    word_flat.insert(word_flat.end(), list.begin(), list.end());
+  }
+  word_offsets.push_back(static_cast<uint32_t>(word_flat.size()));
+  PutVector(out, word_offsets);
+  PutVector(out, word_flat);
+  if (literals.empty() && rare.empty()) {
     Put<uint64_t>(out, 0);
     return out;
   }
@@ -106,10 +151,16 @@ Result<std::string> Prefilter::Build(const std::vector<Entry>& entries) {
     sizes.push_back(literals[i].size());
     hs_ids.push_back(static_cast<unsigned>(i));
   }
+  for (size_t i = 0; i < rare.size(); ++i) {
+    expressions.push_back(rare[i].first.data());
+    sizes.push_back(rare[i].first.size());
+    flags.push_back(HS_FLAG_SINGLEMATCH | HS_FLAG_CASELESS);
+    hs_ids.push_back(static_cast<unsigned>(literals.size() + i));
+  }
   hs_database_t* db = nullptr;
   hs_compile_error_t* error = nullptr;
   if (hs_compile_lit_multi(expressions.data(), flags.data(), hs_ids.data(), sizes.data(),
-                           static_cast<unsigned>(literals.size()), HS_MODE_BLOCK, nullptr, &db,
+                           static_cast<unsigned>(expressions.size()), HS_MODE_BLOCK, nullptr, &db,
                            &error) != HS_SUCCESS) {
     std::string message = error != nullptr ? error->message : "unknown error";
     hs_free_compile_error(error);
@@ -136,7 +187,8 @@ Result<Prefilter> Prefilter::Load(std::string_view blob) {
   uint64_t db_size = 0;
   if (!r.Get(format) || format != kPrefilterFormat || !r.GetVector(p.error_pks_) ||
       !r.GetVector(p.fragment_counts_) || !r.GetVector(p.posting_offsets_) ||
-      !r.GetVector(p.postings_) || !r.GetVector(p.fragment_lengths_) || !r.Get(db_size)) {
+      !r.GetVector(p.postings_) || !r.GetVector(p.fragment_lengths_) ||
+      !r.GetVector(p.word_offsets_) || !r.GetVector(p.word_postings_) || !r.Get(db_size)) {
     return Fail(ErrorCode::kCorrupt, "prefilter of another format or truncated");
   }
   if (p.fragment_counts_.size() != p.error_pks_.size() ||
@@ -144,8 +196,20 @@ Result<Prefilter> Prefilter::Load(std::string_view blob) {
       (!p.posting_offsets_.empty() && p.posting_offsets_.back() != p.postings_.size())) {
     return Fail(ErrorCode::kCorrupt, "inconsistent prefilter");
   }
-  for (uint32_t e : p.postings_) {
-    if (e >= p.error_pks_.size()) return Fail(ErrorCode::kCorrupt, "inconsistent prefilter");
+  if (p.word_offsets_.empty() || p.word_offsets_.back() != p.word_postings_.size()) {
+    return Fail(ErrorCode::kCorrupt, "inconsistent prefilter");
+  }
+  for (const std::vector<uint32_t>* list : {&p.postings_, &p.word_postings_}) {
+    for (uint32_t e : *list) {
+      if (e >= p.error_pks_.size()) return Fail(ErrorCode::kCorrupt, "inconsistent prefilter");
+    }
+  }
+  for (const std::vector<uint32_t>* offsets : {&p.posting_offsets_, &p.word_offsets_}) {
+    for (size_t i = 1; i < offsets->size(); ++i) {
+      if ((*offsets)[i] < (*offsets)[i - 1]) {
+        return Fail(ErrorCode::kCorrupt, "inconsistent prefilter");
+      }
+    }
   }
   std::string_view rest = r.Rest();
   if (db_size != rest.size()) return Fail(ErrorCode::kCorrupt, "truncated prefilter");
@@ -166,7 +230,9 @@ Prefilter::Prefilter(Prefilter&& o) noexcept
       fragment_counts_(std::move(o.fragment_counts_)),
       posting_offsets_(std::move(o.posting_offsets_)),
       postings_(std::move(o.postings_)),
-      fragment_lengths_(std::move(o.fragment_lengths_)) {}
+      fragment_lengths_(std::move(o.fragment_lengths_)),
+      word_offsets_(std::move(o.word_offsets_)),
+      word_postings_(std::move(o.word_postings_)) {}
 
 Prefilter& Prefilter::operator=(Prefilter&& o) noexcept {
   std::swap(db_, o.db_);
@@ -176,6 +242,8 @@ Prefilter& Prefilter::operator=(Prefilter&& o) noexcept {
   posting_offsets_ = std::move(o.posting_offsets_);
   postings_ = std::move(o.postings_);
   fragment_lengths_ = std::move(o.fragment_lengths_);
+  word_offsets_ = std::move(o.word_offsets_);
+  word_postings_ = std::move(o.word_postings_);
   return *this;
 }
 
@@ -192,20 +260,27 @@ Result<void> Prefilter::Scan(std::string_view text, std::vector<PrefilterHit>& h
       hs_scan(db_, text.data(), static_cast<unsigned>(text.size()), 0, scratch_, OnMatch, &found);
   if (rc != HS_SUCCESS) return Fail(ErrorCode::kInternal, "prefilter scan failed");
   std::unordered_map<uint32_t, size_t> slot;
+  auto hit = [&](uint32_t e) -> PrefilterHit& {
+    auto [it, fresh] = slot.emplace(e, hits.size());
+    if (fresh) {
+      PrefilterHit h;
+      h.error_pk = error_pks_[e];
+      h.fragments_total = fragment_counts_[e];
+      hits.push_back(h);
+    }
+    return hits[it->second];
+  };
+  size_t fragments = fragment_lengths_.size();
   for (unsigned f : found) {
-    if (f + 1 >= posting_offsets_.size()) continue;
-    for (uint32_t k = posting_offsets_[f]; k < posting_offsets_[f + 1]; ++k) {
-      uint32_t e = postings_[k];
-      auto [it, fresh] = slot.emplace(e, hits.size());
-      if (fresh) {
-        PrefilterHit h;
-        h.error_pk = error_pks_[e];
-        h.fragments_total = fragment_counts_[e];
-        hits.push_back(h);
+    if (f < fragments) {
+      for (uint32_t k = posting_offsets_[f]; k < posting_offsets_[f + 1]; ++k) {
+        PrefilterHit& h = hit(postings_[k]);
+        ++h.fragments_found;
+        h.bytes_found += static_cast<int>(fragment_lengths_[f]);
       }
-      PrefilterHit& h = hits[it->second];
-      ++h.fragments_found;
-      h.bytes_found += static_cast<int>(fragment_lengths_[f]);
+    } else if (size_t w = f - fragments; w + 1 < word_offsets_.size()) {
+      for (uint32_t k = word_offsets_[w]; k < word_offsets_[w + 1]; ++k)
+        ++hit(word_postings_[k]).words_found;
     }
   }
   return {};

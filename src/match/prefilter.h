@@ -1,6 +1,7 @@
 // The multi-literal prefilter over one library's templates: a Vectorscan
-// database of their literal fragments, serialized into the catalog at index
-// time so that `errdex explain` starts without compiling anything.
+// database of their literal fragments (and of their distinctive words, for
+// messages whose wording changed), serialized into the catalog at index time
+// so that `errdex explain` starts without compiling anything.
 #pragma once
 
 #include <hs/hs.h>
@@ -16,13 +17,19 @@
 
 namespace errdex::match {
 
-inline constexpr int kPrefilterFormat = 1;
+inline constexpr int kPrefilterFormat = 2;
+
+// Words of at least this many characters, shared by at most kMaxWordErrors
+// templates, are the prefilter's words.
+inline constexpr size_t kMinWord = 6;
+inline constexpr size_t kMaxWordErrors = 64;
 
 struct PrefilterHit {
   int64_t error_pk = 0;
   int fragments_found = 0;  // distinct fragments of this error seen in the text
   int fragments_total = 0;  // fragments the error has
   int bytes_found = 0;      // their total length
+  int words_found = 0;      // distinctive words of the error seen in the text
 };
 
 class Prefilter {
@@ -59,6 +66,9 @@ class Prefilter {
   std::vector<uint32_t> posting_offsets_;   // per fragment, into postings_
   std::vector<uint32_t> postings_;          // error indexes
   std::vector<uint32_t> fragment_lengths_;  // per fragment
+  // Words: ids from fragments() on, with postings of their own.
+  std::vector<uint32_t> word_offsets_;
+  std::vector<uint32_t> word_postings_;
 };
 
 }  // namespace errdex::match

@@ -9,7 +9,9 @@ std::vector<int64_t> Pks(Prefilter& p, std::string_view text) {
   std::vector<PrefilterHit> hits;
   EXPECT_TRUE(p.Scan(text, hits).has_value());
   std::vector<int64_t> out;
-  for (const PrefilterHit& h : hits) out.push_back(h.error_pk);
+  for (const PrefilterHit& h : hits) {
+    if (h.fragments_found > 0) out.push_back(h.error_pk);
+  }
   std::sort(out.begin(), out.end());
   return out;
 }
@@ -32,9 +34,42 @@ TEST(Prefilter, BuildLoadScan) {
   EXPECT_TRUE(Pks(*p, "nothing here").empty());
   std::vector<PrefilterHit> hits;
   ASSERT_TRUE(p->Scan("Unsupported pipeline mode: x", hits).has_value());
+  auto b_hit = std::find_if(hits.begin(), hits.end(),
+                            [](const PrefilterHit& h) { return h.error_pk == 20; });
+  ASSERT_NE(b_hit, hits.end());
+  EXPECT_EQ(b_hit->fragments_found, 1);
+  EXPECT_EQ(b_hit->fragments_total, 1);
+  EXPECT_EQ(b_hit->words_found, 2);  // unsupported, pipeline
+}
+
+TEST(Prefilter, DistinctiveWordsFindChangedWording) {
+  Template a = Template::Literal("Unsupported pipeline mode for this backend");
+  Template b = Template::Literal("Invalid TMEMLayout");
+  std::vector<Prefilter::Entry> entries = {{1, &a}, {2, &b}};
+  Result<Prefilter> p = Prefilter::Load(*Prefilter::Build(entries));
+  ASSERT_TRUE(p.has_value());
+  std::vector<PrefilterHit> hits;
+  ASSERT_TRUE(p->Scan("the PIPELINE mode is unsupported by the backend", hits).has_value());
   ASSERT_EQ(hits.size(), 1u);
-  EXPECT_EQ(hits[0].fragments_found, 1);
-  EXPECT_EQ(hits[0].fragments_total, 1);
+  EXPECT_EQ(hits[0].error_pk, 1);
+  EXPECT_EQ(hits[0].fragments_found, 0);
+  EXPECT_EQ(hits[0].words_found, 3);  // pipeline, unsupported, backend; "mode" is too short
+}
+
+TEST(Prefilter, CommonWordsAreLeftOut) {
+  std::vector<Template> templates;
+  for (size_t i = 0; i < kMaxWordErrors + 5; ++i) {
+    templates.push_back(Template::Literal("argument number " + std::to_string(i) + " is wrong"));
+  }
+  std::vector<Prefilter::Entry> entries;
+  for (size_t i = 0; i < templates.size(); ++i) {
+    entries.push_back({static_cast<int64_t>(i), &templates[i]});
+  }
+  Result<Prefilter> p = Prefilter::Load(*Prefilter::Build(entries));
+  ASSERT_TRUE(p.has_value());
+  std::vector<PrefilterHit> hits;
+  ASSERT_TRUE(p->Scan("argument", hits).has_value());
+  EXPECT_TRUE(hits.empty()) << "a word of more than kMaxWordErrors templates is not indexed";
 }
 
 TEST(Prefilter, EmptyAndCorruptBlobs) {
