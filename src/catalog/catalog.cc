@@ -260,6 +260,8 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     if (mode == OpenMode::kReadOnly) {
       return Fail(ErrorCode::kCorrupt, path + " is an empty database, not an errdex catalog");
     }
+    // Larger pages: prefilter blobs span fewer overflow pages, trees are shallower.
+    ERRDEX_TRY(db_.Exec("PRAGMA page_size = 16384"));
     ERRDEX_TRY(db_.Exec("PRAGMA journal_mode = WAL"));
     ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
     Result<void> created = db_.Exec(kSchemaSql);
@@ -294,6 +296,9 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
                                          " (a newer errdex wrote it)");
   }
   ERRDEX_TRY(db_.Exec("PRAGMA foreign_keys = ON"));
+  // Reads through a memory map: the prefilter blobs are tens of megabytes,
+  // read page by page they cost a system call per page at every start.
+  ERRDEX_TRY(db_.Exec("PRAGMA mmap_size = 4294967296"));
   if (mode == OpenMode::kReadWrite) ERRDEX_TRY(db_.Exec("PRAGMA synchronous = NORMAL"));
   return {};
 }
@@ -561,32 +566,19 @@ Result<std::vector<ErrorTemplate>> Catalog::LibraryTemplates(int64_t library_pk)
   return out;
 }
 
-Result<std::vector<PrefilterBlob>> Catalog::PrefilterBlobs() {
+Result<void> Catalog::VisitPrefilters(
+    const std::function<Result<void>(const PrefilterBlob& library, std::string_view blob)>& visit) {
   Result<Statement> st = db_.Prepare(
-      "SELECT p.library_pk, l.name, p.format, p.blob FROM prefilter p "
-      "JOIN library l ON l.pk = p.library_pk ORDER BY l.name");
+      "SELECT l.pk, l.name, coalesce(p.format, 0), p.blob FROM library l "
+      "LEFT JOIN prefilter p ON p.library_pk = l.pk ORDER BY l.name");
   if (!st) return tl::unexpected(st.error());
-  std::vector<PrefilterBlob> out;
   while (true) {
     Result<bool> row = st->Step();
     if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    out.push_back(
-        PrefilterBlob{st->Int(0), st->Text(1), static_cast<int>(st->Int(2)), st->Blob(3)});
+    if (!*row) return {};
+    PrefilterBlob library{st->Int(0), st->Text(1), static_cast<int>(st->Int(2))};
+    ERRDEX_TRY(visit(library, st->BlobView(3)));
   }
-  // Libraries indexed without a prefilter (by an older errdex) are listed
-  // with an empty blob so the matcher builds theirs in memory.
-  Result<Statement> missing = db_.Prepare(
-      "SELECT l.pk, l.name FROM library l WHERE NOT EXISTS "
-      "(SELECT 1 FROM prefilter p WHERE p.library_pk = l.pk) ORDER BY l.name");
-  if (!missing) return tl::unexpected(missing.error());
-  while (true) {
-    Result<bool> row = missing->Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    out.push_back(PrefilterBlob{missing->Int(0), missing->Text(1), 0, ""});
-  }
-  return out;
 }
 
 Result<std::vector<ErrorRecord>> Catalog::GetByPks(const std::vector<int64_t>& pks,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -147,7 +148,6 @@ struct PrefilterBlob {
   int64_t library_pk = 0;
   std::string library;
   int format = 0;
-  std::string blob;
 };
 
 // A site whose statement spans a runtime frame's line.
@@ -185,8 +185,11 @@ class Catalog {
 
   // --- Reads for the matcher.
 
-  // The stored prefilter of every library.
-  Result<std::vector<PrefilterBlob>> PrefilterBlobs();
+  // Calls `visit` with the stored prefilter of every library (an empty blob
+  // for a library stored without one). `blob` points into SQLite's memory and
+  // is valid only during the call: no copy of a blob of tens of megabytes.
+  Result<void> VisitPrefilters(const std::function<Result<void>(const PrefilterBlob& library,
+                                                                std::string_view blob)>& visit);
   // Every error template of a library (to rebuild a prefilter in memory).
   Result<std::vector<ErrorTemplate>> LibraryTemplates(int64_t library_pk);
   // The errors with these pks, in that order, with their sites.

@@ -81,6 +81,13 @@ std::string Statement::Blob(int column) const {
   return data ? std::string(static_cast<const char*>(data), static_cast<size_t>(n)) : std::string();
 }
 
+std::string_view Statement::BlobView(int column) const {
+  const void* data = sqlite3_column_blob(stmt_, column);
+  int n = sqlite3_column_bytes(stmt_, column);
+  return data ? std::string_view(static_cast<const char*>(data), static_cast<size_t>(n))
+              : std::string_view();
+}
+
 Result<bool> Statement::Step() {
   int rc = sqlite3_step(stmt_);
   if (rc == SQLITE_ROW) return true;

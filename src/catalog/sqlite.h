@@ -70,6 +70,8 @@ class Statement {
   int64_t Int(int column) const { return sqlite3_column_int64(stmt_, column); }
   std::string Text(int column) const;
   std::string Blob(int column) const;
+  // The column's bytes in SQLite's memory, valid until the next Step or Reset.
+  std::string_view BlobView(int column) const;
 
  private:
   friend class Database;

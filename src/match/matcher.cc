@@ -172,31 +172,32 @@ Result<Matcher> Matcher::Open(catalog::Catalog* catalog, std::vector<std::string
   Result<std::map<std::string, std::vector<std::string>>> bases = catalog->ExceptionBases();
   if (!bases) return tl::unexpected(bases.error());
   m.bases_ = std::move(*bases);
-  Result<std::vector<catalog::PrefilterBlob>> blobs = catalog->PrefilterBlobs();
-  if (!blobs) return tl::unexpected(blobs.error());
-  for (catalog::PrefilterBlob& b : *blobs) {
+  Result<void> visited = catalog->VisitPrefilters([&](const catalog::PrefilterBlob& b,
+                                                      std::string_view blob) -> Result<void> {
     Library lib;
     lib.pk = b.library_pk;
     lib.name = b.library;
     Result<Prefilter> loaded = Fail(ErrorCode::kCorrupt, "no prefilter stored");
-    if (b.format == kPrefilterFormat) loaded = Prefilter::Load(b.blob);
+    if (b.format == kPrefilterFormat) loaded = Prefilter::Load(blob);
     if (!loaded) {
       Result<std::vector<catalog::ErrorTemplate>> templates = catalog->LibraryTemplates(lib.pk);
       if (!templates) return tl::unexpected(templates.error());
       PrefilterBuilder builder;
-      Result<std::string> blob = builder.Build(*templates);
-      if (!blob) return tl::unexpected(blob.error());
-      loaded = Prefilter::Load(*blob);
+      Result<std::string> rebuilt = builder.Build(*templates);
+      if (!rebuilt) return tl::unexpected(rebuilt.error());
+      loaded = Prefilter::Load(*rebuilt);
       if (!loaded) return tl::unexpected(loaded.error());
       if (warnings != nullptr) {
         warnings->push_back("the prefilter of " + lib.name + " was rebuilt in memory (" +
-                            (b.blob.empty() ? std::string("none stored") : "stored one unusable") +
+                            (blob.empty() ? std::string("none stored") : "stored one unusable") +
                             "); `errdex index` stores a new one");
       }
     }
     lib.prefilter = std::make_unique<Prefilter>(std::move(*loaded));
     m.libraries_.push_back(std::move(lib));
-  }
+    return {};
+  });
+  if (!visited) return tl::unexpected(visited.error());
   return m;
 }
 
