@@ -201,17 +201,19 @@ Result<Matcher> Matcher::Open(catalog::Catalog* catalog, std::vector<std::string
   return m;
 }
 
-const RE2* Matcher::Regex(const catalog::ErrorRecord& e) {
-  auto it = regexes_.find(e.pk);
-  if (it != regexes_.end()) return it->second.get();
-  if (regexes_.size() >= kMaxRegexCache) regexes_.clear();
+const RE2* Matcher::Regex(const catalog::ErrorRecord& e, bool truncatable) {
+  auto& cache = truncatable ? truncatable_regexes_ : regexes_;
+  auto it = cache.find(e.pk);
+  if (it != cache.end()) return it->second.get();
+  if (cache.size() >= kMaxRegexCache) cache.clear();
   RE2::Options options;
   options.set_dot_nl(true);
   options.set_log_errors(false);
   options.set_max_mem(16 << 20);
-  auto re = std::make_unique<RE2>(TemplateRegex(e.message), options);
+  auto re = std::make_unique<RE2>(
+      truncatable ? TruncatableTemplateRegex(e.message) : TemplateRegex(e.message), options);
   const RE2* out = re->ok() ? re.get() : nullptr;
-  regexes_.emplace(e.pk, re->ok() ? std::move(re) : nullptr);
+  cache.emplace(e.pk, re->ok() ? std::move(re) : nullptr);
   return out;
 }
 
@@ -257,7 +259,7 @@ Result<std::vector<int64_t>> Matcher::FullMatches(std::string_view text) {
   if (!records) return tl::unexpected(records.error());
   std::vector<int64_t> out;
   for (const catalog::ErrorRecord& e : *records) {
-    const RE2* re = Regex(e);
+    const RE2* re = Regex(e, false);
     if (re != nullptr && RE2::FullMatch(message, *re)) out.push_back(e.pk);
   }
   std::sort(out.begin(), out.end());
@@ -335,7 +337,8 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     pinned.insert(pinned.end(), bare->begin(), bare->end());
   }
 
-  auto assess = [&](const catalog::ErrorRecord& e, bool try_regex) {
+  enum class Mode { kWhole, kOrItsStart, kWordsOnly };
+  auto assess = [&](const catalog::ErrorRecord& e, Mode mode) {
     Assessment a;
     double literal = static_cast<double>(e.message.LiteralSize());
     double coverage =
@@ -350,7 +353,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     }
     // A message built where errdex cannot see matches anything: only frames count.
     if (e.dynamic) return a;
-    if (const RE2* re = try_regex ? Regex(e) : nullptr; re != nullptr) {
+    if (const RE2* re = mode != Mode::kWordsOnly ? Regex(e, false) : nullptr; re != nullptr) {
       int groups = re->NumberOfCapturingGroups();
       std::vector<re2::StringPiece> sub(static_cast<size_t>(groups) + 1);
       bool full = re->Match(message, 0, message.size(), RE2::ANCHOR_BOTH, sub.data(),
@@ -377,6 +380,17 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
         return a;
       }
     }
+    // The message is the start of the template: cut short, or from a version
+    // before text was added at the end.
+    if (const RE2* re = mode == Mode::kOrItsStart ? Regex(e, true) : nullptr;
+        re != nullptr && message.size() >= static_cast<size_t>(kMinPartialBytes) &&
+        RE2::FullMatch(message, *re)) {
+      double start = std::min(1.0, static_cast<double>(message.size()) / std::max(1.0, literal));
+      a.base = 0.45 + 0.25 * start - 0.3 * std::max(0.0, 1.0 - literal / 16.0);
+      a.strong = start >= 0.5 && literal >= 8;
+      a.evidence = "the message is the start of the template (cut short, or worded so since)";
+      return a;
+    }
     if (!message.empty()) {
       double sim = Similarity(message, LiteralText(e.message));
       if (sim >= kMinSimilarity) {
@@ -392,9 +406,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   std::vector<std::pair<catalog::ErrorRecord, Assessment>> fits;
   std::unordered_set<int64_t> assessed;
   bool confirmed = false;
-  // try_regex: false for candidates none of whose fragments is in the
-  // message: their regex cannot match, compiling it would only cost time.
-  auto run = [&](const std::vector<int64_t>& pks, bool keep_unfit, bool try_regex) -> Result<void> {
+  // kWordsOnly for candidates none of whose fragments is in the message:
+  // their regex cannot match, compiling it would only cost time.
+  auto run = [&](const std::vector<int64_t>& pks, bool keep_unfit, Mode mode) -> Result<void> {
     std::vector<int64_t> fresh;
     for (int64_t pk : pks) {
       if (assessed.insert(pk).second) fresh.push_back(pk);
@@ -404,18 +418,18 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (!records) return tl::unexpected(records.error());
     for (catalog::ErrorRecord& e : *records) {
       if (!options.library.empty() && e.library != options.library) continue;
-      Assessment a = assess(e, try_regex);
+      Assessment a = assess(e, mode);
       if (a.base < 0 && !keep_unfit) continue;
       confirmed = confirmed || (a.strong && !a.fuzzy);
       fits.emplace_back(std::move(e), std::move(a));
     }
     return {};
   };
-  Result<void> done = run(complete, false, true);
-  if (done) done = run(pinned, true, true);
-  if (done && !confirmed) done = run(incomplete, false, true);
+  Result<void> done = run(complete, false, Mode::kWhole);
+  if (done) done = run(pinned, true, Mode::kOrItsStart);
+  if (done && !confirmed) done = run(incomplete, false, Mode::kOrItsStart);
   // 4. Wording changed across versions, or the paste was cut or re-wrapped.
-  if (done && !confirmed && !message.empty()) done = run(worded, false, false);
+  if (done && !confirmed && !message.empty()) done = run(worded, false, Mode::kWordsOnly);
   if (!done) return tl::unexpected(done.error());
 
   // Then sites, for the best fits and the pinned ones: frames and type decide.

@@ -66,7 +66,8 @@ class Matcher {
   struct Candidate;
 
   explicit Matcher(catalog::Catalog* catalog) : catalog_(catalog) {}
-  const RE2* Regex(const catalog::ErrorRecord& e);
+  // The compiled template regex of `e` (or of its every prefix), cached.
+  const RE2* Regex(const catalog::ErrorRecord& e, bool truncatable);
   double TypeFactor(const std::string& wanted, const std::string& have) const;
   bool IsSubclass(const std::string& derived, const std::string& base, int depth) const;
 
@@ -74,6 +75,7 @@ class Matcher {
   std::vector<Library> libraries_;
   std::map<std::string, std::vector<std::string>> bases_;
   std::unordered_map<int64_t, std::unique_ptr<RE2>> regexes_;
+  std::unordered_map<int64_t, std::unique_ptr<RE2>> truncatable_regexes_;
 };
 
 // Which of `frames` (innermost last) point at `site`: 2 for the innermost

@@ -128,6 +128,24 @@ std::string TemplateRegex(const Template& t) {
   return out;
 }
 
+std::string TruncatableTemplateRegex(const Template& t) {
+  std::string out;
+  size_t open = 0;
+  for (size_t i = 0; i < t.pieces().size(); ++i) {
+    Template one;
+    one.AppendPiece(t.pieces()[i]);
+    std::string piece = TemplateRegex(one);
+    if (piece.empty()) continue;
+    if (!out.empty()) {
+      out += "(?:";
+      ++open;
+    }
+    out += piece;
+  }
+  for (size_t k = 0; k < open; ++k) out += ")?";
+  return out;
+}
+
 std::vector<std::string> PrefilterFragments(const Template& t) {
   std::vector<std::string> out;
   auto add = [&](std::string_view f) {

@@ -21,6 +21,11 @@ std::string NormalizeText(std::string_view text);
 // for RE2 with dot_nl; unanchored: callers pick the anchoring.
 std::string TemplateRegex(const Template& t);
 
+// The RE2 pattern of every prefix of `t` that ends at a piece boundary:
+// p0(?:p1(?:p2...)?)? -- matched against a whole message, it accepts one cut
+// short, or one from a version that has since added text at the end.
+std::string TruncatableTemplateRegex(const Template& t);
+
 // Literal fragments of `t` (normalized, at least kMinFragment bytes) for the
 // multi-literal prefilter: each literal piece, and for long pieces their first
 // and last kWindow bytes too, so that a message cut short or wrapped still

@@ -727,6 +727,9 @@ class FileExtractor {
         }
         return out;
       }
+      if (attr == "join" && ts_node_named_child_count(args) == 1) {
+        return EvalJoin(object, ts_node_named_child(args, 0), ctx, depth);
+      }
       if ((attr == "strip" || attr == "rstrip" || attr == "lstrip") &&
           ts_node_named_child_count(args) == 0) {
         // Trimming only removes whitespace at the ends; the template still matches.
@@ -754,10 +757,121 @@ class FileExtractor {
       out.push_back(Template::Value(CollapseWhitespace(Text(inner)), ValueKind::kRepr));
       return out;
     }
+    // fmt = "... {} ...".format; fmt(args): a bound str.format.
+    if (Alternatives bound = EvalBoundFormat(fn, args, ctx, depth); !bound.empty()) return bound;
     // A helper of this module that returns a message: inline it, one level deep.
     auto it = module_functions_.find(std::string(f));
     if (it == module_functions_.end() || ctx.inline_depth > 0) return out;
     return InlineHelper(it->second, args, ctx, depth);
+  }
+
+  // "sep".join(parts): a list literal joins its elements; a list variable
+  // built with .append() joins what it starts with and the first append,
+  // the rest being unknown (usually appended in a loop).
+  Alternatives EvalJoin(TSNode separator, TSNode parts, const EvalContext& ctx, int depth) {
+    Alternatives out;
+    Alternatives sep = Eval(separator, ctx, depth + 1);
+    if (sep.size() != 1) return out;
+    auto join = [&](const std::vector<TSNode>& items, const EvalContext& at, bool open_tail,
+                    std::string_view name) {
+      Template t;
+      for (size_t i = 0; i < items.size(); ++i) {
+        if (i > 0) t.Append(sep[0]);
+        Alternatives item = Eval(items[i], at, depth + 1);
+        t.Append(item.empty() ? AsValue(items[i], ValueKind::kStr) : item.front());
+      }
+      if (open_tail) {
+        if (!items.empty()) t.Append(sep[0]);
+        t.AppendValue(std::string(name) + "...", ValueKind::kAny);
+      }
+      return t;
+    };
+    if (K(parts) == kList) {
+      AddAlternative(out, join(NamedChildren(parts), ctx, false, ""));
+      return out;
+    }
+    if (K(parts) != kIdentifier) return out;
+    std::string_view name = Text(parts);
+    DefList defs;
+    std::vector<EvalContext> where;
+    if (!ResolveName(name, ctx, defs, where)) return out;
+    for (size_t i = 0; i < defs.size(); ++i) {
+      const Def& d = *defs[i];
+      if (d.type != Def::Type::kValue || K(d.value) != kList) continue;
+      EvalContext at = where[i];
+      at.at = d.stmt;
+      std::vector<TSNode> items = NamedChildren(d.value);
+      std::vector<TSNode> appended = Appends(name, d.stmt, ctx);
+      bool more = appended.size() > 1;
+      if (items.empty() && !appended.empty())
+        items.push_back(appended.front());
+      else if (!appended.empty())
+        more = true;
+      AddAlternative(out, join(items, at, more, name));
+    }
+    return out;
+  }
+
+  // The arguments of `name.append(x)` statements after `def` and before
+  // ctx.at, in the innermost function, in source order.
+  std::vector<TSNode> Appends(std::string_view name, TSNode def, const EvalContext& ctx) {
+    std::vector<TSNode> out;
+    TSNode scope = ctx.functions.empty() ? root_ : Field(ctx.functions.back(), "body");
+    if (ts_node_is_null(scope)) return out;
+    uint32_t from = ts_node_end_byte(def);
+    uint32_t to = ts_node_is_null(ctx.at) ? UINT32_MAX : ts_node_start_byte(ctx.at);
+    std::vector<std::pair<TSNode, int>> stack = {{scope, 0}};
+    while (!stack.empty() && out.size() < 4) {
+      auto [n, d] = stack.back();
+      stack.pop_back();
+      if (ts_node_end_byte(n) <= from || ts_node_start_byte(n) >= to || d > kMaxFlowDepth) continue;
+      uint16_t k = K(n);
+      if (k == kFunctionDefinition || k == kClassDefinition) continue;
+      if (k == kExpressionStatement) {
+        TSNode call = ts_node_named_child(n, 0);
+        TSNode fn = Field(call, "function");
+        TSNode args = Field(call, "arguments");
+        if (K(call) == kCall && K(fn) == kAttribute && Text(Field(fn, "attribute")) == "append" &&
+            Text(Field(fn, "object")) == name && ts_node_named_child_count(args) == 1 &&
+            ts_node_start_byte(n) >= from) {
+          out.push_back(ts_node_named_child(args, 0));
+        }
+        continue;
+      }
+      std::vector<TSNode> children = NamedChildren(n);
+      for (auto c = children.rbegin(); c != children.rend(); ++c) stack.push_back({*c, d + 1});
+    }
+    return out;
+  }
+
+  Alternatives EvalBoundFormat(TSNode name, TSNode args, const EvalContext& ctx, int depth) {
+    Alternatives out;
+    DefList defs;
+    std::vector<EvalContext> where;
+    if (!ResolveName(Text(name), ctx, defs, where)) return out;
+    for (size_t i = 0; i < defs.size(); ++i) {
+      const Def& d = *defs[i];
+      if (d.type != Def::Type::kValue || K(d.value) != kAttribute ||
+          Text(Field(d.value, "attribute")) != "format") {
+        continue;
+      }
+      EvalContext at = where[i];
+      at.at = d.stmt;
+      Alternatives formats = Eval(Field(d.value, "object"), at, depth + 1);
+      std::vector<FormatArg> positional;
+      std::map<std::string, FormatArg, std::less<>> keywords;
+      for (TSNode a : NamedChildren(args)) {
+        if (K(a) == kKeywordArgument) {
+          keywords[std::string(Text(Field(a, "name")))] = Arg(Field(a, "value"), ctx, depth + 1);
+        } else if (K(a) != kListSplat && K(a) != kDictionarySplat && K(a) != kComment) {
+          positional.push_back(Arg(a, ctx, depth + 1));
+        }
+      }
+      for (const Template& f : formats) {
+        AddAlternative(out, ApplyStrFormat(f, positional, keywords));
+      }
+    }
+    return out;
   }
 
   Alternatives InlineHelper(TSNode function, TSNode args, const EvalContext& ctx, int depth) {
@@ -1204,6 +1318,7 @@ class FileExtractor {
     if (!via_super) {
       if (args.empty() || args[0].arg.expression != "self") return;
       args.erase(args.begin());
+      cls->super_target = ShortName(Text(object));
     }
     cls->super_args = std::move(args);
   }

@@ -60,6 +60,8 @@ struct ClassInfo {
   // The arguments __init__ passes to super().__init__ / Base.__init__(self, ...),
   // evaluated in __init__ (its parameters appear as values named after them).
   std::optional<std::vector<CallArg>> super_args;
+  // The class named in Base.__init__(self, ...); empty for super().__init__.
+  std::string super_target;
   std::vector<std::pair<std::string, FormatArg>> self_attrs;  // self.x = <expr>
   std::optional<Template> str_template;                       // what __str__ returns
 };

@@ -155,12 +155,11 @@ class Linker {
                                   "self.__class__.__qualname__", "type(self).__qualname__"}) {
       class_name[std::string(expr)] = FormatArg{std::string(expr), Template::Literal(c->name)};
     }
-    return Substitute(ComposeArgs(c, mro, args), class_name);
+    return Substitute(ComposeArgs(mro, args), class_name);
   }
 
-  Template ComposeArgs(const ClassInfo* c, const std::vector<const ClassInfo*>& mro,
+  Template ComposeArgs(const std::vector<const ClassInfo*>& mro,
                        const std::vector<CallArg>& args) const {
-    (void)c;
     Bindings init_bindings;
     for (const ClassInfo* k : mro) {
       if (k->has_init) {
@@ -188,7 +187,8 @@ class Linker {
       return Substitute(Substitute(*k->str_template, attrs), init_bindings);
     }
     std::vector<CallArg> current = args;
-    for (const ClassInfo* k : mro) {
+    for (size_t i = 0; i < mro.size(); ++i) {
+      const ClassInfo* k = mro[i];
       if (!k->has_init) continue;
       // Without super().__init__(...) the exception keeps the arguments it
       // was constructed with (BaseException.__new__ stores them).
@@ -206,6 +206,13 @@ class Linker {
         next.push_back(WithValue(a, b));
       }
       current = std::move(next);
+      if (k->super_target.empty()) continue;
+      // Base.__init__(self, ...) goes straight to Base, skipping the classes
+      // between; a base outside the library prints the arguments.
+      auto target = std::find_if(mro.begin(), mro.end(),
+                                 [&](const ClassInfo* m) { return m->name == k->super_target; });
+      if (target == mro.end()) return BuiltinMessage(k->super_target, current);
+      i = static_cast<size_t>(target - mro.begin()) - 1;
     }
     return BuiltinMessage(BuiltinBase(mro), current);
   }

@@ -25,6 +25,7 @@ const SymbolTable& Symbols() {
                                      {"tuple", kTuple},
                                      {"expression_list", kExpressionList},
                                      {"dictionary", kDictionary},
+                                     {"list", kList},
                                      {"pair", kPair},
                                      {"conditional_expression", kConditional},
                                      {"function_definition", kFunctionDefinition},

@@ -32,6 +32,7 @@ enum Kind : uint16_t {
   kTuple,
   kExpressionList,
   kDictionary,
+  kList,
   kPair,
   kConditional,
   kFunctionDefinition,

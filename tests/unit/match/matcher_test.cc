@@ -158,6 +158,15 @@ TEST_F(MatcherTest, TruncatedMessageMatchesPartly) {
             "{rhs}.");
 }
 
+TEST_F(MatcherTest, OlderMessageWithoutTheAdviceAddedSinceMatches) {
+  std::vector<Match> m =
+      Explain("ValueError: Cannot calculate indices from sharding: GSPMDSharding({replicated}).");
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m[0].error.template_text,
+            "Cannot calculate indices from sharding: {sharding}. Please create a device put.");
+  EXPECT_FALSE(m[0].fuzzy);
+}
+
 TEST_F(MatcherTest, RewrappedTextFallsBackToSimilarWording) {
   std::vector<Match> m =
       Explain("ValueError: Nesting `compute_on` with different compu\nte types is not allowed.");

@@ -71,6 +71,23 @@ TEST(Pattern, WhitespaceAndWrappingAreForgiven) {
   EXPECT_TRUE(Full(t, "first   line\n  second line\n5"));
 }
 
+TEST(Pattern, TruncatableTemplateAcceptsEveryPieceBoundaryPrefix) {
+  Template t = Make({{false, "Cannot calculate indices from sharding: "},
+                     {true, "sharding"},
+                     {false, ". Please create a device put."}});
+  RE2::Options o;
+  o.set_dot_nl(true);
+  RE2 re(TruncatableTemplateRegex(t), o);
+  ASSERT_TRUE(re.ok()) << TruncatableTemplateRegex(t);
+  EXPECT_TRUE(RE2::FullMatch("Cannot calculate indices from sharding: ", re));
+  EXPECT_TRUE(RE2::FullMatch("Cannot calculate indices from sharding: S(1)", re));
+  EXPECT_TRUE(RE2::FullMatch(
+      "Cannot calculate indices from sharding: S(1). Please create a device put.", re));
+  // Cut inside the first literal is not a prefix at a piece boundary.
+  EXPECT_FALSE(RE2::FullMatch("Cannot calculate indices", re));
+  EXPECT_FALSE(RE2::FullMatch("Different words: S(1)", re));
+}
+
 TEST(Pattern, Fragments) {
   Template t = Make({{false, "Unsupported pipeline mode: "}, {true, "m"}, {false, "."}});
   EXPECT_EQ(PrefilterFragments(t), std::vector<std::string>{"Unsupported pipeline mode:"});
