@@ -578,6 +578,8 @@ class FileExtractor {
         return EvalCall(node, ctx, depth);
       case kIdentifier:
         return EvalName(node, ctx, depth);
+      case kSubscript:
+        return EvalSlice(node, ctx, depth);
       case kConditional: {
         std::vector<TSNode> parts = NamedChildren(node);
         if (parts.size() != 3) return out;
@@ -592,6 +594,46 @@ class FileExtractor {
       }
       default:
         return out;
+    }
+  }
+
+  // `msg[:-2]`, the idiom that drops the separator a loop left after the
+  // last item: the template loses its last k characters. Other subscripts are
+  // not followed.
+  Alternatives EvalSlice(TSNode node, const EvalContext& ctx, int depth) {
+    Alternatives out;
+    TSNode slice = Field(node, "subscript");
+    if (K(slice) != kSlice || ts_node_named_child_count(node) != 2) return out;
+    std::string bounds;
+    for (char c : Text(slice)) {
+      if (c != ' ' && c != '\t') bounds.push_back(c);
+    }
+    if (bounds.size() < 3 || bounds.size() > 6 || bounds.compare(0, 2, ":-") != 0) return out;
+    size_t drop = 0;
+    for (size_t i = 2; i < bounds.size(); ++i) {
+      if (bounds[i] < '0' || bounds[i] > '9') return out;
+      drop = drop * 10 + static_cast<size_t>(bounds[i] - '0');
+    }
+    for (Template& t : Eval(Field(node, "value"), ctx, depth + 1)) {
+      DropLastCharacters(t, drop);
+      if (!t.empty()) AddAlternative(out, std::move(t));
+    }
+    return out;
+  }
+
+  // Python slices count code points. When a value ends the template the
+  // characters come off text errdex cannot see, so the template stays.
+  static void DropLastCharacters(Template& t, size_t count) {
+    std::vector<Piece>& pieces = t.mutable_pieces();
+    while (count > 0 && !pieces.empty() && !pieces.back().is_value) {
+      std::string& text = pieces.back().text;
+      while (count > 0 && !text.empty()) {
+        size_t cut = text.size() - 1;
+        while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;
+        text.resize(cut);
+        --count;
+      }
+      if (text.empty()) pieces.pop_back();
     }
   }
 

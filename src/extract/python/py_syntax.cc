@@ -77,6 +77,8 @@ const SymbolTable& Symbols() {
                                      {"as_pattern", kAsPattern},
                                      {"as_pattern_target", kAsPatternTarget},
                                      {"unary_operator", kUnaryOperator},
+                                     {"subscript", kSubscript},
+                                     {"slice", kSlice},
                                  });
   return table;
 }

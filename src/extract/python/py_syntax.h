@@ -84,6 +84,8 @@ enum Kind : uint16_t {
   kAsPattern,
   kAsPatternTarget,
   kUnaryOperator,
+  kSubscript,
+  kSlice,
 };
 
 // The table for tree-sitter-python; built once, thread-safe.
