@@ -144,7 +144,13 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
     if (!m.values.empty()) {
       for (const auto& [name, value] : m.values) {
         std::string v = value.size() > 120 ? std::string(TruncateUtf8(value, 120)) + "..." : value;
-        out << "       " << Paint(color, "\x1b[36m", name) << " = " << Printable(v) << '\n';
+        // People read the expression as the source wrote it; names are for JSON.
+        std::string_view label = name;
+        for (const Piece& p : m.error.message.pieces()) {
+          if (p.is_value && p.name == name) label = p.text;
+        }
+        out << "       " << Paint(color, "\x1b[36m", Printable(label)) << " = " << Printable(v)
+            << '\n';
       }
     }
     out << "     " << Paint(color, "\x1b[2m", m.evidence) << '\n';

@@ -141,9 +141,11 @@ std::string PlaceholderName(std::string_view expression) {
     std::string word(expression.substr(i, j - i));
     i = j;
     if (std::isdigit(static_cast<unsigned char>(word[0]))) continue;  // a number
+    // Dunders and private names: `f.__name__` -> f_name.
     size_t start = word.find_first_not_of('_');
     if (start == std::string::npos) continue;
-    words.push_back(word.substr(start));
+    size_t end = word.find_last_not_of('_');
+    words.push_back(word.substr(start, end + 1 - start));
   }
   if (words.size() > 1) {
     std::vector<std::string> kept;

@@ -78,6 +78,12 @@ TEST_F(ExplainCli, TextReportShowsTemplateValuesAndSource) {
   EXPECT_NE(r.out.find("raised at variables.py:18 in template_variable"), std::string::npos);
   EXPECT_NE(r.out.find(">    18 |"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\x1b["), std::string::npos) << "no colours when stdout is not a terminal";
+
+  // Values are shown under the expression the source wrote, not the JSON name.
+  r = RunErrdex({"explain", "--db", db_,
+                 "TypeError: Mesh must be a `plgpu.Mesh`, got <class 'int'> and 3 3 3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("type(mesh) = <class 'int'>"), std::string::npos) << r.out;
 }
 
 TEST_F(ExplainCli, NoMatchIsAnAnswerNotAFailure) {

@@ -66,6 +66,7 @@ TEST(PlaceholderName, FollowsTheExpression) {
   EXPECT_EQ(PlaceholderName("self._sharding"), "sharding");
   EXPECT_EQ(PlaceholderName("type(mesh)"), "type_mesh");
   EXPECT_EQ(PlaceholderName("x.shape"), "x_shape");
+  EXPECT_EQ(PlaceholderName("f.__name__"), "f_name");
   EXPECT_EQ(PlaceholderName("self"), "self");
   EXPECT_EQ(PlaceholderName("d['key']"), "d");
   EXPECT_EQ(PlaceholderName("1 + 2"), "value");
