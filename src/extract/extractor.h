@@ -21,7 +21,7 @@ struct Options {
   std::function<void(size_t done, size_t total)> progress;
 };
 
-// True for files some front end reads (.py for now).
+// True for files some front end reads: .py, and C/C++ sources and headers.
 bool IsSourcePath(std::string_view path);
 
 // Extracts every error site of `files`. Sites come in file order, then in
@@ -30,5 +30,9 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
 
 // Extracts one in-memory Python file (for tests, fuzzing and benchmarks).
 Extraction ExtractPythonSource(std::string_view path, std::string_view text);
+
+// Extracts one in-memory C/C++ file, the grammar chosen by its name; the
+// macros it defines are expanded where it uses them.
+Extraction ExtractCppSource(std::string_view path, std::string_view text);
 
 }  // namespace errdex::extract

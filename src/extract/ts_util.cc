@@ -27,6 +27,7 @@ namespace {
 // ts_node_child(i) walks from the first child each time; a cursor is linear.
 std::vector<TSNode> CollectChildren(TSNode node, bool named_only) {
   std::vector<TSNode> out;
+  if (ts_node_is_null(node)) return out;
   TSTreeCursor cursor = ts_tree_cursor_new(node);
   if (ts_tree_cursor_goto_first_child(&cursor)) {
     do {

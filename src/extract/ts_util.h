@@ -45,7 +45,9 @@ inline std::string_view NodeText(TSNode node, std::string_view source) {
   return source.substr(b, e - b);
 }
 
+// Null for a null node (libtree-sitter 0.20 crashes on one).
 inline TSNode Field(TSNode node, std::string_view name) {
+  if (ts_node_is_null(node)) return node;
   return ts_node_child_by_field_name(node, name.data(), static_cast<uint32_t>(name.size()));
 }
 

@@ -6,6 +6,7 @@
 #include <array>
 #include <cctype>
 
+#include "core/native_errors.h"
 #include "core/text.h"
 #include "match/pattern.h"
 
@@ -21,25 +22,6 @@ constexpr std::string_view kContextLine =
     "During handling of the above exception, another exception occurred:";
 // Border lines of an exception group, replaced by this marker.
 constexpr std::string_view kBorder = "\x01";
-
-constexpr std::array<std::string_view, 16> kStatusCodes = {
-    "CANCELLED",
-    "UNKNOWN",
-    "INVALID_ARGUMENT",
-    "DEADLINE_EXCEEDED",
-    "NOT_FOUND",
-    "ALREADY_EXISTS",
-    "PERMISSION_DENIED",
-    "RESOURCE_EXHAUSTED",
-    "FAILED_PRECONDITION",
-    "ABORTED",
-    "OUT_OF_RANGE",
-    "UNIMPLEMENTED",
-    "INTERNAL",
-    "UNAVAILABLE",
-    "DATA_LOSS",
-    "UNAUTHENTICATED",
-};
 
 constexpr std::array<std::string_view, 8> kBuiltinNames = {
     "StopIteration", "StopAsyncIteration", "KeyboardInterrupt", "SystemExit",

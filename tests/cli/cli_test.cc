@@ -93,7 +93,27 @@ class IndexedFixture : public ::testing::Test {
   CommandResult index_;
 };
 
-TEST_F(IndexedFixture, GoldenList) {
+// Each fixture repository's catalog, compared exactly with its golden files
+// (ERRDEX_UPDATE_GOLDEN=1 rewrites them).
+struct GoldenCase {
+  const char* fixture;  // under tests/fixtures
+  const char* golden;   // prefix of the files under tests/golden
+};
+
+class GoldenCatalog : public ::testing::TestWithParam<GoldenCase> {
+ protected:
+  void SetUp() override {
+    fs::path root = CopyFixture(dir_, GetParam().fixture);
+    db_ = (dir_.path() / "catalog.db").string();
+    CommandResult index =
+        RunErrdex({"index", root.string(), "--name", "test/idioms", "--db", db_, "--json"});
+    ASSERT_EQ(index.exit_code, 0) << index.err;
+  }
+  TempDir dir_;
+  std::string db_;
+};
+
+TEST_P(GoldenCatalog, List) {
   CommandResult list = RunErrdex({"list", "--json", "--db", db_});
   ASSERT_EQ(list.exit_code, 0) << list.err;
   for (const json& j : JsonLines(list.out)) {
@@ -101,10 +121,10 @@ TEST_F(IndexedFixture, GoldenList) {
       EXPECT_TRUE(j.contains(key)) << key;
     }
   }
-  testing::ExpectGolden("python_idioms.list.jsonl", list.out);
+  testing::ExpectGolden(std::string(GetParam().golden) + ".list.jsonl", list.out);
 }
 
-TEST_F(IndexedFixture, GoldenFullRecords) {
+TEST_P(GoldenCatalog, FullRecords) {
   CommandResult list = RunErrdex({"list", "--json", "--db", db_});
   std::string all;
   for (const json& j : JsonLines(list.out)) {
@@ -114,8 +134,15 @@ TEST_F(IndexedFixture, GoldenFullRecords) {
     EXPECT_EQ(record["id"], j["id"]);
     all += record.dump() + "\n";
   }
-  testing::ExpectGolden("python_idioms.records.jsonl", all);
+  testing::ExpectGolden(std::string(GetParam().golden) + ".records.jsonl", all);
 }
+
+INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenCatalog,
+                         ::testing::Values(GoldenCase{"python/idioms", "python_idioms"},
+                                           GoldenCase{"cpp/idioms", "cpp_idioms"}),
+                         [](const ::testing::TestParamInfo<GoldenCase>& param) {
+                           return std::string(param.param.golden);
+                         });
 
 TEST_F(IndexedFixture, SummaryStatsAndReindex) {
   json summary = json::parse(index_.out);

@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "extract/python/py_flow.h"
 #include "extract/python/py_syntax.h"
+#include "extract/source_lines.h"
 #include "extract/ts_util.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
@@ -1081,34 +1082,8 @@ class FileExtractor {
     // The source is valid UTF-8 and lines end at character boundaries; only
     // a cut needs care.
     s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
-    int first = std::max(1, s.line - options_.excerpt_before);
-    int last = s.end_line + options_.excerpt_after;
-    std::string_view excerpt = Lines(first, last);
-    while (excerpt.size() > kMaxExcerptBytes && last > s.end_line) {
-      first = std::min(s.line, first + 2);
-      last = std::max(s.end_line, last - 2);
-      excerpt = Lines(first, last);
-    }
-    s.excerpt_line = first;
-    s.excerpt = std::string(TruncateUtf8(excerpt, kMaxExcerptBytes));
+    lines_.FillExcerpt(s, options_.excerpt_before, options_.excerpt_after, kMaxExcerptBytes);
     return s;
-  }
-
-  // Lines [first, last] (1-based, clamped) with their newlines.
-  std::string_view Lines(int first, int last) {
-    if (line_starts_.empty()) {
-      line_starts_.push_back(0);
-      for (size_t i = 0; i < src_.size(); ++i) {
-        if (src_[i] == '\n') line_starts_.push_back(static_cast<uint32_t>(i + 1));
-      }
-    }
-    auto count = static_cast<int>(line_starts_.size());
-    first = std::max(first, 1);
-    last = std::min(last, count);
-    if (first > last) return {};
-    size_t b = line_starts_[static_cast<size_t>(first - 1)];
-    size_t e = last < count ? line_starts_[static_cast<size_t>(last)] : src_.size();
-    return src_.substr(b, e - b);
   }
 
   // Cartesian product of the arguments' alternatives, at most kMaxAlternatives.
@@ -1512,7 +1487,7 @@ class FileExtractor {
   std::set<std::string> module_classes_;
   std::unordered_map<std::string, DefList> module_defs_;
   std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;
-  std::vector<uint32_t> line_starts_;
+  SourceLines lines_{src_};
   int64_t eval_steps_ = 0;
 };
 

@@ -1,0 +1,1464 @@
+#include "extract/cpp/cpp_extractor.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+#include <unordered_set>
+#include <utility>
+
+#include "core/native_errors.h"
+#include "core/text.h"
+#include "extract/cpp/cpp_format.h"
+#include "extract/cpp/cpp_syntax.h"
+#include "extract/source_lines.h"
+#include "extract/ts_util.h"
+
+namespace errdex::extract::cpp {
+namespace {
+
+constexpr int kExcerptBefore = 20;
+constexpr int kExcerptAfter = 20;
+constexpr size_t kMaxExcerptBytes = 16384;
+constexpr size_t kMaxStatementBytes = 4096;
+constexpr int kMaxEvalDepth = 24;
+constexpr int kMaxMacroDepth = 3;
+constexpr int kMaxExpansionsPerFile = 4000;
+constexpr size_t kMaxExpansionBytes = 64 * 1024;
+constexpr int kMaxStreamOperands = 256;
+constexpr size_t kMaxNodesPerScopeScan = 200000;
+constexpr int kMaxEvalStepsPerFile = 200000;
+constexpr size_t kMaxScanStepsPerFile = 4000000;
+constexpr size_t kMaxPieces = 128;
+constexpr size_t kMaxTemplateBytes = 16384;
+
+std::string_view LastComponent(std::string_view name) {
+  size_t colon = name.rfind("::");
+  return colon == std::string_view::npos ? name : name.substr(colon + 2);
+}
+
+std::string_view ScopeOf(std::string_view name) {
+  size_t colon = name.rfind("::");
+  if (colon == std::string_view::npos) return {};
+  std::string_view scope = name.substr(0, colon);
+  while (!scope.empty() && scope.front() == ':') scope.remove_prefix(1);
+  return scope;
+}
+
+bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// Kinds of error sinks, by the name they are called by.
+enum class Sink {
+  kNone,
+  kPyErrSetString,  // (type, msg)
+  kPyErrFormat,     // (type, fmt, ...)
+  kPyErrNoMessage,  // PyErr_SetNone(type), PyErr_NoMemory()...
+  kPyErrObject,     // PyErr_SetObject(type, obj): built at run time
+  kPyWarn,          // PyErr_WarnEx(category, msg, level)
+  kPyWarnFormat,    // PyErr_WarnFormat(category, level, fmt, ...)
+  kNumpyDeprecate,  // DEPRECATE(msg), DEPRECATE_FUTUREWARNING(msg)
+  kNbRaise,         // nb::raise(fmt, ...), nb::raise_type_error(fmt, ...)
+  kNbRaiseFrom,     // nb::raise_from(e, type, fmt, ...)
+  kPybindFail,      // pybind11_fail(msg)
+  kAbslError,       // absl::InvalidArgumentError(msg)
+  kStatusHelper,    // xla::InvalidArgument(fmt, ...) / tsl::errors::InvalidArgument(...)
+  kStatusStrCat,    // xla::InvalidArgumentStrCat(...)
+  kStatusCtor,      // absl::Status(absl::StatusCode::kX, msg)
+  kCheck,           // CHECK(cond) << ...
+  kCheckOp,         // CHECK_EQ(a, b) << ...
+  kCheckOk,         // CHECK_OK(status)
+  kTfCheckOk,       // TF_CHECK_OK(status)
+  kCheckNotNull,    // CHECK_NOTNULL(x)
+  kLogFatal,        // LOG(FATAL) << ...
+  kRetCheck,        // TF_RET_CHECK(cond) << ...
+  kUnreachable,     // llvm_unreachable(msg), report_fatal_error(msg)
+  kTorchCheck,      // TORCH_CHECK(cond, ...) and its typed variants
+  kTorchAssert,     // TORCH_INTERNAL_ASSERT(cond, ...)
+  kTorchError,      // AT_ERROR(...)
+  kTorchWarn,       // TORCH_WARN(...)
+  kEmitError,       // emitError(loc, msg?) << ...
+  kEmitOpError,     // op.emitOpError(msg?) << ...
+  kEmitOptional,    // emitOptionalError(loc, args...)
+};
+
+struct SinkInfo {
+  Sink sink = Sink::kNone;
+  std::string exception;  // fixed by the name (status code, Python type)
+  bool internal = false;
+  std::string check_op;  // "==" for CHECK_EQ
+};
+
+const std::pair<std::string_view, std::string_view> kCheckOps[] = {
+    {"EQ", "=="}, {"NE", "!="}, {"LT", "<"}, {"LE", "<="}, {"GT", ">"}, {"GE", ">="},
+};
+
+// What calling `callee` (as written, scopes included) does; `member` for
+// `x.f(...)`/`x->f(...)`.
+SinkInfo ClassifyName(std::string_view callee, bool member) {
+  SinkInfo info;
+  std::string_view name = LastComponent(callee);
+  std::string_view scope = ScopeOf(callee);
+  if (member) {
+    if (name == "emitError") info.sink = Sink::kEmitError;
+    if (name == "emitOpError") info.sink = Sink::kEmitOpError;
+    if (info.sink != Sink::kNone) info.exception = "MLIRError";
+    return info;
+  }
+  if (StartsWith(name, "PyErr_")) {
+    std::string_view f = name.substr(6);
+    if (f == "SetString") info.sink = Sink::kPyErrSetString;
+    if (f == "Format") info.sink = Sink::kPyErrFormat;
+    if (f == "SetNone") info.sink = Sink::kPyErrNoMessage;
+    if (f == "SetObject") info.sink = Sink::kPyErrObject;
+    if (f == "WarnEx") info.sink = Sink::kPyWarn;
+    if (f == "WarnFormat") info.sink = Sink::kPyWarnFormat;
+    if (f == "NoMemory") {
+      info.sink = Sink::kPyErrNoMessage;
+      info.exception = "MemoryError";
+    }
+    if (f == "BadArgument") {
+      info.sink = Sink::kPyErrNoMessage;
+      info.exception = "TypeError";
+    }
+    if (f == "BadInternalCall") {
+      info.sink = Sink::kPyErrNoMessage;
+      info.exception = "SystemError";
+      info.internal = true;
+    }
+    return info;
+  }
+  if (name == "DEPRECATE" || name == "DEPRECATE_FUTUREWARNING") {
+    info.sink = Sink::kNumpyDeprecate;
+    info.exception = name == "DEPRECATE" ? "DeprecationWarning" : "FutureWarning";
+    return info;
+  }
+  bool binding = scope == "nb" || scope == "nanobind" || scope == "py" || scope == "pybind11";
+  if (binding || scope.empty()) {
+    if (name == "raise" && binding) {
+      info.sink = Sink::kNbRaise;
+      info.exception = "RuntimeError";
+    } else if (name == "raise_type_error") {
+      info.sink = Sink::kNbRaise;
+      info.exception = "TypeError";
+    } else if (name == "raise_from") {
+      info.sink = Sink::kNbRaiseFrom;
+    } else if (name == "pybind11_fail") {
+      info.sink = Sink::kPybindFail;
+      info.exception = "RuntimeError";
+    }
+    if (info.sink != Sink::kNone) return info;
+  }
+  // absl::InvalidArgumentError and the other canonical-code constructors.
+  if (EndsWith(name, "Error") && name.size() > 5 &&
+      (scope.empty() || scope == "absl" || scope == "tsl" || scope == "xla" ||
+       scope == "tensorflow")) {
+    std::string code = StatusCodeFromName(name.substr(0, name.size() - 5));
+    if (!code.empty()) {
+      info.sink = Sink::kAbslError;
+      info.exception = code;
+      return info;
+    }
+  }
+  if (EndsWith(name, "StrCat") && name.size() > 6) {
+    std::string code = StatusCodeFromName(name.substr(0, name.size() - 6));
+    if (!code.empty()) {
+      info.sink = Sink::kStatusStrCat;
+      info.exception = code;
+      return info;
+    }
+  }
+  if (std::string code = StatusCodeFromName(name); !code.empty() && name[0] != 'k') {
+    info.sink = Sink::kStatusHelper;
+    info.exception = code;
+    return info;
+  }
+  if (name == "Status" && (scope == "absl" || scope == "tsl" || scope == "xla" ||
+                           scope == "tensorflow" || scope.empty())) {
+    info.sink = Sink::kStatusCtor;
+    return info;
+  }
+  if (name == "emitError") info.sink = Sink::kEmitError;
+  if (name == "emitOpError") info.sink = Sink::kEmitOpError;
+  if (name == "emitOptionalError") info.sink = Sink::kEmitOptional;
+  if (info.sink != Sink::kNone) {
+    info.exception = "MLIRError";
+    return info;
+  }
+  if (!scope.empty()) return info;  // the macros below are never qualified
+  std::string_view check = name;
+  bool debug = false;
+  if (StartsWith(check, "D") && StartsWith(check.substr(1), "CHECK")) {
+    debug = true;
+    check.remove_prefix(1);
+  } else if (StartsWith(check, "Q") && StartsWith(check.substr(1), "CHECK")) {
+    check.remove_prefix(1);
+  } else if (StartsWith(check, "P") && check == "PCHECK") {
+    check.remove_prefix(1);
+  }
+  if (check == "CHECK") {
+    info.sink = Sink::kCheck;
+  } else if (check == "CHECK_OK") {
+    info.sink = Sink::kCheckOk;
+  } else if (check == "CHECK_NOTNULL") {
+    info.sink = Sink::kCheckNotNull;
+  } else if (StartsWith(check, "CHECK_")) {
+    for (const auto& [suffix, op] : kCheckOps) {
+      if (check.substr(6) == suffix) {
+        info.sink = Sink::kCheckOp;
+        info.check_op = std::string(op);
+      }
+    }
+  }
+  if (info.sink != Sink::kNone) {
+    info.internal = debug;
+    return info;
+  }
+  if (name == "TF_CHECK_OK") info.sink = Sink::kTfCheckOk;
+  if (name == "LOG") info.sink = Sink::kLogFatal;  // only LOG(FATAL): checked at the call
+  if (name == "TF_RET_CHECK" || name == "RET_CHECK" || name == "XLA_RET_CHECK") {
+    info.sink = Sink::kRetCheck;
+    info.exception = "INTERNAL";
+  }
+  if (name == "llvm_unreachable" || name == "report_fatal_error") {
+    info.sink = Sink::kUnreachable;
+    info.internal = name == "llvm_unreachable";
+  }
+  if (info.sink != Sink::kNone) return info;
+  std::string_view torch = name;
+  if (StartsWith(torch, "STD_")) torch.remove_prefix(4);
+  if (torch == "TORCH_CHECK") {
+    info.sink = Sink::kTorchCheck;
+    info.exception = "RuntimeError";
+  } else if (StartsWith(torch, "TORCH_CHECK_")) {
+    std::string_view variant = torch.substr(12);
+    static constexpr std::pair<std::string_view, std::string_view> kTyped[] = {
+        {"VALUE", "ValueError"},   {"TYPE", "TypeError"},
+        {"INDEX", "IndexError"},   {"NOT_IMPLEMENTED", "NotImplementedError"},
+        {"LINALG", "LinAlgError"}, {"WITH", "RuntimeError"},
+    };
+    for (const auto& [suffix, type] : kTyped) {
+      if (variant == suffix) {
+        info.sink = Sink::kTorchCheck;
+        info.exception = std::string(type);
+      }
+    }
+    for (const auto& [suffix, op] : kCheckOps) {
+      if (variant == suffix) {
+        info.sink = Sink::kCheckOp;
+        info.check_op = std::string(op);
+      }
+    }
+  } else if (torch == "TORCH_INTERNAL_ASSERT" || torch == "TORCH_INTERNAL_ASSERT_DEBUG_ONLY") {
+    info.sink = Sink::kTorchAssert;
+    info.exception = "RuntimeError";
+    info.internal = true;
+  } else if (name == "AT_ERROR") {
+    info.sink = Sink::kTorchError;
+    info.exception = "RuntimeError";
+  } else if (name == "TORCH_WARN" || name == "TORCH_WARN_ONCE") {
+    info.sink = Sink::kTorchWarn;
+    info.exception = "UserWarning";
+  }
+  return info;
+}
+
+// The Python type a PyExc_* expression or exception-state object names.
+std::string PythonTypeOf(std::string_view expression) {
+  std::string_view e = Trim(expression);
+  while (!e.empty() && (e.front() == '(' || e.front() == '*' || e.front() == '&')) {
+    e.remove_prefix(1);
+  }
+  while (!e.empty() && e.back() == ')') e.remove_suffix(1);
+  size_t cut = std::max({e.rfind('.') == std::string_view::npos ? 0 : e.rfind('.') + 1,
+                         e.rfind("->") == std::string_view::npos ? 0 : e.rfind("->") + 2,
+                         e.rfind("::") == std::string_view::npos ? 0 : e.rfind("::") + 2});
+  e = e.substr(cut);
+  if (StartsWith(e, "PyExc_")) e.remove_prefix(6);
+  std::string out;
+  for (char c : e) {
+    if (!IsIdentChar(c)) break;
+    out.push_back(c);
+  }
+  return out;
+}
+
+// Splits a macro invocation's argument text at top-level commas.
+std::vector<std::string> SplitMacroArguments(std::string_view inner) {
+  std::vector<std::string> out;
+  int depth = 0;
+  std::string current;
+  for (size_t i = 0; i < inner.size(); ++i) {
+    char c = inner[i];
+    if (c == '"' || c == '\'') {
+      size_t j = i + 1;
+      while (j < inner.size() && inner[j] != c) j += inner[j] == '\\' ? 2 : 1;
+      j = std::min(j, inner.size() - 1);
+      current.append(inner.substr(i, j + 1 - i));
+      i = j;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if (c == ')' || c == ']' || c == '}') --depth;
+    if (c == ',' && depth == 0) {
+      out.emplace_back(Trim(current));
+      current.clear();
+      continue;
+    }
+    current.push_back(c);
+  }
+  if (!Trim(current).empty() || !out.empty()) out.emplace_back(Trim(current));
+  return out;
+}
+
+// A C string literal holding `text` (what `#x` makes of an argument).
+std::string Stringify(std::string_view text) {
+  std::string out = "\"";
+  for (char c : CollapseWhitespace(text)) {
+    if (c == '"' || c == '\\') out.push_back('\\');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+// Substitutes a macro's parameters in its body, with `#p` and `##`.
+std::string ExpandBody(const MacroDef& def, const std::vector<std::string>& args) {
+  auto arg_of = [&](std::string_view name) -> std::optional<std::string> {
+    for (size_t i = 0; i < def.params.size(); ++i) {
+      if (def.params[i] == "...") {
+        if (name != "__VA_ARGS__") continue;
+        std::string joined;
+        for (size_t k = i; k < args.size(); ++k) {
+          if (k > i) joined += ", ";
+          joined += args[k];
+        }
+        return joined;
+      }
+      if (def.params[i] == name) return i < args.size() ? args[i] : std::string();
+    }
+    return std::nullopt;
+  };
+  const std::string& b = def.body;
+  std::string out;
+  for (size_t i = 0; i < b.size();) {
+    char c = b[i];
+    if (c == '"' || c == '\'') {
+      size_t j = i + 1;
+      while (j < b.size() && b[j] != c) j += b[j] == '\\' ? 2 : 1;
+      j = std::min(j, b.size() - 1);
+      out.append(b, i, j + 1 - i);
+      i = j + 1;
+      continue;
+    }
+    if (c == '#' && i + 1 < b.size() && b[i + 1] == '#') {
+      while (!out.empty() && (out.back() == ' ' || out.back() == '\t')) out.pop_back();
+      i += 2;
+      while (i < b.size() && (b[i] == ' ' || b[i] == '\t')) ++i;
+      continue;
+    }
+    if (c == '#') {
+      size_t j = i + 1;
+      while (j < b.size() && (b[j] == ' ' || b[j] == '\t')) ++j;
+      size_t k = j;
+      while (k < b.size() && IsIdentChar(b[k])) ++k;
+      if (auto a = arg_of(std::string_view(b).substr(j, k - j)); a && k > j) {
+        out += Stringify(*a);
+        i = k;
+        continue;
+      }
+    }
+    if (IsIdentStart(c)) {
+      size_t k = i;
+      while (k < b.size() && IsIdentChar(b[k])) ++k;
+      std::string_view word = std::string_view(b).substr(i, k - i);
+      if (auto a = arg_of(word)) {
+        out += *a;
+      } else {
+        out += word;
+      }
+      i = k;
+      continue;
+    }
+    out.push_back(c);
+    ++i;
+  }
+  return out;
+}
+
+class Extractor {
+ public:
+  Extractor(std::string_view path, std::string_view source, bool is_c, const MacroTable& macros,
+            int macro_depth, int* expansions)
+      : path_(path),
+        src_(source),
+        is_c_(is_c),
+        macros_(macros),
+        symbols_(Symbols(is_c)),
+        macro_depth_(macro_depth),
+        expansions_(expansions) {}
+
+  FileResult Run(TSNode root) {
+    std::vector<TSNode> stack{root};
+    while (!stack.empty()) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      uint16_t k = K(n);
+      if (k == kPreprocDef || k == kPreprocFunctionDef || k == kComment) continue;
+      if (k == kThrow) Throw(n);
+      if (k == kCall) Call(n);
+      std::vector<TSNode> kids = NamedChildren(n);
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+    }
+    return std::move(result_);
+  }
+
+ private:
+  uint16_t K(TSNode n) const {
+    return ts_node_is_null(n) ? static_cast<uint16_t>(kOther) : symbols_.Kind(n);
+  }
+  std::string_view Text(TSNode n) const { return NodeText(n, src_); }
+
+  std::vector<TSNode> Args(TSNode call) const {
+    std::vector<TSNode> out;
+    TSNode list = Field(call, "arguments");
+    if (ts_node_is_null(list)) return out;
+    for (TSNode a : NamedChildren(list)) {
+      if (K(a) != kComment) out.push_back(a);
+    }
+    return out;
+  }
+
+  // --------------------------------------------------------------- sinks
+
+  void Call(TSNode call) {
+    if (consumed_.count(ts_node_start_byte(call)) != 0) return;
+    TSNode fn = Field(call, "function");
+    bool member = K(fn) == kFieldExpression;
+    std::string callee =
+        member ? std::string(Text(Field(fn, "field")))
+               : CollapseWhitespace(Text(K(fn) == kTemplateFunction ? Field(fn, "name") : fn));
+    if (callee.empty()) return;
+    if (!member && K(fn) == kIdentifier) {
+      auto it = macros_.find(callee);
+      // A macro defined in another source file (not a header) is not visible
+      // here, and one of another arity is not the macro being called.
+      if (it != macros_.end() && MacroApplies(it->second, call)) {
+        Expand(call, it->second);
+        return;
+      }
+    }
+    SinkInfo info = ClassifyName(callee, member);
+    if (info.sink == Sink::kNone) return;
+    std::vector<TSNode> args = Args(call);
+    Site site = BaseSite(call, SiteKind::kRaise);
+    site.exception = info.exception;
+    site.exception_written = callee;
+    site.internal = info.internal;
+    Template msg;
+    auto streamed = [&] { return Streamed(call); };
+    auto strcat = [&](size_t from) {
+      Template t;
+      for (size_t i = from; i < args.size(); ++i) t.Append(Part(args[i]));
+      return t;
+    };
+    switch (info.sink) {
+      case Sink::kPyErrSetString:
+      case Sink::kPyErrFormat:
+      case Sink::kPyErrObject:
+      case Sink::kPyErrNoMessage:
+        if (info.exception.empty()) {
+          if (args.empty()) return;
+          site.exception = PythonTypeOf(Text(args[0]));
+        }
+        if (info.sink == Sink::kPyErrSetString && args.size() >= 2) msg = Eval(args[1], 0);
+        if (info.sink == Sink::kPyErrFormat && args.size() >= 2) msg = Printf(args, 1, true);
+        if (info.sink == Sink::kPyErrObject && args.size() >= 2) msg = Value(args[1]);
+        break;
+      case Sink::kPyWarn:
+      case Sink::kPyWarnFormat:
+        if (args.empty()) return;
+        site.kind = SiteKind::kWarning;
+        site.exception = PythonTypeOf(Text(args[0]));
+        if (info.sink == Sink::kPyWarn && args.size() >= 2) msg = Eval(args[1], 0);
+        if (info.sink == Sink::kPyWarnFormat && args.size() >= 3) msg = Printf(args, 2, true);
+        break;
+      case Sink::kNumpyDeprecate:
+        site.kind = SiteKind::kWarning;
+        if (!args.empty()) msg = Eval(args[0], 0);
+        break;
+      case Sink::kNbRaise:
+        if (!args.empty()) msg = Printf(args, 0, false);
+        break;
+      case Sink::kNbRaiseFrom:
+        if (args.size() < 3) return;
+        site.exception = PythonTypeOf(Text(args[1]));
+        site.cause = CollapseWhitespace(Text(args[0]));
+        msg = Printf(args, 2, true);
+        break;
+      case Sink::kPybindFail:
+        if (!args.empty()) msg = Eval(args[0], 0);
+        break;
+      case Sink::kAbslError:
+      case Sink::kStatusHelper:
+      case Sink::kStatusStrCat:
+      case Sink::kStatusCtor: {
+        std::optional<Template> status = StatusMessage(call, info, site.exception);
+        if (!status) return;
+        site.kind = SiteKind::kStatus;
+        msg = std::move(*status);
+        break;
+      }
+      case Sink::kCheck:
+        if (args.empty()) return;
+        site.kind = SiteKind::kFatal;
+        msg.AppendText("Check failed: " + CollapseWhitespace(Text(args[0])));
+        AppendSpaced(msg, streamed());
+        break;
+      case Sink::kCheckOp: {
+        if (args.size() < 2) return;
+        site.kind = SiteKind::kFatal;
+        std::string a = CollapseWhitespace(Text(args[0]));
+        std::string b = CollapseWhitespace(Text(args[1]));
+        msg.AppendText("Check failed: " + a + " " + info.check_op + " " + b + " (");
+        msg.AppendValue(a, ValueKind::kStr);
+        msg.AppendText(" vs. ");
+        msg.AppendValue(b, ValueKind::kStr);
+        msg.AppendText(")");
+        AppendSpaced(msg, streamed());
+        site.exception = info.exception;
+        break;
+      }
+      case Sink::kCheckOk:
+      case Sink::kTfCheckOk: {
+        if (args.empty()) return;
+        site.kind = SiteKind::kFatal;
+        std::string e = CollapseWhitespace(Text(args[0]));
+        if (info.sink == Sink::kCheckOk) {
+          msg.AppendText("Check failed: " + e + " is OK (");
+          msg.AppendValue(e, ValueKind::kStr);
+          msg.AppendText(")");
+        } else {
+          msg.AppendText("Non-OK-status: " + e + " status: ");
+          msg.AppendValue(e, ValueKind::kStr);
+        }
+        AppendSpaced(msg, streamed());
+        break;
+      }
+      case Sink::kCheckNotNull:
+        if (args.empty()) return;
+        site.kind = SiteKind::kFatal;
+        msg.AppendText("'" + CollapseWhitespace(Text(args[0])) + "' Must be non NULL");
+        break;
+      case Sink::kLogFatal: {
+        if (args.size() != 1) return;
+        std::string_view severity = Text(args[0]);
+        if (severity != "FATAL" && severity != "QFATAL" && severity != "DFATAL") return;
+        site.kind = SiteKind::kFatal;
+        site.internal = severity == "DFATAL";
+        msg = streamed();
+        break;
+      }
+      case Sink::kRetCheck:
+        if (args.empty()) return;
+        site.kind = SiteKind::kStatus;
+        msg.AppendText("RET_CHECK failure (" + path_ + ":" + std::to_string(site.line) + ") " +
+                       CollapseWhitespace(Text(args[0])));
+        AppendSpaced(msg, streamed());
+        break;
+      case Sink::kUnreachable:
+        site.kind = SiteKind::kFatal;
+        if (!args.empty()) msg = Eval(args[0], 0);
+        break;
+      case Sink::kTorchCheck:
+        if (args.empty()) return;
+        if (args.size() == 1) {
+          msg.AppendText("Expected " + CollapseWhitespace(Text(args[0])) +
+                         " to be true, but got false.  (Could this error message be improved?  "
+                         "If so, please report an enhancement request to PyTorch.)");
+        } else {
+          msg = strcat(1);
+        }
+        break;
+      case Sink::kTorchAssert:
+        if (args.empty()) return;
+        msg.AppendText(CollapseWhitespace(Text(args[0])) + " INTERNAL ASSERT FAILED at \"");
+        msg.AppendValue("__FILE__", ValueKind::kStr);
+        msg.AppendText("\":");
+        msg.AppendValue("__LINE__", ValueKind::kInt);
+        msg.AppendText(", please report a bug to PyTorch. ");
+        msg.Append(strcat(1));
+        break;
+      case Sink::kTorchError:
+        msg = strcat(0);
+        break;
+      case Sink::kTorchWarn:
+        site.kind = SiteKind::kWarning;
+        msg = strcat(0);
+        break;
+      case Sink::kEmitError:
+        site.kind = SiteKind::kStatus;
+        msg = strcat(member ? 0 : 1);
+        msg.Append(streamed());
+        break;
+      case Sink::kEmitOpError:
+        site.kind = SiteKind::kStatus;
+        msg.AppendText("'");
+        msg.AppendValue(member ? CollapseWhitespace(Text(Field(fn, "argument"))) : "op",
+                        ValueKind::kStr);
+        msg.AppendText("' op ");
+        msg.Append(strcat(0));
+        msg.Append(streamed());
+        break;
+      case Sink::kEmitOptional:
+        site.kind = SiteKind::kStatus;
+        msg = strcat(1);
+        break;
+      case Sink::kNone:
+        return;
+    }
+    Emit(std::move(site), std::move(msg), call);
+  }
+
+  // The message of a status-creating call, or nullopt when the call is not
+  // one after all (a same-named function that takes no message).
+  std::optional<Template> StatusMessage(TSNode call, const SinkInfo& info, std::string& code) {
+    std::vector<TSNode> args = Args(call);
+    Template t;
+    switch (info.sink) {
+      case Sink::kAbslError:
+        if (args.size() != 1) return std::nullopt;
+        return Eval(args[0], 0);
+      case Sink::kStatusStrCat:
+        for (TSNode a : args) t.Append(Part(a));
+        return t;
+      case Sink::kStatusHelper: {
+        if (args.empty() || !IsStringish(args[0])) return std::nullopt;
+        std::string scope(ScopeOf(CollapseWhitespace(Text(Field(call, "function")))));
+        // tsl::errors::X concatenates; xla::X is printf-style (absl::FormatSpec
+        // needs a literal format, so anything else concatenates too).
+        bool strcat = EndsWith(scope, "errors") || !IsLiteral(args[0]);
+        if (strcat) {
+          for (TSNode a : args) t.Append(Part(a));
+          return t;
+        }
+        return Printf(args, 0, false);
+      }
+      case Sink::kStatusCtor: {
+        if (args.size() != 2) return std::nullopt;
+        std::string_view c = LastComponent(CollapseWhitespace(Text(args[0])));
+        std::string name = StatusCodeFromName(c);
+        if (name.empty()) return std::nullopt;
+        code = name;
+        return Eval(args[1], 0);
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  void Throw(TSNode node) {
+    TSNode e{};
+    for (TSNode c : NamedChildren(node)) {
+      if (K(c) != kComment) {
+        e = c;
+        break;
+      }
+    }
+    if (ts_node_is_null(e)) {
+      NonSiteAt(node, "reraise");
+      return;
+    }
+    TSNode type{};
+    std::vector<TSNode> args;
+    if (K(e) == kCall) {
+      type = Field(e, "function");
+      args = Args(e);
+    } else if (K(e) == kCompoundLiteral) {
+      type = Field(e, "type");
+      TSNode init = Field(e, "value");
+      for (TSNode a : NamedChildren(init)) {
+        if (K(a) != kComment) args.push_back(a);
+      }
+    } else {
+      NonSiteAt(node, "reraise-variable");
+      return;
+    }
+    std::string written = CollapseWhitespace(Text(type));
+    std::string_view last = LastComponent(written);
+    if (last == "python_error" || last == "error_already_set") {
+      NonSiteAt(node, "reraise");
+      return;
+    }
+    if (K(type) == kFieldExpression ||
+        (!written.empty() && !IsIdentStart(last.empty() ? ' ' : last[0]))) {
+      NonSiteAt(node, "reraise-variable");
+      return;
+    }
+    Site site = BaseSite(node, SiteKind::kRaise);
+    site.exception_written = written;
+    std::string_view python = PythonTypeOfCpp(written);
+    size_t lt = last.find('<');
+    site.exception = python.empty() ? std::string(last.substr(0, lt)) : std::string(python);
+    Template msg;
+    if (!args.empty()) {
+      // throw XlaRuntimeError(InvalidArgument(...)): the status is the message.
+      TSNode a = args[0];
+      SinkInfo inner;
+      if (K(a) == kCall) {
+        TSNode fn = Field(a, "function");
+        if (K(fn) != kFieldExpression) inner = ClassifyName(CollapseWhitespace(Text(fn)), false);
+      }
+      std::optional<Template> status;
+      if (inner.sink == Sink::kAbslError || inner.sink == Sink::kStatusHelper ||
+          inner.sink == Sink::kStatusStrCat || inner.sink == Sink::kStatusCtor) {
+        std::string code = inner.exception;
+        status = StatusMessage(a, inner, code);
+        if (status) {
+          consumed_.insert(ts_node_start_byte(a));
+          site.exception = code;
+        }
+      }
+      msg = status ? std::move(*status) : Eval(a, 0);
+    }
+    Emit(std::move(site), std::move(msg), e);
+  }
+
+  // ------------------------------------------------------------ messages
+
+  // One argument of a concatenation as template text.
+  Template Part(TSNode n) { return Eval(n, 0); }
+
+  Template Value(TSNode n, ValueKind kind = ValueKind::kStr) {
+    return Template::Value(CollapseWhitespace(Text(n)), kind);
+  }
+
+  Template Printf(const std::vector<TSNode>& args, size_t format_at, bool python) {
+    if (format_at >= args.size()) return {};
+    Template format = Eval(args[format_at], 0);
+    std::vector<Arg> rest;
+    for (size_t i = format_at + 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
+    return ApplyPrintf(format, rest, python ? PrintfDialect::kPython : PrintfDialect::kC);
+  }
+
+  Arg ArgOf(TSNode n) {
+    Arg a;
+    a.expression = CollapseWhitespace(Text(n));
+    if (IsStringish(n) || K(n) == kNumberLiteral) {
+      Template t = Eval(n, 0);
+      if (!t.IsDynamic()) {
+        a.value = std::move(t);
+      } else if (t.pieces().size() == 1) {
+        a.expression = t.pieces()[0].text;  // `what.c_str()` is `what`
+      }
+    }
+    return a;
+  }
+
+  bool IsLiteral(TSNode n) const {
+    uint16_t k = K(n);
+    return k == kStringLiteral || k == kConcatenatedString || k == kRawStringLiteral;
+  }
+
+  // Literal strings and calls that build strings: the first argument of a
+  // status helper must be one of these for the call to be a status.
+  bool IsStringish(TSNode n) const {
+    if (IsLiteral(n) || K(n) == kIdentifier || K(n) == kBinaryExpression) return true;
+    if (K(n) == kCall && K(Field(n, "function")) == kFieldExpression) {
+      std::string_view method = Text(Field(Field(n, "function"), "field"));
+      if (method == "c_str" || method == "data" || method == "str") return true;
+    }
+    if (K(n) == kCall) {
+      TSNode fn = Field(n, "function");
+      std::string_view name =
+          LastComponent(Text(K(fn) == kFieldExpression ? Field(fn, "field") : fn));
+      return name == "StrCat" || name == "StrFormat" || name == "Substitute" || name == "str" ||
+             name == "c_str" || name == "format" || name == "string";
+    }
+    return false;
+  }
+
+  void AppendLiteral(TSNode lit, std::string& out) const {
+    uint16_t k = K(lit);
+    if (k == kRawStringLiteral) {
+      TSNode content{};
+      for (TSNode c : NamedChildren(lit)) {
+        if (K(c) == kRawStringContent) content = c;
+      }
+      if (!ts_node_is_null(content)) {
+        out.append(Text(content));
+        return;
+      }
+      std::string_view t = Text(lit);
+      size_t open = t.find('(');
+      size_t close = t.rfind(')');
+      if (open != std::string_view::npos && close != std::string_view::npos && close > open) {
+        out.append(t.substr(open + 1, close - open - 1));
+      }
+      return;
+    }
+    for (TSNode c : Children(lit)) {
+      uint16_t ck = K(c);
+      if (ck == kStringContent) out.append(Text(c));
+      if (ck == kEscapeSequence) AppendEscape(Text(c), out);
+    }
+  }
+
+  // The printf conversion a format macro spliced into a literal stands for:
+  // PRId64 -> "d", NPY_INTP_FMT -> "d".
+  static std::optional<std::string> FormatMacro(std::string_view name) {
+    if (StartsWith(name, "PRI") && name.size() >= 4) return std::string(1, name[3]);
+    if (EndsWith(name, "_FMT") || EndsWith(name, "_fmt")) return std::string("d");
+    return std::nullopt;
+  }
+
+  Template Eval(TSNode n, int depth) {
+    if (ts_node_is_null(n)) return {};
+    // Bounded work per file, whatever the source: deep nesting, long chains
+    // of `m += m`, names that refer to themselves.
+    if (depth > kMaxEvalDepth || ++eval_steps_ > kMaxEvalStepsPerFile) return Value(n);
+    Template t = EvalUncapped(n, depth);
+    Cap(t, n);
+    return t;
+  }
+
+  // A template past kMaxPieces pieces or kMaxTemplateBytes of text keeps its
+  // start and ends in a value: what follows is unknown.
+  void Cap(Template& t, TSNode n) const {
+    std::vector<errdex::Piece>& pieces = t.mutable_pieces();
+    size_t bytes = 0;
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      bytes += pieces[i].text.size();
+      if (i + 1 >= kMaxPieces || bytes > kMaxTemplateBytes) {
+        pieces.resize(i);
+        t.AppendValue(CollapseWhitespace(TruncateUtf8(Text(n), 200)), ValueKind::kAny);
+        return;
+      }
+    }
+  }
+
+  Template EvalUncapped(TSNode n, int depth) {
+    switch (K(n)) {
+      case kStringLiteral:
+      case kRawStringLiteral: {
+        std::string text;
+        AppendLiteral(n, text);
+        return Template::Literal(text);
+      }
+      case kConcatenatedString: {
+        Template t;
+        std::vector<TSNode> parts;
+        for (TSNode c : NamedChildren(n)) {
+          // tree-sitter-cpp wraps a macro between literals in an ERROR node.
+          if (ts_node_symbol(c) == static_cast<TSSymbol>(-1)) {
+            for (TSNode g : NamedChildren(c)) parts.push_back(g);
+          } else {
+            parts.push_back(c);
+          }
+        }
+        for (TSNode c : parts) {
+          if (IsLiteral(c)) {
+            std::string text;
+            AppendLiteral(c, text);
+            t.AppendText(text);
+          } else if (K(c) == kIdentifier) {
+            if (auto spec = FormatMacro(Text(c))) {
+              t.AppendText(*spec);
+            } else {
+              t.AppendValue(Text(c), ValueKind::kStr);
+            }
+          }
+        }
+        return t;
+      }
+      case kUserDefinedLiteral: {
+        TSNode first = ts_node_named_child(n, 0);
+        return IsLiteral(first) ? Eval(first, depth + 1) : Value(n);
+      }
+      case kCharLiteral: {
+        std::string text;
+        for (TSNode c : Children(n)) {
+          if (K(c) == kEscapeSequence) AppendEscape(Text(c), text);
+          if (ts_node_is_named(c) && K(c) != kEscapeSequence) text.append(Text(c));
+        }
+        if (text.empty()) {
+          std::string_view t = Text(n);
+          if (t.size() == 3) text.push_back(t[1]);
+        }
+        return text.empty() ? Value(n, ValueKind::kChar) : Template::Literal(text);
+      }
+      case kNumberLiteral: {
+        std::string_view t = Text(n);
+        while (!t.empty() &&
+               (t.back() == 'u' || t.back() == 'U' || t.back() == 'l' || t.back() == 'L')) {
+          t.remove_suffix(1);
+        }
+        bool plain = !t.empty() && std::all_of(t.begin(), t.end(), [](char c) {
+          return std::isdigit(static_cast<unsigned char>(c));
+        });
+        return plain ? Template::Literal(t) : Value(n, ValueKind::kFloat);
+      }
+      case kParenthesized: {
+        TSNode inner = ts_node_named_child(n, 0);
+        return ts_node_named_child_count(n) == 1 ? Eval(inner, depth + 1) : Value(n);
+      }
+      case kCastExpression:
+        return Eval(Field(n, "value"), depth + 1);
+      case kBinaryExpression: {
+        TSNode op = Field(n, "operator");
+        std::string_view o = Text(op);
+        if (o != "+" && o != "<<") return Value(n);
+        Template left = Eval(Field(n, "left"), depth + 1);
+        Template right = Eval(Field(n, "right"), depth + 1);
+        if (left.IsDynamic() && right.IsDynamic()) return Value(n);
+        left.Append(right);
+        return left;
+      }
+      case kIdentifier:
+        return Resolve(n, depth);
+      case kCall:
+        return EvalCall(n, depth);
+      default:
+        return Value(n);
+    }
+  }
+
+  Template EvalCall(TSNode call, int depth) {
+    TSNode fn = Field(call, "function");
+    std::vector<TSNode> args = Args(call);
+    if (K(fn) == kFieldExpression) {
+      std::string_view method = Text(Field(fn, "field"));
+      if ((method == "c_str" || method == "data" || method == "str") && args.empty()) {
+        return Eval(Field(fn, "argument"), depth + 1);
+      }
+      return Value(call);
+    }
+    std::string name =
+        CollapseWhitespace(Text(K(fn) == kTemplateFunction ? Field(fn, "name") : fn));
+    std::string_view last = LastComponent(name);
+    if (last == "StrCat" || (last == "str" && ScopeOf(name) == "c10") || last == "Twine") {
+      Template t;
+      for (TSNode a : args) t.Append(Eval(a, depth + 1));
+      return t;
+    }
+    if ((last == "StrFormat" || last == "StrPrintf" || last == "Printf" || last == "StringPrintf" ||
+         last == "sprintf_string") &&
+        !args.empty()) {
+      Template format = Eval(args[0], depth + 1);
+      std::vector<Arg> rest;
+      for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
+      return ApplyPrintf(format, rest, PrintfDialect::kC);
+    }
+    if (last == "Substitute" && !args.empty()) {
+      Template format = Eval(args[0], depth + 1);
+      std::vector<Arg> rest;
+      for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
+      return ApplySubstitute(format, rest);
+    }
+    if ((last == "format" || last == "formatv") && !args.empty() && IsLiteral(args[0])) {
+      Template format = Eval(args[0], depth + 1);
+      std::vector<Arg> rest;
+      for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
+      return ApplyBraces(format, rest);
+    }
+    if ((last == "string" || last == "string_view" || last == "StringRef") && args.size() == 1) {
+      return Eval(args[0], depth + 1);
+    }
+    return Value(call);
+  }
+
+  // A local string or stream: its last definition before `use` in the
+  // enclosing function, with what was appended to it since (+=, StrAppend,
+  // `<<`), or a constant at namespace scope.
+  Template Resolve(TSNode use, int depth) {
+    std::string_view name = Text(use);
+    TSNode scope = EnclosingFunction(use);
+    uint32_t before = ts_node_start_byte(use);
+    std::optional<Template> value;
+    if (!ts_node_is_null(scope)) value = ScanScope(Field(scope, "body"), name, before, depth);
+    if (!value) {
+      auto it = globals_.find(std::string(name));
+      if (it == globals_.end()) {
+        it =
+            globals_.emplace(std::string(name), ScanScope(Root(use), name, UINT32_MAX, depth, true))
+                .first;
+      }
+      value = it->second;
+    }
+    if (!value || value->empty()) return Value(use);
+    return *value;
+  }
+
+  std::optional<Template> ScanScope(TSNode scope, std::string_view name, uint32_t before, int depth,
+                                    bool skip_functions = false) {
+    if (ts_node_is_null(scope)) return std::nullopt;
+    std::optional<Template> value;
+    std::vector<TSNode> stack{scope};
+    size_t visited = 0;
+    while (!stack.empty() && ++visited < kMaxNodesPerScopeScan &&
+           ++scan_steps_ < kMaxScanStepsPerFile) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      if (ts_node_start_byte(n) >= before) continue;
+      uint16_t k = K(n);
+      if (skip_functions && (k == kFunctionDefinition || k == kLambda)) continue;
+      if (k == kInitDeclarator && DeclaredName(Field(n, "declarator")) == name) {
+        TSNode v = Field(n, "value");
+        if (K(v) == kArgumentList || K(v) == kInitializerList) {
+          std::vector<TSNode> inits = NamedChildren(v);
+          value = inits.size() == 1 ? Eval(inits[0], depth + 1) : Template();
+        } else {
+          value = Eval(v, depth + 1);
+        }
+        continue;
+      }
+      if (k == kDeclaration) {
+        for (TSNode d : NamedChildren(n)) {
+          if (K(d) != kInitDeclarator && DeclaredName(d) == name) value = Template();
+        }
+      }
+      if (k == kAssignment && value && Text(Field(n, "left")) == name) {
+        std::string_view op = Text(Field(n, "operator"));
+        Template right = Eval(Field(n, "right"), depth + 1);
+        if (op == "=") value = std::move(right);
+        if (op == "+=") value->Append(right);
+        Cap(*value, n);
+        continue;
+      }
+      if (k == kBinaryExpression && value && Text(Field(n, "operator")) == "<<") {
+        std::vector<TSNode> operands;
+        TSNode left = n;
+        while (K(left) == kBinaryExpression && Text(Field(left, "operator")) == "<<" &&
+               operands.size() < static_cast<size_t>(kMaxStreamOperands)) {
+          operands.push_back(Field(left, "right"));
+          left = Field(left, "left");
+        }
+        if (Text(left) == name) {
+          for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
+            value->Append(Eval(*it, depth + 1));
+          }
+          Cap(*value, n);
+          continue;
+        }
+      }
+      if (k == kCall && value) {
+        std::vector<TSNode> args = Args(n);
+        if (LastComponent(Text(Field(n, "function"))) == "StrAppend" && !args.empty() &&
+            Text(args[0]).size() == name.size() + 1 && Text(args[0]).substr(1) == name) {
+          for (size_t i = 1; i < args.size(); ++i) value->Append(Eval(args[i], depth + 1));
+          Cap(*value, n);
+          continue;
+        }
+      }
+      std::vector<TSNode> kids = NamedChildren(n);
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+    }
+    return value;
+  }
+
+  std::string_view DeclaredName(TSNode d) const {
+    for (int guard = 0; guard < 8 && !ts_node_is_null(d); ++guard) {
+      uint16_t k = K(d);
+      if (k == kIdentifier) return Text(d);
+      if (k == kPointerDeclarator || k == kReferenceDeclarator || k == kArrayDeclarator ||
+          k == kInitDeclarator) {
+        TSNode inner = Field(d, "declarator");
+        if (ts_node_is_null(inner))
+          inner = ts_node_named_child(d, ts_node_named_child_count(d) - 1);
+        d = inner;
+        continue;
+      }
+      return {};
+    }
+    return {};
+  }
+
+  // The `<<` operands that follow a sink call: CHECK(c) << "a" << x.
+  Template Streamed(TSNode call) {
+    Template t;
+    TSNode cur = call;
+    for (int i = 0; i < kMaxStreamOperands; ++i) {
+      TSNode p = ts_node_parent(cur);
+      if (K(p) != kBinaryExpression || Text(Field(p, "operator")) != "<<" ||
+          !SameNode(Field(p, "left"), cur)) {
+        break;
+      }
+      t.Append(Eval(Field(p, "right"), 0));
+      cur = p;
+    }
+    return t;
+  }
+
+  static void AppendSpaced(Template& t, const Template& tail) {
+    if (tail.empty()) return;
+    t.AppendText(" ");
+    t.Append(tail);
+  }
+
+  // -------------------------------------------------------------- macros
+
+  bool MacroApplies(const MacroDef& def, TSNode call) const {
+    bool header = !IsCppSourcePath(def.path) || EndsWith(def.path, ".h") ||
+                  EndsWith(def.path, ".hh") || EndsWith(def.path, ".hpp") ||
+                  EndsWith(def.path, ".cuh") || EndsWith(def.path, ".inc");
+    if (!header && def.path != path_) return false;
+    size_t args = Args(call).size();
+    bool variadic = !def.params.empty() && def.params.back() == "...";
+    size_t fixed = def.params.size() - (variadic ? 1 : 0);
+    return variadic ? args >= fixed : args == fixed;
+  }
+
+  void Expand(TSNode call, const MacroDef& def) {
+    if (macro_depth_ >= kMaxMacroDepth || ++*expansions_ > kMaxExpansionsPerFile) return;
+    TSNode list = Field(call, "arguments");
+    std::string_view inner = Text(list);
+    if (inner.size() >= 2) inner = inner.substr(1, inner.size() - 2);
+    std::string body = ExpandBody(def, SplitMacroArguments(inner));
+    if (body.size() > kMaxExpansionBytes) return;
+    // Parse the expansion as a function body and take its sites, placed at
+    // the invocation.
+    std::string snippet = "void errdex_expansion(void) {\n" + body + ";\n}\n";
+    ParserPtr parser(ts_parser_new());
+    ts_parser_set_language(parser.get(), is_c_ ? CLanguage() : CppLanguage());
+    ts_parser_set_timeout_micros(parser.get(), 1'000'000);
+    TreePtr tree(ts_parser_parse_string(parser.get(), nullptr, snippet.data(),
+                                        static_cast<uint32_t>(snippet.size())));
+    if (!tree) return;
+    Extractor sub(path_, snippet, is_c_, macros_, macro_depth_ + 1, expansions_);
+    FileResult expanded = sub.Run(ts_tree_root_node(tree.get()));
+    for (Site& s : expanded.sites) {
+      Site site = BaseSite(call, s.kind);
+      site.exception = std::move(s.exception);
+      site.exception_written = std::move(s.exception_written);
+      site.internal = s.internal;
+      site.cause = std::move(s.cause);
+      site.via = def.name;
+      // Messages that name the expansion's own location move to the invocation.
+      Template msg;
+      for (errdex::Piece& p : s.message.mutable_pieces()) {
+        if (!p.is_value) {
+          std::string from = path_ + ":" + std::to_string(s.line) + ")";
+          size_t at = p.text.find(from);
+          if (at != std::string::npos) {
+            p.text.replace(at, from.size(), path_ + ":" + std::to_string(site.line) + ")");
+          }
+        }
+        msg.AppendPiece(std::move(p));
+      }
+      Emit(std::move(site), std::move(msg), call);
+    }
+  }
+
+  // ---------------------------------------------------------------- sites
+
+  TSNode Root(TSNode n) const {
+    TSNode root = n;
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
+    return root;
+  }
+
+  TSNode EnclosingFunction(TSNode n) const {
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+      if (K(p) == kFunctionDefinition || K(p) == kLambda) return p;
+    }
+    return TSNode{};
+  }
+
+  std::string DeclaratorName(TSNode d) const {
+    for (int guard = 0; guard < 8 && !ts_node_is_null(d); ++guard) {
+      uint16_t k = K(d);
+      if (k == kFunctionDeclarator || k == kPointerDeclarator || k == kReferenceDeclarator) {
+        d = Field(d, "declarator");
+        continue;
+      }
+      return CollapseWhitespace(Text(d));
+    }
+    return "";
+  }
+
+  // "Class::method", "function", or the name a binding gives a lambda
+  // (`m.def("register_xla_transform", [](...) {...})`).
+  std::string FunctionName(TSNode n) const {
+    std::string name;
+    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+      uint16_t k = K(p);
+      if (k == kLambda && name.empty()) {
+        TSNode list = ts_node_parent(p);
+        TSNode call = ts_node_parent(list);
+        if (K(list) == kArgumentList && K(call) == kCall) {
+          TSNode first = ts_node_named_child(list, 0);
+          if (K(first) == kStringLiteral && !SameNode(first, p)) {
+            std::string text;
+            AppendLiteral(first, text);
+            return text;
+          }
+        }
+        name = "<lambda>";
+      }
+      if (k == kFunctionDefinition) {
+        std::string f = DeclaratorName(Field(p, "declarator"));
+        // `TF_ASSIGN_OR_RETURN(auto x, f()) {...}` inside a body reads as a
+        // function definition to the grammar: a macro, not a function.
+        if (IsMacroName(f) && !ts_node_is_null(EnclosingFunction(p))) continue;
+        name = name.empty() ? f : f + "::" + name;
+        for (TSNode q = ts_node_parent(p); !ts_node_is_null(q); q = ts_node_parent(q)) {
+          if (K(q) == kClassSpecifier || K(q) == kStructSpecifier) {
+            name = std::string(Text(Field(q, "name"))) + "::" + name;
+          }
+        }
+        return name;
+      }
+    }
+    return name;
+  }
+
+  static bool IsMacroName(std::string_view name) {
+    return name.empty() || std::all_of(name.begin(), name.end(), [](char c) {
+             return std::isupper(static_cast<unsigned char>(c)) ||
+                    std::isdigit(static_cast<unsigned char>(c)) || c == '_';
+           });
+  }
+
+  // Parameter names of the function around `n`.
+  std::vector<std::string> Parameters(TSNode n) const {
+    std::vector<std::string> out;
+    TSNode f = EnclosingFunction(n);
+    if (ts_node_is_null(f)) return out;
+    TSNode d = Field(f, "declarator");
+    for (int guard = 0; guard < 8 && !ts_node_is_null(d) && K(d) != kFunctionDeclarator &&
+                        ts_node_is_null(Field(d, "parameters"));
+         ++guard) {
+      d = Field(d, "declarator");
+    }
+    TSNode params = Field(d, "parameters");
+    for (TSNode p : NamedChildren(params)) {
+      std::string_view name = DeclaredName(Field(p, "declarator"));
+      if (!name.empty()) out.emplace_back(name);
+    }
+    return out;
+  }
+
+  Site BaseSite(TSNode at, SiteKind kind) {
+    TSNode stmt = at;
+    for (TSNode p = at; !ts_node_is_null(p); p = ts_node_parent(p)) {
+      uint16_t k = K(p);
+      if (k == kExpressionStatement || k == kReturn || k == kThrow || k == kDeclaration) {
+        stmt = p;
+        break;
+      }
+      if (k == kCompoundStatement || k == kFunctionDefinition) break;
+    }
+    Site s;
+    s.kind = kind;
+    s.language = is_c_ ? "c" : "cpp";
+    s.path = path_;
+    s.line = StartLine(at);
+    s.column = StartColumn(at);
+    s.end_line = std::max(s.line, EndLine(stmt));
+    s.function = FunctionName(at);
+    s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
+    lines_.FillExcerpt(s, kExcerptBefore, kExcerptAfter, kMaxExcerptBytes);
+    return s;
+  }
+
+  void Emit(Site site, Template msg, TSNode at) {
+    // A helper that only forwards its parameters (`Status InvalidArgument(
+    // format, args...)`, `type_error(msg, obj)`) is not an error of its own.
+    if (msg.IsDynamic()) {
+      std::vector<std::string> params = Parameters(at);
+      bool forwards = !params.empty();
+      for (const errdex::Piece& p : msg.pieces()) {
+        std::string_view expr = p.text;
+        size_t cut = expr.find_first_of(".(-[ ");
+        std::string_view head = expr.substr(0, cut);
+        if (EndsWith(head, "...")) head.remove_suffix(3);
+        forwards = forwards && std::find(params.begin(), params.end(), head) != params.end();
+      }
+      if (forwards) {
+        NonSiteAt(at, "forwards-parameter");
+        return;
+      }
+    }
+    site.message = std::move(msg);
+    site.message.AssignNames();
+    // A macro that expands to the same sink twice raises one error there.
+    std::string key = std::to_string(site.line) + ":" + std::to_string(site.column) + ":" +
+                      site.exception + ":" + site.message.Display();
+    if (!emitted_.insert(std::move(key)).second) return;
+    result_.sites.push_back(std::move(site));
+  }
+
+  void NonSiteAt(TSNode n, const char* reason) {
+    result_.non_sites.push_back(NonSite{path_, StartLine(n), reason});
+  }
+
+  std::string path_;
+  std::string_view src_;
+  bool is_c_;
+  const MacroTable& macros_;
+  const SymbolTable& symbols_;
+  int macro_depth_;
+  int* expansions_;
+  SourceLines lines_{src_};
+  FileResult result_;
+  std::unordered_set<uint32_t> consumed_;
+  std::unordered_set<std::string> emitted_;
+  int eval_steps_ = 0;
+  size_t scan_steps_ = 0;
+  std::unordered_map<std::string, std::optional<Template>> globals_;
+};
+
+// Names that make a macro body a sink, for SinkMacros.
+bool MentionsSink(std::string_view body) {
+  for (size_t i = 0; i < body.size();) {
+    if (body[i] == '"') {
+      size_t j = i + 1;
+      while (j < body.size() && body[j] != '"') j += body[j] == '\\' ? 2 : 1;
+      i = j + 1;
+      continue;
+    }
+    if (!IsIdentStart(body[i]) || (i > 0 && IsIdentChar(body[i - 1]))) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    while (j < body.size() && IsIdentChar(body[j])) ++j;
+    std::string_view word = body.substr(i, j - i);
+    if (word == "throw") return true;
+    // A qualified name: take the scope with it.
+    size_t b = i;
+    while (b >= 2 && body[b - 1] == ':' && body[b - 2] == ':') {
+      size_t s = b - 2;
+      while (s > 0 && IsIdentChar(body[s - 1])) --s;
+      b = s;
+    }
+    SinkInfo info = ClassifyName(body.substr(b, j - b), false);
+    if (info.sink != Sink::kNone && info.sink != Sink::kLogFatal &&
+        info.sink != Sink::kStatusHelper && info.sink != Sink::kStatusCtor) {
+      return true;
+    }
+    i = j;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool IsCppSourcePath(std::string_view path, bool* is_c) {
+  static constexpr std::string_view kCpp[] = {".cc",  ".cpp", ".cxx", ".h",   ".hh",
+                                              ".hpp", ".cu",  ".cuh", ".inc", ".c++"};
+  if (EndsWith(path, ".c")) {
+    if (is_c != nullptr) *is_c = true;
+    return true;
+  }
+  for (std::string_view ext : kCpp) {
+    if (EndsWith(path, ext)) {
+      if (is_c != nullptr) *is_c = false;
+      return true;
+    }
+  }
+  return false;
+}
+
+void CollectMacros(std::string_view path, std::string_view text, std::vector<MacroDef>& out) {
+  size_t line_no = 1;
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t end = text.find('\n', i);
+    if (end == std::string_view::npos) end = text.size();
+    std::string_view line = text.substr(i, end - i);
+    size_t this_line = line_no;
+    std::string logical(line);
+    // Line splices: a #define continues while a line ends with a backslash.
+    size_t next = end + 1;
+    ++line_no;
+    std::string_view t = Trim(line);
+    if (StartsWith(t, "#")) {
+      while (!logical.empty() && (logical.back() == '\\' || logical.back() == '\r') &&
+             next < text.size()) {
+        if (logical.back() == '\r') {
+          logical.pop_back();
+          continue;
+        }
+        logical.pop_back();
+        size_t e2 = text.find('\n', next);
+        if (e2 == std::string_view::npos) e2 = text.size();
+        logical.push_back(' ');
+        logical.append(text.substr(next, e2 - next));
+        next = e2 + 1;
+        ++line_no;
+        if (logical.size() > kMaxExpansionBytes) break;
+      }
+      std::string_view d = Trim(std::string_view(logical));
+      d.remove_prefix(1);
+      d = Trim(d);
+      if (StartsWith(d, "define") && d.size() > 6 && (d[6] == ' ' || d[6] == '\t')) {
+        d.remove_prefix(6);
+        d = Trim(d);
+        size_t k = 0;
+        while (k < d.size() && IsIdentChar(d[k])) ++k;
+        if (k > 0 && k < d.size() && d[k] == '(') {
+          size_t close = d.find(')', k);
+          if (close != std::string_view::npos) {
+            MacroDef def;
+            def.name = std::string(d.substr(0, k));
+            for (const std::string& p : SplitMacroArguments(d.substr(k + 1, close - k - 1))) {
+              if (!p.empty()) def.params.push_back(EndsWith(p, "...") ? "..." : p);
+            }
+            def.body = std::string(Trim(d.substr(close + 1)));
+            def.path = std::string(path);
+            def.line = static_cast<int>(this_line);
+            out.push_back(std::move(def));
+          }
+        }
+      }
+    }
+    i = next;
+  }
+}
+
+MacroTable SinkMacros(std::vector<MacroDef> defs) {
+  MacroTable sinks;
+  std::vector<MacroDef> rest;
+  for (MacroDef& d : defs) {
+    if (sinks.count(d.name) != 0) continue;
+    if (MentionsSink(d.body)) {
+      sinks.emplace(d.name, std::move(d));
+    } else {
+      rest.push_back(std::move(d));
+    }
+  }
+  // A macro that calls a sink macro is one too (`A(x)` -> `B(x)` -> PyErr).
+  for (int round = 0; round < kMaxMacroDepth; ++round) {
+    std::vector<MacroDef> still;
+    for (MacroDef& d : rest) {
+      bool calls = false;
+      for (size_t i = 0; i < d.body.size() && !calls;) {
+        if (!IsIdentStart(d.body[i]) || (i > 0 && IsIdentChar(d.body[i - 1]))) {
+          ++i;
+          continue;
+        }
+        size_t j = i;
+        while (j < d.body.size() && IsIdentChar(d.body[j])) ++j;
+        calls = j < d.body.size() && d.body[j] == '(' && sinks.count(d.body.substr(i, j - i)) != 0;
+        i = j;
+      }
+      if (calls && sinks.count(d.name) == 0) {
+        sinks.emplace(d.name, std::move(d));
+      } else {
+        still.push_back(std::move(d));
+      }
+    }
+    if (still.size() == rest.size()) break;
+    rest = std::move(still);
+  }
+  return sinks;
+}
+
+FileResult ExtractCppFile(std::string_view path, std::string_view source, TSTree* tree, bool is_c,
+                          const MacroTable& macros) {
+  int expansions = 0;
+  Extractor x(path, source, is_c, macros, 0, &expansions);
+  return x.Run(ts_tree_root_node(tree));
+}
+
+}  // namespace errdex::extract::cpp

@@ -1,0 +1,53 @@
+// The C/C++ front end: one file's syntax tree (tree-sitter-c or -cpp) to
+// error sites — throw, absl::Status and the xla/tsl helpers, glog CHECK and
+// LOG(FATAL), TF_RET_CHECK, the Python C-API, nanobind/pybind11, c10's
+// TORCH_CHECK family, MLIR diagnostics — and project macros that wrap them,
+// expanded where they are used.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "core/record.h"
+
+namespace errdex::extract::cpp {
+
+// A function-like `#define` whose body raises an error
+// (`#define PYERR(e, m) {PyErr_SetString(e, m); goto fail;}`).
+struct MacroDef {
+  std::string name;
+  std::vector<std::string> params;  // "..." last when variadic
+  std::string body;                 // line splices removed
+  std::string path;
+  int line = 0;
+};
+using MacroTable = std::unordered_map<std::string, MacroDef>;
+
+// The function-like macros `text` defines, appended to `out`. A cheap scan,
+// no parse, so that macros defined in headers reach every file.
+void CollectMacros(std::string_view path, std::string_view text, std::vector<MacroDef>& out);
+
+// Of `defs` (in file order; the first definition of a name wins), the macros
+// that raise: a sink in the body, or a call of another such macro.
+MacroTable SinkMacros(std::vector<MacroDef> defs);
+
+struct FileResult {
+  std::vector<Site> sites;
+  std::vector<NonSite> non_sites;
+};
+
+// True for the file names the C/C++ front end reads; `is_c` tells which
+// grammar: tree-sitter-c for .c, tree-sitter-cpp for everything else.
+bool IsCppSourcePath(std::string_view path, bool* is_c = nullptr);
+
+// Extracts one parsed file. `source` must outlive the call and be what `tree`
+// was parsed from (with the grammar `is_c` names). Never throws on any input;
+// work per file is bounded.
+FileResult ExtractCppFile(std::string_view path, std::string_view source, TSTree* tree, bool is_c,
+                          const MacroTable& macros);
+
+}  // namespace errdex::extract::cpp

@@ -1,0 +1,138 @@
+// The C/C++ front end on in-memory sources: what the golden fixture does not
+// pin down, and inputs no compiler would accept.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "extract/extractor.h"
+
+namespace errdex::extract {
+namespace {
+
+std::vector<std::string> Messages(const std::string& path, const std::string& code) {
+  std::vector<std::string> out;
+  for (const Site& s : ExtractCppSource(path, code).sites) {
+    out.push_back(s.exception + ": " + s.message.Display());
+  }
+  return out;
+}
+
+TEST(CppExtractor, SiteRecordsLocationStatementAndExcerpt) {
+  Extraction x = ExtractCppSource("jaxlib/xla.cc",
+                                  "namespace jax {\n"
+                                  "class PyClient {\n"
+                                  "  void Compile(int n) {\n"
+                                  "    if (n < 0)\n"
+                                  "      throw std::invalid_argument(\n"
+                                  "          \"negative\");\n"
+                                  "  }\n"
+                                  "};\n"
+                                  "}\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  const Site& s = x.sites[0];
+  EXPECT_EQ(s.exception, "ValueError");
+  EXPECT_EQ(s.exception_written, "std::invalid_argument");
+  EXPECT_EQ(s.language, "cpp");
+  EXPECT_EQ(s.line, 5);
+  EXPECT_EQ(s.column, 7);
+  EXPECT_EQ(s.end_line, 6);
+  EXPECT_EQ(s.function, "PyClient::Compile");
+  EXPECT_EQ(s.statement, "throw std::invalid_argument(\n          \"negative\");");
+  EXPECT_EQ(s.excerpt_line, 1);
+  EXPECT_NE(s.excerpt.find("class PyClient"), std::string::npos);
+}
+
+TEST(CppExtractor, StatementMacrosDoNotHideTheRestOfTheFunction) {
+  // TF_ASSIGN_OR_RETURN declares inside its arguments; the throw after it
+  // must still be found, and the excerpt must show the code as written.
+  Extraction x =
+      ExtractCppSource("a.cc",
+                       "absl::StatusOr<int> F();\n"
+                       "nb::dict G() {\n"
+                       "  TF_ASSIGN_OR_RETURN(auto arr, F());\n"
+                       "  TF_ASSIGN_OR_RETURN(std::pair<int, int> p, F());\n"
+                       "  if (!arr) throw nb::attribute_error(\"only for unsharded arrays\");\n"
+                       "  return {};\n"
+                       "}\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_EQ(x.sites[0].exception, "AttributeError");
+  EXPECT_EQ(x.sites[0].function, "G");
+  EXPECT_NE(x.sites[0].excerpt.find("TF_ASSIGN_OR_RETURN(auto arr, F());"), std::string::npos);
+}
+
+TEST(CppExtractor, HeadersWithoutCppAreReadAsC) {
+  // tree-sitter-cpp rejects a macro between literals; C's grammar takes it.
+  EXPECT_EQ(Messages("common.h",
+                     "static int f(long i) {\n"
+                     "  PyErr_Format(PyExc_IndexError, \"index %\" NPY_INTP_FMT \" is out of "
+                     "bounds\", i);\n"
+                     "  return -1;\n"
+                     "}\n"),
+            std::vector<std::string>{"IndexError: index {i} is out of bounds"});
+}
+
+TEST(CppExtractor, ProjectMacrosOverrideOnlyWhereTheyApply) {
+  // A file's own CHECK(expr, name) is expanded; a call with another arity is glog's.
+  EXPECT_EQ(
+      Messages("m.c",
+               "#define CHECK(expr, name) if (!(expr)) { PyErr_SetString(PyExc_ValueError, "
+               "name); return 0; }\n"
+               "int f(int n) { CHECK(n > 0, \"n must be positive\"); CHECK(n); return n; }\n"),
+      (std::vector<std::string>{"ValueError: n must be positive", ": Check failed: n"}));
+}
+
+TEST(CppExtractor, NotErrors) {
+  Extraction x = ExtractCppSource("a.cc",
+                                  "void f() {\n"
+                                  "  LOG(ERROR) << \"logged\";\n"
+                                  "  LOG(WARNING) << \"logged\";\n"
+                                  "  auto s = Internal;\n"
+                                  "  Internal(3);\n"  // a same-named function that takes no message
+                                  "  obj.emitWarning(\"warn\");\n"
+                                  "  try { g(); } catch (...) { throw; }\n"
+                                  "}\n"
+                                  "#define PYERR(e, m) {PyErr_SetString(e, m); goto fail;}\n");
+  EXPECT_TRUE(x.sites.empty()) << x.sites[0].message.Display();
+  ASSERT_EQ(x.non_sites.size(), 1u);
+  EXPECT_EQ(x.non_sites[0].reason, "reraise");
+}
+
+TEST(CppExtractor, LambdasAndMacroNamedFunctions) {
+  Extraction x =
+      ExtractCppSource("a.cc",
+                       "void Outer() {\n"
+                       "  auto f = [](int x) { throw std::runtime_error(\"in lambda\"); };\n"
+                       "}\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_EQ(x.sites[0].function, "Outer::<lambda>");
+}
+
+TEST(CppExtractor, HostileInputsAreBoundedAndNeverCrash) {
+  std::vector<std::string> inputs = {
+      "",
+      "throw",
+      "throw throw throw;",
+      "PyErr_Format(",
+      "PyErr_SetString(PyExc_ValueError, \"unterminated",
+      "#define M(x) M(x) PyErr_SetString(PyExc_ValueError, #x)\nvoid f() { M(M(M(1))); }",
+      "#define A(x) B(x) B(x) B(x) B(x)\n#define B(x) PyErr_SetString(PyExc_ValueError, #x)\n"
+      "void f() { A(1); }",
+      std::string(5000, '(') + "throw std::runtime_error(\"deep\");" + std::string(5000, ')'),
+      "void f() { std::string m = m + \"x\"; throw std::runtime_error(m); }",
+      "\xff\xfe throw std::runtime_error(\"\xe9t\xe9\");",
+      std::string("void f() { throw std::runtime_error(\"a\\0b\"); }\0 trailing", 60),
+  };
+  std::string chain = "void f() { std::string m = \"a\";";
+  for (int i = 0; i < 3000; ++i) chain += " m += m;";
+  inputs.push_back(chain + " throw std::runtime_error(m); }");
+  for (const std::string& in : inputs) {
+    for (const char* path : {"x.c", "x.cc", "x.h"}) {
+      Extraction x = ExtractCppSource(path, in);
+      for (const Site& s : x.sites) EXPECT_LE(s.message.Display().size(), 1u << 20);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace errdex::extract
