@@ -5,6 +5,7 @@
 #include <cmath>
 #include <unordered_set>
 
+#include "core/native_errors.h"
 #include "core/text.h"
 #include "match/pattern.h"
 
@@ -228,7 +229,16 @@ bool Matcher::IsSubclass(const std::string& derived, const std::string& base, in
 }
 
 // How the input's exception type bears on an error of type `have`.
-double Matcher::TypeFactor(const std::string& wanted, const std::string& have) const {
+double Matcher::TypeFactor(const std::string& wanted, const std::string& status,
+                           const std::string& have) const {
+  // Status errors are catalogued under their code; the paste shows it as a
+  // prefix, inside whatever exception carried the status.
+  if (IsStatusCode(have)) {
+    if (!status.empty()) return status == have ? 0.05 : -0.25;
+    if (wanted.empty() || wanted == "RuntimeError") return 0.0;
+  } else if (have == "MLIRError") {
+    return wanted == have ? 0.05 : 0.0;  // diagnostics reach users wrapped in many ways
+  }
   if (wanted.empty()) return 0.0;
   if (wanted == have) return 0.05;
   for (std::string_view w : kWrapperTypes) {
@@ -278,7 +288,10 @@ struct Assessment {
 Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
                                             const ExplainOptions& options) {
   std::string message = NormalizeText(ToValidUtf8(input.message));
-  std::string type = ShortExceptionName(input.exception);
+  // A C++ exception that escaped (`terminate ... 'std::invalid_argument'`)
+  // is catalogued under the Python type its binding would raise.
+  std::string type(PythonTypeOfCpp(input.exception));
+  if (type.empty()) type = ShortExceptionName(input.exception);
   std::vector<Frame> frames = input.frames;
   if (frames.size() > kMaxFrames) frames.erase(frames.begin(), frames.end() - kMaxFrames);
 
@@ -473,7 +486,8 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       m.evidence = e.dynamic ? "the traceback stands on the raise; its message is built at run time"
                              : "the traceback stands on the raise";
     }
-    double score = base + TypeFactor(type, e.exception) + ValueFit(e.message, m.values);
+    double score =
+        base + TypeFactor(type, input.status, e.exception) + ValueFit(e.message, m.values);
     if (OnlyInTests(e.sites)) score -= 0.02;
     if (best_frame == 3) score += 0.35;
     if (best_frame == 2) score += 0.2;

@@ -68,7 +68,8 @@ class Matcher {
   explicit Matcher(catalog::Catalog* catalog) : catalog_(catalog) {}
   // The compiled template regex of `e` (or of its every prefix), cached.
   const RE2* Regex(const catalog::ErrorRecord& e, bool truncatable);
-  double TypeFactor(const std::string& wanted, const std::string& have) const;
+  double TypeFactor(const std::string& wanted, const std::string& status,
+                    const std::string& have) const;
   bool IsSubclass(const std::string& derived, const std::string& base, int depth) const;
 
   catalog::Catalog* catalog_;

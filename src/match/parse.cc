@@ -369,7 +369,10 @@ class Parser {
       size_t k = i + 1;
       for (; k < lines_.size(); ++k) {
         std::string n2, f2;
-        if (RE2::FullMatch(lines_[k].text, P().named_exception, &n2, &f2) &&
+        // "... The error was:" announces the next line: an exception's text
+        // quoted inside this message, not an error of its own.
+        bool announced = !message.empty() && message.back() == ':';
+        if (!announced && RE2::FullMatch(lines_[k].text, P().named_exception, &n2, &f2) &&
             LooksLikeExceptionName(n2)) {
           break;
         }

@@ -27,6 +27,19 @@ TEST(Parse, BareMessageAndTypedMessage) {
   EXPECT_EQ(alone[0].message, "");
 }
 
+TEST(Parse, QuotedExceptionAfterAColonBelongsToTheMessage) {
+  std::vector<ParsedError> e = ParseRuntimeText(
+      "ValueError: An error occurred while trying to hash an object. The error was:\n"
+      "TypeError: unhashable type: 'list'\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].exception, "ValueError");
+  EXPECT_EQ(e[0].message,
+            "An error occurred while trying to hash an object. The error was:\n"
+            "TypeError: unhashable type: 'list'");
+  // Without the colon, two pasted errors stay two.
+  EXPECT_EQ(ParseRuntimeText("ValueError: one\nTypeError: two\n").size(), 2u);
+}
+
 TEST(Parse, ChainedTracebackReportsBothWithFrames) {
   std::vector<ParsedError> errors = ParseFixture("python_chained.txt");
   ASSERT_EQ(errors.size(), 3u);
