@@ -20,7 +20,8 @@ import re
 import sqlite3
 import sys
 
-EXTENSIONS = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu", ".cuh", ".inc", ".c++")
+EXTENSIONS = (".c", ".cc", ".cpp", ".cxx", ".h", ".hh", ".hpp", ".cu", ".cuh", ".inc", ".c++",
+              ".c.src", ".h.src")
 CODES = ("Cancelled|Unknown|InvalidArgument|DeadlineExceeded|NotFound|AlreadyExists|"
          "PermissionDenied|ResourceExhausted|FailedPrecondition|Aborted|OutOfRange|"
          "Unimplemented|Internal|Unavailable|DataLoss|Unauthenticated")

@@ -1,5 +1,6 @@
-// Baseline for the index benchmark: tree-sitter alone parsing every .py file
-// of a corpus on one core, files already in memory. errdex's index of the
+// Baseline for the index benchmark: tree-sitter alone parsing every source
+// file of a corpus errdex reads (.py with the Python grammar, .c with C's,
+// other C/C++ files with C++'s) on one core, files already in memory. errdex's index of the
 // same tree (reading, parsing, extracting, linking, writing SQLite, on all
 // cores) is reported as a ratio to this in bench/README.md.
 //
@@ -17,12 +18,25 @@
 #include "source/walk.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
+extern "C" const TSLanguage* tree_sitter_c(void);
+extern "C" const TSLanguage* tree_sitter_cpp(void);
 
 namespace {
 
-std::vector<std::string>& Corpus() {
-  static std::vector<std::string> files = [] {
-    std::vector<std::string> out;
+struct File {
+  const TSLanguage* language;
+  std::string text;
+};
+
+const TSLanguage* LanguageOf(const std::string& path) {
+  if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".py") == 0) return tree_sitter_python();
+  if (path.size() >= 2 && path.compare(path.size() - 2, 2, ".c") == 0) return tree_sitter_c();
+  return tree_sitter_cpp();
+}
+
+std::vector<File>& Corpus() {
+  static std::vector<File> files = [] {
+    std::vector<File> out;
     const char* root = std::getenv("ERRDEX_BENCH_CORPUS");
     if (root == nullptr) return out;
     errdex::source::WalkOptions options;
@@ -40,7 +54,7 @@ std::vector<std::string>& Corpus() {
     if (!walked) return out;
     for (const auto& f : walked->files) {
       auto text = errdex::source::ReadFile(f.absolute, options.max_file_size);
-      if (text) out.push_back(std::move(*text));
+      if (text) out.push_back(File{LanguageOf(f.path), std::move(*text)});
     }
     return out;
   }();
@@ -48,19 +62,19 @@ std::vector<std::string>& Corpus() {
 }
 
 void BM_TreeSitterParseOnly(benchmark::State& state) {
-  const std::vector<std::string>& files = Corpus();
+  const std::vector<File>& files = Corpus();
   if (files.empty()) {
-    state.SkipWithError("set ERRDEX_BENCH_CORPUS to a directory with .py files");
+    state.SkipWithError("set ERRDEX_BENCH_CORPUS to a directory with source files");
     return;
   }
   int64_t bytes = 0;
-  for (const std::string& f : files) bytes += static_cast<int64_t>(f.size());
+  for (const File& f : files) bytes += static_cast<int64_t>(f.text.size());
   TSParser* parser = ts_parser_new();
-  ts_parser_set_language(parser, tree_sitter_python());
   for (auto _ : state) {
-    for (const std::string& f : files) {
-      TSTree* tree =
-          ts_parser_parse_string(parser, nullptr, f.data(), static_cast<uint32_t>(f.size()));
+    for (const File& f : files) {
+      ts_parser_set_language(parser, f.language);
+      TSTree* tree = ts_parser_parse_string(parser, nullptr, f.text.data(),
+                                            static_cast<uint32_t>(f.text.size()));
       benchmark::DoNotOptimize(tree);
       ts_tree_delete(tree);
     }

@@ -20,8 +20,8 @@ std::unique_ptr<errdex::catalog::Catalog> catalog;
 std::unique_ptr<errdex::match::Matcher> matcher;
 
 void Setup() {
-  std::string db = std::filesystem::temp_directory_path() /
-                   ("errdex-fuzz-" + std::to_string(getpid()) + ".db");
+  std::string db =
+      std::filesystem::temp_directory_path() / ("errdex-fuzz-" + std::to_string(getpid()) + ".db");
   errdex::source::WalkOptions walk;
   walk.want = errdex::extract::IsSourcePath;
   auto files = errdex::source::Walk(ERRDEX_FIXTURES, walk);

@@ -431,6 +431,7 @@ class Extractor {
   // --------------------------------------------------------------- sinks
 
   void Call(TSNode call) {
+    alternatives_.clear();
     if (consumed_.count(ts_node_start_byte(call)) != 0) return;
     TSNode fn = Field(call, "function");
     bool member = K(fn) == kFieldExpression;
@@ -470,7 +471,7 @@ class Extractor {
           if (args.empty()) return;
           site.exception = PythonTypeOf(Text(args[0]));
         }
-        if (info.sink == Sink::kPyErrSetString && args.size() >= 2) msg = Eval(args[1], 0);
+        if (info.sink == Sink::kPyErrSetString && args.size() >= 2) msg = Message(args[1]);
         if (info.sink == Sink::kPyErrFormat && args.size() >= 2) msg = Printf(args, 1, true);
         if (info.sink == Sink::kPyErrObject && args.size() >= 2) msg = Value(args[1]);
         break;
@@ -479,12 +480,12 @@ class Extractor {
         if (args.empty()) return;
         site.kind = SiteKind::kWarning;
         site.exception = PythonTypeOf(Text(args[0]));
-        if (info.sink == Sink::kPyWarn && args.size() >= 2) msg = Eval(args[1], 0);
+        if (info.sink == Sink::kPyWarn && args.size() >= 2) msg = Message(args[1]);
         if (info.sink == Sink::kPyWarnFormat && args.size() >= 3) msg = Printf(args, 2, true);
         break;
       case Sink::kNumpyDeprecate:
         site.kind = SiteKind::kWarning;
-        if (!args.empty()) msg = Eval(args[0], 0);
+        if (!args.empty()) msg = Message(args[0]);
         break;
       case Sink::kNbRaise:
         if (!args.empty()) msg = Printf(args, 0, false);
@@ -496,7 +497,7 @@ class Extractor {
         msg = Printf(args, 2, true);
         break;
       case Sink::kPybindFail:
-        if (!args.empty()) msg = Eval(args[0], 0);
+        if (!args.empty()) msg = Message(args[0]);
         break;
       case Sink::kAbslError:
       case Sink::kStatusHelper:
@@ -567,7 +568,7 @@ class Extractor {
         break;
       case Sink::kUnreachable:
         site.kind = SiteKind::kFatal;
-        if (!args.empty()) msg = Eval(args[0], 0);
+        if (!args.empty()) msg = Message(args[0]);
         break;
       case Sink::kTorchCheck:
         if (args.empty()) return;
@@ -627,7 +628,7 @@ class Extractor {
     switch (info.sink) {
       case Sink::kAbslError:
         if (args.size() != 1) return std::nullopt;
-        return Eval(args[0], 0);
+        return Message(args[0]);
       case Sink::kStatusStrCat:
         for (TSNode a : args) t.Append(Part(a));
         return t;
@@ -657,6 +658,7 @@ class Extractor {
   }
 
   void Throw(TSNode node) {
+    alternatives_.clear();
     TSNode e{};
     for (TSNode c : NamedChildren(node)) {
       if (K(c) != kComment) {
@@ -718,12 +720,29 @@ class Extractor {
           site.exception = code;
         }
       }
-      msg = status ? std::move(*status) : Eval(a, 0);
+      msg = status ? std::move(*status) : Message(a);
     }
     Emit(std::move(site), std::move(msg), e);
   }
 
   // ------------------------------------------------------------ messages
+
+  // The whole message argument of a sink. `cond ? "a" : "b"` is two
+  // messages: the first is returned, the other raised at the same site too.
+  Template Message(TSNode n) {
+    while (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
+      n = ts_node_named_child(n, 0);
+    }
+    if (K(n) == kConditional) {
+      Template a = Eval(Field(n, "consequence"), 1);
+      Template b = Eval(Field(n, "alternative"), 1);
+      if (!a.IsDynamic() && !b.IsDynamic()) {
+        alternatives_.push_back(std::move(b));
+        return a;
+      }
+    }
+    return Eval(n, 0);
+  }
 
   // One argument of a concatenation as template text.
   Template Part(TSNode n) { return Eval(n, 0); }
@@ -1261,6 +1280,13 @@ class Extractor {
   }
 
   void Emit(Site site, Template msg, TSNode at) {
+    std::vector<Template> others = std::move(alternatives_);
+    alternatives_.clear();
+    EmitOne(site, std::move(msg), at);
+    for (Template& other : others) EmitOne(site, std::move(other), at);
+  }
+
+  void EmitOne(Site site, Template msg, TSNode at) {
     // A helper that only forwards its parameters (`Status InvalidArgument(
     // format, args...)`, `type_error(msg, obj)`) is not an error of its own.
     if (msg.IsDynamic()) {
@@ -1302,6 +1328,7 @@ class Extractor {
   FileResult result_;
   std::unordered_set<uint32_t> consumed_;
   std::unordered_set<std::string> emitted_;
+  std::vector<Template> alternatives_;  // other messages of the sink being handled
   int eval_steps_ = 0;
   size_t scan_steps_ = 0;
   std::unordered_map<std::string, std::optional<Template>> globals_;
@@ -1346,7 +1373,9 @@ bool MentionsSink(std::string_view body) {
 bool IsCppSourcePath(std::string_view path, bool* is_c) {
   static constexpr std::string_view kCpp[] = {".cc",  ".cpp", ".cxx", ".h",   ".hh",
                                               ".hpp", ".cu",  ".cuh", ".inc", ".c++"};
-  if (EndsWith(path, ".c")) {
+  // numpy's .c.src/.h.src templates are C with @TYPE@ markers, which the
+  // parser recovers from.
+  if (EndsWith(path, ".c") || EndsWith(path, ".c.src") || EndsWith(path, ".h.src")) {
     if (is_c != nullptr) *is_c = true;
     return true;
   }

@@ -112,8 +112,8 @@ TEST(ExtractFiles, UnreadableFileIsCounted) {
   if (pid == 0) {
     if (setgid(65534) != 0 || setuid(65534) != 0) _exit(3);
     TreeRun run = ExtractTree(dir);
-    bool ok = run.reason_by_path["secret.py"] == "unreadable" &&
-              HasMessage(run.extraction, "y") && !HasMessage(run.extraction, "x");
+    bool ok = run.reason_by_path["secret.py"] == "unreadable" && HasMessage(run.extraction, "y") &&
+              !HasMessage(run.extraction, "x");
     _exit(ok ? 0 : 1);
   }
   int status = 0;
