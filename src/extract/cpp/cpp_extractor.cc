@@ -398,16 +398,21 @@ class Extractor {
         expansions_(expansions) {}
 
   FileResult Run(TSNode root) {
-    std::vector<TSNode> stack{root};
+    // The walk keeps the path from the root to the node it is at:
+    // ts_node_parent walks down from the root each time, too slow to ask
+    // repeatedly on deep trees.
+    std::vector<std::pair<TSNode, size_t>> stack{{root, 0}};
     while (!stack.empty()) {
-      TSNode n = stack.back();
+      auto [n, depth] = stack.back();
       stack.pop_back();
+      ancestors_.resize(depth);
+      ancestors_.push_back(n);
       uint16_t k = K(n);
       if (k == kPreprocDef || k == kPreprocFunctionDef || k == kComment) continue;
       if (k == kThrow) Throw(n);
       if (k == kCall) Call(n);
       std::vector<TSNode> kids = NamedChildren(n);
-      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, depth + 1);
     }
     return std::move(result_);
   }
@@ -646,7 +651,8 @@ class Extractor {
       }
       case Sink::kStatusCtor: {
         if (args.size() != 2) return std::nullopt;
-        std::string_view c = LastComponent(CollapseWhitespace(Text(args[0])));
+        std::string code_text = CollapseWhitespace(Text(args[0]));
+        std::string_view c = LastComponent(code_text);
         std::string name = StatusCodeFromName(c);
         if (name.empty()) return std::nullopt;
         code = name;
@@ -771,6 +777,47 @@ class Extractor {
       }
     }
     return a;
+  }
+
+  // An expression whose value is text: literals, string-building calls,
+  // concatenations of them.
+  bool IsStringExpression(TSNode n) const {
+    for (int guard = 0; guard < kMaxEvalDepth; ++guard) {
+      switch (K(n)) {
+        case kStringLiteral:
+        case kConcatenatedString:
+        case kRawStringLiteral:
+        case kUserDefinedLiteral:
+          return true;
+        case kParenthesized:
+          n = ts_node_named_child(n, 0);
+          continue;
+        case kBinaryExpression: {
+          std::string_view o = Text(Field(n, "operator"));
+          if (o != "+" && o != "<<") return false;
+          if (IsStringExpression(Field(n, "right"))) return true;
+          n = Field(n, "left");
+          continue;
+        }
+        case kConditional:
+          return IsStringExpression(Field(n, "consequence")) ||
+                 IsStringExpression(Field(n, "alternative"));
+        case kCall:
+          return IsStringish(n);
+        default:
+          return false;
+      }
+    }
+    return false;
+  }
+
+  // The declaration's type holds text: std::string, a stream, char*, ...
+  bool IsStringType(TSNode declaration) const {
+    std::string_view type = Text(Field(declaration, "type"));
+    for (std::string_view t : {"string", "stream", "char", "StringRef", "Twine", "Cord"}) {
+      if (type.find(t) != std::string_view::npos) return true;
+    }
+    return false;
   }
 
   bool IsLiteral(TSNode n) const {
@@ -926,6 +973,10 @@ class Extractor {
         TSNode op = Field(n, "operator");
         std::string_view o = Text(op);
         if (o != "+" && o != "<<") return Value(n);
+        // `row_count + 1` is arithmetic; only string operands concatenate.
+        if (!IsStringExpression(Field(n, "left")) && !IsStringExpression(Field(n, "right"))) {
+          return Value(n);
+        }
         Template left = Eval(Field(n, "left"), depth + 1);
         Template right = Eval(Field(n, "right"), depth + 1);
         if (left.IsDynamic() && right.IsDynamic()) return Value(n);
@@ -990,16 +1041,15 @@ class Extractor {
   // `<<`), or a constant at namespace scope.
   Template Resolve(TSNode use, int depth) {
     std::string_view name = Text(use);
-    TSNode scope = EnclosingFunction(use);
+    TSNode scope = EnclosingFunction();
     uint32_t before = ts_node_start_byte(use);
     std::optional<Template> value;
     if (!ts_node_is_null(scope)) value = ScanScope(Field(scope, "body"), name, before, depth);
     if (!value) {
       auto it = globals_.find(std::string(name));
       if (it == globals_.end()) {
-        it =
-            globals_.emplace(std::string(name), ScanScope(Root(use), name, UINT32_MAX, depth, true))
-                .first;
+        it = globals_.emplace(std::string(name), ScanScope(Root(), name, UINT32_MAX, depth, true))
+                 .first;
       }
       value = it->second;
     }
@@ -1011,11 +1061,11 @@ class Extractor {
                                     bool skip_functions = false) {
     if (ts_node_is_null(scope)) return std::nullopt;
     std::optional<Template> value;
-    std::vector<TSNode> stack{scope};
+    std::vector<std::pair<TSNode, TSNode>> stack{{scope, TSNode{}}};  // node, parent
     size_t visited = 0;
     while (!stack.empty() && ++visited < kMaxNodesPerScopeScan &&
            ++scan_steps_ < kMaxScanStepsPerFile) {
-      TSNode n = stack.back();
+      auto [n, parent] = stack.back();
       stack.pop_back();
       if (ts_node_start_byte(n) >= before) continue;
       uint16_t k = K(n);
@@ -1024,20 +1074,31 @@ class Extractor {
         TSNode v = Field(n, "value");
         if (K(v) == kArgumentList || K(v) == kInitializerList) {
           std::vector<TSNode> inits = NamedChildren(v);
-          value = inits.size() == 1 ? Eval(inits[0], depth + 1) : Template();
+          v = inits.size() == 1 ? inits[0] : TSNode{};
+        }
+        // `std::string m(...)`, `std::string m{}`: an empty string to start with.
+        bool string_type = IsStringType(parent);
+        if (ts_node_is_null(v)) {
+          value = string_type ? Template() : Template::Value(name, ValueKind::kAny);
         } else {
-          value = Eval(v, depth + 1);
+          // Numbers change after their definition; only strings are followed.
+          value =
+              IsStringExpression(v) ? Eval(v, depth + 1) : Template::Value(name, ValueKind::kAny);
         }
         continue;
       }
       if (k == kDeclaration) {
         for (TSNode d : NamedChildren(n)) {
-          if (K(d) != kInitDeclarator && DeclaredName(d) == name) value = Template();
+          if (K(d) != kInitDeclarator && DeclaredName(d) == name) {
+            value = IsStringType(n) ? Template() : Template::Value(name, ValueKind::kAny);
+          }
         }
       }
       if (k == kAssignment && value && Text(Field(n, "left")) == name) {
         std::string_view op = Text(Field(n, "operator"));
-        Template right = Eval(Field(n, "right"), depth + 1);
+        TSNode r = Field(n, "right");
+        Template right =
+            IsStringExpression(r) ? Eval(r, depth + 1) : Template::Value(name, ValueKind::kAny);
         if (op == "=") value = std::move(right);
         if (op == "+=") value->Append(right);
         Cap(*value, n);
@@ -1069,7 +1130,7 @@ class Extractor {
         }
       }
       std::vector<TSNode> kids = NamedChildren(n);
-      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, n);
     }
     return value;
   }
@@ -1095,8 +1156,9 @@ class Extractor {
   Template Streamed(TSNode call) {
     Template t;
     TSNode cur = call;
-    for (int i = 0; i < kMaxStreamOperands; ++i) {
-      TSNode p = ts_node_parent(cur);
+    for (size_t i = ancestors_.empty() ? 0 : ancestors_.size() - 1;
+         i-- > 0 && t.pieces().size() < kMaxPieces;) {
+      TSNode p = ancestors_[i];
       if (K(p) != kBinaryExpression || Text(Field(p, "operator")) != "<<" ||
           !SameNode(Field(p, "left"), cur)) {
         break;
@@ -1169,17 +1231,20 @@ class Extractor {
 
   // ---------------------------------------------------------------- sites
 
-  TSNode Root(TSNode n) const {
-    TSNode root = n;
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) root = p;
-    return root;
+  // The ancestors of the node the walk is at (it included, last).
+  TSNode Root() const { return ancestors_.empty() ? TSNode{} : ancestors_.front(); }
+
+  // Index in ancestors_ of the innermost function or lambda at or above `from`.
+  size_t EnclosingFunctionIndex(size_t from) const {
+    for (size_t i = from; i-- > 0;) {
+      if (K(ancestors_[i]) == kFunctionDefinition || K(ancestors_[i]) == kLambda) return i;
+    }
+    return std::string::npos;
   }
 
-  TSNode EnclosingFunction(TSNode n) const {
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
-      if (K(p) == kFunctionDefinition || K(p) == kLambda) return p;
-    }
-    return TSNode{};
+  TSNode EnclosingFunction() const {
+    size_t i = EnclosingFunctionIndex(ancestors_.size());
+    return i == std::string::npos ? TSNode{} : ancestors_[i];
   }
 
   std::string DeclaratorName(TSNode d) const {
@@ -1196,15 +1261,14 @@ class Extractor {
 
   // "Class::method", "function", or the name a binding gives a lambda
   // (`m.def("register_xla_transform", [](...) {...})`).
-  std::string FunctionName(TSNode n) const {
+  std::string FunctionName() const {
     std::string name;
-    for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+    for (size_t i = ancestors_.size(); i-- > 0;) {
+      TSNode p = ancestors_[i];
       uint16_t k = K(p);
       if (k == kLambda && name.empty()) {
-        TSNode list = ts_node_parent(p);
-        TSNode call = ts_node_parent(list);
-        if (K(list) == kArgumentList && K(call) == kCall) {
-          TSNode first = ts_node_named_child(list, 0);
+        if (i >= 2 && K(ancestors_[i - 1]) == kArgumentList && K(ancestors_[i - 2]) == kCall) {
+          TSNode first = ts_node_named_child(ancestors_[i - 1], 0);
           if (K(first) == kStringLiteral && !SameNode(first, p)) {
             std::string text;
             AppendLiteral(first, text);
@@ -1217,11 +1281,11 @@ class Extractor {
         std::string f = DeclaratorName(Field(p, "declarator"));
         // `TF_ASSIGN_OR_RETURN(auto x, f()) {...}` inside a body reads as a
         // function definition to the grammar: a macro, not a function.
-        if (IsMacroName(f) && !ts_node_is_null(EnclosingFunction(p))) continue;
+        if (IsMacroName(f) && EnclosingFunctionIndex(i) != std::string::npos) continue;
         name = name.empty() ? f : f + "::" + name;
-        for (TSNode q = ts_node_parent(p); !ts_node_is_null(q); q = ts_node_parent(q)) {
-          if (K(q) == kClassSpecifier || K(q) == kStructSpecifier) {
-            name = std::string(Text(Field(q, "name"))) + "::" + name;
+        for (size_t j = i; j-- > 0;) {
+          if (K(ancestors_[j]) == kClassSpecifier || K(ancestors_[j]) == kStructSpecifier) {
+            name = std::string(Text(Field(ancestors_[j], "name"))) + "::" + name;
           }
         }
         return name;
@@ -1237,10 +1301,10 @@ class Extractor {
            });
   }
 
-  // Parameter names of the function around `n`.
-  std::vector<std::string> Parameters(TSNode n) const {
+  // Parameter names of the function around the walk's node.
+  std::vector<std::string> Parameters() const {
     std::vector<std::string> out;
-    TSNode f = EnclosingFunction(n);
+    TSNode f = EnclosingFunction();
     if (ts_node_is_null(f)) return out;
     TSNode d = Field(f, "declarator");
     for (int guard = 0; guard < 8 && !ts_node_is_null(d) && K(d) != kFunctionDeclarator &&
@@ -1258,10 +1322,10 @@ class Extractor {
 
   Site BaseSite(TSNode at, SiteKind kind) {
     TSNode stmt = at;
-    for (TSNode p = at; !ts_node_is_null(p); p = ts_node_parent(p)) {
-      uint16_t k = K(p);
+    for (size_t i = ancestors_.size(); i-- > 0;) {
+      uint16_t k = K(ancestors_[i]);
       if (k == kExpressionStatement || k == kReturn || k == kThrow || k == kDeclaration) {
-        stmt = p;
+        stmt = ancestors_[i];
         break;
       }
       if (k == kCompoundStatement || k == kFunctionDefinition) break;
@@ -1273,7 +1337,7 @@ class Extractor {
     s.line = StartLine(at);
     s.column = StartColumn(at);
     s.end_line = std::max(s.line, EndLine(stmt));
-    s.function = FunctionName(at);
+    s.function = FunctionName();
     s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
     lines_.FillExcerpt(s, kExcerptBefore, kExcerptAfter, kMaxExcerptBytes);
     return s;
@@ -1290,7 +1354,7 @@ class Extractor {
     // A helper that only forwards its parameters (`Status InvalidArgument(
     // format, args...)`, `type_error(msg, obj)`) is not an error of its own.
     if (msg.IsDynamic()) {
-      std::vector<std::string> params = Parameters(at);
+      std::vector<std::string> params = Parameters();
       bool forwards = !params.empty();
       for (const errdex::Piece& p : msg.pieces()) {
         std::string_view expr = p.text;
@@ -1328,7 +1392,9 @@ class Extractor {
   FileResult result_;
   std::unordered_set<uint32_t> consumed_;
   std::unordered_set<std::string> emitted_;
-  std::vector<Template> alternatives_;  // other messages of the sink being handled
+  std::vector<Template> alternatives_;
+  std::vector<TSNode>
+      ancestors_;  // root ... the node the walk is at  // other messages of the sink being handled
   int eval_steps_ = 0;
   size_t scan_steps_ = 0;
   std::unordered_map<std::string, std::optional<Template>> globals_;

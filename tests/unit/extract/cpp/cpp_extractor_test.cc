@@ -82,6 +82,19 @@ TEST(CppExtractor, ProjectMacrosOverrideOnlyWhereTheyApply) {
       (std::vector<std::string>{"ValueError: n must be positive", ": Check failed: n"}));
 }
 
+TEST(CppExtractor, NumbersAreValuesNotText) {
+  // `row + 1` is arithmetic, and a number's first value is not its value later.
+  EXPECT_EQ(Messages("m.c",
+                     "int f(long fields) {\n"
+                     "  long row = 0;\n"
+                     "  long actual = fields;\n"
+                     "  for (;;) { row++; }\n"
+                     "  PyErr_Format(PyExc_ValueError, \"changed from %zd at row %zd\", actual, "
+                     "row + 1);\n"
+                     "}\n"),
+            std::vector<std::string>{"ValueError: changed from {actual} at row {row + 1}"});
+}
+
 TEST(CppExtractor, NotErrors) {
   Extraction x = ExtractCppSource("a.cc",
                                   "void f() {\n"
