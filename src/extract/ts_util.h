@@ -39,6 +39,7 @@ class SymbolTable {
 };
 
 inline std::string_view NodeText(TSNode node, std::string_view source) {
+  if (ts_node_is_null(node)) return {};
   uint32_t b = ts_node_start_byte(node);
   uint32_t e = ts_node_end_byte(node);
   if (b > source.size() || e > source.size() || e < b) return {};
