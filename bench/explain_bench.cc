@@ -74,7 +74,16 @@ std::string CatalogFor(size_t n) {
   const char* dir = std::getenv("ERRDEX_BENCH_DIR");
   fs::path base = dir ? dir : "/tmp/errdex-bench";
   fs::create_directories(base);
-  fs::path db = base / ("synthetic-" + std::to_string(n) + ".db");
+  // The catalog is named after the templates it is made of: a change in the
+  // extractor (or the Python found) makes a new one, never a stale match.
+  uint64_t h = 1469598103934665603ull;
+  for (const errdex::Site& s : RealSites()) {
+    for (char c : s.message.Display() + s.path)
+      h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  }
+  char tag[17];
+  std::snprintf(tag, sizeof tag, "%016llx", static_cast<unsigned long long>(h));
+  fs::path db = base / ("synthetic-" + std::to_string(n) + "-" + tag + ".db");
   if (fs::exists(db)) return db.string();
   errdex::Extraction x;
   x.sites.reserve(n);

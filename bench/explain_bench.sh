@@ -19,7 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 hyperfine --runs 20 --warmup 3 --export-json "$tmp/version.json" "$errdex --version" >/dev/null
 for n in 10000 100000 1000000; do
-  db=$dir/synthetic-$n.db
+  db=$(ls -t "$dir"/synthetic-$n-*.db | head -1)
   hyperfine --runs 10 --warmup 2 --export-json "$tmp/cold.json" \
     "$errdex explain --db $db '$message'" >/dev/null
   rss=$( { /usr/bin/time -f '%M' "$errdex" explain --db "$db" "$message" >/dev/null; } 2>&1 | tail -1)

@@ -2,12 +2,20 @@
 // a string, whitespace folding and line arithmetic.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
 namespace errdex {
 
 bool IsValidUtf8(std::string_view text);
+
+// Appends code point `cp` as UTF-8; a surrogate or a value past U+10FFFF,
+// which UTF-8 cannot hold, becomes U+FFFD.
+void AppendUtf8(uint32_t cp, std::string& out);
+
+// The value of a hexadecimal digit, or -1.
+int HexDigitValue(char c);
 
 // Replaces invalid UTF-8 sequences with U+FFFD so the text can go into JSON.
 std::string ToValidUtf8(std::string_view text);

@@ -9,36 +9,10 @@
 namespace errdex::extract::cpp {
 namespace {
 
-void AppendUtf8(uint32_t cp, std::string& out) {
-  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  }
-}
-
-int HexDigit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// Calls `on_text` for literal runs and `on_field` for each conversion of every
-// literal piece; values of `format` pass through. Shared by the formatters.
+// Runs `scan` over the text of each literal piece of `format`, appending to
+// the result; values pass through. Shared by the formatters.
 template <typename Scan>
 Template Rewrite(const Template& format, Scan scan) {
   Template out;
@@ -100,7 +74,8 @@ void AppendEscape(std::string_view e, std::string& out) {
       return;
     case 'x': {
       uint32_t v = 0;
-      for (size_t i = 2; i < e.size() && HexDigit(e[i]) >= 0; ++i) v = v * 16 + HexDigit(e[i]);
+      for (size_t i = 2; i < e.size() && HexDigitValue(e[i]) >= 0; ++i)
+        v = v * 16 + HexDigitValue(e[i]);
       // A byte escape: keep ASCII, other bytes become U+FFFD, never invalid UTF-8.
       AppendUtf8(v < 0x80 ? v : 0xFFFD, out);
       return;
@@ -108,7 +83,8 @@ void AppendEscape(std::string_view e, std::string& out) {
     case 'u':
     case 'U': {
       uint32_t v = 0;
-      for (size_t i = 2; i < e.size() && HexDigit(e[i]) >= 0; ++i) v = v * 16 + HexDigit(e[i]);
+      for (size_t i = 2; i < e.size() && HexDigitValue(e[i]) >= 0; ++i)
+        v = v * 16 + HexDigitValue(e[i]);
       AppendUtf8(v, out);
       return;
     }

@@ -9,40 +9,12 @@
 namespace errdex::extract::python {
 namespace {
 
-void AppendCodePoint(uint32_t cp, std::string& out) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp < 0x10000) {
-    if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xFFFD;  // a lone surrogate cannot be UTF-8
-    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else if (cp <= 0x10FFFF) {
-    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
-  } else {
-    out.append("\xEF\xBF\xBD");
-  }
-}
-
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
 // Reads exactly `digits` hex digits at s[i]; returns false if they are not there.
 bool ReadHex(std::string_view s, size_t i, size_t digits, uint32_t& value) {
   if (i + digits > s.size()) return false;
   value = 0;
   for (size_t k = 0; k < digits; ++k) {
-    int h = HexValue(s[i + k]);
+    int h = HexDigitValue(s[i + k]);
     if (h < 0) return false;
     value = value * 16 + static_cast<uint32_t>(h);
   }
@@ -155,7 +127,7 @@ void AppendStringSegment(std::string_view s, bool raw, bool fstring, Template& o
         break;
       case 'x':
         if (ReadHex(s, i + 1, 2, cp)) {
-          AppendCodePoint(cp, text);
+          AppendUtf8(cp, text);
           i += 2;
         } else {
           text.append("\\x");
@@ -165,7 +137,7 @@ void AppendStringSegment(std::string_view s, bool raw, bool fstring, Template& o
       case 'U': {
         size_t digits = e == 'u' ? 4 : 8;
         if (ReadHex(s, i + 1, digits, cp)) {
-          AppendCodePoint(cp, text);
+          AppendUtf8(cp, text);
           i += digits;
         } else {
           text.push_back('\\');
@@ -192,7 +164,7 @@ void AppendStringSegment(std::string_view s, bool raw, bool fstring, Template& o
           for (int k = 0; k < 2 && i + 1 < s.size() && s[i + 1] >= '0' && s[i + 1] <= '7'; ++k) {
             v = v * 8 + static_cast<uint32_t>(s[++i] - '0');
           }
-          AppendCodePoint(v, text);
+          AppendUtf8(v, text);
         } else {
           text.push_back('\\');
           text.push_back(e);
