@@ -28,6 +28,11 @@ class ExplainCli : public ::testing::Test {
     CommandResult r =
         RunErrdex({"index", root.string(), "--name", "test/idioms", "--db", db_, "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
+    fs::path native = dir_->path() / "native";
+    fs::create_directories(native);
+    fs::copy(testing::FixtureDir("cpp/idioms"), native, fs::copy_options::recursive);
+    r = RunErrdex({"index", native.string(), "--name", "test/cpp", "--db", db_, "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
   }
   static void TearDownTestSuite() { delete dir_; }
   static TempDir* dir_;
@@ -84,6 +89,47 @@ TEST_F(ExplainCli, TextReportShowsTemplateValuesAndSource) {
                  "TypeError: Mesh must be a `plgpu.Mesh`, got <class 'int'> and 3 3 3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("type(mesh) = <class 'int'>"), std::string::npos) << r.out;
+}
+
+// What C and C++ errors look like when they reach a user, each to its site.
+TEST_F(ExplainCli, NativeErrors) {
+  struct Case {
+    const char* paste;
+    const char* path;
+    int line;
+  };
+  const Case cases[] = {
+      // A status inside the exception that carried it to Python.
+      {"jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: Expected array argument for lhs "
+       "sparsity at index 3, but got f32[2]",
+       "status.cc", 53},
+      // A C++ exception that escaped: terminate prints the C++ type.
+      {"terminate called after throwing an instance of 'std::invalid_argument'\n"
+       "  what():  three dimensions are not supported\nAborted (core dumped)",
+       "bindings.cc", 41},
+      // The Python type a binding translated it to.
+      {"IndexError: ndim 70 is out of range", "bindings.cc", 40},
+      // glog, with the file and line of the check.
+      {"F1130 05:00:00.000000 1234 checks.cc:7] Check failed: !sharding.IsTuple() {devices=[2]} "
+       "is a tuple",
+       "checks.cc", 7},
+      // The Python C-API, a %R and a %.200s.
+      {"TypeError: Cannot interpret 'int8x' as a data type; int8x, foo, 100%", "capi.c", 23},
+      // c10's default text for a TORCH_CHECK without a message.
+      {"RuntimeError: Expected ebits <= 8 to be true, but got false.  (Could this error message "
+       "be improved?  If so, please report an enhancement request to PyTorch.)",
+       "torch.cpp", 6},
+  };
+  for (const Case& c : cases) {
+    CommandResult r = RunErrdex({"explain", "--json", "--top", "3", "--db", db_, c.paste});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    json j = json::parse(r.out);
+    ASSERT_FALSE(j["matches"].empty()) << c.paste;
+    const json& site = j["matches"][0]["sites"][0];
+    EXPECT_EQ(site["path"], c.path) << c.paste << "\n" << j["matches"][0].dump();
+    EXPECT_EQ(site["line"], c.line) << c.paste;
+    EXPECT_FALSE(j["matches"][0]["fuzzy"].get<bool>()) << c.paste;
+  }
 }
 
 TEST_F(ExplainCli, NoMatchIsAnAnswerNotAFailure) {
