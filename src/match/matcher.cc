@@ -493,9 +493,18 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (best_frame == 2) score += 0.2;
     if (best_frame == 1) score += 0.05;
     if (best_frame >= 2) m.evidence += "; a traceback frame is on this raise";
-    m.score = std::round(std::clamp(score, 0.0, 1.0) * 1000.0) / 1000.0;
+    m.rank = score;
+    m.frame_level = best_frame;
     m.error = std::move(e);
     matches.push_back(std::move(m));
+  }
+  // The traceback's last frame is where the error was raised: when it stands
+  // on a candidate's raise, candidates nowhere near any frame fall behind.
+  bool on_raise = std::any_of(matches.begin(), matches.end(),
+                              [](const Match& m) { return m.frame_level == 3; });
+  for (Match& m : matches) {
+    if (on_raise && m.frame_level == 0) m.rank -= 0.15;
+    m.score = std::round(std::clamp(m.rank, 0.0, 1.0) * 1000.0) / 1000.0;
   }
   if (matches.empty() && message.empty() && !input.exception.empty()) {
     // A lone word read as a type may have been the whole message.
@@ -505,7 +514,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     return Explain(as_message, options);
   }
   std::sort(matches.begin(), matches.end(), [](const Match& x, const Match& y) {
-    if (x.score != y.score) return x.score > y.score;
+    if (x.rank != y.rank) return x.rank > y.rank;
     if (x.error.message.LiteralSize() != y.error.message.LiteralSize()) {
       return x.error.message.LiteralSize() > y.error.message.LiteralSize();
     }

@@ -23,6 +23,8 @@ namespace errdex::match {
 struct Match {
   catalog::ErrorRecord error;  // sites ordered: those a frame points at first
   double score = 0;            // 0..1
+  double rank = 0;             // the score before clamping: orders matches that both reach 1
+  int frame_level = 0;         // 3 a frame on the raise line, 2 near it, 1 in its file
   bool fuzzy = false;          // found by similar wording, not by its template
   std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text
   int frame_sites = 0;   // sites a traceback frame points at (they come first)

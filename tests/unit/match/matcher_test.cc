@@ -3,8 +3,10 @@
 #include "match/matcher.h"
 
 #include <gtest/gtest.h>
+
 #include <re2/re2.h>
 #include <sqlite3.h>
+#include <fstream>
 
 #include <cstdio>
 #include <random>
@@ -205,6 +207,35 @@ TEST(Matcher, RebuildsAMissingPrefilterWithAWarning) {
       m->Explain(ParseRuntimeText("ValueError: Invalid TMEMLayout: X")[0], {});
   ASSERT_TRUE(found.has_value());
   ASSERT_FALSE(found->empty());
+}
+
+// The same message in two libraries: both match it fully, so both would
+// score 1; the one the traceback's last frame stands on must come first.
+TEST(Matcher, TheRaiseUnderTheLastFrameBeatsAnEqualMatchElsewhere) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  for (const char* lib : {"graphs", "numbers"}) {
+    std::filesystem::path root = dir.path() / lib;
+    std::filesystem::create_directories(root / lib);
+    std::ofstream(root / lib / "checks.py")
+        << "def check(k):\n    if k < 1:\n        raise ValueError('k cannot be less than 1')\n";
+    Index(root, std::string("test/") + lib, db);
+  }
+  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
+  ASSERT_TRUE(cat.has_value());
+  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
+  ASSERT_TRUE(matcher.has_value());
+  for (const char* lib : {"graphs", "numbers"}) {
+    std::string traceback = std::string("Traceback (most recent call last):\n") +
+                            "  File \"/site/" + lib + "/checks.py\", line 3, in check\n" +
+                            "ValueError: k cannot be less than 1\n";
+    Result<std::vector<Match>> m = matcher->Explain(ParseRuntimeText(traceback).back(), {});
+    ASSERT_TRUE(m.has_value());
+    ASSERT_EQ(m->size(), 2u);
+    EXPECT_EQ((*m)[0].error.library, std::string("test/") + lib);
+    EXPECT_DOUBLE_EQ((*m)[0].score, 1.0);
+    EXPECT_LT((*m)[1].score, 0.9) << "no frame on its raise";
+  }
 }
 
 TEST(Matcher, PathSuffixesAndSimilarity) {
