@@ -61,7 +61,8 @@ class Digest {
 };
 
 std::string ComputeDigest(const SnapshotInfo& info, const Extraction& x,
-                          const std::vector<std::string>& pieces_json) {
+                          const std::vector<std::string>& pieces_json,
+                          const std::vector<std::string>& guards_json) {
   Digest d;
   d.Add(std::string_view("errdex-snapshot-v1"));
   for (const std::string* s :
@@ -74,7 +75,7 @@ std::string ComputeDigest(const SnapshotInfo& info, const Extraction& x,
     const Site& s = x.sites[i];
     for (const std::string* f :
          {&s.exception, &s.exception_written, &s.language, &s.path, &s.function, &s.statement,
-          &s.excerpt, &s.cause, &s.via, &pieces_json[i]}) {
+          &s.excerpt, &s.cause, &s.via, &pieces_json[i], &guards_json[i], &s.trigger}) {
       d.Add(*f);
     }
     d.Add(std::string_view(SiteKindName(s.kind)));
@@ -147,8 +148,9 @@ constexpr std::string_view kErrorColumns =
 namespace {
 
 std::string SiteSelect(SiteDetail detail) {
-  std::string details =
-      detail == SiteDetail::kFull ? "s.statement, s.excerpt_line, s.excerpt" : "'', 0, ''";
+  std::string details = detail == SiteDetail::kFull
+                            ? "s.statement, s.excerpt_line, s.excerpt, s.guards, s.trigger"
+                            : "'', 0, '', '[]', ''";
   return "SELECT s.error_pk, l.name, n.rev, n.commit_sha, n.date, s.language, s.path, s.line, "
          "s.col, s.end_line, s.function, s.kind, s.exception_written, " +
          details +
@@ -192,11 +194,13 @@ SiteRecord ReadSite(Statement& row) {
   s.statement = row.Text(13);
   s.excerpt_line = static_cast<int>(row.Int(14));
   s.excerpt = row.Text(15);
-  s.cause = row.Text(16);
-  s.via = row.Text(17);
-  s.internal = row.Int(18) != 0;
-  s.url = row.Text(19);
-  s.subdir = row.Text(20);
+  s.guards_json = row.Text(16);
+  s.trigger = row.Text(17);
+  s.cause = row.Text(18);
+  s.via = row.Text(19);
+  s.internal = row.Int(20) != 0;
+  s.url = row.Text(21);
+  s.subdir = row.Text(22);
   return s;
 }
 
@@ -274,9 +278,15 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
       return created;
     }
     ERRDEX_TRY(db_.Exec("COMMIT"));
-  } else if (*app == kApplicationId && *version == 1 && mode == OpenMode::kReadWrite) {
+  } else if (*app == kApplicationId && *version >= 1 && *version < kSchemaVersion &&
+             mode == OpenMode::kReadWrite) {
+    // Step by step, in one transaction: a failed upgrade leaves the old catalog.
+    std::string sql;
+    if (*version <= 1) sql += kMigrateFrom1Sql;
+    if (*version <= 2) sql += kMigrateFrom2Sql;
     ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
-    Result<void> migrated = db_.Exec(std::string(kMigrateFrom1Sql) + "PRAGMA user_version = 2;");
+    Result<void> migrated =
+        db_.Exec(sql + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";");
     if (!migrated) {
       (void)db_.Exec("ROLLBACK");
       return migrated;
@@ -307,15 +317,19 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
                                             IndexBuilder* index) {
   if (info.library.empty()) return Fail(ErrorCode::kInvalidArgument, "library name is empty");
   std::vector<std::string> pieces_json;
+  std::vector<std::string> guards_json;
   std::vector<std::string> displays;
   pieces_json.reserve(x.sites.size());
+  guards_json.reserve(x.sites.size());
   displays.reserve(x.sites.size());
   for (const Site& s : x.sites) {
     pieces_json.push_back(
         PiecesToJson(s.message).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
+    guards_json.push_back(
+        GuardsToJson(s.guards).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace));
     displays.push_back(ToValidUtf8(s.message.Display()));
   }
-  std::string digest = ComputeDigest(info, x, pieces_json);
+  std::string digest = ComputeDigest(info, x, pieces_json, guards_json);
   std::set<std::string> ids;
   for (size_t i = 0; i < x.sites.size(); ++i) {
     ids.insert(ErrorId(info.library, ToValidUtf8(x.sites[i].exception), displays[i]));
@@ -405,8 +419,9 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
         "dynamic, internal) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
     Result<Statement> insert_site = db_.Prepare(
         "INSERT INTO site (snapshot_pk, error_pk, language, path, line, col, end_line, function, "
-        "kind, exception_written, statement, excerpt_line, excerpt, cause, via, internal) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)");
+        "kind, exception_written, statement, excerpt_line, excerpt, cause, via, internal, "
+        "guards, trigger) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
     if (!find_error) return tl::unexpected(find_error.error());
     if (!insert_error) return tl::unexpected(insert_error.error());
     if (!insert_site) return tl::unexpected(insert_site.error());
@@ -448,6 +463,7 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       st.Bind(9, SiteKindName(s.kind)).Bind(10, ToValidUtf8(s.exception_written));
       st.Bind(11, s.statement).Bind(12, s.excerpt_line).Bind(13, s.excerpt);
       st.Bind(14, ToValidUtf8(s.cause)).Bind(15, ToValidUtf8(s.via)).Bind(16, s.internal);
+      st.Bind(17, guards_json[i]).Bind(18, ToValidUtf8(s.trigger));
       ERRDEX_TRY(st.Run());
     }
 

@@ -19,7 +19,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -62,8 +62,10 @@ struct SiteRecord {
   std::string cause;
   std::string via;
   bool internal = false;
-  std::string url;     // the library's repository URL
-  std::string subdir;  // where the indexed root sits in the repository
+  std::string guards_json = "[]";  // the conditions leading to the site (Guard as JSON)
+  std::string trigger;             // those conditions as a sentence
+  std::string url;                 // the library's repository URL
+  std::string subdir;              // where the indexed root sits in the repository
 };
 
 struct ErrorRecord {

@@ -78,6 +78,11 @@ json ErrorJson(const ErrorRecord& e) {
         {"snapshot",
          {{"rev", s.rev}, {"commit", s.commit}, {"date", s.date}, {"subdir", s.subdir}}},
     };
+    if (!s.trigger.empty()) {
+      json conditions = json::parse(s.guards_json, nullptr, false);
+      if (conditions.is_discarded()) conditions = json::array();
+      site["trigger"] = {{"sentence", s.trigger}, {"conditions", std::move(conditions)}};
+    }
     if (!s.cause.empty()) site["cause"] = s.cause;
     if (!s.via.empty()) site["via"] = s.via;
     sites.push_back(std::move(site));
@@ -85,6 +90,22 @@ json ErrorJson(const ErrorRecord& e) {
   out["sites"] = std::move(sites);
   if (!e.sites.empty() && !e.sites.front().url.empty()) {
     out["repository"] = e.sites.front().url;
+  }
+  return out;
+}
+
+json GuardsToJson(const std::vector<Guard>& guards) {
+  json out = json::array();
+  for (const Guard& g : guards) {
+    json j = {
+        {"kind", g.kind}, {"code", ToValidUtf8(g.code)}, {"negated", g.negated}, {"line", g.line}};
+    if (!g.subject.empty()) j["subject"] = ToValidUtf8(g.subject);
+    if (!g.values.empty()) {
+      json values = json::array();
+      for (const std::string& v : g.values) values.push_back(ToValidUtf8(v));
+      j["values"] = std::move(values);
+    }
+    out.push_back(std::move(j));
   }
   return out;
 }

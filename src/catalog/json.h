@@ -14,6 +14,10 @@ namespace errdex::catalog {
 nlohmann::json PiecesToJson(const Template& t);
 Result<Template> PiecesFromJson(const nlohmann::json& j);
 
+// The conditions leading to a site, as stored and shown:
+// [{"kind", "code", "negated", "line", "subject"?, "values"?}].
+nlohmann::json GuardsToJson(const std::vector<Guard>& guards);
+
 // The `list --json` line: id, library, exception, template, kind, and sites
 // as {path, line, function}.
 nlohmann::json ErrorSummaryJson(const ErrorRecord& e);

@@ -57,7 +57,9 @@ CREATE TABLE site (
   excerpt TEXT NOT NULL,
   cause TEXT NOT NULL,
   via TEXT NOT NULL,
-  internal INTEGER NOT NULL
+  internal INTEGER NOT NULL,
+  guards TEXT NOT NULL DEFAULT '[]',
+  trigger TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX site_error ON site (error_pk);
 CREATE INDEX site_snapshot ON site (snapshot_pk);
@@ -106,6 +108,12 @@ CREATE TABLE prefilter (
   format INTEGER NOT NULL,
   blob BLOB NOT NULL
 );
+)sql";
+
+// Version 2 to 3: the conditions that lead to each site.
+inline constexpr std::string_view kMigrateFrom2Sql = R"sql(
+ALTER TABLE site ADD COLUMN guards TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE site ADD COLUMN trigger TEXT NOT NULL DEFAULT '';
 )sql";
 
 }  // namespace errdex::catalog

@@ -83,6 +83,7 @@ void RenderError(const catalog::ErrorRecord& e, const Style& style, std::ostream
     if (!s.via.empty()) out << Paint(style, kDim, "  via " + Printable(s.via));
     out << '\n';
     if (!s.cause.empty()) out << "  chained from " << Printable(s.cause) << '\n';
+    if (!s.trigger.empty()) out << "  " << Printable(s.trigger) << '\n';
     if (s.excerpt.empty()) continue;
     int line = s.excerpt_line;
     size_t pos = 0;

@@ -25,23 +25,36 @@ enum class SiteKind {
 std::string_view SiteKindName(SiteKind kind);
 std::optional<SiteKind> SiteKindFromName(std::string_view name);
 
+// One condition on the way from a function's entry to a raise: the raise
+// happens only when it holds (or, `negated`, when it does not).
+struct Guard {
+  std::string kind;  // if, elif, else, early-exit, while, for, except, case, default-case
+  std::string code;  // the condition as written; for except the types, for case the pattern
+  bool negated = false;
+  int line = 0;
+  std::string subject;              // case, default-case: what is matched
+  std::vector<std::string> values;  // default-case: the cases listed before it
+};
+
 struct Site {
   std::string exception;          // resolved short name: "LoweringException"
   std::string exception_written;  // as written: "pallas_core.LoweringException"
   SiteKind kind = SiteKind::kRaise;
   Template message;
-  std::string language;   // "python", "c", "cpp"
-  std::string path;       // relative to the indexed root, '/'-separated
-  int line = 0;           // 1-based line of the raise keyword (or raising call)
-  int column = 0;         // 1-based byte column of the same
-  int end_line = 0;       // last line of the statement
-  std::string function;   // qualified name: "TMEMLayout.to_mgpu"; "<module>"
-  std::string statement;  // the raising statement's source text
-  int excerpt_line = 0;   // first line of `excerpt`
-  std::string excerpt;    // about 40 lines around the statement
-  std::string cause;      // the `from` expression of a chained raise
-  std::string via;        // the helper or exception class that builds the message
-  bool internal = false;  // an assertion or a raise that should be unreachable
+  std::string language;       // "python", "c", "cpp"
+  std::string path;           // relative to the indexed root, '/'-separated
+  int line = 0;               // 1-based line of the raise keyword (or raising call)
+  int column = 0;             // 1-based byte column of the same
+  int end_line = 0;           // last line of the statement
+  std::string function;       // qualified name: "TMEMLayout.to_mgpu"; "<module>"
+  std::string statement;      // the raising statement's source text
+  int excerpt_line = 0;       // first line of `excerpt`
+  std::string excerpt;        // about 40 lines around the statement
+  std::string cause;          // the `from` expression of a chained raise
+  std::string via;            // the helper or exception class that builds the message
+  bool internal = false;      // an assertion or a raise that should be unreachable
+  std::vector<Guard> guards;  // outermost first
+  std::string trigger;        // the guards as one sentence: "raised when ..."
 };
 
 // A raise statement that does not create a new error (a re-raise), or one

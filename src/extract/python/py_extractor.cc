@@ -11,6 +11,7 @@
 
 #include "core/text.h"
 #include "extract/python/py_flow.h"
+#include "extract/python/py_guards.h"
 #include "extract/python/py_syntax.h"
 #include "extract/source_lines.h"
 #include "extract/ts_util.h"
@@ -1083,6 +1084,9 @@ class FileExtractor {
     // a cut needs care.
     s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
     lines_.FillExcerpt(s, options_.excerpt_before, options_.excerpt_after, kMaxExcerptBytes);
+    const Scope* function = FunctionScope();
+    s.guards = PythonGuards(function != nullptr ? function->node : root_, stmt, src_);
+    s.trigger = TriggerSentence(s.guards);
     return s;
   }
 

@@ -79,6 +79,10 @@ const SymbolTable& Symbols() {
                                      {"unary_operator", kUnaryOperator},
                                      {"subscript", kSubscript},
                                      {"slice", kSlice},
+                                     {"not_operator", kNotOperator},
+                                     {"comparison_operator", kComparisonOperator},
+                                     {"boolean_operator", kBooleanOperator},
+                                     {"case_pattern", kCasePattern},
                                  });
   return table;
 }

@@ -86,6 +86,10 @@ enum Kind : uint16_t {
   kUnaryOperator,
   kSubscript,
   kSlice,
+  kNotOperator,
+  kComparisonOperator,
+  kBooleanOperator,
+  kCasePattern,
 };
 
 // The table for tree-sitter-python; built once, thread-safe.

@@ -223,7 +223,11 @@ TEST(Catalog, VersionOneIsUpgradedWhenOpenedForWriting) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   ASSERT_EQ(
-      sqlite3_exec(raw, "DROP TABLE prefilter; PRAGMA user_version = 1", nullptr, nullptr, nullptr),
+      // What version 1 lacked: prefilters (version 2) and site guards (version 3).
+      sqlite3_exec(raw,
+                   "DROP TABLE prefilter; ALTER TABLE site DROP COLUMN guards; "
+                   "ALTER TABLE site DROP COLUMN trigger; PRAGMA user_version = 1",
+                   nullptr, nullptr, nullptr),
       SQLITE_OK);
   sqlite3_close(raw);
   Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);

@@ -1,0 +1,271 @@
+#include "extract/python/py_guards.h"
+
+#include <algorithm>
+
+#include "core/text.h"
+#include "extract/python/py_syntax.h"
+
+namespace errdex::extract::python {
+namespace {
+
+constexpr int kMaxDepth = 200;
+constexpr size_t kMaxCodeBytes = 300;
+
+class GuardReader {
+ public:
+  explicit GuardReader(std::string_view source) : src_(source) {}
+
+  std::vector<Guard> Read(TSNode scope, TSNode target) {
+    std::vector<TSNode> path{scope};
+    uint32_t at = ts_node_start_byte(target);
+    // Down from the scope to the target: the child that holds it, each time.
+    for (int depth = 0; depth < kMaxDepth && !ts_node_eq(path.back(), target); ++depth) {
+      TSNode next = ts_node_first_named_child_for_byte(path.back(), at);
+      if (ts_node_is_null(next) || ts_node_start_byte(next) > at) break;
+      // A nested function has guards of its own (the scope is the innermost).
+      if (KindOf(next) == kFunctionDefinition) return {};
+      path.push_back(next);
+    }
+    std::vector<Guard> out;
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+      Step(i > 0 ? path[i - 1] : TSNode{}, path[i], path[i + 1], out);
+    }
+    return out;
+  }
+
+ private:
+  std::string Code(TSNode n) const {
+    return std::string(TruncateUtf8(CollapseWhitespace(NodeText(n, src_)), kMaxCodeBytes));
+  }
+
+  Guard Make(const char* kind, TSNode cond, bool negated) const {
+    Guard g;
+    g.kind = kind;
+    g.code = Code(cond);
+    g.negated = negated;
+    g.line = StartLine(cond);
+    return g;
+  }
+
+  // What `parent` says about reaching its child `child`.
+  void Step(TSNode grandparent, TSNode parent, TSNode child, std::vector<Guard>& out) {
+    switch (KindOf(parent)) {
+      case kBlock:
+        EarlyExits(parent, child, out);
+        if (KindOf(child) == kCase) Case(grandparent, parent, child, out);
+        return;
+      case kIf: {
+        TSNode cond = Field(parent, "condition");
+        if (SameNode(child, Field(parent, "consequence"))) {
+          out.push_back(Make("if", cond, false));
+          return;
+        }
+        // An elif or else: every condition before it was false.
+        out.push_back(Make("if", cond, true));
+        for (TSNode alt : NamedChildren(parent)) {
+          if (KindOf(alt) != kElif) continue;
+          if (SameNode(alt, child)) {
+            out.push_back(Make("elif", Field(alt, "condition"), false));
+            return;
+          }
+          out.push_back(Make("elif", Field(alt, "condition"), true));
+        }
+        return;
+      }
+      case kWhile:
+        if (SameNode(child, Field(parent, "body"))) {
+          out.push_back(Make("while", Field(parent, "condition"), false));
+        }
+        return;
+      case kFor:
+        if (SameNode(child, Field(parent, "body"))) {
+          Guard g;
+          g.kind = "for";
+          g.code = Code(Field(parent, "left")) + " in " + Code(Field(parent, "right"));
+          g.line = StartLine(parent);
+          out.push_back(std::move(g));
+        }
+        return;
+      case kTry:
+        if (KindOf(child) == kExcept || KindOf(child) == kExceptGroup) {
+          Guard g;
+          g.kind = "except";
+          TSNode value{};
+          for (TSNode c : NamedChildren(child)) {
+            if (KindOf(c) != kBlock && KindOf(c) != kComment) {
+              value = c;
+              break;
+            }
+          }
+          if (KindOf(value) == kAsPattern) value = ts_node_named_child(value, 0);
+          g.code = ts_node_is_null(value) ? "" : Code(value);
+          // What was tried: the first statement of the try block.
+          TSNode body = Field(parent, "body");
+          TSNode first = ts_node_named_child(body, 0);
+          g.subject = ts_node_is_null(first) ? "" : Code(first);
+          g.line = StartLine(child);
+          out.push_back(std::move(g));
+        }
+        return;
+      case kMatch:
+        return;  // the case clause is one level further down, in the block
+      default:
+        return;
+    }
+  }
+
+  // `case` clauses sit in the match statement's block.
+  void Case(TSNode match, TSNode block, TSNode clause, std::vector<Guard>& out) {
+    if (KindOf(match) != kMatch) return;
+    std::string subject = Code(Field(match, "subject"));
+    TSNode pattern{};
+    for (TSNode c : NamedChildren(clause)) {
+      if (KindOf(c) == kCasePattern) {
+        pattern = c;
+        break;
+      }
+    }
+    Guard g;
+    g.subject = subject;
+    g.line = StartLine(clause);
+    bool wildcard = !ts_node_is_null(pattern) && ts_node_named_child_count(pattern) == 0 &&
+                    Trim(NodeText(pattern, src_)) == "_";
+    if (wildcard) {
+      g.kind = "default-case";
+      for (TSNode c : NamedChildren(block)) {
+        if (SameNode(c, clause)) break;
+        if (KindOf(c) != kCase) continue;
+        for (TSNode p : NamedChildren(c)) {
+          if (KindOf(p) == kCasePattern) g.values.push_back(Code(p));
+        }
+      }
+    } else {
+      g.kind = "case";
+      g.code = ts_node_is_null(pattern) ? "" : Code(pattern);
+    }
+    out.push_back(std::move(g));
+  }
+
+  // `if cond: return/raise` (no else) before `child` in `block`: reaching the
+  // child means cond was false.
+  void EarlyExits(TSNode block, TSNode child, std::vector<Guard>& out) {
+    for (TSNode s : NamedChildren(block)) {
+      if (SameNode(s, child)) return;
+      if (KindOf(s) == kMatch) MatchFallThrough(s, out);
+      if (KindOf(s) != kIf) continue;
+      bool has_alternative = false;
+      for (TSNode c : NamedChildren(s)) {
+        if (KindOf(c) == kElif || KindOf(c) == kElse) has_alternative = true;
+      }
+      if (has_alternative) continue;
+      TSNode body = Field(s, "consequence");
+      uint32_t n = ts_node_named_child_count(body);
+      if (n == 0) continue;
+      uint16_t last = KindOf(ts_node_named_child(body, n - 1));
+      if (last == kReturn || last == kRaise) {
+        out.push_back(Make("early-exit", Field(s, "condition"), true));
+      }
+    }
+  }
+
+  // A `match` before the raise whose every case leaves (return/raise): the
+  // raise runs only when the subject matched none of them.
+  void MatchFallThrough(TSNode match, std::vector<Guard>& out) {
+    Guard g;
+    g.kind = "default-case";
+    g.subject = Code(Field(match, "subject"));
+    g.line = StartLine(match);
+    TSNode body = Field(match, "body");
+    for (TSNode c : NamedChildren(body)) {
+      if (KindOf(c) != kCase) continue;
+      TSNode consequence = Field(c, "consequence");
+      uint32_t n = ts_node_named_child_count(consequence);
+      uint16_t last =
+          n == 0 ? static_cast<uint16_t>(kOther) : KindOf(ts_node_named_child(consequence, n - 1));
+      if (last != kReturn && last != kRaise) return;
+      for (TSNode p : NamedChildren(c)) {
+        if (KindOf(p) == kCasePattern) {
+          // A wildcard catches everything: nothing falls through.
+          if (ts_node_named_child_count(p) == 0 && Trim(NodeText(p, src_)) == "_") return;
+          g.values.push_back(Code(p));
+        }
+      }
+    }
+    if (!g.values.empty()) out.push_back(std::move(g));
+  }
+
+  std::string_view src_;
+};
+
+// Renders one condition, negated or not, as words around code.
+std::string Render(const Guard& g) {
+  auto tick = [](std::string_view s) { return "`" + std::string(s) + "`"; };
+  std::string_view code = g.code;
+  bool negated = g.negated;
+  if (g.kind == "except") {
+    std::string what = g.subject.empty() ? "the `try` block" : tick(g.subject);
+    return what + " raised " + (g.code.empty() ? std::string("an exception") : tick(g.code));
+  }
+  if (g.kind == "case") return tick(g.subject) + " matches " + tick(g.code);
+  if (g.kind == "default-case") {
+    std::string s = tick(g.subject) + " matches no case";
+    if (!g.values.empty()) {
+      s += " (listed: ";
+      for (size_t i = 0; i < g.values.size(); ++i) s += (i ? ", " : "") + tick(g.values[i]);
+      s += ")";
+    }
+    return s;
+  }
+  if (g.kind == "for") return "iterating `for " + g.code + "`";
+  // `not x` negated is `x`.
+  while (StartsWith(code, "not ")) {
+    code.remove_prefix(4);
+    negated = !negated;
+  }
+  if (StartsWith(code, "isinstance(") && EndsWith(code, ")")) {
+    std::string_view inner = code.substr(11, code.size() - 12);
+    size_t comma = inner.find(',');
+    if (comma != std::string_view::npos && inner.find(',', comma + 1) == std::string_view::npos) {
+      return tick(Trim(inner.substr(0, comma))) + (negated ? " is not" : " is") +
+             " an instance of " + tick(Trim(inner.substr(comma + 1)));
+    }
+  }
+  if (!negated) return tick(code);
+  // Flip a single comparison; anything else is "... is false".
+  static constexpr std::pair<std::string_view, std::string_view> kFlips[] = {
+      {" is not ", " is "}, {" not in ", " in "}, {" == ", " != "}, {" != ", " == "},
+      {" <= ", " > "},      {" >= ", " < "},      {" < ", " >= "},  {" > ", " <= "},
+      {" is ", " is not "}, {" in ", " not in "}};
+  bool simple =
+      code.find(" and ") == std::string_view::npos && code.find(" or ") == std::string_view::npos;
+  if (simple) {
+    for (const auto& [from, to] : kFlips) {
+      size_t at = code.find(from);
+      if (at != std::string_view::npos && code.find(from, at + 1) == std::string_view::npos) {
+        std::string flipped(code);
+        flipped.replace(at, from.size(), to);
+        return tick(flipped);
+      }
+    }
+  }
+  return tick(code) + " is false";
+}
+
+}  // namespace
+
+std::vector<Guard> PythonGuards(TSNode scope, TSNode target, std::string_view source) {
+  if (ts_node_is_null(scope) || ts_node_is_null(target)) return {};
+  return GuardReader(source).Read(scope, target);
+}
+
+std::string TriggerSentence(const std::vector<Guard>& guards) {
+  if (guards.empty()) return "";
+  std::string s = "raised when ";
+  for (size_t i = 0; i < guards.size(); ++i) {
+    if (i > 0) s += " and ";
+    s += Render(guards[i]);
+  }
+  return s;
+}
+
+}  // namespace errdex::extract::python

@@ -1,0 +1,26 @@
+// The conditions under which a Python statement runs, read off the syntax
+// tree from the start of its function: the branches it sits in (an `else`
+// or later `elif` adds the negation of the conditions before it), early
+// exits before it (`if ok: return` makes `not ok` a condition), loops,
+// `except` handlers and `match` cases.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/record.h"
+
+namespace errdex::extract::python {
+
+// Guards of `target` within `scope` (a function definition or the module),
+// outermost first. `source` is what the tree was parsed from.
+std::vector<Guard> PythonGuards(TSNode scope, TSNode target, std::string_view source);
+
+// The guards as one sentence: "raised when `x is not None` and `mode` is not
+// an instance of `Buffered`"; empty without guards.
+std::string TriggerSentence(const std::vector<Guard>& guards);
+
+}  // namespace errdex::extract::python

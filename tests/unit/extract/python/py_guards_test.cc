@@ -1,0 +1,126 @@
+// The conditions that lead to each raise, for every shape of control flow.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "extract/extractor.h"
+
+namespace errdex::extract {
+namespace {
+
+// The trigger sentence of each site, in order.
+std::vector<std::string> Triggers(const std::string& code) {
+  std::vector<std::string> out;
+  for (const Site& s : ExtractPythonSource("m.py", code).sites) out.push_back(s.trigger);
+  return out;
+}
+
+TEST(PythonGuards, IfAndIsinstanceNegation) {
+  // The seed's shape: a nested isinstance check under a None check.
+  EXPECT_EQ(
+      Triggers(
+          "def lower(pipeline_mode):\n"
+          "    if pipeline_mode is not None:\n"
+          "        if not isinstance(pipeline_mode, pallas_core.Buffered):\n"
+          "            raise LoweringException(f'Unsupported pipeline mode: {pipeline_mode}.')\n"),
+      std::vector<std::string>{
+          "raised when `pipeline_mode is not None` and `pipeline_mode` is not an instance "
+          "of `pallas_core.Buffered`"});
+}
+
+TEST(PythonGuards, ElifAndElseNegateWhatCameBefore) {
+  EXPECT_EQ(Triggers("def f(x):\n"
+                     "    if x == 0:\n"
+                     "        pass\n"
+                     "    elif x < 5:\n"
+                     "        raise ValueError('small')\n"
+                     "    else:\n"
+                     "        raise ValueError('large')\n"),
+            (std::vector<std::string>{"raised when `x != 0` and `x < 5`",
+                                      "raised when `x != 0` and `x >= 5`"}));
+}
+
+TEST(PythonGuards, EarlyExitsBeforeTheRaise) {
+  EXPECT_EQ(Triggers("def f(ok, key, table):\n"
+                     "    if ok:\n"
+                     "        return 1\n"
+                     "    if key in table:\n"
+                     "        raise KeyError(key)\n"
+                     "    raise ValueError('neither')\n"),
+            (std::vector<std::string>{"raised when `ok` is false and `key in table`",
+                                      "raised when `ok` is false and `key not in table`"}));
+}
+
+TEST(PythonGuards, LoopsHandlersAndMatch) {
+  EXPECT_EQ(Triggers("def f(items, mode):\n"
+                     "    for item in items:\n"
+                     "        while item.busy:\n"
+                     "            raise RuntimeError('busy')\n"
+                     "    try:\n"
+                     "        g(mode)\n"
+                     "    except (KeyError, IndexError) as e:\n"
+                     "        raise ValueError('bad mode') from e\n"
+                     "    match mode:\n"
+                     "        case 0 | 1:\n"
+                     "            raise ValueError('low')\n"
+                     "        case _:\n"
+                     "            raise ValueError(f'Invalid mode: {mode}')\n"),
+            (std::vector<std::string>{"raised when iterating `for item in items` and `item.busy`",
+                                      "raised when `g(mode)` raised `(KeyError, IndexError)`",
+                                      "raised when `mode` matches `0 | 1`",
+                                      "raised when `mode` matches no case (listed: `0 | 1`)"}));
+}
+
+TEST(PythonGuards, RaiseAfterAMatchWhoseCasesAllReturn) {
+  // The seed's TMEMLayout.to_mgpu: reached only by a member no case lists.
+  Extraction x = ExtractPythonSource("m.py",
+                                     "class TMEMLayout(enum.Enum):\n"
+                                     "  def to_mgpu(self):\n"
+                                     "    match self:\n"
+                                     "      case TMEMLayout.D:\n"
+                                     "        return 1\n"
+                                     "      case TMEMLayout.M | TMEMLayout.N:\n"
+                                     "        return 2\n"
+                                     "    raise ValueError(f'Invalid TMEMLayout: {self}')\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  ASSERT_EQ(x.sites[0].guards.size(), 1u);
+  EXPECT_EQ(x.sites[0].guards[0].kind, "default-case");
+  EXPECT_EQ(x.sites[0].guards[0].values,
+            (std::vector<std::string>{"TMEMLayout.D", "TMEMLayout.M | TMEMLayout.N"}));
+  EXPECT_EQ(x.sites[0].trigger,
+            "raised when `self` matches no case (listed: `TMEMLayout.D`, `TMEMLayout.M | "
+            "TMEMLayout.N`)");
+}
+
+TEST(PythonGuards, GuardsRecordKindCodeAndLine) {
+  Extraction x = ExtractPythonSource("m.py",
+                                     "def f(a):\n"
+                                     "    if not a:\n"
+                                     "        raise ValueError('x')\n"
+                                     "    raise TypeError('y')\n");
+  ASSERT_EQ(x.sites.size(), 2u);
+  ASSERT_EQ(x.sites[0].guards.size(), 1u);
+  EXPECT_EQ(x.sites[0].guards[0].kind, "if");
+  EXPECT_EQ(x.sites[0].guards[0].code, "not a");
+  EXPECT_FALSE(x.sites[0].guards[0].negated);
+  EXPECT_EQ(x.sites[0].guards[0].line, 2);
+  EXPECT_EQ(x.sites[0].trigger, "raised when `a` is false");
+  // The first raise is an early exit for the second: it needs `not a` false.
+  ASSERT_EQ(x.sites[1].guards.size(), 1u);
+  EXPECT_EQ(x.sites[1].guards[0].kind, "early-exit");
+  EXPECT_TRUE(x.sites[1].guards[0].negated);
+  EXPECT_EQ(x.sites[1].trigger, "raised when `a`");
+}
+
+TEST(PythonGuards, AssertsAndModuleLevel) {
+  EXPECT_EQ(Triggers("import sys\n"
+                     "if sys.version_info < (3, 8):\n"
+                     "    raise ImportError('too old')\n"
+                     "def f(n):\n"
+                     "    assert n > 0 or n is None, 'n must be positive'\n"),
+            (std::vector<std::string>{"raised when `sys.version_info < (3, 8)`", ""}));
+}
+
+}  // namespace
+}  // namespace errdex::extract
