@@ -10,6 +10,7 @@
 #include "core/text.h"
 #include "extract/cpp/cpp_format.h"
 #include "extract/cpp/cpp_syntax.h"
+#include "extract/guards.h"
 #include "extract/source_lines.h"
 #include "extract/ts_util.h"
 
@@ -1320,6 +1321,123 @@ class Extractor {
     return out;
   }
 
+  // ------------------------------------------------------------- guards
+
+  // The condition an if/while/switch tests, without C++'s condition_clause
+  // or C's parentheses.
+  TSNode Condition(TSNode statement) const {
+    TSNode c = Field(statement, "condition");
+    if (K(c) == kConditionClause) c = Field(c, "value");
+    while (K(c) == kParenthesized && ts_node_named_child_count(c) == 1) {
+      c = ts_node_named_child(c, 0);
+    }
+    return c;
+  }
+
+  Guard MakeGuard(const char* kind, TSNode cond, bool negated) const {
+    Guard g;
+    g.kind = kind;
+    g.code = std::string(TruncateUtf8(CollapseWhitespace(Text(cond)), 300));
+    g.negated = negated;
+    g.line = StartLine(cond);
+    return g;
+  }
+
+  // Whether `statement` always leaves: return/throw, or a block ending in one.
+  bool Leaves(TSNode statement) const {
+    uint16_t k = K(statement);
+    if (k == kReturn || k == kThrow) return true;
+    if (k != kCompoundStatement) return false;
+    uint32_t n = ts_node_named_child_count(statement);
+    return n > 0 && Leaves(ts_node_named_child(statement, n - 1));
+  }
+
+  // The conditions on the way from the enclosing function's body to the
+  // node the walk is at, outermost first.
+  std::vector<Guard> Guards() const {
+    std::vector<Guard> out;
+    size_t fn = EnclosingFunctionIndex(ancestors_.size());
+    if (fn == std::string::npos) return out;
+    for (size_t i = fn + 1; i < ancestors_.size(); ++i) {
+      TSNode parent = ancestors_[i - 1];
+      TSNode child = ancestors_[i];
+      switch (K(parent)) {
+        case kCompoundStatement:
+          for (TSNode s : NamedChildren(parent)) {
+            if (SameNode(s, child)) break;
+            if (K(s) == kIfStatement && ts_node_is_null(Field(s, "alternative")) &&
+                Leaves(Field(s, "consequence"))) {
+              out.push_back(MakeGuard("early-exit", Condition(s), true));
+            }
+          }
+          if (K(child) == kCaseStatement && i >= 2 && K(ancestors_[i - 2]) == kSwitch) {
+            out.push_back(CaseGuard(ancestors_[i - 2], parent, child));
+          }
+          break;
+        case kIfStatement:
+          // else_clause children: every condition of the chain so far failed.
+          out.push_back(
+              MakeGuard("if", Condition(parent), !SameNode(child, Field(parent, "consequence"))));
+          break;
+        case kWhileStatement:
+          if (SameNode(child, Field(parent, "body"))) {
+            out.push_back(MakeGuard("while", Condition(parent), false));
+          }
+          break;
+        case kForRange:
+          if (SameNode(child, Field(parent, "body"))) {
+            Guard g;
+            g.kind = "for";
+            std::string name = CollapseWhitespace(Text(Field(parent, "declarator")));
+            size_t start = name.find_first_not_of("&* ");  // `auto& x`: the name is x
+            g.code = (start == std::string::npos ? name : name.substr(start)) + " in " +
+                     CollapseWhitespace(Text(Field(parent, "right")));
+            g.line = StartLine(parent);
+            out.push_back(std::move(g));
+          }
+          break;
+        case kTryStatement:
+          if (K(child) == kCatchClause) {
+            Guard g;
+            g.kind = "catch";
+            std::string params = CollapseWhitespace(Text(Field(child, "parameters")));
+            if (params.size() >= 2) params = params.substr(1, params.size() - 2);
+            g.code = params == "..." ? "" : params;
+            TSNode first = ts_node_named_child(Field(parent, "body"), 0);
+            g.subject = std::string(TruncateUtf8(CollapseWhitespace(Text(first)), 300));
+            g.line = StartLine(child);
+            out.push_back(std::move(g));
+          }
+          break;
+        default:
+          break;
+      }
+    }
+    return out;
+  }
+
+  // `case X:` or `default:` of a switch: the subject, and for default the
+  // values the cases list.
+  Guard CaseGuard(TSNode sw, TSNode body, TSNode clause) const {
+    Guard g;
+    g.subject = CollapseWhitespace(Text(Condition(sw)));
+    g.line = StartLine(clause);
+    TSNode value = Field(clause, "value");
+    if (!ts_node_is_null(value)) {
+      g.kind = "case";
+      g.code = CollapseWhitespace(Text(value));
+      return g;
+    }
+    g.kind = "default-case";
+    for (TSNode c : NamedChildren(body)) {
+      TSNode v = Field(c, "value");
+      if (K(c) == kCaseStatement && !ts_node_is_null(v)) {
+        g.values.push_back(CollapseWhitespace(Text(v)));
+      }
+    }
+    return g;
+  }
+
   Site BaseSite(TSNode at, SiteKind kind) {
     TSNode stmt = at;
     for (size_t i = ancestors_.size(); i-- > 0;) {
@@ -1340,6 +1458,8 @@ class Extractor {
     s.function = FunctionName();
     s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
     lines_.FillExcerpt(s, kExcerptBefore, kExcerptAfter, kMaxExcerptBytes);
+    s.guards = Guards();
+    s.trigger = TriggerSentence(s.guards);
     return s;
   }
 

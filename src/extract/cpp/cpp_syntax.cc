@@ -74,6 +74,17 @@ const std::vector<std::pair<std::string_view, uint16_t>>& Names() {
       {"null", kNull},
       {"this", kThis},
       {"comment", kComment},
+      {"if_statement", kIfStatement},
+      {"else_clause", kElseClause},
+      {"condition_clause", kConditionClause},
+      {"switch_statement", kSwitch},
+      {"case_statement", kCaseStatement},
+      {"while_statement", kWhileStatement},
+      {"for_statement", kForStatement},
+      {"for_range_loop", kForRange},
+      {"try_statement", kTryStatement},
+      {"catch_clause", kCatchClause},
+      {"break_statement", kBreak},
   };
   return names;
 }

@@ -74,6 +74,17 @@ enum Kind : uint16_t {
   kNull,
   kThis,
   kComment,
+  kIfStatement,
+  kElseClause,
+  kConditionClause,
+  kSwitch,
+  kCaseStatement,
+  kWhileStatement,
+  kForStatement,
+  kForRange,
+  kTryStatement,
+  kCatchClause,
+  kBreak,
 };
 
 // The table for the grammar of `language` (C or C++); built once, thread-safe.

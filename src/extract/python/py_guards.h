@@ -12,15 +12,12 @@
 #include <vector>
 
 #include "core/record.h"
+#include "extract/guards.h"
 
 namespace errdex::extract::python {
 
 // Guards of `target` within `scope` (a function definition or the module),
 // outermost first. `source` is what the tree was parsed from.
 std::vector<Guard> PythonGuards(TSNode scope, TSNode target, std::string_view source);
-
-// The guards as one sentence: "raised when `x is not None` and `mode` is not
-// an instance of `Buffered`"; empty without guards.
-std::string TriggerSentence(const std::vector<Guard>& guards);
 
 }  // namespace errdex::extract::python

@@ -95,6 +95,64 @@ TEST(CppExtractor, NumbersAreValuesNotText) {
             std::vector<std::string>{"ValueError: changed from {actual} at row {row + 1}"});
 }
 
+// The trigger sentence of each site, in order.
+std::vector<std::string> Triggers(const std::string& path, const std::string& code) {
+  std::vector<std::string> out;
+  for (const Site& s : ExtractCppSource(path, code).sites) out.push_back(s.trigger);
+  return out;
+}
+
+TEST(CppGuards, SwitchDefaultListsTheCases) {
+  // The seed's register_xla_transform: valid stages are 0 and 1.
+  Extraction x = ExtractCppSource("xla.cc",
+                                  "NB_MODULE(_xla, m) {\n"
+                                  "  m.def(\"register_xla_transform\", [](int stage) {\n"
+                                  "    switch (stage) {\n"
+                                  "      case 0:\n"
+                                  "        break;\n"
+                                  "      case 1:\n"
+                                  "        break;\n"
+                                  "      default:\n"
+                                  "        throw std::runtime_error(\"Invalid pipeline stage\");\n"
+                                  "    }\n"
+                                  "  });\n"
+                                  "}\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  ASSERT_EQ(x.sites[0].guards.size(), 1u);
+  EXPECT_EQ(x.sites[0].guards[0].kind, "default-case");
+  EXPECT_EQ(x.sites[0].guards[0].subject, "stage");
+  EXPECT_EQ(x.sites[0].guards[0].values, (std::vector<std::string>{"0", "1"}));
+  EXPECT_EQ(x.sites[0].trigger, "raised when `stage` matches no case (listed: `0`, `1`)");
+}
+
+TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
+  EXPECT_EQ(Triggers("a.cc",
+                     "void f(Foo* p, int stage) {\n"
+                     "  if (p == nullptr) return;\n"
+                     "  if (!ok(p)) {\n"
+                     "    throw std::runtime_error(\"not ok\");\n"
+                     "  } else if (stage > 2) {\n"
+                     "    throw std::runtime_error(\"late\");\n"
+                     "  }\n"
+                     "  try { g(); } catch (const std::exception& e) {\n"
+                     "    throw std::runtime_error(\"g failed\");\n"
+                     "  }\n"
+                     "  for (auto& x : xs) while (x.busy()) throw std::runtime_error(\"busy\");\n"
+                     "}\n"),
+            (std::vector<std::string>{
+                "raised when `p != nullptr` and `ok(p)` is false",
+                "raised when `p != nullptr` and `ok(p)` and `stage > 2`",
+                "raised when `p != nullptr` and `g();` threw `const std::exception& e`",
+                "raised when `p != nullptr` and iterating `for x in xs` and `x.busy()`"}));
+  EXPECT_EQ(Triggers("m.c",
+                     "int f(int s) {\n"
+                     "  if (s < 0) { return -1; }\n"
+                     "  switch (s) { case 3: PyErr_SetString(PyExc_ValueError, \"three\"); }\n"
+                     "  return 0;\n"
+                     "}\n"),
+            std::vector<std::string>{"raised when `s >= 0` and `s` matches `3`"});
+}
+
 TEST(CppExtractor, NotErrors) {
   Extraction x = ExtractCppSource("a.cc",
                                   "void f() {\n"

@@ -1,0 +1,18 @@
+// Conditions on the way to a raise (Guard, core/record.h) in words, for
+// every language's front end.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/record.h"
+
+namespace errdex::extract {
+
+// The guards as one sentence: "raised when `x is not None` and `mode` is not
+// an instance of `Buffered`"; empty without guards. Negations are spelled out
+// by flipping a single comparison (`==` / `!=`, `is` / `is not`, `<` / `>=`,
+// `in` / `not in`) or dropping a `not`/`!`; anything else "is false".
+std::string TriggerSentence(const std::vector<Guard>& guards);
+
+}  // namespace errdex::extract
