@@ -78,6 +78,22 @@ class Template {
   std::vector<Piece> pieces_;
 };
 
+// A template whose literal pieces are rewritten by `scan(text, out)` (which
+// appends to `out`); values pass through unchanged. What the formatting
+// operators of every language are built on.
+template <typename Scan>
+Template MapLiterals(const Template& format, Scan scan) {
+  Template out;
+  for (const Piece& p : format.pieces()) {
+    if (p.is_value) {
+      out.AppendPiece(p);
+    } else {
+      scan(std::string_view(p.text), out);
+    }
+  }
+  return out;
+}
+
 // The identifier a value's expression is known by: identifiers and attributes
 // joined by '_', `self`/`cls` dropped when something else is left, leading
 // underscores removed (`self._sharding` -> `sharding`, `type(mesh)` ->

@@ -11,21 +11,6 @@ namespace {
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
-// Runs `scan` over the text of each literal piece of `format`, appending to
-// the result; values pass through. Shared by the formatters.
-template <typename Scan>
-Template Rewrite(const Template& format, Scan scan) {
-  Template out;
-  for (const Piece& p : format.pieces()) {
-    if (p.is_value) {
-      out.AppendPiece(p);
-      continue;
-    }
-    scan(std::string_view(p.text), out);
-  }
-  return out;
-}
-
 const Arg* At(const std::vector<Arg>& args, size_t i) {
   return i < args.size() ? &args[i] : nullptr;
 }
@@ -122,7 +107,7 @@ void AppendArg(const Arg& arg, ValueKind kind, std::string_view spec, int max_le
 
 Template ApplyPrintf(const Template& format, const std::vector<Arg>& args, PrintfDialect dialect) {
   size_t next = 0;
-  return Rewrite(format, [&](std::string_view s, Template& out) {
+  return MapLiterals(format, [&](std::string_view s, Template& out) {
     std::string text;
     for (size_t i = 0; i < s.size(); ++i) {
       if (s[i] != '%') {
@@ -254,7 +239,7 @@ Template ApplyPrintf(const Template& format, const std::vector<Arg>& args, Print
 }
 
 Template ApplySubstitute(const Template& format, const std::vector<Arg>& args) {
-  return Rewrite(format, [&](std::string_view s, Template& out) {
+  return MapLiterals(format, [&](std::string_view s, Template& out) {
     std::string text;
     for (size_t i = 0; i < s.size(); ++i) {
       if (s[i] == '$' && i + 1 < s.size() && s[i + 1] == '$') {
@@ -280,7 +265,7 @@ Template ApplySubstitute(const Template& format, const std::vector<Arg>& args) {
 
 Template ApplyBraces(const Template& format, const std::vector<Arg>& args) {
   size_t next = 0;
-  return Rewrite(format, [&](std::string_view s, Template& out) {
+  return MapLiterals(format, [&](std::string_view s, Template& out) {
     std::string text;
     for (size_t i = 0; i < s.size(); ++i) {
       char c = s[i];

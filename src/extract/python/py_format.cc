@@ -53,20 +53,6 @@ ValueKind KindFromTypeChar(char type) {
   }
 }
 
-// Literal pieces of `format` are scanned by `scan`, values pass through.
-template <typename Scan>
-Template MapLiterals(const Template& format, Scan scan) {
-  Template out;
-  for (const Piece& p : format.pieces()) {
-    if (p.is_value) {
-      out.AppendPiece(p);
-    } else {
-      scan(std::string_view(p.text), out);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 void AppendStringSegment(std::string_view s, bool raw, bool fstring, Template& out) {
