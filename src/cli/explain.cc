@@ -165,6 +165,7 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
       if (full) {
         for (const catalog::SiteRecord& s : full->sites) {
           if (s.path == site->path && s.line == site->line && s.rev == site->rev) {
+            if (!s.trigger.empty()) out << "     " << Printable(s.trigger) << '\n';
             RenderExcerpt(s, color, out);
             break;
           }

@@ -84,6 +84,11 @@ TEST_F(ExplainCli, TextReportShowsTemplateValuesAndSource) {
   EXPECT_NE(r.out.find(">    18 |"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("\x1b["), std::string::npos) << "no colours when stdout is not a terminal";
 
+  // The conditions that lead to the raise.
+  r = RunErrdex({"explain", "--db", db_, "ValueError: index can't contain negative values"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("raised when `x < 0`"), std::string::npos) << r.out;
+
   // Values are shown under the expression the source wrote, not the JSON name.
   r = RunErrdex({"explain", "--db", db_,
                  "TypeError: Mesh must be a `plgpu.Mesh`, got <class 'int'> and 3 3 3"});
