@@ -15,4 +15,10 @@ namespace errdex::extract {
 // `in` / `not in`) or dropping a `not`/`!`; anything else "is false".
 std::string TriggerSentence(const std::vector<Guard>& guards);
 
+// A raise that should be unreachable: it follows a match/switch whose cases
+// name members of one enum (`TMEMLayout.A`, `Kind::kB`) — the author listed
+// every member, so getting past them means a member was added since, or code
+// of two versions is mixed.
+bool LooksUnreachable(const std::vector<Guard>& guards);
+
 }  // namespace errdex::extract

@@ -460,7 +460,7 @@ class Extractor {
     Site site = BaseSite(call, SiteKind::kRaise);
     site.exception = info.exception;
     site.exception_written = callee;
-    site.internal = info.internal;
+    site.internal = site.internal || info.internal;
     Template msg;
     auto streamed = [&] { return Streamed(call); };
     auto strcat = [&](size_t from) {
@@ -1211,7 +1211,7 @@ class Extractor {
       Site site = BaseSite(call, s.kind);
       site.exception = std::move(s.exception);
       site.exception_written = std::move(s.exception_written);
-      site.internal = s.internal;
+      site.internal = site.internal || s.internal;
       site.cause = std::move(s.cause);
       site.via = def.name;
       // Messages that name the expansion's own location move to the invocation.
@@ -1460,6 +1460,7 @@ class Extractor {
     lines_.FillExcerpt(s, kExcerptBefore, kExcerptAfter, kMaxExcerptBytes);
     s.guards = Guards();
     s.trigger = TriggerSentence(s.guards);
+    s.internal = LooksUnreachable(s.guards);
     return s;
   }
 

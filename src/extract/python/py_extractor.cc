@@ -1087,6 +1087,7 @@ class FileExtractor {
     const Scope* function = FunctionScope();
     s.guards = PythonGuards(function != nullptr ? function->node : root_, stmt, src_);
     s.trigger = TriggerSentence(s.guards);
+    s.internal = LooksUnreachable(s.guards);
     return s;
   }
 

@@ -44,7 +44,51 @@ class GuardReader {
     g.code = Code(cond);
     g.negated = negated;
     g.line = StartLine(cond);
+    ValidValues(cond, negated, g);
     return g;
+  }
+
+  // What the subject should have been, when the condition says so: raised
+  // when `x not in (a, b)` (valid: a, b), or when `not isinstance(x, T)`
+  // (valid: T).
+  void ValidValues(TSNode cond, bool negated, Guard& g) const {
+    while (KindOf(cond) == kNotOperator) {
+      cond = Field(cond, "argument");
+      negated = !negated;
+    }
+    if (KindOf(cond) == kComparisonOperator && ts_node_named_child_count(cond) == 2) {
+      std::string op;
+      for (TSNode c : Children(cond)) {
+        if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + std::string(NodeText(c, src_));
+      }
+      // The raise needs the subject outside the set.
+      bool outside = (op == "not in" && !negated) || (op == "in" && negated);
+      TSNode set = ts_node_named_child(cond, 1);
+      uint16_t k = KindOf(set);
+      if (outside && (k == kTuple || k == kList || k == kOther)) {
+        std::vector<std::string> values;
+        for (TSNode v : NamedChildren(set)) {
+          if (KindOf(v) != kComment) values.push_back(Code(v));
+        }
+        // A set literal is kOther to this front end: accept `{...}` only.
+        if (k == kOther && !StartsWith(NodeText(set, src_), "{")) return;
+        if (values.empty()) return;
+        g.subject = Code(ts_node_named_child(cond, 0));
+        g.values = std::move(values);
+      }
+      return;
+    }
+    if (KindOf(cond) == kCall && negated &&
+        NodeText(Field(cond, "function"), src_) == "isinstance") {
+      std::vector<TSNode> args = NamedChildren(Field(cond, "arguments"));
+      if (args.size() != 2) return;
+      g.subject = Code(args[0]);
+      if (KindOf(args[1]) == kTuple) {
+        for (TSNode t : NamedChildren(args[1])) g.values.push_back(Code(t));
+      } else {
+        g.values.push_back(Code(args[1]));
+      }
+    }
   }
 
   // What `parent` says about reaching its child `child`.

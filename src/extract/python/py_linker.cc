@@ -63,6 +63,8 @@ class Linker {
       for (const ProtoSite& p : f.sites) {
         for (Site& s : Resolve(p)) {
           s.message.AssignNames();
+          // `raise AssertionError(...)` is an assert that survives `python -O`.
+          if (s.exception == "AssertionError") s.internal = true;
           out.sites.push_back(std::move(s));
         }
       }

@@ -122,7 +122,19 @@ TEST(CppGuards, SwitchDefaultListsTheCases) {
   EXPECT_EQ(x.sites[0].guards[0].kind, "default-case");
   EXPECT_EQ(x.sites[0].guards[0].subject, "stage");
   EXPECT_EQ(x.sites[0].guards[0].values, (std::vector<std::string>{"0", "1"}));
-  EXPECT_EQ(x.sites[0].trigger, "raised when `stage` matches no case (listed: `0`, `1`)");
+  EXPECT_EQ(x.sites[0].trigger, "raised when `stage` matches no case (valid: `0`, `1`)");
+  EXPECT_FALSE(x.sites[0].internal) << "any int can be passed: a user error";
+  // A default after every enumerator: unreachable unless the enum grew.
+  Extraction e = ExtractCppSource("k.cc",
+                                  "int Lower(Kind kind) {\n"
+                                  "  switch (kind) {\n"
+                                  "    case Kind::kA: return 1;\n"
+                                  "    case Kind::kB: return 2;\n"
+                                  "    default: throw std::logic_error(\"unknown kind\");\n"
+                                  "  }\n"
+                                  "}\n");
+  ASSERT_EQ(e.sites.size(), 1u);
+  EXPECT_TRUE(e.sites[0].internal);
 }
 
 TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {

@@ -69,7 +69,7 @@ TEST(PythonGuards, LoopsHandlersAndMatch) {
             (std::vector<std::string>{"raised when iterating `for item in items` and `item.busy`",
                                       "raised when `g(mode)` raised `(KeyError, IndexError)`",
                                       "raised when `mode` matches `0 | 1`",
-                                      "raised when `mode` matches no case (listed: `0 | 1`)"}));
+                                      "raised when `mode` matches no case (valid: `0 | 1`)"}));
 }
 
 TEST(PythonGuards, RaiseAfterAMatchWhoseCasesAllReturn) {
@@ -89,8 +89,43 @@ TEST(PythonGuards, RaiseAfterAMatchWhoseCasesAllReturn) {
   EXPECT_EQ(x.sites[0].guards[0].values,
             (std::vector<std::string>{"TMEMLayout.D", "TMEMLayout.M | TMEMLayout.N"}));
   EXPECT_EQ(x.sites[0].trigger,
-            "raised when `self` matches no case (listed: `TMEMLayout.D`, `TMEMLayout.M | "
+            "raised when `self` matches no case (valid: `TMEMLayout.D`, `TMEMLayout.M | "
             "TMEMLayout.N`)");
+  // Every case names a member of one enum: reaching the raise means a member
+  // was added since, or versions are mixed.
+  EXPECT_TRUE(x.sites[0].internal);
+  // Cases that are plain values say nothing of the kind.
+  Extraction plain = ExtractPythonSource("m.py",
+                                         "def f(n):\n"
+                                         "    match n:\n"
+                                         "        case 0:\n"
+                                         "            return 'a'\n"
+                                         "        case 1:\n"
+                                         "            return 'b'\n"
+                                         "    raise ValueError(n)\n"
+                                         "def g():\n"
+                                         "    raise AssertionError('unreachable')\n");
+  ASSERT_EQ(plain.sites.size(), 2u);
+  EXPECT_FALSE(plain.sites[0].internal);
+  EXPECT_TRUE(plain.sites[1].internal) << "raise AssertionError is an assertion";
+}
+
+TEST(PythonGuards, ValidValuesFromSetsAndTypes) {
+  EXPECT_EQ(Triggers("def f(mode, x):\n"
+                     "    if mode not in ('fast', 'exact'):\n"
+                     "        raise ValueError(f'Unknown mode {mode}')\n"
+                     "    if not isinstance(x, (int, float)):\n"
+                     "        raise TypeError('x must be a number')\n"
+                     "    if x in {1, 2}:\n"
+                     "        pass\n"
+                     "    else:\n"
+                     "        raise ValueError('x must be 1 or 2')\n"),
+            (std::vector<std::string>{
+                "raised when `mode not in ('fast', 'exact')` (valid: `'fast'`, `'exact'`)",
+                "raised when `mode in ('fast', 'exact')` and `x` is not an instance of "
+                "`(int, float)`",
+                "raised when `mode in ('fast', 'exact')` and `x` is an instance of `(int, float)` "
+                "and `x not in {1, 2}` (valid: `1`, `2`)"}));
 }
 
 TEST(PythonGuards, GuardsRecordKindCodeAndLine) {
