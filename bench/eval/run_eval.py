@@ -111,6 +111,9 @@ def score(case, errdex, db, root, sites):
         "fuzzy": bool(by_message and by_message[0]["fuzzy"]),
         # Findable from the message: a template with literal text, or none at all.
         "by_message_possible": any(t == "" or literal_fragment(t) for _, t in truth),
+        # A message with words of its own: a bare `raise NotImplementedError`
+        # is findable but the same at every site that raises it bare.
+        "has_literal": any(literal_fragment(t) for _, t in truth),
         "in_catalog": bool(truth),
     }
 
@@ -145,6 +148,9 @@ def main():
         "message top-5": at("message", 5),
         "message top-1, findable": at("message", 1, "by_message_possible"),
         "message top-5, findable": at("message", 5, "by_message_possible"),
+        "with literal text": sum(r["has_literal"] for r in results),
+        "message top-1, literal text": at("message", 1, "has_literal"),
+        "message top-5, literal text": at("message", 5, "has_literal"),
         "traceback top-1": at("traceback", 1),
         "traceback top-5": at("traceback", 5),
         "traceback top-1, first site": at("traceback_first_site", 1),

@@ -64,7 +64,20 @@ bool LooksLikeExceptionName(std::string_view name) {
                                   "Fault", "Err", "error", "exception"}) {
     if (EndsWith(short_name, suffix)) return true;
   }
-  return false;
+  // Python prints a library's exception with its module: `module.path.Class`
+  // (`networkx.exception.NodeNotFound`, `mpmath.libmp.libmpf.ComplexResult`).
+  size_t dot = name.rfind('.');
+  if (dot == std::string_view::npos || !std::isupper(static_cast<unsigned char>(short_name[0])) ||
+      std::none_of(short_name.begin(), short_name.end(),
+                   [](char c) { return std::islower(static_cast<unsigned char>(c)); })) {
+    return false;
+  }
+  std::string_view module = name.substr(0, dot);
+  return !module.empty() && module.front() != '.' && module.back() != '.' &&
+         std::all_of(module.begin(), module.end(), [](char c) {
+           return std::islower(static_cast<unsigned char>(c)) ||
+                  std::isdigit(static_cast<unsigned char>(c)) || c == '_' || c == '.';
+         });
 }
 
 int Indent(std::string_view line) {

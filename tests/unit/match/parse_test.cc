@@ -27,6 +27,17 @@ TEST(Parse, BareMessageAndTypedMessage) {
   EXPECT_EQ(alone[0].message, "");
 }
 
+TEST(Parse, ModuleQualifiedExceptionsWithoutAnErrorSuffix) {
+  std::vector<ParsedError> e =
+      ParseRuntimeText("networkx.exception.NodeNotFound: Source y is not in G\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].exception, "networkx.exception.NodeNotFound");
+  EXPECT_EQ(e[0].message, "Source y is not in G");
+  // Not every "a.b: text" is an exception: a lowercase or unqualified word is text.
+  EXPECT_EQ(ParseRuntimeText("os.path: not found\n")[0].exception, "");
+  EXPECT_EQ(ParseRuntimeText("Note: see below\n")[0].exception, "");
+}
+
 TEST(Parse, QuotedExceptionAfterAColonBelongsToTheMessage) {
   std::vector<ParsedError> e = ParseRuntimeText(
       "ValueError: An error occurred while trying to hash an object. The error was:\n"
