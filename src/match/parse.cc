@@ -435,9 +435,12 @@ class Parser {
     std::vector<ParsedError> out;
     for (ParsedError& e : errors_) {
       CleanMessage(e);
-      // jax re-raises the original with its full stack as UnfilteredStackTrace,
-      // whose message is "TypeError: ...": the same error, more frames.
-      if (ShortExceptionName(e.exception) == "UnfilteredStackTrace") {
+      // jax re-raises the original with its full stack as UnfilteredStackTrace
+      // (FilteredStackTrace, JaxStackTraceBeforeTransformation in other
+      // versions), whose message is "TypeError: ...": the same error.
+      std::string wrapper = ShortExceptionName(e.exception);
+      if (wrapper == "UnfilteredStackTrace" || wrapper == "FilteredStackTrace" ||
+          wrapper == "JaxStackTraceBeforeTransformation") {
         std::string name, rest;
         if (RE2::FullMatch(e.message, P().named_exception, &name, &rest)) {
           e.exception = name;

@@ -36,6 +36,13 @@ TEST(Parse, ModuleQualifiedExceptionsWithoutAnErrorSuffix) {
   // Not every "a.b: text" is an exception: a lowercase or unqualified word is text.
   EXPECT_EQ(ParseRuntimeText("os.path: not found\n")[0].exception, "");
   EXPECT_EQ(ParseRuntimeText("Note: see below\n")[0].exception, "");
+  // A jax stack-trace wrapper is not the error: what it quotes is.
+  e = ParseRuntimeText(
+      "jax._src.source_info_util.JaxStackTraceBeforeTransformation: TypeError: slice "
+      "limit_indices must be less than or equal to operand shape\n");
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].exception, "TypeError");
+  EXPECT_EQ(e[0].message, "slice limit_indices must be less than or equal to operand shape");
 }
 
 TEST(Parse, QuotedExceptionAfterAColonBelongsToTheMessage) {
