@@ -181,7 +181,13 @@ class Linker {
           if (value.value) {
             bound.value = Substitute(*value.value, init_bindings);
           } else if (auto it = init_bindings.find(value.expression); it != init_bindings.end()) {
-            bound = it->second;
+            // A parameter left at a None default is usually filled in later in
+            // __init__ (`if message is None: message = name`): unknown, not None.
+            if (it->second.expression == "None") {
+              bound = FormatArg{key, std::nullopt};
+            } else {
+              bound = it->second;
+            }
           }
           attrs[key] = bound;
         }
