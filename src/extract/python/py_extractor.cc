@@ -756,19 +756,7 @@ class FileExtractor {
       TSNode object = Field(fn, "object");
       if (attr == "format") {
         Alternatives formats = Eval(object, ctx, depth + 1);
-        if (formats.empty()) return out;
-        std::vector<FormatArg> positional;
-        std::map<std::string, FormatArg, std::less<>> keywords;
-        for (TSNode a : NamedChildren(args)) {
-          if (K(a) == kKeywordArgument) {
-            keywords[std::string(Text(Field(a, "name")))] = Arg(Field(a, "value"), ctx, depth + 1);
-          } else if (K(a) != kListSplat && K(a) != kDictionarySplat && K(a) != kComment) {
-            positional.push_back(Arg(a, ctx, depth + 1));
-          }
-        }
-        for (const Template& f : formats) {
-          AddAlternative(out, ApplyStrFormat(f, positional, keywords));
-        }
+        if (!formats.empty()) ApplyFormatCall(formats, args, ctx, depth, out);
         return out;
       }
       if (attr == "join" && ts_node_named_child_count(args) == 1) {
@@ -890,6 +878,7 @@ class FileExtractor {
 
   Alternatives EvalBoundFormat(TSNode name, TSNode args, const EvalContext& ctx, int depth) {
     Alternatives out;
+    Alternatives formats;
     DefList defs;
     std::vector<EvalContext> where;
     if (!ResolveName(Text(name), ctx, defs, where)) return out;
@@ -901,21 +890,28 @@ class FileExtractor {
       }
       EvalContext at = where[i];
       at.at = d.stmt;
-      Alternatives formats = Eval(Field(d.value, "object"), at, depth + 1);
-      std::vector<FormatArg> positional;
-      std::map<std::string, FormatArg, std::less<>> keywords;
-      for (TSNode a : NamedChildren(args)) {
-        if (K(a) == kKeywordArgument) {
-          keywords[std::string(Text(Field(a, "name")))] = Arg(Field(a, "value"), ctx, depth + 1);
-        } else if (K(a) != kListSplat && K(a) != kDictionarySplat && K(a) != kComment) {
-          positional.push_back(Arg(a, ctx, depth + 1));
-        }
-      }
-      for (const Template& f : formats) {
-        AddAlternative(out, ApplyStrFormat(f, positional, keywords));
+      for (Template& f : Eval(Field(d.value, "object"), at, depth + 1)) {
+        AddAlternative(formats, std::move(f));
       }
     }
+    if (!formats.empty()) ApplyFormatCall(formats, args, ctx, depth, out);
     return out;
+  }
+
+  // `fmt.format(args)` for each template `fmt` can be: the arguments are
+  // evaluated once, where the call is.
+  void ApplyFormatCall(const Alternatives& formats, TSNode args, const EvalContext& ctx, int depth,
+                       Alternatives& out) {
+    std::vector<FormatArg> positional;
+    std::map<std::string, FormatArg, std::less<>> keywords;
+    for (TSNode a : NamedChildren(args)) {
+      if (K(a) == kKeywordArgument) {
+        keywords[std::string(Text(Field(a, "name")))] = Arg(Field(a, "value"), ctx, depth + 1);
+      } else if (K(a) != kListSplat && K(a) != kDictionarySplat && K(a) != kComment) {
+        positional.push_back(Arg(a, ctx, depth + 1));
+      }
+    }
+    for (const Template& f : formats) AddAlternative(out, ApplyStrFormat(f, positional, keywords));
   }
 
   Alternatives InlineHelper(TSNode function, TSNode args, const EvalContext& ctx, int depth) {
