@@ -639,7 +639,7 @@ class Extractor {
         for (TSNode a : args) t.Append(Part(a));
         return t;
       case Sink::kStatusHelper: {
-        if (args.empty() || !IsStringish(args[0])) return std::nullopt;
+        if (args.empty() || !IsMessageLike(args[0])) return std::nullopt;
         std::string scope(ScopeOf(CollapseWhitespace(Text(Field(call, "function")))));
         // tsl::errors::X concatenates; xla::X is printf-style (absl::FormatSpec
         // needs a literal format, so anything else concatenates too).
@@ -698,8 +698,8 @@ class Extractor {
       NonSiteAt(node, "reraise");
       return;
     }
-    if (K(type) == kFieldExpression ||
-        (!written.empty() && !IsIdentStart(last.empty() ? ' ' : last[0]))) {
+    // `throw obj.error()`, `throw (e)`: an object built elsewhere.
+    if (K(type) == kFieldExpression || last.empty() || !IsIdentStart(last[0])) {
       NonSiteAt(node, "reraise-variable");
       return;
     }
@@ -769,7 +769,7 @@ class Extractor {
   Arg ArgOf(TSNode n) {
     Arg a;
     a.expression = CollapseWhitespace(Text(n));
-    if (IsStringish(n) || K(n) == kNumberLiteral) {
+    if (IsMessageLike(n) || K(n) == kNumberLiteral) {
       Template t = Eval(n, 0);
       if (!t.IsDynamic()) {
         a.value = std::move(t);
@@ -804,7 +804,7 @@ class Extractor {
           return IsStringExpression(Field(n, "consequence")) ||
                  IsStringExpression(Field(n, "alternative"));
         case kCall:
-          return IsStringish(n);
+          return StringBuildingCall(n);
         default:
           return false;
       }
@@ -826,23 +826,19 @@ class Extractor {
     return k == kStringLiteral || k == kConcatenatedString || k == kRawStringLiteral;
   }
 
-  // Literal strings and calls that build strings: the first argument of a
-  // status helper must be one of these for the call to be a status.
-  bool IsStringish(TSNode n) const {
-    if (IsLiteral(n) || K(n) == kIdentifier || K(n) == kBinaryExpression) return true;
-    if (K(n) == kCall && K(Field(n, "function")) == kFieldExpression) {
-      std::string_view method = Text(Field(Field(n, "function"), "field"));
-      if (method == "c_str" || method == "data" || method == "str") return true;
-    }
-    if (K(n) == kCall) {
-      TSNode fn = Field(n, "function");
-      std::string_view name =
-          LastComponent(Text(K(fn) == kFieldExpression ? Field(fn, "field") : fn));
-      return name == "StrCat" || name == "StrFormat" || name == "Substitute" || name == "str" ||
-             name == "c_str" || name == "format" || name == "string";
-    }
-    return false;
+  // A call whose result is text: absl::StrCat/StrFormat/Substitute,
+  // c10::str, fmt::format, std::string(...), `x.c_str()`, `oss.str()`.
+  bool StringBuildingCall(TSNode n) const {
+    if (K(n) != kCall) return false;
+    TSNode fn = Field(n, "function");
+    std::string_view name =
+        LastComponent(Text(K(fn) == kFieldExpression ? Field(fn, "field") : fn));
+    return name == "StrCat" || name == "StrFormat" || name == "Substitute" || name == "str" ||
+           name == "c_str" || name == "data" || name == "format" || name == "string";
   }
+
+  // What a message argument can be: text, or a name that may hold some.
+  bool IsMessageLike(TSNode n) const { return IsStringExpression(n) || K(n) == kIdentifier; }
 
   void AppendLiteral(TSNode lit, std::string& out) const {
     uint16_t k = K(lit);
