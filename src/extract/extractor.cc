@@ -14,7 +14,6 @@
 
 #include "core/text.h"
 #include "extract/cpp/cpp_extractor.h"
-#include "extract/cpp/cpp_syntax.h"
 #include "extract/python/py_extractor.h"
 #include "extract/python/py_linker.h"
 #include "extract/ts_util.h"
@@ -108,26 +107,6 @@ std::optional<std::string> DecodePython(std::string bytes, FileIssue& issue) {
   return bytes;
 }
 
-// Where the first syntax error is: the first MISSING node or innermost ERROR
-// node in source order (an ERROR node can span most of a file).
-std::string FirstErrorLine(TSNode root) {
-  TSNode n = root;
-  for (int guard = 0; guard < 100000; ++guard) {
-    if (ts_node_is_missing(n)) break;
-    TSNode next{};
-    for (TSNode c : Children(n)) {
-      if (ts_node_has_error(c) || ts_node_is_missing(c) ||
-          ts_node_symbol(c) == static_cast<TSSymbol>(-1)) {
-        next = c;
-        break;
-      }
-    }
-    if (ts_node_is_null(next)) break;
-    n = next;
-  }
-  return "syntax error at line " + std::to_string(StartLine(n));
-}
-
 // Parses and extracts one Python file with `parser`; never throws.
 python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::string bytes) {
   python::FileResult result;
@@ -171,99 +150,6 @@ bool IsSourcePath(std::string_view path) {
 
 namespace {
 
-// C and C++ have no declared encoding; text that is not UTF-8 is read as
-// Latin-1 (every byte a character), so a stray byte in a comment costs nothing.
-std::string DecodeNative(std::string bytes, std::vector<FileIssue>& issues, std::string_view path) {
-  if (IsValidUtf8(bytes)) return bytes;
-  issues.push_back(FileIssue{std::string(path), "not-utf8", "read as Latin-1", false});
-  std::string out;
-  out.reserve(bytes.size() + bytes.size() / 8);
-  for (char c : bytes) {
-    auto u = static_cast<unsigned char>(c);
-    if (u < 0x80) {
-      out.push_back(c);
-    } else {
-      out.push_back(static_cast<char>(0xC0 | (u >> 6)));
-      out.push_back(static_cast<char>(0x80 | (u & 0x3F)));
-    }
-  }
-  return out;
-}
-
-// `TF_ASSIGN_OR_RETURN(auto x, f());` declares inside a macro's arguments,
-// which no C++ grammar accepts: the parser gives up on the rest of the
-// function, sites included. Blanking the declaration (bytes and lines kept)
-// leaves `TF_ASSIGN_OR_RETURN(        f());`, a call it reads.
-void BlankAssignOrReturn(std::string& text) {
-  static constexpr std::string_view kSuffix = "ASSIGN_OR_RETURN";
-  for (size_t at = text.find(kSuffix); at != std::string::npos; at = text.find(kSuffix, at + 1)) {
-    size_t open = at + kSuffix.size();
-    while (open < text.size() && (text[open] == ' ' || text[open] == '\t')) ++open;
-    if (open >= text.size() || text[open] != '(') continue;
-    int depth = 0;
-    size_t comma = std::string::npos;
-    for (size_t i = open + 1; i < text.size() && i < open + 512; ++i) {
-      char c = text[i];
-      if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
-      if (c == ')' || c == ']' || c == '}' || c == '>') --depth;
-      if (depth < 0 || c == ';' || c == '"') break;
-      if (c == ',' && depth == 0) {
-        comma = i;
-        break;
-      }
-    }
-    if (comma == std::string::npos) continue;
-    for (size_t i = open + 1; i <= comma; ++i) {
-      if (text[i] != '\n') text[i] = ' ';
-    }
-  }
-}
-
-// A header is C++ when it says so; numpy's and CPython's headers are C, and
-// the C grammar reads their `"%" NPY_INTP_FMT` splices that C++'s rejects.
-bool LooksLikeCpp(std::string_view text) {
-  for (std::string_view token : {"::", "namespace ", "template <", "template<", "class ",
-                                 "public:", "private:", "#include <string>", "nullptr"}) {
-    if (text.find(token) != std::string_view::npos) return true;
-  }
-  return false;
-}
-
-struct NativeResult {
-  cpp::FileResult extracted;
-  std::vector<FileIssue> issues;
-};
-
-NativeResult ExtractNativeOne(TSParser* parser, std::string_view path, std::string bytes,
-                              const cpp::MacroTable& macros) {
-  NativeResult result;
-  bool is_c = false;
-  cpp::IsCppSourcePath(path, &is_c);
-  std::string text = DecodeNative(std::move(bytes), result.issues, path);
-  if (!is_c && EndsWith(path, ".h") && !LooksLikeCpp(text)) is_c = true;
-  // The tree is of the blanked copy; offsets agree, and sites quote the source.
-  std::string parsed = text;
-  if (!is_c) BlankAssignOrReturn(parsed);
-  ts_parser_set_language(parser, is_c ? cpp::CLanguage() : cpp::CppLanguage());
-  TreePtr tree(
-      ts_parser_parse_string(parser, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size())));
-  if (!tree) {
-    ts_parser_reset(parser);
-    result.issues.push_back(
-        FileIssue{std::string(path), "parse-timeout", "parsing took too long", true});
-    return result;
-  }
-  result.extracted = cpp::ExtractCppFile(path, text, tree.get(), is_c, macros);
-  TSNode root = ts_tree_root_node(tree.get());
-  // Macros and templates defeat the grammar often; the sites around an error
-  // are still found, so this is noted, not fatal.
-  if (ts_node_has_error(root)) {
-    result.issues.push_back(
-        FileIssue{std::string(path), "syntax-error", FirstErrorLine(root), false});
-  }
-  return result;
-}
-
 // Runs `work(worker_parser)` on `jobs` threads (the caller's among them).
 template <typename Work>
 void OnThreads(int jobs, Work work) {
@@ -281,15 +167,17 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   jobs = static_cast<int>(
       std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, files.size())));
 
-  // Sink macros first, from every C/C++ file: a header's #define is used in
-  // the files that include it.
+  // C/C++ files first, read once and kept: their sink macros are needed
+  // before any file is extracted (a header's #define is used in the files
+  // that include it). Peak memory is the size of the C/C++ sources.
+  std::vector<std::optional<Result<std::string>>> native_bytes(files.size());
   std::vector<std::vector<cpp::MacroDef>> defined(files.size());
   std::atomic<size_t> next{0};
   OnThreads(jobs, [&] {
     for (size_t i = next++; i < files.size(); i = next++) {
       if (!cpp::IsCppSourcePath(files[i].path)) continue;
-      Result<std::string> bytes = source::ReadFile(files[i].absolute, options.max_file_size);
-      if (bytes) cpp::CollectMacros(files[i].path, *bytes, defined[i]);
+      native_bytes[i] = source::ReadFile(files[i].absolute, options.max_file_size);
+      if (*native_bytes[i]) cpp::CollectMacros(files[i].path, **native_bytes[i], defined[i]);
     }
   });
   std::vector<cpp::MacroDef> all_defined;
@@ -299,7 +187,7 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   cpp::MacroTable macros = cpp::SinkMacros(std::move(all_defined));
 
   std::vector<python::FileResult> results(files.size());
-  std::vector<NativeResult> native(files.size());
+  std::vector<cpp::FileResult> native(files.size());
   next = 0;
   std::atomic<size_t> done{0};
   std::mutex progress_mutex;
@@ -309,15 +197,18 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     ts_parser_set_timeout_micros(native_parser.get(), options.parse_timeout_micros);
     for (size_t i = next++; i < files.size(); i = next++) {
       const source::SourceFile& f = files[i];
-      Result<std::string> bytes = source::ReadFile(f.absolute, options.max_file_size);
+      bool is_native = native_bytes[i].has_value();
+      Result<std::string> bytes = is_native ? std::move(*native_bytes[i])
+                                            : source::ReadFile(f.absolute, options.max_file_size);
+      native_bytes[i].reset();
       if (!bytes) {
         results[i].path = f.path;
         bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
         results[i].issues.push_back(
             FileIssue{f.path, too_large ? "too-large" : "unreadable", bytes.error().message, true});
-      } else if (cpp::IsCppSourcePath(f.path)) {
+      } else if (is_native) {
         results[i].path = f.path;
-        native[i] = ExtractNativeOne(native_parser.get(), f.path, std::move(*bytes), macros);
+        native[i] = cpp::ExtractCppBytes(native_parser.get(), f.path, std::move(*bytes), macros);
       } else {
         results[i] = ExtractOne(parser.get(), f.path, std::move(*bytes));
       }
@@ -335,9 +226,9 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   }
   out.files_scanned = static_cast<int64_t>(files.size());
   python::LinkPython(results, out);
-  for (NativeResult& r : native) {
-    for (Site& s : r.extracted.sites) out.sites.push_back(std::move(s));
-    for (NonSite& s : r.extracted.non_sites) out.non_sites.push_back(std::move(s));
+  for (cpp::FileResult& r : native) {
+    for (Site& s : r.sites) out.sites.push_back(std::move(s));
+    for (NonSite& s : r.non_sites) out.non_sites.push_back(std::move(s));
     for (FileIssue& i : r.issues) out.issues.push_back(std::move(i));
   }
   return out;
@@ -349,12 +240,12 @@ Extraction ExtractCppSource(std::string_view path, std::string_view text) {
   cpp::MacroTable macros = cpp::SinkMacros(std::move(defs));
   ParserPtr parser(ts_parser_new());
   ts_parser_set_timeout_micros(parser.get(), 20'000'000);
-  NativeResult r = ExtractNativeOne(parser.get(), path, std::string(text), macros);
+  cpp::FileResult r = cpp::ExtractCppBytes(parser.get(), path, std::string(text), macros);
   Extraction out;
   out.files_scanned = 1;
   out.bytes_scanned = static_cast<int64_t>(text.size());
-  out.sites = std::move(r.extracted.sites);
-  out.non_sites = std::move(r.extracted.non_sites);
+  out.sites = std::move(r.sites);
+  out.non_sites = std::move(r.non_sites);
   out.issues = std::move(r.issues);
   return out;
 }

@@ -49,4 +49,22 @@ bool IsToken(TSNode node, std::string_view type) {
   return !ts_node_is_named(node) && type == ts_node_type(node);
 }
 
+std::string FirstErrorLine(TSNode root) {
+  TSNode n = root;
+  for (int guard = 0; guard < 100000; ++guard) {
+    if (ts_node_is_missing(n)) break;
+    TSNode next{};
+    for (TSNode c : Children(n)) {
+      if (ts_node_has_error(c) || ts_node_is_missing(c) ||
+          ts_node_symbol(c) == static_cast<TSSymbol>(-1)) {
+        next = c;
+        break;
+      }
+    }
+    if (ts_node_is_null(next)) break;
+    n = next;
+  }
+  return "syntax error at line " + std::to_string(StartLine(n));
+}
+
 }  // namespace errdex::extract

@@ -73,6 +73,10 @@ std::vector<TSNode> NamedChildren(TSNode node);
 // The children of `node`, named or not, in order.
 std::vector<TSNode> Children(TSNode node);
 
+// "syntax error at line N": where the first MISSING node or innermost ERROR
+// node is, in source order (an ERROR node can span most of a file).
+std::string FirstErrorLine(TSNode root);
+
 // True when `node` is an anonymous token with exactly this text.
 bool IsToken(TSNode node, std::string_view type);
 

@@ -1666,11 +1666,92 @@ MacroTable SinkMacros(std::vector<MacroDef> defs) {
   return sinks;
 }
 
-FileResult ExtractCppFile(std::string_view path, std::string_view source, TSTree* tree, bool is_c,
-                          const MacroTable& macros) {
+namespace {
+
+// C and C++ have no declared encoding; text that is not UTF-8 is read as
+// Latin-1 (every byte a character), so a stray byte in a comment costs nothing.
+std::string DecodeNative(std::string bytes, std::vector<FileIssue>& issues, std::string_view path) {
+  if (IsValidUtf8(bytes)) return bytes;
+  issues.push_back(FileIssue{std::string(path), "not-utf8", "read as Latin-1", false});
+  std::string out;
+  out.reserve(bytes.size() + bytes.size() / 8);
+  for (char c : bytes) AppendUtf8(static_cast<unsigned char>(c), out);
+  return out;
+}
+
+// `TF_ASSIGN_OR_RETURN(auto x, f());` declares inside a macro's arguments,
+// which no C++ grammar accepts: the parser gives up on the rest of the
+// function, sites included. Blanking the declaration (bytes and lines kept)
+// leaves `TF_ASSIGN_OR_RETURN(        f());`, a call it reads.
+void BlankAssignOrReturn(std::string& text) {
+  static constexpr std::string_view kSuffix = "ASSIGN_OR_RETURN";
+  for (size_t at = text.find(kSuffix); at != std::string::npos; at = text.find(kSuffix, at + 1)) {
+    size_t open = at + kSuffix.size();
+    while (open < text.size() && (text[open] == ' ' || text[open] == '\t')) ++open;
+    if (open >= text.size() || text[open] != '(') continue;
+    int depth = 0;
+    size_t comma = std::string::npos;
+    for (size_t i = open + 1; i < text.size() && i < open + 512; ++i) {
+      char c = text[i];
+      if (c == '(' || c == '[' || c == '{' || c == '<') ++depth;
+      if (c == ')' || c == ']' || c == '}' || c == '>') --depth;
+      if (depth < 0 || c == ';' || c == '"') break;
+      if (c == ',' && depth == 0) {
+        comma = i;
+        break;
+      }
+    }
+    if (comma == std::string::npos) continue;
+    for (size_t i = open + 1; i <= comma; ++i) {
+      if (text[i] != '\n') text[i] = ' ';
+    }
+  }
+}
+
+// A header is C++ when it says so; numpy's and CPython's headers are C, and
+// the C grammar reads their `"%" NPY_INTP_FMT` splices that C++'s rejects.
+bool LooksLikeCpp(std::string_view text) {
+  for (std::string_view token : {"::", "namespace ", "template <", "template<", "class ",
+                                 "public:", "private:", "#include <string>", "nullptr"}) {
+    if (text.find(token) != std::string_view::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+FileResult ExtractCppBytes(TSParser* parser, std::string_view path, std::string bytes,
+                           const MacroTable& macros) {
+  FileResult result;
+  bool is_c = false;
+  IsCppSourcePath(path, &is_c);
+  std::string text = DecodeNative(std::move(bytes), result.issues, path);
+  if (!is_c && EndsWith(path, ".h") && !LooksLikeCpp(text)) is_c = true;
+  // The tree is of the blanked copy; offsets agree, and sites quote the source.
+  std::string parsed = text;
+  if (!is_c) BlankAssignOrReturn(parsed);
+  ts_parser_set_language(parser, is_c ? CLanguage() : CppLanguage());
+  TreePtr tree(
+      ts_parser_parse_string(parser, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size())));
+  if (!tree) {
+    ts_parser_reset(parser);
+    result.issues.push_back(
+        FileIssue{std::string(path), "parse-timeout", "parsing took too long", true});
+    return result;
+  }
   int expansions = 0;
-  Extractor x(path, source, is_c, macros, 0, &expansions);
-  return x.Run(ts_tree_root_node(tree));
+  Extractor x(path, text, is_c, macros, 0, &expansions);
+  std::vector<FileIssue> issues = std::move(result.issues);
+  result = x.Run(ts_tree_root_node(tree.get()));
+  result.issues = std::move(issues);
+  TSNode root = ts_tree_root_node(tree.get());
+  // Macros and templates defeat the grammar often; the sites around an error
+  // are still found, so this is noted, not fatal.
+  if (ts_node_has_error(root)) {
+    result.issues.push_back(
+        FileIssue{std::string(path), "syntax-error", FirstErrorLine(root), false});
+  }
+  return result;
 }
 
 }  // namespace errdex::extract::cpp

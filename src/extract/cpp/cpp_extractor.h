@@ -38,16 +38,17 @@ MacroTable SinkMacros(std::vector<MacroDef> defs);
 struct FileResult {
   std::vector<Site> sites;
   std::vector<NonSite> non_sites;
+  std::vector<FileIssue> issues;  // not UTF-8, syntax errors, parse timeouts
 };
 
 // True for the file names the C/C++ front end reads; `is_c` tells which
 // grammar: tree-sitter-c for .c, tree-sitter-cpp for everything else.
 bool IsCppSourcePath(std::string_view path, bool* is_c = nullptr);
 
-// Extracts one parsed file. `source` must outlive the call and be what `tree`
-// was parsed from (with the grammar `is_c` names). Never throws on any input;
-// work per file is bounded.
-FileResult ExtractCppFile(std::string_view path, std::string_view source, TSTree* tree, bool is_c,
-                          const MacroTable& macros);
+// Decodes (UTF-8, else Latin-1), parses with `parser` (C's grammar for .c
+// and headers without C++ in them) and extracts one C/C++ file as read from
+// disk. Never throws on any input; work per file is bounded.
+FileResult ExtractCppBytes(TSParser* parser, std::string_view path, std::string bytes,
+                           const MacroTable& macros);
 
 }  // namespace errdex::extract::cpp
