@@ -161,28 +161,4 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
-std::string_view LineRange(std::string_view text, int first, int last) {
-  if (first < 1) first = 1;
-  if (last < first) return {};
-  size_t begin = 0;
-  int line = 1;
-  while (line < first) {
-    size_t nl = text.find('\n', begin);
-    if (nl == std::string_view::npos) return {};
-    begin = nl + 1;
-    ++line;
-  }
-  size_t end = begin;
-  while (line <= last) {
-    size_t nl = text.find('\n', end);
-    if (nl == std::string_view::npos) {
-      end = text.size();
-      break;
-    }
-    end = nl + 1;
-    ++line;
-  }
-  return text.substr(begin, end - begin);
-}
-
 }  // namespace errdex

@@ -1,5 +1,5 @@
 // Small text utilities shared by the stages: UTF-8 checks, Python's repr of
-// a string, whitespace folding and line arithmetic.
+// a string, whitespace folding.
 #pragma once
 
 #include <cstdint>
@@ -38,8 +38,5 @@ std::string_view TruncateUtf8(std::string_view text, size_t max_bytes);
 
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
-
-// Lines [first, last] (1-based, clamped) of `text`, each with its newline.
-std::string_view LineRange(std::string_view text, int first, int last);
 
 }  // namespace errdex

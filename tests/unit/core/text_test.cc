@@ -33,13 +33,5 @@ TEST(Text, CollapseWhitespaceAndTrim) {
   EXPECT_EQ(Trim("   "), "");
 }
 
-TEST(Text, LineRange) {
-  std::string text = "one\ntwo\nthree\nfour";
-  EXPECT_EQ(LineRange(text, 2, 3), "two\nthree\n");
-  EXPECT_EQ(LineRange(text, 0, 1), "one\n");
-  EXPECT_EQ(LineRange(text, 4, 10), "four");
-  EXPECT_EQ(LineRange(text, 9, 10), "");
-}
-
 }  // namespace
 }  // namespace errdex
