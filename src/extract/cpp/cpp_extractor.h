@@ -1,4 +1,4 @@
-// The C/C++ front end: one file's syntax tree (tree-sitter-c or -cpp) to
+// The C/C++ front end: one file (parsed with tree-sitter-c or -cpp) to
 // error sites — throw, absl::Status and the xla/tsl helpers, glog CHECK and
 // LOG(FATAL), TF_RET_CHECK, the Python C-API, nanobind/pybind11, c10's
 // TORCH_CHECK family, MLIR diagnostics — and project macros that wrap them,
@@ -42,7 +42,9 @@ struct FileResult {
 };
 
 // True for the file names the C/C++ front end reads; `is_c` tells which
-// grammar: tree-sitter-c for .c, tree-sitter-cpp for everything else.
+// grammar the name asks for: tree-sitter-c for .c (and numpy's .c.src),
+// tree-sitter-cpp otherwise (ExtractCppBytes still reads a header with no
+// C++ in it as C).
 bool IsCppSourcePath(std::string_view path, bool* is_c = nullptr);
 
 // Decodes (UTF-8, else Latin-1), parses with `parser` (C's grammar for .c
