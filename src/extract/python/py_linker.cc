@@ -220,7 +220,11 @@ class Linker {
       auto target = std::find_if(mro.begin(), mro.end(),
                                  [&](const ClassInfo* m) { return m->name == k->super_target; });
       if (target == mro.end()) return BuiltinMessage(k->super_target, current);
-      i = static_cast<size_t>(target - mro.begin()) - 1;
+      // Only a later class in the MRO can be next; a call back to the class
+      // itself or an earlier one is a recursion no message comes out of.
+      auto next_index = static_cast<size_t>(target - mro.begin());
+      if (next_index <= i) return Template::Value("message", ValueKind::kAny);
+      i = next_index - 1;
     }
     return BuiltinMessage(BuiltinBase(mro), current);
   }
