@@ -127,4 +127,15 @@ bool LooksUnreachable(const std::vector<Guard>& guards) {
   return false;
 }
 
+void AddAssertGuard(Site& site, std::string code) {
+  if (code.empty()) return;
+  Guard g;
+  g.kind = "assert";
+  g.code = std::move(code);
+  g.negated = true;
+  g.line = site.line;
+  site.guards.push_back(std::move(g));
+  site.trigger = TriggerSentence(site.guards);
+}
+
 }  // namespace errdex::extract

@@ -21,4 +21,9 @@ std::string TriggerSentence(const std::vector<Guard>& guards);
 // of two versions is mixed.
 bool LooksUnreachable(const std::vector<Guard>& guards);
 
+// An assertion's own condition (`assert c`, `CHECK(c)`, `TORCH_CHECK(c, ...)`)
+// as the innermost guard: the error happens when it is false. Updates the
+// site's trigger sentence.
+void AddAssertGuard(Site& site, std::string code);
+
 }  // namespace errdex::extract

@@ -519,6 +519,7 @@ class Extractor {
         if (args.empty()) return;
         site.kind = SiteKind::kFatal;
         msg.AppendText("Check failed: " + CollapseWhitespace(Text(args[0])));
+        AddAssertGuard(site, CollapseWhitespace(Text(args[0])));
         AppendSpaced(msg, streamed());
         break;
       case Sink::kCheckOp: {
@@ -527,6 +528,7 @@ class Extractor {
         std::string a = CollapseWhitespace(Text(args[0]));
         std::string b = CollapseWhitespace(Text(args[1]));
         msg.AppendText("Check failed: " + a + " " + info.check_op + " " + b + " (");
+        AddAssertGuard(site, a + " " + info.check_op + " " + b);
         msg.AppendValue(a, ValueKind::kStr);
         msg.AppendText(" vs. ");
         msg.AppendValue(b, ValueKind::kStr);
@@ -540,6 +542,8 @@ class Extractor {
         if (args.empty()) return;
         site.kind = SiteKind::kFatal;
         std::string e = CollapseWhitespace(Text(args[0]));
+        bool simple = e.find_first_of(" +-*/&|?:<>=!") == std::string::npos;
+        AddAssertGuard(site, simple ? e + ".ok()" : "(" + e + ").ok()");
         if (info.sink == Sink::kCheckOk) {
           msg.AppendText("Check failed: " + e + " is OK (");
           msg.AppendValue(e, ValueKind::kStr);
@@ -570,6 +574,7 @@ class Extractor {
         site.kind = SiteKind::kStatus;
         msg.AppendText("RET_CHECK failure (" + path_ + ":" + std::to_string(site.line) + ") " +
                        CollapseWhitespace(Text(args[0])));
+        AddAssertGuard(site, CollapseWhitespace(Text(args[0])));
         AppendSpaced(msg, streamed());
         break;
       case Sink::kUnreachable:
@@ -578,6 +583,7 @@ class Extractor {
         break;
       case Sink::kTorchCheck:
         if (args.empty()) return;
+        AddAssertGuard(site, CollapseWhitespace(Text(args[0])));
         if (args.size() == 1) {
           msg.AppendText("Expected " + CollapseWhitespace(Text(args[0])) +
                          " to be true, but got false.  (Could this error message be improved?  "
@@ -588,6 +594,7 @@ class Extractor {
         break;
       case Sink::kTorchAssert:
         if (args.empty()) return;
+        AddAssertGuard(site, CollapseWhitespace(Text(args[0])));
         msg.AppendText(CollapseWhitespace(Text(args[0])) + " INTERNAL ASSERT FAILED at \"");
         msg.AppendValue("__FILE__", ValueKind::kStr);
         msg.AppendText("\":");

@@ -1083,8 +1083,35 @@ class FileExtractor {
     const Scope* function = FunctionScope();
     s.guards = PythonGuards(function != nullptr ? function->node : root_, stmt, src_);
     s.trigger = TriggerSentence(s.guards);
-    s.internal = LooksUnreachable(s.guards);
+    s.internal = LooksUnreachable(s.guards) || IsAbstractMethodRaise(stmt);
     return s;
+  }
+
+  // `raise NotImplementedError` as the whole body of a method (a docstring
+  // aside): a base class's placeholder that every subclass must override, so
+  // reaching it is a bug in the library, not in the caller.
+  bool IsAbstractMethodRaise(TSNode stmt) const {
+    if (K(stmt) != kRaise) return false;
+    std::string_view text = Text(stmt);
+    text.remove_prefix(std::min<size_t>(text.size(), 5));
+    text = Trim(text);
+    if (!StartsWith(text, "NotImplementedError")) return false;
+    TSNode body = ts_node_parent(stmt);
+    if (ts_node_is_null(body) || K(body) != kBlock) return false;
+    TSNode def = ts_node_parent(body);
+    if (ts_node_is_null(def) || K(def) != kFunctionDefinition) return false;
+    TSNode owner = ts_node_parent(def);
+    if (!ts_node_is_null(owner) && K(owner) == kDecoratedDefinition) owner = ts_node_parent(owner);
+    if (ts_node_is_null(owner) || K(owner) != kBlock) return false;
+    owner = ts_node_parent(owner);
+    if (ts_node_is_null(owner) || K(owner) != kClassDefinition) return false;
+    for (TSNode child : NamedChildren(body)) {
+      if (ts_node_eq(child, stmt) || K(child) == kComment) continue;
+      bool docstring = K(child) == kExpressionStatement && ts_node_named_child_count(child) == 1 &&
+                       K(ts_node_named_child(child, 0)) == kString;
+      if (!docstring && Text(child) != "pass") return false;
+    }
+    return true;
   }
 
   // Cartesian product of the arguments' alternatives, at most kMaxAlternatives.
@@ -1305,6 +1332,7 @@ class FileExtractor {
       p.site.exception_written = "assert";
       p.site.message = std::move(m);
       p.site.internal = true;
+      if (!parts.empty()) AddAssertGuard(p.site, CollapseWhitespace(Text(parts[0])));
       result_.sites.push_back(std::move(p));
     }
   }

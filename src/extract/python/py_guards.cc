@@ -64,6 +64,7 @@ class GuardReader {
       // The raise needs the subject outside the set.
       bool outside = (op == "not in" && !negated) || (op == "in" && negated);
       TSNode set = ts_node_named_child(cond, 1);
+      if (outside && KindOf(set) == kIdentifier) set = ModuleConstant(cond, NodeText(set, src_));
       uint16_t k = KindOf(set);
       if (outside && (k == kTuple || k == kList || k == kOther)) {
         std::vector<std::string> values;
@@ -89,6 +90,34 @@ class GuardReader {
         g.values.push_back(Code(args[1]));
       }
     }
+  }
+
+  // The collection a module-level `NAME = (...)` / `[...]` / `{...}` /
+  // `frozenset({...})` binds, when NAME is assigned once at module level;
+  // a null node otherwise.
+  TSNode ModuleConstant(TSNode from, std::string_view name) const {
+    TSNode module = from;
+    for (TSNode up = ts_node_parent(module); !ts_node_is_null(up); up = ts_node_parent(up)) {
+      module = up;
+    }
+    TSNode found{};
+    int assignments = 0;
+    for (TSNode stmt : NamedChildren(module)) {
+      if (KindOf(stmt) != kExpressionStatement || ts_node_named_child_count(stmt) != 1) continue;
+      TSNode a = ts_node_named_child(stmt, 0);
+      if (KindOf(a) != kAssignment || NodeText(Field(a, "left"), src_) != name) continue;
+      ++assignments;
+      TSNode right = Field(a, "right");
+      // frozenset({...}) / set([...]) / tuple(...): the one literal inside.
+      if (KindOf(right) == kCall) {
+        std::string_view fn = NodeText(Field(right, "function"), src_);
+        std::vector<TSNode> args = NamedChildren(Field(right, "arguments"));
+        if ((fn != "frozenset" && fn != "set" && fn != "tuple") || args.size() != 1) return {};
+        right = args[0];
+      }
+      found = right;
+    }
+    return assignments == 1 ? found : TSNode{};
   }
 
   // What `parent` says about reaching its child `child`.

@@ -154,7 +154,49 @@ TEST(PythonGuards, AssertsAndModuleLevel) {
                      "    raise ImportError('too old')\n"
                      "def f(n):\n"
                      "    assert n > 0 or n is None, 'n must be positive'\n"),
-            (std::vector<std::string>{"raised when `sys.version_info < (3, 8)`", ""}));
+            (std::vector<std::string>{"raised when `sys.version_info < (3, 8)`",
+                                      "raised when `n > 0 or n is None` is false"}));
+}
+
+TEST(PythonGuards, ValidValuesFromAModuleConstant) {
+  EXPECT_EQ(Triggers("_MODES = frozenset({'fast', 'exact'})\n"
+                     "_KINDS = ('a', 'b')\n"
+                     "_TWICE = ('x',)\n"
+                     "_TWICE = ('y',)\n"
+                     "def f(mode, kind, t):\n"
+                     "    if mode not in _MODES:\n"
+                     "        raise ValueError(f'Unknown mode {mode}')\n"
+                     "    if kind in _KINDS:\n"
+                     "        return\n"
+                     "    if t not in _TWICE:\n"
+                     "        raise ValueError('t')\n"),
+            (std::vector<std::string>{
+                "raised when `mode not in _MODES` (valid: `'fast'`, `'exact'`)",
+                // Assigned twice: which value holds is not known.
+                "raised when `mode in _MODES` and `kind not in _KINDS` (valid: `'a'`, `'b'`) and "
+                "`t not in _TWICE`"}));
+}
+
+TEST(PythonGuards, NotImplementedInABaseClassIsInternal) {
+  Extraction x = ExtractPythonSource("m.py",
+                                     "class Base:\n"
+                                     "    def run(self):\n"
+                                     "        \"\"\"Subclasses say how.\"\"\"\n"
+                                     "        raise NotImplementedError\n"
+                                     "    @property\n"
+                                     "    def name(self):\n"
+                                     "        raise NotImplementedError('name')\n"
+                                     "    def maybe(self, x):\n"
+                                     "        if x:\n"
+                                     "            return 1\n"
+                                     "        raise NotImplementedError('only truthy x')\n"
+                                     "def free():\n"
+                                     "    raise NotImplementedError\n");
+  ASSERT_EQ(x.sites.size(), 4u);
+  EXPECT_TRUE(x.sites[0].internal);
+  EXPECT_TRUE(x.sites[1].internal);
+  EXPECT_FALSE(x.sites[2].internal) << "a feature this method leaves out, not a placeholder";
+  EXPECT_FALSE(x.sites[3].internal) << "not a method";
 }
 
 }  // namespace
