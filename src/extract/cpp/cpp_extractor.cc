@@ -10,7 +10,7 @@
 #include "core/text.h"
 #include "extract/cpp/cpp_format.h"
 #include "extract/cpp/cpp_syntax.h"
-#include "extract/guards.h"
+#include "core/guards.h"
 #include "extract/source_lines.h"
 #include "extract/ts_util.h"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/record.h"
-#include "extract/guards.h"
+#include "core/guards.h"
 
 namespace errdex::extract::python {
 

@@ -1,11 +1,11 @@
-#include "extract/guards.h"
+#include "core/guards.h"
 
 #include <string_view>
 #include <utility>
 
 #include "core/text.h"
 
-namespace errdex::extract {
+namespace errdex {
 namespace {
 
 std::string Tick(std::string_view s) { return "`" + std::string(s) + "`"; }
@@ -138,4 +138,4 @@ void AddAssertGuard(Site& site, std::string code) {
   site.trigger = TriggerSentence(site.guards);
 }
 
-}  // namespace errdex::extract
+}  // namespace errdex

@@ -1,5 +1,5 @@
-// Conditions on the way to a raise (Guard, core/record.h) in words, for
-// every language's front end.
+// Conditions on the way to a raise (Guard, core/record.h) in words: for the
+// front ends, which write each site's trigger, and for analysis and prose.
 #pragma once
 
 #include <string>
@@ -7,7 +7,7 @@
 
 #include "core/record.h"
 
-namespace errdex::extract {
+namespace errdex {
 
 // The guards as one sentence: "raised when `x is not None` and `mode` is not
 // an instance of `Buffered`"; empty without guards. Negations are spelled out
@@ -26,4 +26,4 @@ bool LooksUnreachable(const std::vector<Guard>& guards);
 // site's trigger sentence.
 void AddAssertGuard(Site& site, std::string code);
 
-}  // namespace errdex::extract
+}  // namespace errdex
