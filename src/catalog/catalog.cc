@@ -22,13 +22,6 @@
 namespace errdex::catalog {
 namespace {
 
-// Propagates a failed Result<void> from an expression.
-#define ERRDEX_TRY(expr)                                                      \
-  do {                                                                        \
-    auto errdex_try_result = (expr);                                          \
-    if (!errdex_try_result) return tl::unexpected(errdex_try_result.error()); \
-  } while (false)
-
 std::string NowUtc() {
   std::time_t now = std::time(nullptr);
   struct tm tm;
@@ -284,6 +277,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     std::string sql;
     if (*version <= 1) sql += kMigrateFrom1Sql;
     if (*version <= 2) sql += kMigrateFrom2Sql;
+    if (*version <= 3) sql += kMigrateFrom3Sql;
     ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
     Result<void> migrated =
         db_.Exec(sql + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";");
@@ -769,6 +763,7 @@ Result<ErrorRecord> Catalog::Get(std::string_view id) {
   Result<std::vector<ErrorRecord>> found = Load(*st, SiteDetail::kFull);
   if (!found) return tl::unexpected(found.error());
   if (found->empty()) return Fail(ErrorCode::kNotFound, "no error with id " + std::string(id));
+  ERRDEX_TRY(LoadAnalysis(found->front()));
   return std::move(found->front());
 }
 

@@ -14,12 +14,13 @@
 #include <vector>
 
 #include "catalog/sqlite.h"
+#include "core/analysis.h"
 #include "core/record.h"
 #include "core/status.h"
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -79,6 +80,10 @@ struct ErrorRecord {
   bool dynamic = false;
   bool internal = false;
   std::vector<SiteRecord> sites;  // ordered by snapshot, path, line
+  // Loaded by Get only.
+  std::optional<Analysis> analysis;      // absent until `errdex analyze` (index runs it)
+  std::optional<FamilyInfo> family;      // the analysis's family, counted across the catalog
+  std::optional<Enrichment> enrichment;  // absent unless `errdex enrich` wrote one
 };
 
 struct ListQuery {
@@ -185,6 +190,23 @@ class Catalog {
 
   Result<Stats> GetStats();
 
+  // --- Analysis (src/analyze computes, the catalog stores).
+
+  // Replaces the analyses of `errors` (by pk) and records the taxonomy, in
+  // one transaction.
+  Result<void> WriteAnalyses(const std::vector<std::pair<int64_t, Analysis>>& errors,
+                             const std::vector<FamilyInfo>& taxonomy);
+  // Errors of `library` (all libraries when empty) with no analysis row.
+  Result<int64_t> CountUnanalyzed(std::string_view library);
+  // Every family of the taxonomy with its counts and up to `examples`
+  // example templates; families without errors too.
+  Result<std::vector<FamilyInfo>> Families(int examples);
+  // Stores a model's prose for the error `id`, replacing an earlier one.
+  Result<void> WriteEnrichment(std::string_view id, const Enrichment& e);
+  // Ids of analysed errors with no enrichment yet, in id order; all
+  // libraries when `library` is empty.
+  Result<std::vector<std::string>> ErrorsWithoutEnrichment(std::string_view library, int64_t limit);
+
   // --- Reads for the matcher.
 
   // Calls `visit` with the stored prefilter of every library (an empty blob
@@ -209,6 +231,7 @@ class Catalog {
   explicit Catalog(Database db) : db_(std::move(db)) {}
   Result<void> Migrate(OpenMode mode, const std::string& path);
   Result<std::vector<ErrorRecord>> Load(Statement& errors, SiteDetail detail);
+  Result<void> LoadAnalysis(ErrorRecord& e);
   // A prepared statement kept for the catalog's lifetime, reset for reuse.
   Result<Statement*> Cached(const std::string& sql);
   Result<void> StorePrefilter(int64_t library_pk, IndexBuilder& index);

@@ -91,6 +91,16 @@ json ErrorJson(const ErrorRecord& e) {
   if (!e.sites.empty() && !e.sites.front().url.empty()) {
     out["repository"] = e.sites.front().url;
   }
+  if (e.analysis) {
+    json analysis = AnalysisToJson(*e.analysis);
+    if (e.family) analysis["family"].update(FamilyJson(*e.family));
+    out["analysis"] = std::move(analysis);
+    json related = json::array();
+    for (const RelatedError& r : e.analysis->related) related.push_back(r.id);
+    out["related"] = std::move(related);
+    out["family"] = e.analysis->family.slug;
+  }
+  if (e.enrichment) out["enrichment"] = EnrichmentToJson(*e.enrichment);
   return out;
 }
 
@@ -108,6 +118,149 @@ json GuardsToJson(const std::vector<Guard>& guards) {
     out.push_back(std::move(j));
   }
   return out;
+}
+
+namespace {
+
+std::string Str(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> Strings(const json& j, const char* key) {
+  std::vector<std::string> out;
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const json& v : *it) {
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+json StringsJson(const std::vector<std::string>& v) {
+  json out = json::array();
+  for (const std::string& s : v) out.push_back(ToValidUtf8(s));
+  return out;
+}
+
+}  // namespace
+
+std::vector<Guard> GuardsFromJson(const json& j) {
+  std::vector<Guard> out;
+  if (!j.is_array()) return out;
+  for (const json& g : j) {
+    if (!g.is_object()) continue;
+    Guard guard;
+    guard.kind = Str(g, "kind");
+    guard.code = Str(g, "code");
+    guard.negated = g.value("negated", false);
+    guard.line = g.value("line", 0);
+    guard.subject = Str(g, "subject");
+    guard.values = Strings(g, "values");
+    out.push_back(std::move(guard));
+  }
+  return out;
+}
+
+json AnalysisToJson(const Analysis& a) {
+  json valid = json::array();
+  for (const ValidValues& v : a.valid) {
+    valid.push_back({{"subject", ToValidUtf8(v.subject)},
+                     {"values", StringsJson(v.values)},
+                     {"source", v.source},
+                     {"line", v.line}});
+  }
+  json related = json::array();
+  for (const RelatedError& r : a.related) {
+    related.push_back({{"id", r.id},
+                       {"exception", ToValidUtf8(r.exception)},
+                       {"template", ToValidUtf8(r.template_text)},
+                       {"reason", r.reason},
+                       {"score", r.score}});
+  }
+  json prose = {{"meaning", ToValidUtf8(a.prose.meaning)},
+                {"when", ToValidUtf8(a.prose.when)},
+                {"solutions", StringsJson(a.prose.solutions)}};
+  if (!a.prose.fix_after.empty()) {
+    prose["example_fix"] = {{"before", ToValidUtf8(a.prose.fix_before)},
+                            {"after", ToValidUtf8(a.prose.fix_after)}};
+  }
+  return {{"family", {{"slug", a.family.slug}, {"reason", ToValidUtf8(a.family.reason)}}},
+          {"labels", StringsJson(a.labels)},
+          {"valid_values", std::move(valid)},
+          {"related", std::move(related)},
+          {"prose", std::move(prose)},
+          {"provenance", "static"}};
+}
+
+Analysis AnalysisFromJson(const json& j) {
+  Analysis a;
+  if (!j.is_object()) return a;
+  if (auto f = j.find("family"); f != j.end() && f->is_object()) {
+    a.family.slug = Str(*f, "slug");
+    a.family.reason = Str(*f, "reason");
+  }
+  a.labels = Strings(j, "labels");
+  if (auto v = j.find("valid_values"); v != j.end() && v->is_array()) {
+    for (const json& x : *v) {
+      if (!x.is_object()) continue;
+      a.valid.push_back(
+          {Str(x, "subject"), Strings(x, "values"), Str(x, "source"), x.value("line", 0)});
+    }
+  }
+  if (auto r = j.find("related"); r != j.end() && r->is_array()) {
+    for (const json& x : *r) {
+      if (!x.is_object()) continue;
+      a.related.push_back({Str(x, "id"), Str(x, "exception"), Str(x, "template"), Str(x, "reason"),
+                           x.value("score", 0.0)});
+    }
+  }
+  if (auto p = j.find("prose"); p != j.end() && p->is_object()) {
+    a.prose.meaning = Str(*p, "meaning");
+    a.prose.when = Str(*p, "when");
+    a.prose.solutions = Strings(*p, "solutions");
+    if (auto fix = p->find("example_fix"); fix != p->end() && fix->is_object()) {
+      a.prose.fix_before = Str(*fix, "before");
+      a.prose.fix_after = Str(*fix, "after");
+    }
+  }
+  return a;
+}
+
+json EnrichmentToJson(const Enrichment& e) {
+  json out = {{"provenance", "llm:" + e.model},
+              {"model", e.model},
+              {"endpoint", e.endpoint},
+              {"created_at", e.created_at},
+              {"meaning", ToValidUtf8(e.meaning)},
+              {"situations", StringsJson(e.situations)},
+              {"solutions", StringsJson(e.solutions)}};
+  if (!e.fix_after.empty()) {
+    out["example_fix"] = {{"before", ToValidUtf8(e.fix_before)},
+                          {"after", ToValidUtf8(e.fix_after)}};
+  }
+  return out;
+}
+
+Enrichment EnrichmentFromJson(const json& j) {
+  Enrichment e;
+  if (!j.is_object()) return e;
+  e.model = Str(j, "model");
+  e.endpoint = Str(j, "endpoint");
+  e.created_at = Str(j, "created_at");
+  e.meaning = Str(j, "meaning");
+  e.situations = Strings(j, "situations");
+  e.solutions = Strings(j, "solutions");
+  if (auto fix = j.find("example_fix"); fix != j.end() && fix->is_object()) {
+    e.fix_before = Str(*fix, "before");
+    e.fix_after = Str(*fix, "after");
+  }
+  return e;
+}
+
+json FamilyJson(const FamilyInfo& f) {
+  return {{"slug", f.slug},     {"name", f.name},           {"description", f.description},
+          {"errors", f.errors}, {"libraries", f.libraries}, {"examples", StringsJson(f.examples)}};
 }
 
 json StatsJson(const Stats& s) {

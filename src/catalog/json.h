@@ -17,6 +17,16 @@ Result<Template> PiecesFromJson(const nlohmann::json& j);
 // The conditions leading to a site, as stored and shown:
 // [{"kind", "code", "negated", "line", "subject"?, "values"?}].
 nlohmann::json GuardsToJson(const std::vector<Guard>& guards);
+// The inverse; entries that are not objects are skipped.
+std::vector<Guard> GuardsFromJson(const nlohmann::json& j);
+
+// Analysis and enrichment as stored and shown. FromJson reads what ToJson
+// wrote and tolerates missing fields (an older errdex wrote fewer).
+nlohmann::json AnalysisToJson(const Analysis& a);
+Analysis AnalysisFromJson(const nlohmann::json& j);
+nlohmann::json EnrichmentToJson(const Enrichment& e);
+Enrichment EnrichmentFromJson(const nlohmann::json& j);
+nlohmann::json FamilyJson(const FamilyInfo& f);
 
 // The `list --json` line: id, library, exception, template, kind, and sites
 // as {path, line, function}.

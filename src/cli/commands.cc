@@ -11,9 +11,11 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "analyze/analyze.h"
 #include "catalog/catalog.h"
 #include "catalog/json.h"
 #include "cli/explain.h"
@@ -151,6 +153,17 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
   match::PrefilterBuilder prefilter;
   Result<catalog::WriteSummary> written = cat->WriteSnapshot(info, extraction, &prefilter);
   if (!written) return tl::unexpected(written.error());
+  // Analysis reads what the write stored; an unchanged snapshot keeps its
+  // analysis unless an older errdex left the library without one.
+  auto written_at = std::chrono::steady_clock::now();
+  std::optional<analyze::AnalyzeSummary> analysed;
+  Result<int64_t> unanalysed = cat->CountUnanalyzed(info.library);
+  if (!unanalysed) return tl::unexpected(unanalysed.error());
+  if (!written->unchanged || *unanalysed > 0) {
+    Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, info.library);
+    if (!a) return tl::unexpected(a.error());
+    analysed = *a;
+  }
   auto now = std::chrono::steady_clock::now();
   auto secs = [](auto d) { return std::chrono::duration<double>(d).count(); };
   double seconds = secs(now - started);
@@ -196,7 +209,8 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
                  {"seconds", seconds},
                  {"walk_seconds", secs(walked_at - started)},
                  {"extract_seconds", secs(extracted_at - walked_at)},
-                 {"write_seconds", secs(now - extracted_at)}})
+                 {"write_seconds", secs(written_at - extracted_at)},
+                 {"analyze_seconds", secs(now - written_at)}})
         << '\n';
     return {};
   }
@@ -212,10 +226,67 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     out << fmt::format(" (+{} new, -{} gone)", written->new_errors, written->removed_errors);
   }
   out << '\n';
+  if (analysed) {
+    out << fmt::format("analysed {} errors: {} families, {} with valid values, {} internal\n",
+                       analysed->errors, analysed->by_family.size(), analysed->with_valid_values,
+                       analysed->internal);
+  }
   int64_t skipped_total = 0;
   for (const auto& [reason, n] : skipped) skipped_total += n;
   if (skipped_total > 0)
     out << fmt::format("{} files skipped (errdex stats tells why)\n", skipped_total);
+  return {};
+}
+
+Result<void> RunAnalyze(const Common& common, const std::string& library, std::ostream& out) {
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite);
+  if (!cat) return tl::unexpected(cat.error());
+  auto started = std::chrono::steady_clock::now();
+  Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, library);
+  if (!a) return tl::unexpected(a.error());
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  if (common.json) {
+    out << Dump({{"errors", a->errors},
+                 {"internal", a->internal},
+                 {"version_mismatch", a->version_mismatch},
+                 {"with_valid_values", a->with_valid_values},
+                 {"with_related", a->with_related},
+                 {"with_example_fix", a->with_fix},
+                 {"families", a->by_family},
+                 {"seconds", seconds}})
+        << '\n';
+    return {};
+  }
+  out << fmt::format(
+      "{} errors analysed in {:.2f} s: {} with valid values, {} with an example fix, {} with "
+      "related errors, {} internal ({} version mismatch)\n",
+      a->errors, seconds, a->with_valid_values, a->with_fix, a->with_related, a->internal,
+      a->version_mismatch);
+  std::vector<std::pair<int64_t, std::string>> ranked;
+  for (const auto& [slug, n] : a->by_family) ranked.emplace_back(-n, slug);
+  std::sort(ranked.begin(), ranked.end());
+  for (const auto& [n, slug] : ranked) out << fmt::format("  {:<24} {}\n", slug, -n);
+  return {};
+}
+
+Result<void> RunFamilies(const Common& common, std::ostream& out) {
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+  if (!cat) return tl::unexpected(cat.error());
+  Result<std::vector<FamilyInfo>> families = cat->Families(3);
+  if (!families) return tl::unexpected(families.error());
+  if (families->empty() && !common.json) {
+    out << "no analysis in this catalog yet: run errdex analyze\n";
+    return {};
+  }
+  for (const FamilyInfo& f : *families) {
+    if (common.json) {
+      out << Dump(catalog::FamilyJson(f)) << '\n';
+      continue;
+    }
+    out << fmt::format("{:<24} {:>7} errors  {:>3} libraries  {}\n", f.slug, f.errors, f.libraries,
+                       f.name);
+  }
   return {};
 }
 
@@ -411,6 +482,16 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       app.add_subcommand("stats", "Counts: libraries, errors, sites, skipped files");
   stats_cmd->add_flag("--json", common.json, "As one JSON object");
 
+  std::string analyze_library;
+  CLI::App* analyze_cmd = app.add_subcommand(
+      "analyze", "Derive families, valid values, related errors and prose (index does it too)");
+  analyze_cmd->add_option("--library", analyze_library, "Only this library (OWNER/REPO)");
+  analyze_cmd->add_flag("--json", common.json, "Print the summary as JSON");
+
+  CLI::App* families_cmd =
+      app.add_subcommand("families", "The failure families and how many errors each holds");
+  families_cmd->add_flag("--json", common.json, "One JSON object per line");
+
   ExplainArgs explain;
   CLI::App* explain_cmd = app.add_subcommand(
       "explain",
@@ -432,8 +513,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_cmd->add_flag("--json", common.json, "Print the explanation as JSON on stdout");
   run_cmd->positionals_at_end();
 
-  for (CLI::App* sub :
-       {index_cmd, list_cmd, show_cmd, search_cmd, stats_cmd, explain_cmd, run_cmd}) {
+  for (CLI::App* sub : {index_cmd, list_cmd, show_cmd, search_cmd, stats_cmd, analyze_cmd,
+                        families_cmd, explain_cmd, run_cmd}) {
     sub->fallthrough();
   }
 
@@ -462,6 +543,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       result = RunSearch(common, search_query, search_limit, out);
     } else if (stats_cmd->parsed()) {
       result = RunStats(common, out);
+    } else if (analyze_cmd->parsed()) {
+      result = RunAnalyze(common, analyze_library, out);
+    } else if (families_cmd->parsed()) {
+      result = RunFamilies(common, out);
     } else if (explain_cmd->parsed()) {
       Result<int> code = RunExplain(common, explain, out, err);
       if (!code) {

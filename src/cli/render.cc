@@ -42,6 +42,79 @@ std::string ShortRev(const catalog::SiteRecord& s) {
   return "";
 }
 
+void Section(const Style& style, std::string_view title, std::ostream& out) {
+  out << '\n' << Paint(style, kBold, title) << '\n';
+}
+
+void Paragraph(std::string_view text, std::ostream& out) {
+  if (!text.empty()) out << "  " << Printable(text) << '\n';
+}
+
+// The explaining sections, in the order of a page; each left out when the
+// analysis has nothing for it.
+void RenderAnalysis(const catalog::ErrorRecord& e, const Style& style, std::ostream& out) {
+  const Analysis& a = *e.analysis;
+  if (!a.labels.empty()) {
+    std::string labels;
+    for (const std::string& l : a.labels) labels += (labels.empty() ? "" : " / ") + l;
+    out << Paint(style, kRed, "labelled " + labels) << '\n';
+  }
+  Section(style, "What it means", out);
+  Paragraph(a.prose.meaning, out);
+  Section(style, "When it happens", out);
+  Paragraph(a.prose.when, out);
+  for (const ValidValues& v : a.valid) {
+    std::string values;
+    for (const std::string& x : v.values) values += (values.empty() ? "" : ", ") + x;
+    Paragraph(fmt::format("valid for {}: {}", v.subject, values), out);
+  }
+  if (!a.prose.solutions.empty()) {
+    Section(style, "Solutions", out);
+    for (const std::string& s : a.prose.solutions) out << "  - " << Printable(s) << '\n';
+  }
+  if (!a.prose.fix_after.empty()) {
+    Section(style, "Example fix", out);
+    out << "  " << Paint(style, kRed, "- " + Printable(a.prose.fix_before)) << '\n';
+    out << "  " << Paint(style, kCyan, "+ " + Printable(a.prose.fix_after)) << '\n';
+  }
+  Section(style, "Failure class", out);
+  if (e.family) {
+    Paragraph(fmt::format("{} ({}): {}", e.family->name, e.family->slug, e.family->description),
+              out);
+    Paragraph(
+        fmt::format("{} errors of this family across {} librar{} in this catalog", e.family->errors,
+                    e.family->libraries, e.family->libraries == 1 ? "y" : "ies"),
+        out);
+  } else {
+    Paragraph(a.family.slug, out);
+  }
+  Paragraph("why: " + a.family.reason, out);
+  if (!a.related.empty()) {
+    Section(style, "Related errors", out);
+    for (const RelatedError& r : a.related) {
+      std::string text = Printable(r.template_text);
+      for (char& c : text) {
+        if (c == '\n') c = ' ';
+      }
+      if (text.size() > 100) text = text.substr(0, 97) + "...";
+      out << "  " << Paint(style, kDim, r.id) << "  " << Printable(r.exception) << "  " << text
+          << Paint(style, kDim, "  (" + r.reason + ")") << '\n';
+    }
+  }
+  if (e.enrichment) {
+    const Enrichment& n = *e.enrichment;
+    Section(style, "AI-assisted (" + Printable(n.model) + ", " + n.created_at + ")", out);
+    Paragraph(n.meaning, out);
+    for (const std::string& s : n.situations) out << "  situation: " << Printable(s) << '\n';
+    for (const std::string& s : n.solutions) out << "  - " << Printable(s) << '\n';
+    if (!n.fix_after.empty()) {
+      out << "  " << Paint(style, kRed, "- " + Printable(n.fix_before)) << '\n';
+      out << "  " << Paint(style, kCyan, "+ " + Printable(n.fix_after)) << '\n';
+    }
+  }
+  Section(style, "Source", out);
+}
+
 }  // namespace
 
 void RenderErrorLine(const catalog::ErrorRecord& e, const Style& style, std::ostream& out) {
@@ -65,6 +138,7 @@ void RenderError(const catalog::ErrorRecord& e, const Style& style, std::ostream
   out << Paint(style, kRed, e.template_text.empty() ? "(no message)" : Printable(e.template_text))
       << '\n';
   out << Paint(style, kDim, "id " + e.id) << "\n";
+  if (e.analysis) RenderAnalysis(e, style, out);
   size_t shown = 0;
   for (const catalog::SiteRecord& s : e.sites) {
     if (shown++ == kMaxSitesShown) {

@@ -29,4 +29,12 @@ inline tl::unexpected<Error> Fail(ErrorCode code, std::string message) {
   return tl::unexpected<Error>(Error{code, std::move(message)});
 }
 
+// Propagates a failed Result<void> from an expression (returns it
+// from the calling function).
+#define ERRDEX_TRY(expr)                                                      \
+  do {                                                                        \
+    auto errdex_try_result = (expr);                                          \
+    if (!errdex_try_result) return tl::unexpected(errdex_try_result.error()); \
+  } while (false)
+
 }  // namespace errdex

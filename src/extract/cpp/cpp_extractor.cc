@@ -6,11 +6,11 @@
 #include <unordered_set>
 #include <utility>
 
+#include "core/guards.h"
 #include "core/native_errors.h"
 #include "core/text.h"
 #include "extract/cpp/cpp_format.h"
 #include "extract/cpp/cpp_syntax.h"
-#include "core/guards.h"
 #include "extract/source_lines.h"
 #include "extract/ts_util.h"
 

@@ -223,10 +223,12 @@ TEST(Catalog, VersionOneIsUpgradedWhenOpenedForWriting) {
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
   ASSERT_EQ(
-      // What version 1 lacked: prefilters (version 2) and site guards (version 3).
+      // What version 1 lacked: prefilters (version 2), site guards (version 3)
+      // and analysis (version 4).
       sqlite3_exec(raw,
                    "DROP TABLE prefilter; ALTER TABLE site DROP COLUMN guards; "
-                   "ALTER TABLE site DROP COLUMN trigger; PRAGMA user_version = 1",
+                   "ALTER TABLE site DROP COLUMN trigger; DROP TABLE analysis; "
+                   "DROP TABLE family; DROP TABLE enrichment; PRAGMA user_version = 1",
                    nullptr, nullptr, nullptr),
       SQLITE_OK);
   sqlite3_close(raw);
@@ -247,6 +249,9 @@ TEST(Catalog, VersionOneIsUpgradedWhenOpenedForWriting) {
           })
           .has_value());
   EXPECT_EQ(libraries, 1);
+  // The analysis tables are back, empty until analysis runs.
+  EXPECT_EQ(*upgraded->CountUnanalyzed(""), 2);
+  EXPECT_TRUE(upgraded->Families(0)->empty());
   EXPECT_TRUE(Catalog::Open(path, OpenMode::kReadOnly).has_value());
 }
 

@@ -1,0 +1,142 @@
+#include "analyze/analyze.h"
+
+#include <deque>
+#include <set>
+
+#include "analyze/family.h"
+#include "analyze/prose.h"
+#include "analyze/related.h"
+#include "catalog/json.h"
+#include "core/guards.h"
+
+namespace errdex::analyze {
+namespace {
+
+std::string LiteralText(const Template& t) {
+  std::string out;
+  for (const Piece& p : t.pieces()) {
+    if (p.is_value) continue;
+    if (!out.empty()) out.push_back(' ');
+    out += p.text;
+  }
+  return out;
+}
+
+std::vector<Guard> SiteGuards(const catalog::SiteRecord& s) {
+  return catalog::GuardsFromJson(nlohmann::json::parse(s.guards_json, nullptr, false));
+}
+
+}  // namespace
+
+std::vector<std::string> Ancestry(const std::string& exception,
+                                  const std::map<std::string, std::vector<std::string>>& bases) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  std::deque<std::string> queue{exception};
+  // Bounded: class graphs in real code are shallow, a cyclic one is not real.
+  while (!queue.empty() && out.size() < 32) {
+    std::string name = std::move(queue.front());
+    queue.pop_front();
+    if (name.empty() || !seen.insert(name).second) continue;
+    out.push_back(name);
+    auto it = bases.find(name);
+    if (it == bases.end()) continue;
+    for (const std::string& b : it->second) queue.push_back(b);
+  }
+  return out;
+}
+
+Analysis AnalyzeError(const catalog::ErrorRecord& e,
+                      const std::map<std::string, std::vector<std::string>>& bases) {
+  Analysis a;
+  FamilyFacts facts;
+  facts.ancestry = Ancestry(e.exception, bases);
+  facts.kind = e.kind;
+  facts.message = LiteralText(e.message);
+  facts.internal = e.internal;
+  bool unreachable = false;
+  std::set<std::pair<std::string, std::vector<std::string>>> listed;
+  for (const catalog::SiteRecord& s : e.sites) {
+    std::vector<Guard> guards = SiteGuards(s);
+    unreachable = unreachable || (s.internal && LooksUnreachable(guards));
+    for (const Guard& g : guards) {
+      if (g.values.empty() || !listed.insert({g.subject, g.values}).second) continue;
+      ValidValues v;
+      v.subject = g.subject;
+      v.values = g.values;
+      v.source = g.kind == "default-case"                         ? "cases"
+                 : g.code.find("isinstance") != std::string::npos ? "types"
+                                                                  : "set";
+      v.line = g.line;
+      a.valid.push_back(std::move(v));
+    }
+    facts.guards.insert(facts.guards.end(), guards.begin(), guards.end());
+  }
+  a.family = ClassifyFamily(facts);
+  if (e.internal || e.kind == "assert" || e.kind == "fatal" ||
+      a.family.slug == "internal-assertion") {
+    a.labels.push_back("internal");
+  }
+  if (unreachable) a.labels.push_back("version-mismatch");
+  return a;
+}
+
+Result<AnalyzeSummary> AnalyzeCatalog(catalog::Catalog& catalog, std::string_view library) {
+  Result<std::map<std::string, std::vector<std::string>>> bases = catalog.ExceptionBases();
+  if (!bases) return tl::unexpected(bases.error());
+  catalog::ListQuery query;
+  query.library = std::string(library);
+  query.with_details = true;
+  Result<std::vector<catalog::ErrorRecord>> errors = catalog.List(query);
+  if (!errors) return tl::unexpected(errors.error());
+
+  AnalyzeSummary summary;
+  std::vector<std::pair<int64_t, Analysis>> out;
+  out.reserve(errors->size());
+  for (const catalog::ErrorRecord& e : *errors) out.emplace_back(e.pk, AnalyzeError(e, *bases));
+
+  // Related errors within each library.
+  std::map<std::string, std::vector<size_t>> by_library;
+  for (size_t i = 0; i < errors->size(); ++i) by_library[(*errors)[i].library].push_back(i);
+  for (const auto& [name, members] : by_library) {
+    std::vector<RelatedInput> inputs;
+    inputs.reserve(members.size());
+    for (size_t i : members) {
+      const catalog::ErrorRecord& e = (*errors)[i];
+      RelatedInput r{
+          e.id, e.exception, e.template_text, LiteralText(e.message), out[i].second.family.slug,
+          {}};
+      for (const catalog::SiteRecord& s : e.sites) r.places.emplace_back(s.path, s.function);
+      inputs.push_back(std::move(r));
+    }
+    std::vector<std::vector<RelatedError>> related = FindRelated(inputs);
+    for (size_t k = 0; k < members.size(); ++k)
+      out[members[k]].second.related = std::move(related[k]);
+  }
+
+  for (size_t i = 0; i < errors->size(); ++i) {
+    Analysis& a = out[i].second;
+    a.prose = WriteProse((*errors)[i], a);
+    ++summary.errors;
+    ++summary.by_family[a.family.slug];
+    for (const std::string& l : a.labels) {
+      if (l == "internal") ++summary.internal;
+      if (l == "version-mismatch") ++summary.version_mismatch;
+    }
+    if (!a.valid.empty()) ++summary.with_valid_values;
+    if (!a.related.empty()) ++summary.with_related;
+    if (!a.prose.fix_after.empty()) ++summary.with_fix;
+  }
+  std::vector<FamilyInfo> taxonomy;
+  for (const Family& f : Families()) {
+    FamilyInfo info;
+    info.slug = f.slug;
+    info.name = f.name;
+    info.description = f.description;
+    taxonomy.push_back(std::move(info));
+  }
+  ERRDEX_TRY(catalog.WriteAnalyses(out, taxonomy));
+  return summary;
+}
+
+}  // namespace errdex::analyze

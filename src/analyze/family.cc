@@ -1,0 +1,345 @@
+#include "analyze/family.h"
+
+#include <algorithm>
+#include <cctype>
+#include <initializer_list>
+
+#include "core/text.h"
+
+namespace errdex::analyze {
+namespace {
+
+const std::vector<Family> kFamilies = {
+    {"deprecated", "Deprecated or removed API",
+     "A feature that is deprecated, or has been removed, was used."},
+    {"tracing-misuse", "Tracing or concretization misuse",
+     "A traced, abstract value was used where a concrete Python value is needed, under jit or "
+     "another transformation."},
+    {"missing-dependency", "Missing optional dependency",
+     "A module or package the code needs is not installed or failed to import."},
+    {"version-mismatch", "Version or compatibility mismatch",
+     "Components of different versions, or a version older than required, are used together."},
+    {"internal-assertion", "Internal assertion",
+     "A check the library makes of itself failed: a bug or a broken invariant, not a usage "
+     "error."},
+    {"shape-mismatch", "Shape or rank mismatch",
+     "Array shapes, ranks, axes or dimensions do not fit the operation."},
+    {"dtype-mismatch", "Dtype mismatch",
+     "An element type is not one the operation supports, or does not match another operand's."},
+    {"conflicting-arguments", "Conflicting arguments",
+     "Arguments that exclude or require each other were given together, or one without the "
+     "other."},
+    {"invalid-choice", "Invalid choice or enum value",
+     "An argument names an option, mode or enum member the code does not accept."},
+    {"wrong-type", "Wrong argument type",
+     "A value of one type was passed where the code requires another."},
+    {"out-of-range", "Value or index out of range",
+     "A number, index, size or count falls outside the bounds the code allows."},
+    {"missing-attribute", "Missing attribute",
+     "An object lacks an attribute or method it was asked for."},
+    {"missing-key", "Missing key or name", "A key, name or entry that was looked up is not there."},
+    {"not-implemented", "Unsupported feature",
+     "The requested feature, combination, backend or platform is not implemented."},
+    {"invalid-state", "Invalid state or call order",
+     "An object was used in a state that does not allow the call: closed, not initialised, already "
+     "done, out of order."},
+    {"resource-exhausted", "Resource exhausted",
+     "Memory, recursion depth, handles or another limited resource ran out."},
+    {"parse-error", "Parse or format error",
+     "Text or data could not be parsed, decoded or does not follow the expected format."},
+    {"io-error", "File or I/O error", "A file, directory, stream or device operation failed."},
+    {"network-timeout", "Network or timeout",
+     "A connection failed, or an operation did not finish in time."},
+    {"arithmetic", "Arithmetic error",
+     "A numeric operation failed: division by zero, overflow, a non-finite value."},
+    {"invalid-value", "Invalid argument value",
+     "An argument's value is not acceptable, for a reason other than its type, range or choice."},
+    {"runtime-warning", "Runtime warning",
+     "A warning that the code may not behave as intended; execution goes on."},
+    {"other", "Other", "Errors no rule of the taxonomy places in a family."},
+};
+
+bool Any(const std::vector<std::string>& ancestry, std::initializer_list<std::string_view> names) {
+  for (const std::string& a : ancestry) {
+    for (std::string_view n : names) {
+      if (a == n) return true;
+    }
+  }
+  return false;
+}
+
+// The first of `words` the lowercased message contains, or empty.
+std::string_view Says(const std::string& message, std::initializer_list<std::string_view> words) {
+  for (std::string_view w : words) {
+    if (message.find(w) != std::string::npos) return w;
+  }
+  return {};
+}
+
+// A whole word of the message: `words` contains "rank" but "frank" does not.
+std::string_view SaysWord(const std::string& message,
+                          std::initializer_list<std::string_view> words) {
+  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+  for (std::string_view w : words) {
+    for (size_t at = message.find(w); at != std::string::npos; at = message.find(w, at + 1)) {
+      bool left = at == 0 || !is_word(message[at - 1]);
+      size_t end = at + w.size();
+      bool right = end >= message.size() || !is_word(message[end]);
+      if (left && right) return w;
+    }
+  }
+  return {};
+}
+
+FamilyAssignment By(std::string_view slug, std::string reason) {
+  return {std::string(slug), std::move(reason)};
+}
+
+FamilyAssignment ByType(std::string_view slug, const std::vector<std::string>& ancestry,
+                        std::initializer_list<std::string_view> names) {
+  for (const std::string& a : ancestry) {
+    for (std::string_view n : names) {
+      if (a == n) {
+        return By(slug, a == ancestry.front() ? "the exception type is " + a
+                                              : ancestry.front() + " is a subclass of " + a);
+      }
+    }
+  }
+  return {};
+}
+
+FamilyAssignment ByWords(std::string_view slug, std::string_view word) {
+  return By(slug, "the message says \"" + std::string(word) + "\"");
+}
+
+bool IsComparison(const Guard& g) {
+  for (std::string_view op : {" < ", " > ", " <= ", " >= "}) {
+    if (g.code.find(op) != std::string::npos) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+const std::vector<Family>& Families() { return kFamilies; }
+
+const Family* FindFamily(std::string_view slug) {
+  for (const Family& f : kFamilies) {
+    if (f.slug == slug) return &f;
+  }
+  return nullptr;
+}
+
+FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
+  const std::vector<std::string>& t = facts.ancestry;
+  std::string m = facts.message;
+  std::transform(m.begin(), m.end(), m.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  FamilyAssignment f;
+
+  // The exception type first where it is specific: it is what the library
+  // chose to say.
+  if (!(f = ByType("deprecated", t,
+                   {"DeprecationWarning", "PendingDeprecationWarning", "FutureWarning"}))
+           .slug.empty())
+    return f;
+  if (!(f = ByType("tracing-misuse", t,
+                   {"ConcretizationTypeError", "TracerBoolConversionError",
+                    "TracerIntegerConversionError", "TracerArrayConversionError",
+                    "UnexpectedTracerError", "NonConcreteBooleanIndexError"}))
+           .slug.empty())
+    return f;
+  if (!(f = ByType("missing-dependency", t, {"ImportError", "ModuleNotFoundError"})).slug.empty())
+    return f;
+  if (facts.kind == "assert") return By("internal-assertion", "it is an assert statement");
+  if (!(f = ByType("internal-assertion", t, {"AssertionError", "SystemError", "INTERNAL"}))
+           .slug.empty())
+    return f;
+  if (facts.kind == "fatal") return By("internal-assertion", "it is a fatal check that aborts");
+
+  // Words that name the failure outright, whatever the type.
+  if (auto w = Says(m, {"deprecated", "is deprecated", "has been removed", "no longer supported",
+                        "will be removed"});
+      !w.empty())
+    return ByWords("deprecated", w);
+  if (auto w = Says(m, {"tracer", "concrete value", "abstract value", "non-concrete"}); !w.empty())
+    return ByWords("tracing-misuse", w);
+  if (auto w = Says(m, {"is not installed", "pip install", "no module named", "could not import",
+                        "failed to import", "requires the optional"});
+      !w.empty())
+    return ByWords("missing-dependency", w);
+  if (auto w = SaysWord(m, {"version", "versions", "upgrade", "incompatible"}); !w.empty())
+    return ByWords("version-mismatch", w);
+  if (auto w = Says(m, {"built with", "compiled with", "newer jaxlib", "requires jaxlib"});
+      !w.empty())
+    return ByWords("version-mismatch", w);
+  if (auto w =
+          Says(m, {"internal error", "internal failure", "should not happen", "should never happen",
+                   "unreachable", "this is a bug", "please report", "invariant"});
+      !w.empty())
+    return ByWords("internal-assertion", w);
+
+  // Types whose meaning is one family.
+  if (!(f = ByType("missing-attribute", t, {"AttributeError"})).slug.empty()) return f;
+  if (!(f = ByType("out-of-range", t, {"IndexError", "OUT_OF_RANGE", "AxisError"})).slug.empty())
+    return f;
+  if (!(f = ByType("missing-key", t,
+                   {"KeyError", "NOT_FOUND", "LookupError", "NameError", "UnboundLocalError"}))
+           .slug.empty())
+    return f;
+  if (!(f = ByType("not-implemented", t, {"NotImplementedError", "UNIMPLEMENTED"})).slug.empty())
+    return f;
+  if (!(f = ByType("resource-exhausted", t,
+                   {"MemoryError", "RecursionError", "RESOURCE_EXHAUSTED"}))
+           .slug.empty())
+    return f;
+  if (!(f = ByType("arithmetic", t,
+                   {"ZeroDivisionError", "OverflowError", "FloatingPointError", "ArithmeticError"}))
+           .slug.empty())
+    return f;
+  if (!(f = ByType("network-timeout", t,
+                   {"TimeoutError", "ConnectionError", "ConnectionRefusedError",
+                    "ConnectionResetError", "BrokenPipeError", "URLError", "HTTPError",
+                    "DEADLINE_EXCEEDED", "UNAVAILABLE", "timeout", "gaierror", "herror"}))
+           .slug.empty())
+    return f;
+  if (!(f = ByType("parse-error", t,
+                   {"SyntaxError", "IndentationError", "JSONDecodeError", "UnicodeDecodeError",
+                    "UnicodeEncodeError", "UnicodeError", "ParseError", "ParserError",
+                    "ScannerError", "ExpatError", "Incomplete", "BadZipFile", "ReadError"}))
+           .slug.empty())
+    return f;
+  if (!(f = ByType("io-error", t,
+                   {"FileNotFoundError", "FileExistsError", "IsADirectoryError",
+                    "NotADirectoryError", "PermissionError", "OSError", "IOError", "EOFError",
+                    "BlockingIOError", "PERMISSION_DENIED", "DATA_LOSS"}))
+           .slug.empty())
+    return f;
+  if (!(f = ByType("invalid-state", t, {"FAILED_PRECONDITION", "ALREADY_EXISTS", "ABORTED"}))
+           .slug.empty())
+    return f;
+
+  // The message, most specific words first.
+  if (auto w = SaysWord(m, {"shape", "shapes", "rank", "ndim", "dimension", "dimensions",
+                            "broadcast", "axis", "axes"});
+      !w.empty())
+    return ByWords("shape-mismatch", w);
+  if (auto w = SaysWord(m, {"dtype", "dtypes", "data type", "element type"}); !w.empty())
+    return ByWords("dtype-mismatch", w);
+  if (auto w = Says(m, {"mutually exclusive", "only one of", "at most one of", "exactly one of",
+                        "cannot be used together", "cannot be combined", "cannot specify both",
+                        "not both", "cannot be specified together", "must be specified together",
+                        "cannot pass both", "both specified"});
+      !w.empty())
+    return ByWords("conflicting-arguments", w);
+  for (const Guard& g : facts.guards) {
+    if (g.kind == "default-case" && !g.values.empty()) {
+      return By("invalid-choice", "`" + g.subject + "` matched none of the cases listed");
+    }
+    if (!g.values.empty() && g.code.find("isinstance") == std::string::npos &&
+        g.code.find(" in ") != std::string::npos) {
+      return By("invalid-choice", "`" + g.subject + "` is not in the set `" + g.code + "` checks");
+    }
+  }
+  if (auto w = Says(m, {"must be one of", "expected one of", "should be one of", "not one of",
+                        "valid options", "valid values", "valid choices", "invalid choice",
+                        "invalid mode", "invalid option", "unknown mode", "unrecognized",
+                        "unrecognised", "unknown value", "unsupported mode", "supported values"});
+      !w.empty())
+    return ByWords("invalid-choice", w);
+  if (!(f = ByType("wrong-type", t, {"TypeError"})).slug.empty()) return f;
+  for (const Guard& g : facts.guards) {
+    if (g.code.find("isinstance") != std::string::npos && !g.values.empty()) {
+      std::string types;
+      for (const std::string& v : g.values) types += (types.empty() ? "`" : ", `") + v + "`";
+      return By("wrong-type",
+                "the raise needs `" + g.subject + "` not to be an instance of " + types);
+    }
+  }
+  if (auto w = Says(m, {"must be a ", "must be an ", "expected a ", "expected an ", "instance of",
+                        "got type", "not callable", "wrong type", "invalid type"});
+      !w.empty())
+    return ByWords("wrong-type", w);
+  if (auto w = Says(m, {"out of range",
+                        "out of bounds",
+                        "must be positive",
+                        "must be non-negative",
+                        "must be nonnegative",
+                        "must be greater",
+                        "must be less",
+                        "must be at least",
+                        "must be at most",
+                        "must be between",
+                        "must be >",
+                        "must be <",
+                        "too large",
+                        "too small",
+                        "too big",
+                        "too long",
+                        "too short",
+                        "too many",
+                        "too few",
+                        "exceeds",
+                        "negative",
+                        "larger than",
+                        "smaller than",
+                        "greater than",
+                        "less than",
+                        "overflow"});
+      !w.empty())
+    return ByWords("out-of-range", w);
+  if (auto w = Says(m, {"not found", "no such", "does not exist", "doesn't exist", "missing",
+                        "can't find", "cannot find", "could not find", "unable to find",
+                        "undefined", "unknown key", "unknown name", "not defined"});
+      !w.empty())
+    return ByWords("missing-key", w);
+  if (auto w = Says(m, {"has no attribute", "no attribute"}); !w.empty())
+    return ByWords("missing-attribute", w);
+  if (auto w = Says(m, {"not implemented", "not supported", "unsupported", "is not yet",
+                        "only supported", "not available", "cannot handle", "can't handle"});
+      !w.empty())
+    return ByWords("not-implemented", w);
+  if (auto w = Says(
+          m, {"already", "not initialized", "not initialised", "before calling", "must be called",
+              "has been closed", "is closed", "not started", "not running", "cannot be called",
+              "in progress", "not open", "was not called", "finalized", "re-entr"});
+      !w.empty())
+    return ByWords("invalid-state", w);
+  if (auto w = SaysWord(m, {"parse", "parsing", "parsed", "syntax"}); !w.empty())
+    return ByWords("parse-error", w);
+  if (auto w = Says(
+          m, {"malformed", "invalid literal", "unexpected token", "unexpected character",
+              "unexpected end", "decode", "encode", "invalid format", "bad format", "format string",
+              "unterminated", "invalid escape", "expected '", "invalid json"});
+      !w.empty())
+    return ByWords("parse-error", w);
+  if (auto w =
+          Says(m, {"out of memory", "recursion", "resource exhausted", "too many open", "memory"});
+      !w.empty())
+    return ByWords("resource-exhausted", w);
+  if (auto w = Says(m, {"timed out", "timeout", "connection", "socket"}); !w.empty())
+    return ByWords("network-timeout", w);
+  if (auto w =
+          Says(m, {"no such file", "permission denied", "cannot open", "could not open",
+                   "failed to open", "failed to read", "failed to write", "directory", "file "});
+      !w.empty())
+    return ByWords("io-error", w);
+  if (auto w = Says(m, {"division by zero", "divide by zero", "non-finite"}); !w.empty())
+    return ByWords("arithmetic", w);
+  if (auto w = SaysWord(m, {"nan", "nans", "infinite", "inf"}); !w.empty())
+    return ByWords("arithmetic", w);
+  for (const Guard& g : facts.guards) {
+    if (IsComparison(g))
+      return By("out-of-range", "the raise follows the comparison `" + g.code + "`");
+  }
+
+  // The broad types last.
+  if (!(f = ByType("invalid-value", t, {"ValueError", "INVALID_ARGUMENT"})).slug.empty()) return f;
+  if (facts.kind == "warning" || Any(t, {"Warning", "UserWarning", "RuntimeWarning"})) {
+    return By("runtime-warning", "it is a warning");
+  }
+  if (facts.internal) return By("internal-assertion", "the raise should be unreachable");
+  return By("other", "no rule applies");
+}
+
+}  // namespace errdex::analyze

@@ -1,0 +1,41 @@
+// The failure families: a taxonomy of about twenty kinds of failure that
+// span libraries (an invalid choice, a wrong type, a shape mismatch...), and
+// the rules that place an error in one from its exception type, its message
+// and the shape of the conditions that lead to it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/analysis.h"
+#include "core/record.h"
+
+namespace errdex::analyze {
+
+struct Family {
+  std::string_view slug;
+  std::string_view name;
+  std::string_view description;
+};
+
+// Every family, most specific first; "other" last.
+const std::vector<Family>& Families();
+const Family* FindFamily(std::string_view slug);
+
+// What the rules look at.
+struct FamilyFacts {
+  // The exception and its bases up to the builtin, short names:
+  // {"LoweringException", "Exception"}; a status code's name for a status.
+  std::vector<std::string> ancestry;
+  std::string kind;     // raise, assert, warning, fatal, status, return
+  std::string message;  // the template's literal text (values left out)
+  bool internal = false;
+  std::vector<Guard> guards;  // of every site
+};
+
+// The family and the fact that decided it. Never empty: "other" when no
+// rule applies.
+FamilyAssignment ClassifyFamily(const FamilyFacts& facts);
+
+}  // namespace errdex::analyze

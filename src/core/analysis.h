@@ -1,0 +1,74 @@
+// What analysis derives for an error from its sites and the catalog around
+// it (src/analyze writes it, the catalog stores it, show and the website
+// render it), and what a language model may add beside it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace errdex {
+
+// What a subject may be, as the code around a raise lists it.
+struct ValidValues {
+  std::string subject;              // `mode`, `self`, `type(x)`
+  std::vector<std::string> values;  // as written: `'fast'`, `TMEMLayout.D`, `int`
+  std::string source;  // "cases" (match/switch), "set" (`not in`), "types" (isinstance)
+  int line = 0;        // the guard's line in the first site that has it
+};
+
+struct RelatedError {
+  std::string id;
+  std::string exception;
+  std::string template_text;
+  std::string reason;  // "same function", "same file", "same family, similar text"
+  double score = 0;    // for ordering; higher is closer
+};
+
+// A failure family and why the error is in it.
+struct FamilyAssignment {
+  std::string slug;    // "invalid-choice"
+  std::string reason;  // "the exception type is KeyError", "the message says \"out of range\""
+};
+
+// The sections of a page written from facts alone. Every sentence names the
+// fact it comes from (type, trigger, valid values, family, labels).
+struct Prose {
+  std::string meaning;
+  std::string when;
+  std::vector<std::string> solutions;
+  std::string fix_before;  // an example fix, when valid values or types make one obvious
+  std::string fix_after;
+};
+
+struct Analysis {
+  FamilyAssignment family;
+  std::vector<std::string> labels;  // "internal", "version-mismatch"
+  std::vector<ValidValues> valid;
+  std::vector<RelatedError> related;  // best first, at most five
+  Prose prose;
+};
+
+// Prose a language model wrote from the facts (errdex enrich). Stored beside
+// the analysis, never in place of it, with where it came from.
+struct Enrichment {
+  std::string model;
+  std::string endpoint;
+  std::string created_at;  // ISO 8601, UTC
+  std::string meaning;
+  std::vector<std::string> situations;
+  std::vector<std::string> solutions;
+  std::string fix_before;
+  std::string fix_after;
+};
+
+// A family of the taxonomy (src/analyze/family.h), as the catalog lists it.
+struct FamilyInfo {
+  std::string slug;
+  std::string name;
+  std::string description;
+  long long errors = 0;               // errors in the family across the catalog
+  long long libraries = 0;            // libraries with at least one
+  std::vector<std::string> examples;  // example templates, from different libraries first
+};
+
+}  // namespace errdex
