@@ -168,7 +168,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                         "failed to import", "requires the optional"});
       !w.empty())
     return ByWords("missing-dependency", w);
-  if (auto w = SaysWord(m, {"version", "versions", "upgrade", "incompatible"}); !w.empty())
+  if (auto w = SaysWord(m, {"version", "versions", "upgrade"}); !w.empty())
     return ByWords("version-mismatch", w);
   if (auto w = Says(m, {"built with", "compiled with", "newer jaxlib", "requires jaxlib"});
       !w.empty())

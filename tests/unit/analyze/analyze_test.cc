@@ -1,0 +1,200 @@
+// The analysis stage end to end: extracted sites through the catalog, into
+// analysis rows, and back out of Get with family counts across libraries.
+#include "analyze/analyze.h"
+
+#include <gtest/gtest.h>
+
+#include "analyze/family.h"
+#include "catalog/catalog.h"
+#include "catalog/json.h"
+#include "core/error_id.h"
+#include "extract/extractor.h"
+#include "test_util.h"
+
+namespace errdex::analyze {
+namespace {
+
+using catalog::Catalog;
+using catalog::OpenMode;
+using testing::TempDir;
+
+constexpr const char* kLowering = R"py(
+import enum
+
+class Layout(enum.Enum):
+    A = 1
+    B = 2
+
+    def lower(self):
+        match self:
+            case Layout.A:
+                return 1
+            case Layout.B:
+                return 2
+        raise ValueError(f"Invalid Layout: {self}")
+
+_MODES = ("fast", "exact")
+
+def run(mode, pipeline_mode=None):
+    if mode not in _MODES:
+        raise ValueError(f"Unknown mode {mode}")
+    if pipeline_mode is not None:
+        if not isinstance(pipeline_mode, Buffered):
+            raise LoweringError(f"Unsupported pipeline mode: {pipeline_mode}.")
+    if pipeline_mode.lookahead:
+        raise NotImplementedError("Lookahead is not supported.")
+    assert mode, "mode is set"
+
+class LoweringError(Exception):
+    pass
+)py";
+
+catalog::SnapshotInfo Info(const std::string& library) {
+  catalog::SnapshotInfo i;
+  i.library = library;
+  i.rev = "r1";
+  i.kind = "dir";
+  return i;
+}
+
+class AnalyzeTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (dir_.path() / "c.db").string();
+    Result<Catalog> cat = Catalog::Open(path_, OpenMode::kReadWrite);
+    ASSERT_TRUE(cat.has_value());
+    ASSERT_TRUE(cat->WriteSnapshot(Info("test/lowering"),
+                                   extract::ExtractPythonSource("lowering.py", kLowering))
+                    .has_value());
+    // A second library with an error of the same family (invalid choice).
+    ASSERT_TRUE(
+        cat->WriteSnapshot(Info("test/other"),
+                           extract::ExtractPythonSource("o.py",
+                                                        "def f(kind):\n"
+                                                        "    if kind not in ('a', 'b'):\n"
+                                                        "        raise ValueError('bad kind')\n"))
+            .has_value());
+    Result<AnalyzeSummary> s = AnalyzeCatalog(*cat, "");
+    ASSERT_TRUE(s.has_value()) << s.error().message;
+    summary_ = *s;
+    catalog_.emplace(std::move(*cat));
+  }
+
+  catalog::ErrorRecord Get(const std::string& library, const std::string& exception,
+                           const std::string& display) {
+    Result<catalog::ErrorRecord> e = catalog_->Get(ErrorId(library, exception, display));
+    EXPECT_TRUE(e.has_value()) << display;
+    return e ? *e : catalog::ErrorRecord{};
+  }
+
+  TempDir dir_;
+  std::string path_;
+  std::optional<Catalog> catalog_;
+  AnalyzeSummary summary_;
+};
+
+TEST_F(AnalyzeTest, SummaryCountsEveryError) {
+  EXPECT_EQ(summary_.errors, 6);
+  EXPECT_EQ(summary_.version_mismatch, 1);
+  EXPECT_EQ(summary_.internal, 2);  // the exhaustive match and the assert
+  EXPECT_EQ(*catalog_->CountUnanalyzed(""), 0);
+}
+
+TEST_F(AnalyzeTest, ExhaustiveMatchIsInternalAndVersionMismatch) {
+  catalog::ErrorRecord e = Get("test/lowering", "ValueError", "Invalid Layout: {self}");
+  ASSERT_TRUE(e.analysis.has_value());
+  EXPECT_EQ(e.analysis->labels, (std::vector<std::string>{"internal", "version-mismatch"}));
+  ASSERT_EQ(e.analysis->valid.size(), 1u);
+  EXPECT_EQ(e.analysis->valid[0].source, "cases");
+  EXPECT_EQ(e.analysis->valid[0].values, (std::vector<std::string>{"Layout.A", "Layout.B"}));
+  EXPECT_EQ(e.analysis->family.slug, "invalid-choice");
+  // No example fix: the caller did nothing wrong.
+  EXPECT_TRUE(e.analysis->prose.fix_after.empty());
+  ASSERT_FALSE(e.analysis->prose.solutions.empty());
+  EXPECT_NE(e.analysis->prose.solutions[0].find("versions of test/lowering"), std::string::npos);
+}
+
+TEST_F(AnalyzeTest, ModuleConstantGivesValidValuesAndAFix) {
+  catalog::ErrorRecord e = Get("test/lowering", "ValueError", "Unknown mode {mode}");
+  ASSERT_TRUE(e.analysis.has_value());
+  EXPECT_EQ(e.analysis->family.slug, "invalid-choice");
+  ASSERT_EQ(e.analysis->valid.size(), 1u);
+  EXPECT_EQ(e.analysis->valid[0].source, "set");
+  EXPECT_EQ(e.analysis->valid[0].values, (std::vector<std::string>{"\"fast\"", "\"exact\""}));
+  const Prose& p = e.analysis->prose;
+  EXPECT_EQ(p.when, "Raised when `mode not in _MODES` (valid: `\"fast\"`, `\"exact\"`).");
+  EXPECT_EQ(p.solutions.front(),
+            "Use one of the values the code accepts for `mode`: `\"fast\"` or `\"exact\"`.");
+  EXPECT_EQ(p.fix_before, "run(..., mode=<a value not listed>)  # ValueError");
+  EXPECT_EQ(p.fix_after, "run(..., mode=\"fast\")");
+  // Two libraries have an invalid-choice error: the family counts both.
+  ASSERT_TRUE(e.family.has_value());
+  EXPECT_EQ(e.family->libraries, 2);
+  EXPECT_EQ(e.family->errors, 3);
+}
+
+TEST_F(AnalyzeTest, IsinstanceUnderANoneCheck) {
+  catalog::ErrorRecord e =
+      Get("test/lowering", "LoweringError", "Unsupported pipeline mode: {pipeline_mode}.");
+  ASSERT_TRUE(e.analysis.has_value());
+  EXPECT_EQ(e.analysis->family.slug, "wrong-type");
+  EXPECT_EQ(e.analysis->prose.when,
+            "Raised when `mode in _MODES` and `pipeline_mode is not None` and `pipeline_mode` is "
+            "not an instance of `Buffered`.");
+  EXPECT_EQ(e.analysis->prose.fix_after, "run(..., pipeline_mode=Buffered(...))");
+  EXPECT_TRUE(e.analysis->labels.empty());
+  // Related: the other errors of `run` first.
+  ASSERT_GE(e.analysis->related.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) EXPECT_EQ(e.analysis->related[i].reason, "same function");
+  EXPECT_EQ(e.analysis->related[3].reason, "same file");
+}
+
+TEST_F(AnalyzeTest, AssertIsInternalAndSaysWhatMustHold) {
+  catalog::ErrorRecord e = Get("test/lowering", "AssertionError", "mode is set");
+  ASSERT_TRUE(e.analysis.has_value());
+  EXPECT_EQ(e.analysis->family.slug, "internal-assertion");
+  EXPECT_EQ(e.analysis->labels, std::vector<std::string>{"internal"});
+  EXPECT_NE(e.analysis->prose.meaning.find("Python skips it under `-O`"), std::string::npos);
+}
+
+TEST_F(AnalyzeTest, JsonCarriesAnalysisRelatedIdsAndFamily) {
+  catalog::ErrorRecord e = Get("test/lowering", "ValueError", "Unknown mode {mode}");
+  nlohmann::json j = catalog::ErrorJson(e);
+  EXPECT_EQ(j["family"], "invalid-choice");
+  EXPECT_EQ(j["analysis"]["family"]["libraries"], 2);
+  EXPECT_EQ(j["analysis"]["provenance"], "static");
+  EXPECT_EQ(j["related"].size(), e.analysis->related.size());
+  EXPECT_FALSE(j.contains("enrichment"));
+  // Stored and read back, the analysis is what was written.
+  Analysis back = catalog::AnalysisFromJson(catalog::AnalysisToJson(*e.analysis));
+  EXPECT_EQ(catalog::AnalysisToJson(back), catalog::AnalysisToJson(*e.analysis));
+}
+
+TEST_F(AnalyzeTest, FamiliesListTheTaxonomyWithExamples) {
+  Result<std::vector<FamilyInfo>> families = catalog_->Families(3);
+  ASSERT_TRUE(families.has_value());
+  EXPECT_EQ(families->size(), Families().size());
+  const FamilyInfo& top = families->front();
+  EXPECT_EQ(top.slug, "invalid-choice");
+  EXPECT_EQ(top.errors, 3);
+  // One example from each library before a second from either.
+  ASSERT_EQ(top.examples.size(), 3u);
+  EXPECT_TRUE((top.examples[0] == "bad kind") != (top.examples[1] == "bad kind"));
+}
+
+TEST_F(AnalyzeTest, ReanalysingChangesNothing) {
+  catalog::ErrorRecord before = Get("test/lowering", "ValueError", "Unknown mode {mode}");
+  ASSERT_TRUE(AnalyzeCatalog(*catalog_, "test/lowering").has_value());
+  catalog::ErrorRecord after = Get("test/lowering", "ValueError", "Unknown mode {mode}");
+  EXPECT_EQ(catalog::ErrorJson(before), catalog::ErrorJson(after));
+}
+
+TEST(Ancestry, BreadthFirstWithoutRepeatsOrCycles) {
+  std::map<std::string, std::vector<std::string>> bases = {
+      {"A", {"B", "C"}}, {"B", {"Exception"}}, {"C", {"A"}}};
+  EXPECT_EQ(Ancestry("A", bases), (std::vector<std::string>{"A", "B", "C", "Exception"}));
+  EXPECT_EQ(Ancestry("Z", bases), std::vector<std::string>{"Z"});
+}
+
+}  // namespace
+}  // namespace errdex::analyze

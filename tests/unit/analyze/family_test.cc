@@ -1,0 +1,135 @@
+// Each family rule on the shapes of error it is meant for, and the order
+// between rules where two could apply.
+#include "analyze/family.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+namespace errdex::analyze {
+namespace {
+
+struct Case {
+  std::vector<std::string> ancestry;
+  std::string kind;
+  std::string message;
+  std::string family;
+};
+
+FamilyAssignment Classify(const Case& c, std::vector<Guard> guards = {}) {
+  FamilyFacts f;
+  f.ancestry = c.ancestry;
+  f.kind = c.kind;
+  f.message = c.message;
+  f.guards = std::move(guards);
+  return ClassifyFamily(f);
+}
+
+TEST(Family, EveryFamilyHasANameAndDescription) {
+  std::set<std::string_view> slugs;
+  for (const Family& f : Families()) {
+    EXPECT_FALSE(f.name.empty()) << f.slug;
+    EXPECT_FALSE(f.description.empty()) << f.slug;
+    EXPECT_TRUE(slugs.insert(f.slug).second) << "duplicate " << f.slug;
+    EXPECT_EQ(FindFamily(f.slug), &f);
+  }
+  EXPECT_GE(Families().size(), 20u);
+  EXPECT_EQ(Families().back().slug, "other");
+  EXPECT_EQ(FindFamily("no-such-family"), nullptr);
+}
+
+TEST(Family, RulesOverTypeAndMessage) {
+  const std::vector<Case> cases = {
+      {{"DeprecationWarning"}, "warning", "foo is deprecated", "deprecated"},
+      {{"ValueError"}, "raise", "x was removed; this will be removed in 0.5", "deprecated"},
+      {{"ConcretizationTypeError", "TypeError"},
+       "raise",
+       "Abstract tracer value",
+       "tracing-misuse"},
+      {{"ModuleNotFoundError", "ImportError"},
+       "raise",
+       "No module named scipy",
+       "missing-dependency"},
+      {{"RuntimeError"}, "raise", "matplotlib is not installed", "missing-dependency"},
+      {{"RuntimeError"}, "raise", "jaxlib version 0.4 is too old", "version-mismatch"},
+      // "conversion" contains "version" but is not the word.
+      {{"RuntimeError"}, "raise", "conversion failed", "other"},
+      {{"AssertionError"}, "assert", "", "internal-assertion"},
+      {{""}, "fatal", "Check failed: x > 0", "internal-assertion"},
+      {{"INTERNAL"}, "status", "Failed to lower", "internal-assertion"},
+      {{"ValueError"}, "raise", "Incompatible shapes for broadcasting", "shape-mismatch"},
+      {{"TypeError"},
+       "raise",
+       "lax.add requires arguments to have the same dtypes",
+       "dtype-mismatch"},
+      {{"ValueError"}, "raise", "a and b are mutually exclusive", "conflicting-arguments"},
+      {{"ValueError"}, "raise", "mode must be one of ", "invalid-choice"},
+      {{"TypeError"}, "raise", "expected str, got ", "wrong-type"},
+      {{"ValueError"}, "raise", "n must be positive, got ", "out-of-range"},
+      {{"IndexError"}, "raise", "index ", "out-of-range"},
+      {{"KeyError"}, "raise", "", "missing-key"},
+      {{"RuntimeError"}, "raise", "device not found", "missing-key"},
+      {{"AttributeError"}, "raise", "object has no attribute ", "missing-attribute"},
+      {{"NotImplementedError", "RuntimeError"}, "raise", "", "not-implemented"},
+      {{"ValueError"}, "raise", "complex inputs are not supported", "not-implemented"},
+      {{"RuntimeError"}, "raise", "the stream is already closed", "invalid-state"},
+      {{"FAILED_PRECONDITION"}, "status", "Buffer has been deleted", "invalid-state"},
+      {{"MemoryError"}, "raise", "", "resource-exhausted"},
+      {{"JSONDecodeError", "ValueError"}, "raise", "Expecting value", "parse-error"},
+      {{"ValueError"}, "raise", "could not parse the header", "parse-error"},
+      // "sparse" contains "parse" but is not the word.
+      {{"ValueError"}, "raise", "sparse inputs need indices", "invalid-value"},
+      {{"FileNotFoundError", "OSError"}, "raise", "", "io-error"},
+      {{"TimeoutError", "OSError"}, "raise", "", "network-timeout"},
+      {{"ZeroDivisionError", "ArithmeticError"}, "raise", "", "arithmetic"},
+      {{"ValueError"}, "raise", "bad value", "invalid-value"},
+      {{"UserWarning", "Warning"}, "warning", "results may vary", "runtime-warning"},
+      {{"MyError", "Exception"}, "raise", "something odd", "other"},
+  };
+  for (const Case& c : cases) {
+    FamilyAssignment f = Classify(c);
+    EXPECT_EQ(f.slug, c.family) << c.ancestry.front() << ": " << c.message << " (" << f.reason
+                                << ")";
+    EXPECT_FALSE(f.reason.empty());
+    EXPECT_NE(FindFamily(f.slug), nullptr) << f.slug;
+  }
+}
+
+TEST(Family, GuardShapesDecideWhenTheMessageDoesNot) {
+  Guard cases;
+  cases.kind = "default-case";
+  cases.subject = "stage";
+  cases.values = {"0", "1"};
+  FamilyAssignment f = Classify({{"RuntimeError"}, "raise", "Invalid pipeline stage", ""}, {cases});
+  EXPECT_EQ(f.slug, "invalid-choice");
+  EXPECT_EQ(f.reason, "`stage` matched none of the cases listed");
+
+  Guard type;
+  type.kind = "if";
+  type.code = "not isinstance(pipeline_mode, pallas_core.Buffered)";
+  type.subject = "pipeline_mode";
+  type.values = {"pallas_core.Buffered"};
+  f = Classify({{"LoweringException", "Exception"}, "raise", "Unsupported pipeline mode: .", ""},
+               {type});
+  // "Unsupported" would say not-implemented, but the isinstance check is the
+  // more specific fact and comes first.
+  EXPECT_EQ(f.slug, "wrong-type");
+  EXPECT_EQ(f.reason,
+            "the raise needs `pipeline_mode` not to be an instance of `pallas_core.Buffered`");
+
+  Guard bound;
+  bound.kind = "if";
+  bound.code = "n < 0";
+  f = Classify({{"ValueError"}, "raise", "bad n", ""}, {bound});
+  EXPECT_EQ(f.slug, "out-of-range");
+
+  Guard set;
+  set.kind = "if";
+  set.code = "mode not in _MODES";
+  set.subject = "mode";
+  set.values = {"'a'", "'b'"};
+  EXPECT_EQ(Classify({{"ValueError"}, "raise", "bad mode", ""}, {set}).slug, "invalid-choice");
+}
+
+}  // namespace
+}  // namespace errdex::analyze
