@@ -28,6 +28,10 @@ std::string Render(const Guard& g) {
     return what + (g.kind == "catch" ? " threw " : " raised ") +
            (g.code.empty() ? std::string("an exception") : tick(g.code));
   }
+  if (g.kind == "try-else") {
+    return (g.subject.empty() ? std::string("the `try` block") : tick(g.subject)) +
+           " raised nothing";
+  }
   if (g.kind == "case") return tick(g.subject) + " matches " + tick(g.code);
   if (g.kind == "default-case") {
     std::string s = tick(g.subject) + " matches no case";

@@ -28,7 +28,9 @@ std::optional<SiteKind> SiteKindFromName(std::string_view name);
 // One condition on the way from a function's entry to a raise: the raise
 // happens only when it holds (or, `negated`, when it does not).
 struct Guard {
-  std::string kind;  // if, elif, else, early-exit, while, for, except, case, default-case
+  // if, elif, early-exit, while, for, except / catch, try-else, case,
+  // default-case, assert (an assertion's own condition)
+  std::string kind;
   std::string code;  // the condition as written; for except the types, for case the pattern
   bool negated = false;
   int line = 0;

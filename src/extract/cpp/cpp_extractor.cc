@@ -1346,10 +1346,12 @@ class Extractor {
     return g;
   }
 
-  // Whether `statement` always leaves: return/throw, or a block ending in one.
+  // Whether `statement` always leaves the rest of its block: return, throw,
+  // break or continue, or a block ending in one. Not goto: its label may be
+  // further down the same block, where the raise is.
   bool Leaves(TSNode statement) const {
     uint16_t k = K(statement);
-    if (k == kReturn || k == kThrow) return true;
+    if (k == kReturn || k == kThrow || k == kBreak || k == kContinue) return true;
     if (k != kCompoundStatement) return false;
     uint32_t n = ts_node_named_child_count(statement);
     return n > 0 && Leaves(ts_node_named_child(statement, n - 1));
@@ -1403,11 +1405,15 @@ class Extractor {
           if (K(child) == kCatchClause) {
             Guard g;
             g.kind = "catch";
-            std::string params = CollapseWhitespace(Text(Field(child, "parameters")));
-            if (params.size() >= 2) params = params.substr(1, params.size() - 2);
-            g.code = params == "..." ? "" : params;
+            // The caught type without qualifiers or the variable's name:
+            // `const std::invalid_argument& e` -> `std::invalid_argument`.
+            TSNode param = ts_node_named_child(Field(child, "parameters"), 0);
+            TSNode type = Field(param, "type");
+            g.code = ts_node_is_null(type) ? "" : CollapseWhitespace(Text(type));
             TSNode first = ts_node_named_child(Field(parent, "body"), 0);
-            g.subject = std::string(TruncateUtf8(CollapseWhitespace(Text(first)), 300));
+            std::string tried = CollapseWhitespace(Text(first));
+            while (!tried.empty() && tried.back() == ';') tried.pop_back();
+            g.subject = std::string(TruncateUtf8(tried, 300));
             g.line = StartLine(child);
             out.push_back(std::move(g));
           }

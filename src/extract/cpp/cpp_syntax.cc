@@ -85,6 +85,7 @@ const std::vector<std::pair<std::string_view, uint16_t>>& Names() {
       {"try_statement", kTryStatement},
       {"catch_clause", kCatchClause},
       {"break_statement", kBreak},
+      {"continue_statement", kContinue},
   };
   return names;
 }

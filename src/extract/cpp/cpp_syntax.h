@@ -85,6 +85,7 @@ enum Kind : uint16_t {
   kTryStatement,
   kCatchClause,
   kBreak,
+  kContinue,
 };
 
 // The table for the grammar of `language` (C or C++); built once, thread-safe.

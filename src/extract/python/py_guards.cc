@@ -146,7 +146,8 @@ class GuardReader {
         return;
       }
       case kWhile:
-        if (SameNode(child, Field(parent, "body"))) {
+        // `while True:` says nothing about when the raise happens.
+        if (SameNode(child, Field(parent, "body")) && KindOf(Field(parent, "condition")) != kTrue) {
           out.push_back(Make("while", Field(parent, "condition"), false));
         }
         return;
@@ -172,10 +173,14 @@ class GuardReader {
           }
           if (KindOf(value) == kAsPattern) value = ts_node_named_child(value, 0);
           g.code = ts_node_is_null(value) ? "" : Code(value);
-          // What was tried: the first statement of the try block.
-          TSNode body = Field(parent, "body");
-          TSNode first = ts_node_named_child(body, 0);
-          g.subject = ts_node_is_null(first) ? "" : Code(first);
+          g.subject = Tried(parent);
+          g.line = StartLine(child);
+          out.push_back(std::move(g));
+        } else if (KindOf(child) == kElse) {
+          // try: ... else: runs only when the tried code raised nothing.
+          Guard g;
+          g.kind = "try-else";
+          g.subject = Tried(parent);
           g.line = StartLine(child);
           out.push_back(std::move(g));
         }
@@ -185,6 +190,16 @@ class GuardReader {
       default:
         return;
     }
+  }
+
+  // What a try statement tries: its first statement, `return` dropped
+  // (`return call()` raised E is about `call()`).
+  std::string Tried(TSNode try_statement) const {
+    TSNode first = ts_node_named_child(Field(try_statement, "body"), 0);
+    if (KindOf(first) == kReturn && ts_node_named_child_count(first) == 1) {
+      first = ts_node_named_child(first, 0);
+    }
+    return ts_node_is_null(first) ? "" : Code(first);
   }
 
   // `case` clauses sit in the match statement's block.
@@ -235,7 +250,8 @@ class GuardReader {
       uint32_t n = ts_node_named_child_count(body);
       if (n == 0) continue;
       uint16_t last = KindOf(ts_node_named_child(body, n - 1));
-      if (last == kReturn || last == kRaise) {
+      // break and continue skip the rest of the loop body as surely.
+      if (last == kReturn || last == kRaise || last == kBreak || last == kContinue) {
         out.push_back(Make("early-exit", Field(s, "condition"), true));
       }
     }

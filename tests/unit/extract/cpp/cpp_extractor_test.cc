@@ -154,7 +154,7 @@ TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
             (std::vector<std::string>{
                 "raised when `p != nullptr` and `ok(p)` is false",
                 "raised when `p != nullptr` and `ok(p)` and `stage > 2`",
-                "raised when `p != nullptr` and `g();` threw `const std::exception& e`",
+                "raised when `p != nullptr` and `g()` threw `std::exception`",
                 "raised when `p != nullptr` and iterating `for x in xs` and `x.busy()`"}));
   EXPECT_EQ(Triggers("m.c",
                      "int f(int s) {\n"
