@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "analyze/analyze.h"
+#include "analyze/llm.h"
 #include "catalog/catalog.h"
 #include "catalog/json.h"
 #include "cli/explain.h"
@@ -270,6 +271,56 @@ Result<void> RunAnalyze(const Common& common, const std::string& library, std::o
   return {};
 }
 
+struct EnrichArgs {
+  analyze::LlmOptions llm;
+  std::string library;
+  int64_t limit = 20;
+};
+
+// Asks the model about each error without enrichment yet, storing each
+// answer as it comes: an interrupted run keeps what it got. Fails only when
+// every request failed.
+Result<void> RunEnrich(const Common& common, EnrichArgs args, std::ostream& out,
+                       std::ostream& err) {
+  if (const char* key = std::getenv("ERRDEX_LLM_API_KEY"); key != nullptr) args.llm.api_key = key;
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite);
+  if (!cat) return tl::unexpected(cat.error());
+  Result<std::vector<std::string>> ids = cat->ErrorsWithoutEnrichment(args.library, args.limit);
+  if (!ids) return tl::unexpected(ids.error());
+  int64_t done = 0;
+  int64_t failed = 0;
+  std::map<std::string, int64_t> reasons;
+  Error last;
+  for (const std::string& id : *ids) {
+    Result<catalog::ErrorRecord> e = cat->Get(id);
+    if (!e) return tl::unexpected(e.error());
+    Result<Enrichment> prose = analyze::Enrich(args.llm, *e);
+    if (!prose) {
+      // A bad endpoint or model name fails every request the same way.
+      if (prose.error().code == ErrorCode::kInvalidArgument &&
+          prose.error().message.rfind("the model refused", 0) != 0) {
+        return tl::unexpected(prose.error());
+      }
+      ++failed;
+      last = prose.error();
+      err << "errdex: warning: " << id << ": " << prose.error().message << '\n';
+      continue;
+    }
+    ERRDEX_TRY(cat->WriteEnrichment(id, *prose));
+    ++done;
+  }
+  if (common.json) {
+    out << Dump({{"enriched", done}, {"failed", failed}, {"candidates", ids->size()}}) << '\n';
+  } else {
+    out << fmt::format("{} errors enriched by {}, {} failed ({} were waiting)\n", done,
+                       args.llm.model, failed, ids->size());
+  }
+  if (failed > 0 && done == 0) {
+    return Fail(last.code, "every request failed; the last: " + last.message);
+  }
+  return {};
+}
+
 Result<void> RunFamilies(const Common& common, std::ostream& out) {
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
   if (!cat) return tl::unexpected(cat.error());
@@ -492,6 +543,25 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       app.add_subcommand("families", "The failure families and how many errors each holds");
   families_cmd->add_flag("--json", common.json, "One JSON object per line");
 
+  EnrichArgs enrich;
+  CLI::App* enrich_cmd = app.add_subcommand(
+      "enrich",
+      "Optional: ask a language model (OpenAI-compatible API) for prose about each error; "
+      "stored beside the static analysis, labelled with the model");
+  enrich_cmd
+      ->add_option("--endpoint", enrich.llm.endpoint,
+                   "API base URL (http://127.0.0.1:8080/v1) or its /chat/completions URL")
+      ->required();
+  enrich_cmd->add_option("--model", enrich.llm.model, "Model name the endpoint knows")->required();
+  enrich_cmd->add_option("--limit", enrich.limit, "At most this many errors (default 20)")
+      ->check(CLI::PositiveNumber);
+  enrich_cmd->add_option("--library", enrich.library, "Only errors of this library (OWNER/REPO)");
+  enrich_cmd
+      ->add_option("--timeout", enrich.llm.timeout_seconds,
+                   "Seconds to wait for each answer (default 120)")
+      ->check(CLI::Range(1, 3600));
+  enrich_cmd->add_flag("--json", common.json, "Print the summary as JSON");
+
   ExplainArgs explain;
   CLI::App* explain_cmd = app.add_subcommand(
       "explain",
@@ -547,6 +617,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       result = RunAnalyze(common, analyze_library, out);
     } else if (families_cmd->parsed()) {
       result = RunFamilies(common, out);
+    } else if (enrich_cmd->parsed()) {
+      result = RunEnrich(common, enrich, out, err);
     } else if (explain_cmd->parsed()) {
       Result<int> code = RunExplain(common, explain, out, err);
       if (!code) {
