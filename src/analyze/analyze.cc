@@ -39,6 +39,9 @@ std::vector<std::string> Ancestry(const std::string& exception,
     queue.pop_front();
     if (name.empty() || !seen.insert(name).second) continue;
     out.push_back(name);
+    // Many modules define a class named Error, each on its own base; the
+    // catalog keys classes by short name, so whose bases these are is a guess.
+    if (name == "Error" && out.size() > 1) continue;
     auto it = bases.find(name);
     if (it == bases.end()) continue;
     for (const std::string& b : it->second) queue.push_back(b);

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <initializer_list>
 
+#include "core/native_errors.h"
 #include "core/text.h"
 
 namespace errdex::analyze {
@@ -219,6 +220,31 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
            .slug.empty())
     return f;
 
+  // A library's own exception class often names its family.
+  for (const std::string& name : t) {
+    // INVALID_ARGUMENT names the status code, not a family: the message decides.
+    if (IsStatusCode(name)) continue;
+    std::string lower = name;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    auto named = [&](std::string_view slug, std::initializer_list<std::string_view> parts) {
+      for (std::string_view p : parts) {
+        if (lower.find(p) != std::string::npos) {
+          return By(slug, "the exception class " + name + " is named for it");
+        }
+      }
+      return FamilyAssignment{};
+    };
+    for (const FamilyAssignment& by :
+         {named("missing-key", {"notfound", "nosuch", "missing"}),
+          named("parse-error", {"parse", "syntax", "decode", "scanner", "lexer", "grammar"}),
+          named("network-timeout", {"timeout", "connection"}),
+          named("not-implemented", {"notimplemented", "unsupported"}),
+          named("invalid-value", {"option", "argument", "parameter", "usage", "config"})}) {
+      if (!by.slug.empty()) return by;
+    }
+  }
+
   // The message, most specific words first.
   if (auto w = SaysWord(m, {"shape", "shapes", "rank", "ndim", "dimension", "dimensions",
                             "broadcast", "axis", "axes"});
@@ -229,7 +255,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   if (auto w = Says(m, {"mutually exclusive", "only one of", "at most one of", "exactly one of",
                         "cannot be used together", "cannot be combined", "cannot specify both",
                         "not both", "cannot be specified together", "must be specified together",
-                        "cannot pass both", "both specified"});
+                        "cannot pass both", "both specified", "either or both", "together"});
       !w.empty())
     return ByWords("conflicting-arguments", w);
   for (const Guard& g : facts.guards) {
@@ -288,31 +314,36 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                         "overflow"});
       !w.empty())
     return ByWords("out-of-range", w);
-  if (auto w = Says(m, {"not found", "no such", "does not exist", "doesn't exist", "missing",
-                        "can't find", "cannot find", "could not find", "unable to find",
-                        "undefined", "unknown key", "unknown name", "not defined"});
+  if (auto w = Says(
+          m, {"not found", "no such", "does not exist", "doesn't exist", "missing", "is not in the",
+              "not in g", "not in graph", "can't find", "cannot find", "could not find",
+              "unable to find", "undefined", "unknown key", "unknown name", "not defined"});
       !w.empty())
     return ByWords("missing-key", w);
   if (auto w = Says(m, {"has no attribute", "no attribute"}); !w.empty())
     return ByWords("missing-attribute", w);
+  if (auto w = Says(m, {" not in "}); !w.empty()) return ByWords("missing-key", w);
   if (auto w = Says(m, {"not implemented", "not supported", "unsupported", "is not yet",
                         "only supported", "not available", "cannot handle", "can't handle"});
       !w.empty())
     return ByWords("not-implemented", w);
+  if (auto w = SaysWord(m, {"supported"}); !w.empty()) return ByWords("not-implemented", w);
   if (auto w = Says(
           m, {"already", "not initialized", "not initialised", "before calling", "must be called",
               "has been closed", "is closed", "not started", "not running", "cannot be called",
               "in progress", "not open", "was not called", "finalized", "re-entr"});
       !w.empty())
     return ByWords("invalid-state", w);
+  if (auto w = SaysWord(m, {"state", "event loop"}); !w.empty()) return ByWords("invalid-state", w);
   if (auto w = SaysWord(m, {"parse", "parsing", "parsed", "syntax"}); !w.empty())
     return ByWords("parse-error", w);
-  if (auto w = Says(
-          m, {"malformed", "invalid literal", "unexpected token", "unexpected character",
-              "unexpected end", "decode", "encode", "invalid format", "bad format", "format string",
-              "unterminated", "invalid escape", "expected '", "invalid json"});
+  if (auto w = Says(m, {"malformed", "but found", "invalid literal", "unexpected token",
+                        "unexpected character", "unexpected end", "decode", "encode",
+                        "invalid format", "bad format", "format string", "unterminated",
+                        "invalid escape", "expected '", "invalid json"});
       !w.empty())
     return ByWords("parse-error", w);
+  if (auto w = SaysWord(m, {"format", "encoding"}); !w.empty()) return ByWords("parse-error", w);
   if (auto w =
           Says(m, {"out of memory", "recursion", "resource exhausted", "too many open", "memory"});
       !w.empty())
@@ -335,6 +366,10 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
 
   // The broad types last.
   if (!(f = ByType("invalid-value", t, {"ValueError", "INVALID_ARGUMENT"})).slug.empty()) return f;
+  if (auto w = SaysWord(m, {"invalid", "must", "should", "cannot", "can't", "not allowed", "bad",
+                            "illegal", "wrong"});
+      !w.empty() && facts.kind != "warning")
+    return ByWords("invalid-value", w);
   if (facts.kind == "warning" || Any(t, {"Warning", "UserWarning", "RuntimeWarning"})) {
     return By("runtime-warning", "it is a warning");
   }
