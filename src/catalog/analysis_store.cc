@@ -116,6 +116,16 @@ Result<std::vector<FamilyInfo>> Catalog::Families(int examples) {
   return out;
 }
 
+Result<std::vector<ErrorRecord>> Catalog::ListFamily(std::string_view slug, int64_t limit) {
+  Result<Statement> st = db_.Prepare(
+      "SELECT e.pk, e.id, l.name, e.exception, e.template, e.kind, e.pieces, e.dynamic, "
+      "e.internal FROM analysis a JOIN error e ON e.pk = a.error_pk "
+      "JOIN library l ON l.pk = e.library_pk WHERE a.family = ?1 ORDER BY e.id LIMIT ?2");
+  if (!st) return tl::unexpected(st.error());
+  st->Bind(1, slug).Bind(2, limit);
+  return Load(*st, SiteDetail::kLocations);
+}
+
 Result<void> Catalog::WriteEnrichment(std::string_view id, const Enrichment& e) {
   Result<Statement> st = db_.Prepare(
       "INSERT INTO enrichment (error_id, model, created_at, data) VALUES (?1, ?2, ?3, ?4) "

@@ -201,6 +201,8 @@ class Catalog {
   // Every family of the taxonomy with its counts and up to `examples`
   // example templates; families without errors too.
   Result<std::vector<FamilyInfo>> Families(int examples);
+  // The analysed errors of a family, across libraries, in id order.
+  Result<std::vector<ErrorRecord>> ListFamily(std::string_view slug, int64_t limit);
   // Stores a model's prose for the error `id`, replacing an earlier one.
   Result<void> WriteEnrichment(std::string_view id, const Enrichment& e);
   // Ids of analysed errors with no enrichment yet, in id order; all

@@ -26,6 +26,8 @@
 #include "match/matcher.h"
 #include "source/git_info.h"
 #include "source/walk.h"
+#include "web/export.h"
+#include "web/server.h"
 
 namespace errdex::cli {
 namespace {
@@ -321,6 +323,25 @@ Result<void> RunEnrich(const Common& common, EnrichArgs args, std::ostream& out,
   return {};
 }
 
+Result<void> RunServe(const Common& common, web::ServeOptions options, std::ostream& err) {
+  options.db = common.db.empty() ? catalog::DefaultPath() : common.db;
+  Result<std::unique_ptr<web::Server>> server = web::Server::Create(options);
+  if (!server) return tl::unexpected(server.error());
+  err << fmt::format("errdex: serving {} on http://{}:{}/ (Ctrl-C stops)\n", options.db,
+                     options.host, (*server)->port());
+  err.flush();
+  return (*server)->Run();
+}
+
+Result<void> RunExport(const Common& common, const std::string& dir, std::ostream& out) {
+  std::string db = common.db.empty() ? catalog::DefaultPath() : common.db;
+  Result<web::ExportSummary> s = web::ExportSite(db, dir);
+  if (!s) return tl::unexpected(s.error());
+  out << fmt::format("{} errors exported to {}: {} files, {:.1f} MB\n", s->errors, dir, s->files,
+                     static_cast<double>(s->bytes) / 1e6);
+  return {};
+}
+
 Result<void> RunFamilies(const Common& common, std::ostream& out) {
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
   if (!cat) return tl::unexpected(cat.error());
@@ -562,6 +583,20 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::Range(1, 3600));
   enrich_cmd->add_flag("--json", common.json, "Print the summary as JSON");
 
+  web::ServeOptions serve;
+  CLI::App* serve_cmd =
+      app.add_subcommand("serve", "Serve the website and JSON API on a read-only catalog");
+  serve_cmd->add_option("--host", serve.host, "Address to listen on (default 127.0.0.1)");
+  serve_cmd->add_option("--port", serve.port, "Port (default 8080; 0: any free port)")
+      ->check(CLI::Range(0, 65535));
+  serve_cmd->add_option("--threads", serve.threads, "Worker threads (default two per core)")
+      ->check(CLI::Range(0, 1024));
+
+  std::string export_dir;
+  CLI::App* export_cmd =
+      app.add_subcommand("export", "Write the whole site as static files (HTML and JSON)");
+  export_cmd->add_option("dir", export_dir, "Output directory")->required();
+
   ExplainArgs explain;
   CLI::App* explain_cmd = app.add_subcommand(
       "explain",
@@ -619,6 +654,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       result = RunFamilies(common, out);
     } else if (enrich_cmd->parsed()) {
       result = RunEnrich(common, enrich, out, err);
+    } else if (serve_cmd->parsed()) {
+      result = RunServe(common, serve, err);
+    } else if (export_cmd->parsed()) {
+      result = RunExport(common, export_dir, out);
     } else if (explain_cmd->parsed()) {
       Result<int> code = RunExplain(common, explain, out, err);
       if (!code) {

@@ -7,53 +7,14 @@
 
 #include "core/text.h"
 #include "match/parse.h"
+#include "match/report.h"
 
 namespace errdex::cli {
 namespace {
 
 using nlohmann::ordered_json;
 
-constexpr size_t kMaxSitesListed = 10;
 constexpr int kExcerptContext = 6;
-
-ordered_json InputJson(const match::ParsedError& e) {
-  ordered_json frames = ordered_json::array();
-  for (const match::Frame& f : e.frames) {
-    frames.push_back({{"path", f.path}, {"line", f.line}, {"function", f.function}});
-  }
-  ordered_json input = {
-      {"exception", e.exception.empty() ? ordered_json(nullptr) : ordered_json(e.exception)},
-      {"message", e.message},
-      {"frames", std::move(frames)},
-  };
-  if (!e.status.empty()) input["status"] = e.status;
-  input["source"] = e.source;
-  return input;
-}
-
-ordered_json MatchJson(const match::Match& m) {
-  ordered_json values = ordered_json::object();
-  for (const auto& [name, value] : m.values) values[name] = value;
-  ordered_json sites = ordered_json::array();
-  for (size_t i = 0; i < m.error.sites.size() && i < kMaxSitesListed; ++i) {
-    const catalog::SiteRecord& s = m.error.sites[i];
-    ordered_json site = {{"path", s.path}, {"line", s.line}, {"function", s.function}};
-    if (!s.commit.empty()) site["commit"] = s.commit;
-    if (!s.rev.empty() && s.rev != s.commit) site["rev"] = s.rev;
-    if (static_cast<int>(i) < m.frame_sites) site["in_traceback"] = true;
-    sites.push_back(std::move(site));
-  }
-  return {{"id", m.error.id},
-          {"score", m.score},
-          {"fuzzy", m.fuzzy},
-          {"library", m.error.library},
-          {"exception", m.error.exception},
-          {"template", m.error.template_text},
-          {"values", std::move(values)},
-          {"sites", std::move(sites)},
-          {"sites_total", m.error.sites.size()},
-          {"evidence", m.evidence}};
-}
 
 std::string Paint(bool color, std::string_view code, std::string_view text) {
   if (!color) return std::string(text);
@@ -188,37 +149,20 @@ Result<bool> ExplainText(catalog::Catalog& catalog, const ExplainRequest& reques
   Result<match::Matcher> matcher = match::Matcher::Open(&catalog, &warnings);
   if (!matcher) return tl::unexpected(matcher.error());
   for (const std::string& w : warnings) err << "errdex: warning: " << w << '\n';
-  std::vector<match::ParsedError> parsed = match::ParseRuntimeText(request.text);
-  bool any = false;
-  ordered_json errors = ordered_json::array();
-  std::vector<std::vector<match::Match>> all;
-  for (const match::ParsedError& p : parsed) {
-    Result<std::vector<match::Match>> matches = matcher->Explain(p, request.options);
-    if (!matches) return tl::unexpected(matches.error());
-    any = any || !matches->empty();
-    all.push_back(std::move(*matches));
-  }
+  Result<match::Report> report = match::ExplainAll(*matcher, request.text, request.options);
+  if (!report) return tl::unexpected(report.error());
   if (request.json) {
-    for (size_t i = 0; i < parsed.size(); ++i) {
-      ordered_json list = ordered_json::array();
-      for (const match::Match& m : all[i]) list.push_back(MatchJson(m));
-      errors.push_back({{"input", InputJson(parsed[i])}, {"matches", std::move(list)}});
-    }
-    // The error the program died with is the last one printed; it is the
-    // top-level answer, every error is in "errors".
-    ordered_json doc = errors.empty()
-                           ? ordered_json{{"input", nullptr}, {"matches", ordered_json::array()}}
-                           : ordered_json{{"input", errors.back()["input"]},
-                                          {"matches", errors.back()["matches"]}};
-    doc["errors"] = std::move(errors);
-    out << doc.dump(-1, ' ', false, ordered_json::error_handler_t::replace) << '\n';
-    return any;
+    out << match::ReportJson(*report).dump(-1, ' ', false, ordered_json::error_handler_t::replace)
+        << '\n';
+    return report->any();
   }
+  const std::vector<match::ParsedError>& parsed = report->errors;
+  const std::vector<std::vector<match::Match>>& all = report->matches;
   for (size_t i = 0; i < parsed.size(); ++i) {
     if (i > 0) out << '\n';
     RenderText(catalog, parsed[i], all[i], request.color, out);
   }
-  return any;
+  return report->any();
 }
 
 }  // namespace errdex::cli

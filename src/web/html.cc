@@ -1,0 +1,352 @@
+#include "web/html.h"
+
+#include <fmt/format.h>
+
+#include "core/text.h"
+
+namespace errdex::web {
+namespace {
+
+constexpr size_t kMaxSitesShown = 20;
+
+std::string Layout(std::string_view title, std::string_view body,
+                   std::string_view extra_head = {}) {
+  std::string out;
+  out.reserve(body.size() + 1024);
+  out += "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">";
+  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
+  out += "<title>" + Escape(title) + " · errdex</title>";
+  out += "<link rel=\"stylesheet\" href=\"/static/style.css\">";
+  out += extra_head;
+  out += "</head><body><header class=\"top\"><a class=\"brand\" href=\"/\">errdex</a>";
+  out += "<span class=\"tag\">every error a library can raise, from its source</span></header>";
+  out += "<main>";
+  out += body;
+  out += "</main></body></html>\n";
+  return out;
+}
+
+std::string Section(std::string_view id, std::string_view title, std::string_view body) {
+  if (body.empty()) return "";
+  return fmt::format("<section id=\"{}\"><h2>{}</h2>{}</section>", id, Escape(title), body);
+}
+
+// Text with `code` spans (the prose's backticks) as <code>, all else escaped.
+std::string Prose(std::string_view text) {
+  std::string out;
+  bool in_code = false;
+  size_t start = 0;
+  for (size_t i = 0; i <= text.size(); ++i) {
+    if (i < text.size() && text[i] != '`') continue;
+    std::string piece = Escape(text.substr(start, i - start));
+    if (in_code) {
+      out += "<code>" + piece + "</code>";
+    } else {
+      out += piece;
+    }
+    if (i < text.size()) in_code = !in_code;
+    start = i + 1;
+  }
+  return out;
+}
+
+std::string ShortCommit(const catalog::SiteRecord& s) {
+  if (!s.rev.empty() && s.rev != s.commit) return s.rev;
+  return s.commit.substr(0, std::min<size_t>(10, s.commit.size()));
+}
+
+std::string Excerpt(const catalog::SiteRecord& s) {
+  std::string out = "<pre class=\"code\"><code>";
+  int line = s.excerpt_line;
+  size_t pos = 0;
+  std::string_view text = s.excerpt;
+  while (pos <= text.size() && !text.empty()) {
+    size_t nl = text.find('\n', pos);
+    std::string_view l = text.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+    bool here = line >= s.line && line <= std::max(s.line, s.end_line);
+    out += fmt::format("<span class=\"line{}\"{}><span class=\"ln\">{}</span>{}</span>\n",
+                       here ? " hl" : "", line == s.line ? " id=\"raise\"" : "", line, Escape(l));
+    if (nl == std::string_view::npos) break;
+    pos = nl + 1;
+    ++line;
+  }
+  out += "</code></pre>";
+  return out;
+}
+
+std::string List(const std::vector<std::string>& items, bool ordered = false) {
+  if (items.empty()) return "";
+  std::string out = ordered ? "<ol>" : "<ul>";
+  for (const std::string& i : items) out += "<li>" + Prose(i) + "</li>";
+  return out + (ordered ? "</ol>" : "</ul>");
+}
+
+std::string Fix(std::string_view before, std::string_view after) {
+  if (after.empty()) return "";
+  return "<div class=\"fix\"><div class=\"before\"><span class=\"label\">before</span><pre><code>" +
+         Escape(before) +
+         "</code></pre></div><div class=\"after\"><span class=\"label\">after</span><pre><code>" +
+         Escape(after) + "</code></pre></div></div>";
+}
+
+std::string AiLabel(const Enrichment& n) {
+  return "<p class=\"ai\">AI-assisted: written by <b>" + Escape(n.model) + "</b> on " +
+         Escape(n.created_at.substr(0, 10)) + " from the facts below; check it against them.</p>";
+}
+
+std::string ErrorRow(const catalog::ErrorRecord& e, const Links& links) {
+  std::string text = e.template_text.empty() ? "(no message)" : e.template_text;
+  if (text.size() > 160) text = std::string(TruncateUtf8(text, 157)) + "...";
+  return fmt::format(
+      "<li><a href=\"{}\"><span class=\"exc\">{}</span> <span class=\"tmpl\">{}</span></a>"
+      " <span class=\"meta\">{}</span></li>",
+      Escape(links.Error(e.id)), Escape(e.exception), Escape(text), Escape(e.library));
+}
+
+}  // namespace
+
+std::string Escape(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + text.size() / 8);
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out.push_back(c);
+    }
+  }
+  return out;
+}
+
+std::string UrlEncode(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out.push_back(c);
+    } else {
+      out += fmt::format("%{:02X}", u);
+    }
+  }
+  return out;
+}
+
+std::string Links::Error(std::string_view id) const {
+  return "/errors/" + std::string(id) + (exported ? ".html" : "");
+}
+std::string Links::ErrorJson(std::string_view id) const {
+  return "/api/errors/" + std::string(id) + (exported ? ".json" : "");
+}
+std::string Links::Library(std::string_view name) const {
+  return "/libraries/" + std::string(name) + (exported ? ".html" : "");
+}
+std::string Links::Family(std::string_view slug) const {
+  return "/families/" + std::string(slug) + (exported ? ".html" : "");
+}
+
+std::string SourceUrl(const catalog::SiteRecord& s) {
+  if (s.commit.size() != 40 || s.url.empty()) return "";
+  bool github = StartsWith(s.url, "https://github.com/");
+  bool gitlab = StartsWith(s.url, "https://gitlab.com/");
+  if (!github && !gitlab) return "";
+  std::string path = s.subdir.empty() ? s.path : s.subdir + "/" + s.path;
+  return s.url + (gitlab ? "/-/blob/" : "/blob/") + s.commit + "/" + path + "#L" +
+         std::to_string(s.line);
+}
+
+std::string ReportIssueUrl(const catalog::ErrorRecord& e) {
+  if (e.sites.empty() || e.sites.front().url.empty()) return "";
+  const catalog::SiteRecord& s = e.sites.front();
+  if (!StartsWith(s.url, "https://github.com/")) return "";
+  std::string title = e.exception + ": " + std::string(TruncateUtf8(e.template_text, 120));
+  std::string body = "Raised at " + s.path + ":" + std::to_string(s.line) + " (" + s.function +
+                     ")" + (s.commit.empty() ? "" : " at " + s.commit) + ".\n\n" +
+                     "Message template:\n\n    " + e.template_text + "\n";
+  return s.url + "/issues/new?title=" + UrlEncode(title) + "&body=" + UrlEncode(body);
+}
+
+std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
+  const Analysis* a = e.analysis ? &*e.analysis : nullptr;
+  const Enrichment* n = e.enrichment ? &*e.enrichment : nullptr;
+  std::string body;
+  // Header: library · kind · exception type.
+  body +=
+      fmt::format("<p class=\"crumbs\"><a href=\"{}\">{}</a> · {} · <span class=\"exc\">{}</span>",
+                  Escape(links.Library(e.library)), Escape(e.library), Escape(e.kind),
+                  Escape(e.exception.empty() ? "error" : e.exception));
+  if (a) {
+    for (const std::string& l : a->labels)
+      body += " <span class=\"label " + Escape(l) + "\">" + Escape(l) + "</span>";
+  }
+  body += "</p>";
+  body += "<h1 class=\"msg\">" +
+          Escape(e.template_text.empty() ? "(no message)" : e.template_text) + "</h1>";
+  body += Section("message", "Error message",
+                  "<pre class=\"message\"><code>" + Escape(e.template_text) + "</code></pre>" +
+                      (e.dynamic ? "<p class=\"note\">The whole message is computed at run "
+                                   "time.</p>"
+                                 : ""));
+  // What it means.
+  std::string meaning;
+  if (a && !a->prose.meaning.empty()) meaning += "<p>" + Prose(a->prose.meaning) + "</p>";
+  if (n)
+    meaning += "<div class=\"ai-block\">" + AiLabel(*n) + "<p>" + Prose(n->meaning) + "</p></div>";
+  body += Section("meaning", "What it means", meaning);
+  // Source: every site.
+  std::string source;
+  size_t shown = 0;
+  for (const catalog::SiteRecord& s : e.sites) {
+    if (shown++ == kMaxSitesShown) {
+      source += fmt::format("<p class=\"note\">... and {} more sites (see the JSON).</p>",
+                            e.sites.size() - kMaxSitesShown);
+      break;
+    }
+    source += fmt::format("<div class=\"site\"><p>Thrown at <code>{}:{}</code> in <code>{}</code>",
+                          Escape(s.path), s.line, Escape(s.function));
+    if (!s.via.empty()) source += " via <code>" + Escape(s.via) + "</code>";
+    source += "</p>";
+    if (!s.excerpt.empty()) source += Excerpt(s);
+    std::string url = SourceUrl(s);
+    if (!url.empty()) {
+      source += fmt::format(
+          "<p><a class=\"gh\" href=\"{}\">View on {} (pinned to {})</a></p>", Escape(url),
+          StartsWith(url, "https://gitlab.com/") ? "GitLab" : "GitHub", Escape(ShortCommit(s)));
+    }
+    source += "</div>";
+  }
+  body += Section(
+      "source",
+      e.sites.size() > 1 ? "Source (" + std::to_string(e.sites.size()) + " sites)" : "Source",
+      source);
+  // Solutions.
+  std::string solutions;
+  if (a) solutions += List(a->prose.solutions, true);
+  if (n && !n->solutions.empty()) {
+    solutions += "<div class=\"ai-block\">" + AiLabel(*n) + List(n->solutions, true) + "</div>";
+  }
+  body += Section("solutions", "Solutions", solutions);
+  std::string fix;
+  if (a) fix += Fix(a->prose.fix_before, a->prose.fix_after);
+  if (n && !n->fix_after.empty()) {
+    fix += "<div class=\"ai-block\">" + AiLabel(*n) + Fix(n->fix_before, n->fix_after) + "</div>";
+  }
+  body += Section("fix", "Example fix", fix);
+  // When it happens.
+  std::string when;
+  if (a && !a->prose.when.empty()) when += "<p><b>Trigger:</b> " + Prose(a->prose.when) + "</p>";
+  if (a) {
+    for (const ValidValues& v : a->valid) {
+      std::string values;
+      for (const std::string& x : v.values)
+        values += (values.empty() ? "" : ", ") + ("<code>" + Escape(x) + "</code>");
+      when += "<p><b>Valid " + std::string(v.source == "types" ? "types" : "values") +
+              " for <code>" + Escape(v.subject) + "</code>:</b> " + values + "</p>";
+    }
+  }
+  if (n && !n->situations.empty()) {
+    when += "<div class=\"ai-block\">" + AiLabel(*n) + "<p><b>Common situations:</b></p>" +
+            List(n->situations) + "</div>";
+  }
+  body += Section("when", "When it happens", when);
+  // The failure class.
+  if (a && e.family) {
+    body += Section(
+        "family", "Understand the failure class",
+        fmt::format(
+            "<p><a href=\"{}\"><b>{}</b></a>: {}</p><p>This error's family across {} "
+            "librar{} in this catalog: {} errors.</p><p class=\"note\">Why this family: {}</p>",
+            Escape(links.Family(e.family->slug)), Escape(e.family->name),
+            Escape(e.family->description), e.family->libraries,
+            e.family->libraries == 1 ? "y" : "ies", e.family->errors, Prose(a->family.reason)));
+  }
+  if (a && !a->related.empty()) {
+    std::string related = "<ul class=\"errors\">";
+    for (const RelatedError& r : a->related) {
+      std::string text = r.template_text.empty() ? "(no message)" : r.template_text;
+      if (text.size() > 140) text = std::string(TruncateUtf8(text, 137)) + "...";
+      related += fmt::format(
+          "<li><a href=\"{}\"><span class=\"exc\">{}</span> <span class=\"tmpl\">{}</span></a> "
+          "<span class=\"meta\">{}</span></li>",
+          Escape(links.Error(r.id)), Escape(r.exception), Escape(text), Escape(r.reason));
+    }
+    body += Section("related", "Related errors", related + "</ul>");
+  }
+  // Footer: provenance and links.
+  std::string footer = "<footer class=\"provenance\"><p>";
+  const catalog::SiteRecord* first = e.sites.empty() ? nullptr : &e.sites.front();
+  footer += "Static analysis of <b>" + Escape(e.library) + "</b>";
+  if (first && !ShortCommit(*first).empty()) footer += "@" + Escape(ShortCommit(*first));
+  if (first && !first->date.empty()) footer += " (" + Escape(first->date.substr(0, 10)) + ")";
+  footer += ".";
+  if (n)
+    footer += " AI-assisted prose by " + Escape(n->model) + ", " +
+              Escape(n->created_at.substr(0, 10)) + ".";
+  footer += fmt::format(" <a href=\"{}\">Data as JSON</a>", Escape(links.ErrorJson(e.id)));
+  std::string report = ReportIssueUrl(e);
+  if (!report.empty()) footer += " · <a href=\"" + Escape(report) + "\">Report an issue</a>";
+  footer += fmt::format(" · id <code>{}</code></p></footer>", Escape(e.id));
+  body += footer;
+  return Layout(e.exception + ": " + std::string(TruncateUtf8(e.template_text, 80)), body);
+}
+
+std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
+                     const std::vector<FamilyInfo>& families, const Links& links) {
+  std::string body;
+  body += "<h1>What does this error mean?</h1>";
+  body += fmt::format(
+      "<form id=\"search\" class=\"search\" data-static=\"{}\" onsubmit=\"return false\">"
+      "<label for=\"q\">Paste an error message or a whole traceback</label>"
+      "<textarea id=\"q\" name=\"q\" rows=\"6\" spellcheck=\"false\" autofocus "
+      "placeholder=\"ValueError: Invalid TMEMLayout: TMEMLayout.FOO\"></textarea></form>"
+      "<div id=\"results\" aria-live=\"polite\"></div>",
+      links.exported ? "1" : "0");
+  std::string libs = "<ul class=\"cards\">";
+  for (const catalog::LibraryStats& l : libraries) {
+    libs += fmt::format(
+        "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} errors · {} sites</span></li>",
+        Escape(links.Library(l.name)), Escape(l.name), l.errors, l.sites);
+  }
+  body += Section("libraries", "Libraries", libraries.empty() ? "" : libs + "</ul>");
+  std::string fams = "<ul class=\"cards\">";
+  size_t listed = 0;
+  for (const FamilyInfo& f : families) {
+    if (f.errors == 0) continue;
+    ++listed;
+    fams += fmt::format(
+        "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} errors · {} libraries</span></li>",
+        Escape(links.Family(f.slug)), Escape(f.name), f.errors, f.libraries);
+  }
+  body += Section("families", "Failure families", listed == 0 ? "" : fams + "</ul>");
+  return Layout("Search", body, "<script src=\"/static/app.js\" defer></script>");
+}
+
+std::string ListPage(std::string_view title, std::string_view intro,
+                     const std::vector<catalog::ErrorRecord>& errors, const Links& links) {
+  std::string body = "<h1>" + Escape(title) + "</h1>";
+  if (!intro.empty()) body += "<p>" + Prose(intro) + "</p>";
+  body += "<ul class=\"errors\">";
+  for (const catalog::ErrorRecord& e : errors) body += ErrorRow(e, links);
+  body += "</ul>";
+  return Layout(title, body);
+}
+
+std::string NotFoundPage(std::string_view what) {
+  return Layout("Not found",
+                "<h1>Not found</h1><p>" + Escape(what) + "</p><p><a href=\"/\">Search</a></p>");
+}
+
+}  // namespace errdex::web

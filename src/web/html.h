@@ -1,0 +1,45 @@
+// The website's pages as HTML: an error's page with the sections of the
+// seed entries, the home page with search as you type, a library's and a
+// family's listing. Every text is escaped: templates, code and messages come
+// from third-party source, and a template holding `<script>` must render
+// inert.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "core/analysis.h"
+
+namespace errdex::web {
+
+// & < > " ' as entities: safe in element content and in quoted attributes.
+std::string Escape(std::string_view text);
+
+// Percent-encoding for a URL's query value.
+std::string UrlEncode(std::string_view text);
+
+// Where the pages link: the server's routes, or the files of a static export.
+struct Links {
+  bool exported = false;
+  std::string Error(std::string_view id) const;
+  std::string ErrorJson(std::string_view id) const;
+  std::string Library(std::string_view name) const;
+  std::string Family(std::string_view slug) const;
+};
+
+// The file at a site's pinned commit on its host, with the line anchored
+// (GitHub, GitLab); empty when the host or commit is unknown.
+std::string SourceUrl(const catalog::SiteRecord& s);
+// A new issue on the library's tracker, prefilled; empty when unknown.
+std::string ReportIssueUrl(const catalog::ErrorRecord& e);
+
+std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links);
+std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
+                     const std::vector<FamilyInfo>& families, const Links& links);
+std::string ListPage(std::string_view title, std::string_view intro,
+                     const std::vector<catalog::ErrorRecord>& errors, const Links& links);
+std::string NotFoundPage(std::string_view what);
+
+}  // namespace errdex::web

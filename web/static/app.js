@@ -1,0 +1,77 @@
+// Search as you type: the pasted text goes to /api/match (or, in a static
+// export, is looked up in /search-index.json) and the matches are listed.
+// Every text is inserted as text, never as HTML.
+"use strict";
+(function () {
+  const form = document.getElementById("search");
+  if (!form) return;
+  const box = document.getElementById("q");
+  const results = document.getElementById("results");
+  const exported = form.dataset.static === "1";
+  let timer = null;
+  let seq = 0;
+  let index = null;
+
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+
+  function show(matches, note) {
+    results.replaceChildren();
+    if (note) results.append(el("p", "note", note));
+    for (const m of matches) {
+      const div = el("div", "match");
+      if (m.score !== undefined) {
+        div.append(el("span", "score", (m.fuzzy ? "similar wording · " : "") + Math.round(m.score * 100) + "%"));
+      }
+      const a = el("a", "result");
+      a.href = m.page;
+      a.append(el("span", "exc", m.exception + " "), el("span", "tmpl", m.template));
+      div.append(a);
+      const site = m.sites && m.sites[0];
+      div.append(el("p", "meta", m.library + (site ? " · " + site.path + ":" + site.line + " in " + site.function : "")));
+      results.append(div);
+    }
+  }
+
+  async function live(text, mine) {
+    const res = await fetch("/api/match", {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ text: text, top: 5 }),
+    });
+    if (mine !== seq) return;
+    if (!res.ok) { show([], "The server could not match this (" + res.status + ")."); return; }
+    const doc = await res.json();
+    if (mine !== seq) return;
+    show(doc.matches, doc.matches.length ? "" : "No error in the catalog matches this text.");
+  }
+
+  async function offline(text, mine) {
+    if (!index) index = await (await fetch("/search-index.json")).json();
+    if (mine !== seq) return;
+    const words = text.toLowerCase().split(/[^a-z0-9_]+/).filter((w) => w.length > 2);
+    const scored = [];
+    for (const e of index) {
+      const hay = (e.exception + " " + e.template).toLowerCase();
+      let hits = 0;
+      for (const w of words) if (hay.includes(w)) hits++;
+      if (hits) scored.push([hits, e]);
+    }
+    scored.sort((a, b) => b[0] - a[0]);
+    show(scored.slice(0, 10).map((s) => s[1]), "Static copy: matched by words, not by template.");
+  }
+
+  box.addEventListener("input", () => {
+    clearTimeout(timer);
+    const text = box.value.trim();
+    const mine = ++seq;
+    if (!text) { results.replaceChildren(); return; }
+    timer = setTimeout(() => (exported ? offline(text, mine) : live(text, mine)).catch(() => {
+      if (mine === seq) show([], "Search is unavailable.");
+    }), 150);
+  });
+})();
