@@ -17,6 +17,8 @@ std::string Layout(std::string_view title, std::string_view body,
   out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">";
   out += "<title>" + Escape(title) + " · errdex</title>";
   out += "<link rel=\"stylesheet\" href=\"/static/style.css\">";
+  // No favicon request to answer with a 404.
+  out += "<link rel=\"icon\" href=\"data:,\">";
   out += extra_head;
   out += "</head><body><header class=\"top\"><a class=\"brand\" href=\"/\">errdex</a>";
   out += "<span class=\"tag\">every error a library can raise, from its source</span></header>";
@@ -64,7 +66,7 @@ std::string Excerpt(const catalog::SiteRecord& s) {
     size_t nl = text.find('\n', pos);
     std::string_view l = text.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
     bool here = line >= s.line && line <= std::max(s.line, s.end_line);
-    out += fmt::format("<span class=\"line{}\"{}><span class=\"ln\">{}</span>{}</span>\n",
+    out += fmt::format("<span class=\"line{}\"{}><span class=\"ln\">{}</span>{}</span>",
                        here ? " hl" : "", line == s.line ? " id=\"raise\"" : "", line, Escape(l));
     if (nl == std::string_view::npos) break;
     pos = nl + 1;
@@ -268,10 +270,11 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
         "family", "Understand the failure class",
         fmt::format(
             "<p><a href=\"{}\"><b>{}</b></a>: {}</p><p>This error's family across {} "
-            "librar{} in this catalog: {} errors.</p><p class=\"note\">Why this family: {}</p>",
+            "librar{} in this catalog: {} error{}.</p><p class=\"note\">Why this family: {}</p>",
             Escape(links.Family(e.family->slug)), Escape(e.family->name),
             Escape(e.family->description), e.family->libraries,
-            e.family->libraries == 1 ? "y" : "ies", e.family->errors, Prose(a->family.reason)));
+            e.family->libraries == 1 ? "y" : "ies", e.family->errors,
+            e.family->errors == 1 ? "" : "s", Prose(a->family.reason)));
   }
   if (a && !a->related.empty()) {
     std::string related = "<ul class=\"errors\">";
@@ -308,7 +311,7 @@ std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
   std::string body;
   body += "<h1>What does this error mean?</h1>";
   body += fmt::format(
-      "<form id=\"search\" class=\"search\" data-static=\"{}\" onsubmit=\"return false\">"
+      "<form id=\"search\" class=\"search\" data-static=\"{}\">"
       "<label for=\"q\">Paste an error message or a whole traceback</label>"
       "<textarea id=\"q\" name=\"q\" rows=\"6\" spellcheck=\"false\" autofocus "
       "placeholder=\"ValueError: Invalid TMEMLayout: TMEMLayout.FOO\"></textarea></form>"

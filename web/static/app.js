@@ -11,6 +11,8 @@
   let timer = null;
   let seq = 0;
   let index = null;
+  // The text is matched as it is typed; there is nothing to submit.
+  form.addEventListener("submit", (e) => e.preventDefault());
 
   function el(tag, cls, text) {
     const e = document.createElement(tag);
