@@ -89,7 +89,8 @@ Result<AnalyzeSummary> AnalyzeCatalog(catalog::Catalog& catalog, std::string_vie
   if (!bases) return tl::unexpected(bases.error());
   catalog::ListQuery query;
   query.library = std::string(library);
-  query.with_details = true;
+  // Analysis reads conditions, not code: no statements or excerpts.
+  query.with_guards = true;
   Result<std::vector<catalog::ErrorRecord>> errors = catalog.List(query);
   if (!errors) return tl::unexpected(errors.error());
 

@@ -20,6 +20,7 @@ struct Candidate {
   double base = 0;
   double cosine = 0;
   const char* reason = "";
+  bool touched = false;
 };
 
 }  // namespace
@@ -91,17 +92,29 @@ std::vector<std::vector<RelatedError>> FindRelated(const std::vector<RelatedInpu
   }
 
   std::vector<std::vector<RelatedError>> out(n);
-  std::unordered_map<uint32_t, Candidate> candidates;
+  // Dense and reset through the list of touched entries: a hash map per
+  // error cost more than everything else here.
+  std::vector<Candidate> candidates(n);
+  std::vector<uint32_t> touched;
+  auto touch = [&](uint32_t j) -> Candidate& {
+    Candidate& c = candidates[j];
+    if (!c.touched) {
+      c.touched = true;
+      touched.push_back(j);
+    }
+    return c;
+  };
   for (size_t i = 0; i < n; ++i) {
-    candidates.clear();
+    for (uint32_t j : touched) candidates[j] = Candidate{};
+    touched.clear();
     for (auto [t, w] : vectors[i]) {
       for (auto [j, wj] : postings[t]) {
-        if (j != i) candidates[j].cosine += w * wj;
+        if (j != i) touch(j).cosine += w * wj;
       }
     }
     auto raise_base = [&](uint32_t j, double base, const char* reason) {
       if (j == i) return;
-      Candidate& c = candidates[j];
+      Candidate& c = touch(j);
       if (base > c.base) {
         c.base = base;
         c.reason = reason;
@@ -114,7 +127,8 @@ std::vector<std::vector<RelatedError>> FindRelated(const std::vector<RelatedInpu
       for (uint32_t j : by_file[path]) raise_base(j, 2, "same file");
     }
     std::vector<std::pair<double, uint32_t>> ranked;
-    for (auto& [j, c] : candidates) {
+    for (uint32_t j : touched) {
+      Candidate& c = candidates[j];
       if (c.base == 0) {
         if (c.cosine < kSimilar || errors[j].family != errors[i].family) continue;
         c.base = 1;

@@ -143,7 +143,8 @@ namespace {
 std::string SiteSelect(SiteDetail detail) {
   std::string details = detail == SiteDetail::kFull
                             ? "s.statement, s.excerpt_line, s.excerpt, s.guards, s.trigger"
-                            : "'', 0, '', '[]', ''";
+                        : detail == SiteDetail::kGuards ? "'', 0, '', s.guards, s.trigger"
+                                                        : "'', 0, '', '[]', ''";
   return "SELECT s.error_pk, l.name, n.rev, n.commit_sha, n.date, s.language, s.path, s.line, "
          "s.col, s.end_line, s.function, s.kind, s.exception_written, " +
          details +
@@ -747,7 +748,9 @@ Result<std::vector<ErrorRecord>> Catalog::List(const ListQuery& query) {
   Result<Statement> st = db_.Prepare(sql);
   if (!st) return tl::unexpected(st.error());
   if (!query.library.empty()) st->Bind(1, query.library);
-  return Load(*st, query.with_details ? SiteDetail::kFull : SiteDetail::kLocations);
+  return Load(*st, query.with_details  ? SiteDetail::kFull
+                   : query.with_guards ? SiteDetail::kGuards
+                                       : SiteDetail::kLocations);
 }
 
 Result<ErrorRecord> Catalog::Get(std::string_view id) {

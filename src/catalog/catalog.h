@@ -90,6 +90,7 @@ struct ListQuery {
   std::string library;  // empty: all libraries
   int64_t limit = -1;
   bool with_details = false;  // load statement and excerpt of each site
+  bool with_guards = false;   // load each site's guards and trigger (implied by with_details)
 };
 
 struct LibraryStats {
@@ -133,6 +134,7 @@ enum class OpenMode { kReadOnly, kReadWrite };
 enum class SiteDetail {
   kNone,       // no sites: templates only
   kLocations,  // path, line, function, snapshot; no statement or excerpt
+  kGuards,     // kLocations and the guards and trigger
   kFull,       // everything
 };
 
