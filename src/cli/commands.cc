@@ -100,6 +100,7 @@ struct IndexArgs {
   std::string name;
   std::string rev;
   std::string url;
+  std::string commit;
   int jobs = 0;
   uint64_t max_file_size = 5u << 20;
   std::vector<std::string> exclude;
@@ -112,6 +113,12 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     return Fail(
         ErrorCode::kInvalidArgument,
         "--name must be OWNER/REPO (letters, digits, '.', '_', '-'), got '" + args.name + "'");
+  }
+  if (!args.commit.empty() &&
+      (args.commit.size() != 40 ||
+       args.commit.find_first_not_of("0123456789abcdef") != std::string::npos)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--commit must be 40 lowercase hex digits, got '" + args.commit + "'");
   }
   std::error_code ec;
   if (!fs::exists(args.path, ec)) {
@@ -149,6 +156,15 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     info.url = WebUrl(git->remote_url);
   }
   if (!args.url.empty()) info.url = args.url;
+  // A tree that is not a work tree (a release tarball, a materialised
+  // snapshot) can still be pinned to the commit it came from, for links.
+  if (!args.commit.empty()) {
+    if (!info.commit.empty() && info.commit != args.commit) {
+      return Fail(ErrorCode::kInvalidArgument,
+                  "--commit " + args.commit + " differs from the work tree's HEAD " + info.commit);
+    }
+    info.commit = args.commit;
+  }
   info.rev = !args.rev.empty() ? args.rev : info.commit;
 
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite);
@@ -519,6 +535,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   index_cmd->add_option("--rev", index.rev,
                         "Revision label (default: the git HEAD commit, if any)");
   index_cmd->add_option("--url", index.url, "Repository URL (default: the git remote 'origin')");
+  index_cmd->add_option("--commit", index.commit,
+                        "The commit a non-git tree was taken from (40 hex digits), for links");
   index_cmd->add_option("--jobs,-j", index.jobs, "Worker threads (default: one per core)")
       ->check(CLI::NonNegativeNumber);
   index_cmd

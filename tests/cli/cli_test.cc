@@ -227,6 +227,27 @@ TEST(Cli, GitWorkTreeRecordsHeadCommit) {
   EXPECT_EQ(record["sites"][0]["path"], "m.py");
 }
 
+TEST(Cli, ATreeOutsideGitIsPinnedByCommit) {
+  TempDir dir;
+  dir.Write("tree/m.py", "raise ValueError('from a tarball')\n");
+  std::string db = (dir.path() / "t.db").string();
+  std::string sha = "cec06d11aa22bb33cc44dd55ee66ff7788990011";
+  CommandResult bad = RunErrdex({"index", (dir.path() / "tree").string(), "--name", "o/r", "--db",
+                                 db, "--commit", "cec06d11"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("40 lowercase hex digits"), std::string::npos);
+  CommandResult r = RunErrdex({"index", (dir.path() / "tree").string(), "--name", "o/r", "--db", db,
+                               "--commit", sha, "--url", "https://github.com/o/r", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["commit"], sha);
+  EXPECT_EQ(json::parse(r.out)["kind"], "dir");
+  std::vector<json> errors = JsonLines(RunErrdex({"list", "--json", "--db", db}).out);
+  ASSERT_EQ(errors.size(), 1u);
+  json record = json::parse(
+      RunErrdex({"show", errors[0]["id"].get<std::string>(), "--json", "--db", db}).out);
+  EXPECT_EQ(record["sites"][0]["snapshot"]["commit"], sha);
+}
+
 // Starts errdex, kills it with SIGKILL after `delay`, and waits for it.
 void RunAndKill(const std::vector<std::string>& args, std::chrono::milliseconds delay) {
   pid_t pid = fork();

@@ -20,6 +20,7 @@ namespace {
 using nlohmann::json;
 namespace fs = std::filesystem;
 
+constexpr const char* kCommit = "0123456789abcdef0123456789abcdef01234567";
 constexpr const char* kHostile = "<script>alert(1)</script> & 'quoted' \"double\"";
 
 class ServerTest : public ::testing::Test {
@@ -34,7 +35,8 @@ class ServerTest : public ::testing::Test {
         "    raise KeyError(f'no stage {stage}')\n");
     db_ = (dir_->path() / "c.db").string();
     testing::CommandResult r = testing::RunErrdex(
-        {"--db", db_, "index", (dir_->path() / "lib").string(), "--name", "test/lib", "-q"});
+        {"--db", db_, "index", (dir_->path() / "lib").string(), "--name", "test/lib", "-q", "--url",
+         "https://github.com/test/lib", "--commit", kCommit});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     ServeOptions options;
     options.db = db_;
@@ -95,6 +97,9 @@ TEST_F(ServerTest, ErrorPageEscapesEverythingAndHasTheSections) {
         "id=\"when\"", "id=\"family\"", "id=\"related\"", "class=\"provenance\""}) {
     EXPECT_NE(res->body.find(section), std::string::npos) << section;
   }
+  EXPECT_NE(res->body.find(std::string("href=\"https://github.com/test/lib/blob/") + kCommit +
+                           "/hostile.py#L3\">View on GitHub (pinned to 0123456789)"),
+            std::string::npos);
   // The raise line is numbered and highlighted.
   EXPECT_NE(res->body.find("<span class=\"line hl\" id=\"raise\"><span class=\"ln\">3</span>"),
             std::string::npos);
@@ -114,6 +119,11 @@ TEST_F(ServerTest, ErrorJsonAndItsStatusCodes) {
   EXPECT_EQ(j["family"], "invalid-choice");
   EXPECT_EQ(j["page"], "/errors/" + HostileId());
   EXPECT_TRUE(j["analysis"].is_object());
+  EXPECT_EQ(j["sites"][0]["source_url"],
+            std::string("https://github.com/test/lib/blob/") + kCommit + "/hostile.py#L3");
+  EXPECT_EQ(j["report_issue_url"].get<std::string>().rfind(
+                "https://github.com/test/lib/issues/new?title=ValueError%3A%20%3Cscript%3E", 0),
+            0u);
   res = c.Get("/api/errors/not-an-id");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
