@@ -57,6 +57,8 @@ p2=$(free_port)
 pids+=($!)
 p3=$(free_port)
 mkdir -p "$tmp/nginx/logs"
+# nginx's workers run as nobody: they must be able to read the export.
+chmod -R a+rX "$tmp"
 cat >"$tmp/nginx.conf" <<CONF
 worker_processes $(nproc);
 pid $tmp/nginx/nginx.pid;
@@ -83,10 +85,12 @@ nginx -c "$tmp/nginx.conf" -p "$tmp/nginx" -g 'daemon off;' &
 pids+=($!)
 wait_port "$p1"; wait_port "$p2"; wait_port "$p3"
 
+# A message one of the synthetic catalog's templates raises (its words are
+# prefixed, "bravo20 ...", to make 100k distinct templates of the stdlib's).
 cat >"$tmp/match.lua" <<'LUA'
 wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
-wrk.body = '{"text": "ValueError: time data \'30/11/2026\' does not match format \'%Y-%m-%d\'"}'
+wrk.body = '{"text": "ValueError: bravo20 time data \'30/11/2026\' does not match format \'%Y-%m-%d\'"}'
 LUA
 
 run() {  # name url [wrk args...]

@@ -607,7 +607,9 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   serve_cmd->add_option("--host", serve.host, "Address to listen on (default 127.0.0.1)");
   serve_cmd->add_option("--port", serve.port, "Port (default 8080; 0: any free port)")
       ->check(CLI::Range(0, 65535));
-  serve_cmd->add_option("--threads", serve.threads, "Worker threads (default two per core)")
+  serve_cmd
+      ->add_option("--threads", serve.threads,
+                   "Connections served at once, a thread each (default 256)")
       ->check(CLI::Range(0, 1024));
 
   std::string export_dir;

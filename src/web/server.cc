@@ -5,7 +5,15 @@
 
 #include <fmt/format.h>
 
+#include <sys/stat.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
+#include <unordered_map>
+#include <vector>
 
 #include "web/site.h"
 
@@ -17,13 +25,88 @@ std::string ETag(const std::string& body) {
   return fmt::format("\"{:016x}{:016x}\"", h.high64, h.low64);
 }
 
+// A GET's answer, rendered once.
+struct Rendered {
+  Page page;
+  std::string etag;
+};
+
+// Rendered GET answers by path and query. The catalog is read-only here,
+// but `errdex index` may write it while the server runs: once a second at
+// most, the database and WAL files' sizes and times are compared with what
+// they were, and any change empties the cache. Bounded in bytes; when full it
+// starts over (a flood of distinct URLs cannot grow it).
+class PageCache {
+ public:
+  PageCache(std::string db, size_t max_bytes) : db_(std::move(db)), max_bytes_(max_bytes) {
+    stamp_ = Stamp();
+  }
+
+  std::shared_ptr<const Rendered> Find(const std::string& key) {
+    Revalidate();
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : it->second;
+  }
+
+  std::shared_ptr<const Rendered> Put(const std::string& key, Page page) {
+    auto r = std::make_shared<Rendered>();
+    if (page.status == 200) r->etag = ETag(page.body);
+    r->page = std::move(page);
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t size = key.size() + r->page.body.size();
+    if (bytes_ + size > max_bytes_) {
+      map_.clear();
+      bytes_ = 0;
+    }
+    if (size <= max_bytes_ && map_.emplace(key, r).second) bytes_ += size;
+    return r;
+  }
+
+ private:
+  std::string Stamp() const {
+    std::string out;
+    for (const std::string& f : {db_, db_ + "-wal"}) {
+      struct stat st {};
+      if (stat(f.c_str(), &st) == 0) {
+        out += fmt::format("{}:{}.{};", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+      }
+    }
+    return out;
+  }
+
+  void Revalidate() {
+    int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::steady_clock::now().time_since_epoch())
+                      .count();
+    int64_t last = checked_ms_.load(std::memory_order_relaxed);
+    if (now - last < 1000 || !checked_ms_.compare_exchange_strong(last, now)) return;
+    std::string stamp = Stamp();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (stamp != stamp_) {
+      stamp_ = stamp;
+      map_.clear();
+      bytes_ = 0;
+    }
+  }
+
+  std::string db_;
+  size_t max_bytes_;
+  std::mutex mu_;
+  std::unordered_map<std::string, std::shared_ptr<const Rendered>> map_;
+  size_t bytes_ = 0;
+  std::string stamp_;
+  std::atomic<int64_t> checked_ms_{0};
+};
+
 // Pages change only when the catalog does: a CDN may keep them a while; the
 // ETag lets it (and browsers) revalidate for free.
-void Respond(const httplib::Request& req, httplib::Response& res, const Page& page,
+void Respond(const httplib::Request& req, httplib::Response& res, const Rendered& rendered,
              bool immutable_asset) {
+  const Page& page = rendered.page;
   res.status = page.status;
   if (page.status == 200) {
-    std::string etag = ETag(page.body);
+    const std::string& etag = rendered.etag;
     res.set_header("ETag", etag);
     res.set_header("Cache-Control",
                    immutable_asset ? "public, max-age=86400" : "public, max-age=300");
@@ -43,6 +126,69 @@ void Respond(const httplib::Request& req, httplib::Response& res, const Page& pa
   }
   res.set_content(page.body, page.content_type.c_str());
 }
+
+// Sites lent to requests, at most `max` of them, opened as needed; a
+// request waits when all are lent.
+class SitePool {
+ public:
+  SitePool(std::string db, size_t max, std::unique_ptr<Site> first)
+      : db_(std::move(db)), max_(max), opened_(1) {
+    free_.push_back(std::move(first));
+  }
+
+  class Lease {
+   public:
+    Lease(SitePool* pool, std::unique_ptr<Site> site) : pool_(pool), site_(std::move(site)) {}
+    Lease(Lease&&) = default;
+    Lease(const Lease&) = delete;
+    Lease& operator=(const Lease&) = delete;
+    ~Lease() {
+      if (site_) pool_->Give(std::move(site_));
+    }
+    Site* operator->() const { return site_.get(); }
+    bool operator==(std::nullptr_t) const { return site_ == nullptr; }
+
+   private:
+    SitePool* pool_;
+    std::unique_ptr<Site> site_;
+  };
+
+  Lease Take() {
+    std::unique_lock<std::mutex> lock(mu_);
+    ready_.wait(lock, [&] { return !free_.empty() || opened_ < max_; });
+    if (!free_.empty()) {
+      std::unique_ptr<Site> s = std::move(free_.back());
+      free_.pop_back();
+      return Lease(this, std::move(s));
+    }
+    ++opened_;
+    lock.unlock();
+    Result<std::unique_ptr<Site>> s = Site::Open(db_, Links{});
+    if (!s) {
+      std::lock_guard<std::mutex> relock(mu_);
+      --opened_;
+      ready_.notify_one();
+      return Lease(this, nullptr);
+    }
+    return Lease(this, std::move(*s));
+  }
+
+  void Give(std::unique_ptr<Site> s) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      free_.push_back(std::move(s));
+    }
+    ready_.notify_one();
+  }
+
+ private:
+  std::string db_;
+  size_t max_;
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::vector<std::unique_ptr<Site>> free_;
+  size_t opened_;
+};
 
 }  // namespace
 
@@ -64,41 +210,45 @@ Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
   httplib::Server& http = impl->http;
-  int threads = options.threads > 0
-                    ? options.threads
-                    : static_cast<int>(std::max(2u, std::thread::hardware_concurrency() * 2));
-  http.new_task_queue = [threads] { return new httplib::ThreadPool(threads); };
+  // httplib gives each connection a thread for as long as it is kept alive:
+  // enough threads for the connections a CDN or a load test keeps open. The
+  // work itself runs on a pool of sites, one per core (and a spare), each
+  // with its own SQLite connection and matcher; that bounds memory however
+  // many connections there are.
+  int connections = options.threads > 0 ? options.threads : 256;
+  http.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
   http.set_payload_max_length(options.max_body);
   http.set_read_timeout(options.timeout_seconds, 0);
   http.set_write_timeout(options.timeout_seconds, 0);
   http.set_keep_alive_timeout(5);
-  std::string db = options.db;
-  // Each worker thread's own site: a SQLite connection and matcher are not
-  // shared between threads.
-  auto site = [db]() -> Site* {
-    thread_local std::unique_ptr<Site> mine;
-    thread_local std::string mine_db;
-    if (!mine || mine_db != db) {
-      Result<std::unique_ptr<Site>> opened = Site::Open(db, Links{});
-      if (!opened) return nullptr;
-      mine = std::move(*opened);
-      mine_db = db;
-    }
-    return mine.get();
-  };
+  http.set_keep_alive_max_count(1000);
+  // Headers and body go out in separate writes: without TCP_NODELAY the
+  // body waits for the client's delayed ACK, 40 ms a response.
+  http.set_tcp_nodelay(true);
+  size_t workers = std::max<size_t>(2, std::thread::hardware_concurrency() + 1);
+  auto pool = std::make_shared<SitePool>(options.db, workers, std::move(*probe));
+  auto site = [pool]() { return pool->Take(); };
   // All routing here, by string: no regex engine sees the request path.
-  http.set_pre_routing_handler([site](const httplib::Request& req, httplib::Response& res) {
-    Site* s = site();
-    if (s == nullptr) {
-      res.status = 503;
-      res.set_content("{\"error\": \"the catalog cannot be opened\", \"status\": 503}\n",
-                      "application/json");
-      return httplib::Server::HandlerResponse::Handled;
-    }
+  auto cache = std::make_shared<PageCache>(options.db, size_t{256} << 20);
+  auto unavailable = [](httplib::Response& res) {
+    res.status = 503;
+    res.set_content("{\"error\": \"the catalog cannot be opened\", \"status\": 503}\n",
+                    "application/json");
+    return httplib::Server::HandlerResponse::Handled;
+  };
+  http.set_pre_routing_handler([site, cache, unavailable](const httplib::Request& req,
+                                                          httplib::Response& res) {
     if (req.method == "GET" || req.method == "HEAD") {
-      httplib::Params params = req.params;
-      Query query(params.begin(), params.end());
-      Respond(req, res, s->Get(req.path, query), req.path.rfind("/static/", 0) == 0);
+      std::string key = req.path;
+      for (const auto& [k, v] : req.params) key += "\n" + k + "=" + v;
+      std::shared_ptr<const Rendered> r = cache->Find(key);
+      if (r == nullptr) {
+        SitePool::Lease s = site();
+        if (s == nullptr) return unavailable(res);
+        Query query(req.params.begin(), req.params.end());
+        r = cache->Put(key, s->Get(req.path, query));
+      }
+      Respond(req, res, *r, req.path.rfind("/static/", 0) == 0);
     } else if (req.method == "POST" && req.path == "/api/match") {
       // The body is read after this handler: the route below answers.
       return httplib::Server::HandlerResponse::Unhandled;
@@ -117,7 +267,7 @@ Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options) {
   // httplib matches this literal pattern with std::regex; a literal cannot
   // backtrack, and nothing else is routed that way.
   http.Post("/api/match", [site](const httplib::Request& req, httplib::Response& res) {
-    Site* s = site();
+    SitePool::Lease s = site();
     Page page = s == nullptr
                     ? Page{503, "application/json",
                            "{\"error\": \"the catalog cannot be opened\", \"status\": 503}\n"}

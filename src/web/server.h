@@ -1,7 +1,7 @@
 // `errdex serve`: the website and its JSON API over HTTP (cpp-httplib), on a
 // read-only catalog. Routing is plain string work, no regex engine on
-// request paths. Every worker thread opens its own catalog connection and
-// matcher on first use: SQLite connections and matchers are not shared.
+// request paths. Requests borrow a site (a catalog connection and a
+// matcher, which are not thread-safe) from a pool of one per core.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +17,7 @@ struct ServeOptions {
   std::string db;
   std::string host = "127.0.0.1";
   int port = 8080;  // 0: any free port (see Server::port)
-  int threads = 0;  // 0: two per core
+  int threads = 0;  // connections served at once (a thread each); 0: 256
   size_t max_body = 1u << 20;
   int timeout_seconds = 10;
 };

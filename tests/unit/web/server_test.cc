@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <httplib.h>
 
+#include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -237,6 +238,37 @@ TEST_F(ServerTest, NoPathLeavesTheSiteAndHostileHeadersDoNotHurt) {
   res = c.Get("/");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
+}
+
+TEST(Serve, ReindexingWhileServingIsSeenWithinASecond) {
+  testing::TempDir dir;
+  dir.Write("lib/m.py", "raise ValueError('first')\n");
+  std::string db = (dir.path() / "c.db").string();
+  auto index = [&] {
+    return testing::RunErrdex(
+               {"--db", db, "index", (dir.path() / "lib").string(), "--name", "t/l", "-q"})
+        .exit_code;
+  };
+  ASSERT_EQ(index(), 0);
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  Result<std::unique_ptr<Server>> s = Server::Create(options);
+  ASSERT_TRUE(s.has_value());
+  std::thread t([&] { (void)(*s)->Run(); });
+  httplib::Client c("127.0.0.1", (*s)->port());
+  std::string second = "/api/errors/" + ErrorId("t/l", "ValueError", "second");
+  auto res = c.Get(second);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 404);
+  dir.Write("lib/m.py", "raise ValueError('second')\n");
+  ASSERT_EQ(index(), 0);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  res = c.Get(second);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << "a cached 404 outlived the catalog it came from";
+  (*s)->Stop();
+  t.join();
 }
 
 TEST(Serve, AMissingCatalogIsRefusedNotCreated) {
