@@ -97,6 +97,7 @@ run() {  # name url [wrk args...]
   local name=$1 url=$2
   shift 2
   wrk -t2 -c"$connections" -d"${duration}s" --latency "$@" "$url" >"$tmp/$name.txt"
+  grep -E "Socket errors|Non-2xx" "$tmp/$name.txt" >&2 || true
   python3 - "$name" "$tmp/$name.txt" <<'PY'
 import re, sys
 name, path = sys.argv[1], sys.argv[2]

@@ -10,6 +10,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <thread>
 #include <unordered_map>
@@ -127,14 +128,16 @@ void Respond(const httplib::Request& req, httplib::Response& res, const Rendered
   res.set_content(page.body, page.content_type.c_str());
 }
 
-// Sites lent to requests, at most `max` of them, opened as needed; a
-// request waits when all are lent.
+// Sites lent to requests, at most `max` of them, opened as needed. When all
+// are lent, requests wait in line and a returned site goes straight to the
+// first in line: first come, first served, and one wake-up per hand-over (a
+// shared condition variable woke waiters in no order, and under load some
+// waited seconds).
 class SitePool {
  public:
-  SitePool(std::string db, size_t max, std::unique_ptr<Site> first)
-      : db_(std::move(db)), max_(max), opened_(1) {
-    free_.push_back(std::move(first));
-  }
+  // `sites`: opened already (and warmed); more are opened on demand up to `max`.
+  SitePool(std::string db, size_t max, std::vector<std::unique_ptr<Site>> sites)
+      : db_(std::move(db)), max_(max), free_(std::move(sites)), opened_(free_.size()) {}
 
   class Lease {
    public:
@@ -155,38 +158,49 @@ class SitePool {
 
   Lease Take() {
     std::unique_lock<std::mutex> lock(mu_);
-    ready_.wait(lock, [&] { return !free_.empty() || opened_ < max_; });
-    if (!free_.empty()) {
+    if (!free_.empty() && line_.empty()) {
       std::unique_ptr<Site> s = std::move(free_.back());
       free_.pop_back();
       return Lease(this, std::move(s));
     }
-    ++opened_;
-    lock.unlock();
-    Result<std::unique_ptr<Site>> s = Site::Open(db_, Links{});
-    if (!s) {
-      std::lock_guard<std::mutex> relock(mu_);
+    if (opened_ < max_) {
+      ++opened_;
+      lock.unlock();
+      Result<std::unique_ptr<Site>> s = Site::Open(db_, Links{});
+      if (s) return Lease(this, std::move(*s));
+      lock.lock();
       --opened_;
-      ready_.notify_one();
       return Lease(this, nullptr);
     }
-    return Lease(this, std::move(*s));
+    Waiter me;
+    line_.push_back(&me);
+    me.ready.wait(lock, [&] { return me.site != nullptr; });
+    return Lease(this, std::move(me.site));
   }
 
   void Give(std::unique_ptr<Site> s) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
+    std::lock_guard<std::mutex> lock(mu_);
+    if (line_.empty()) {
       free_.push_back(std::move(s));
+      return;
     }
-    ready_.notify_one();
+    Waiter* next = line_.front();
+    line_.pop_front();
+    next->site = std::move(s);
+    next->ready.notify_one();
   }
 
  private:
+  struct Waiter {
+    std::condition_variable ready;
+    std::unique_ptr<Site> site;
+  };
+
   std::string db_;
   size_t max_;
   std::mutex mu_;
-  std::condition_variable ready_;
   std::vector<std::unique_ptr<Site>> free_;
+  std::deque<Waiter*> line_;
   size_t opened_;
 };
 
@@ -226,7 +240,17 @@ Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options) {
   // body waits for the client's delayed ACK, 40 ms a response.
   http.set_tcp_nodelay(true);
   size_t workers = std::max<size_t>(2, std::thread::hardware_concurrency() + 1);
-  auto pool = std::make_shared<SitePool>(options.db, workers, std::move(*probe));
+  // Every site opened and its matcher loaded before the first request: a
+  // matcher loaded under load made the first matches wait seconds.
+  std::vector<std::unique_ptr<Site>> sites;
+  sites.push_back(std::move(*probe));
+  while (sites.size() < workers) {
+    Result<std::unique_ptr<Site>> s = Site::Open(options.db, Links{});
+    if (!s) return tl::unexpected(s.error());
+    sites.push_back(std::move(*s));
+  }
+  for (std::unique_ptr<Site>& s : sites) ERRDEX_TRY(s->Warm());
+  auto pool = std::make_shared<SitePool>(options.db, workers, std::move(sites));
   auto site = [pool]() { return pool->Take(); };
   // All routing here, by string: no regex engine sees the request path.
   auto cache = std::make_shared<PageCache>(options.db, size_t{256} << 20);

@@ -154,12 +154,7 @@ Page Site::Match(std::string_view body, std::string_view content_type) {
       top = request["top"].get<size_t>();
     }
   }
-  if (!matcher_) {
-    std::vector<std::string> warnings;
-    Result<match::Matcher> m = match::Matcher::Open(&catalog_, &warnings);
-    if (!m) return JsonError(500, m.error().message);
-    matcher_ = std::make_unique<match::Matcher>(std::move(*m));
-  }
+  if (Result<void> warm = Warm(); !warm) return JsonError(500, warm.error().message);
   match::ExplainOptions options;
   options.top = top;
   Result<match::Report> report = match::ExplainAll(*matcher_, text, options);
@@ -169,6 +164,15 @@ Page Site::Match(std::string_view body, std::string_view content_type) {
   for (auto& m : doc["matches"]) m["page"] = links_.Error(m["id"].get<std::string>());
   return {200, "application/json",
           doc.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n"};
+}
+
+Result<void> Site::Warm() {
+  if (matcher_) return {};
+  std::vector<std::string> warnings;
+  Result<match::Matcher> m = match::Matcher::Open(&catalog_, &warnings);
+  if (!m) return tl::unexpected(m.error());
+  matcher_ = std::make_unique<match::Matcher>(std::move(*m));
+  return {};
 }
 
 Page Site::ErrorHtml(std::string_view id) {

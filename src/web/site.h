@@ -29,6 +29,10 @@ class Site {
   // POST /api/match: `body` is the pasted text, or JSON {"text", "top"?}.
   Page Match(std::string_view body, std::string_view content_type);
 
+  // Opens the matcher now rather than at the first /api/match (a 100k-
+  // template catalog takes about 100 ms to load).
+  Result<void> Warm();
+
   catalog::Catalog& catalog() { return catalog_; }
 
  private:
