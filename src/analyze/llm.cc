@@ -31,15 +31,6 @@ constexpr std::string_view kSystemPrompt =
     "with \"before\" and \"after\", short code showing a fix; omit the key when no fix is "
     "clear from the facts).";
 
-std::string NowUtc() {
-  std::time_t now = std::time(nullptr);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // The lines of `excerpt` (starting at `first`) within kMaxExcerptLines/2 of `line`.
 std::string AroundLine(const std::string& excerpt, int first, int line) {
   std::string out;

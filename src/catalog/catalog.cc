@@ -22,15 +22,6 @@
 namespace errdex::catalog {
 namespace {
 
-std::string NowUtc() {
-  std::time_t now = std::time(nullptr);
-  struct tm tm;
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
-
 // Hashes everything a snapshot stores, so an identical re-index is a no-op.
 class Digest {
  public:
@@ -263,6 +254,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     ERRDEX_TRY(db_.Exec("PRAGMA journal_mode = WAL"));
     ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
     Result<void> created = db_.Exec(kSchemaSql);
+    if (created) created = db_.Exec(kAnalysisTablesSql);
     if (created) {
       created = db_.Exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
                          "; PRAGMA user_version = " + std::to_string(kSchemaVersion));
@@ -278,7 +270,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     std::string sql;
     if (*version <= 1) sql += kMigrateFrom1Sql;
     if (*version <= 2) sql += kMigrateFrom2Sql;
-    if (*version <= 3) sql += kMigrateFrom3Sql;
+    if (*version <= 3) sql += kAnalysisTablesSql;
     ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
     Result<void> migrated =
         db_.Exec(sql + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";");

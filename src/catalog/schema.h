@@ -93,25 +93,6 @@ CREATE TABLE prefilter (
   format INTEGER NOT NULL,
   blob BLOB NOT NULL
 );
-CREATE TABLE analysis (
-  error_pk INTEGER PRIMARY KEY REFERENCES error(pk) ON DELETE CASCADE,
-  family TEXT NOT NULL,
-  data TEXT NOT NULL
-);
-CREATE INDEX analysis_family ON analysis (family);
-CREATE TABLE family (
-  slug TEXT PRIMARY KEY,
-  name TEXT NOT NULL,
-  description TEXT NOT NULL
-);
--- Keyed by the stable error id, not the row: prose a model wrote survives
--- re-indexing as long as the error does.
-CREATE TABLE enrichment (
-  error_id TEXT PRIMARY KEY,
-  model TEXT NOT NULL,
-  created_at TEXT NOT NULL,
-  data TEXT NOT NULL
-);
 -- Kept in step with `error` by Catalog::WriteSnapshot in bulk, not by
 -- triggers: a trigger makes FTS5 flush at every statement of an index run.
 CREATE VIRTUAL TABLE error_fts USING fts5 (
@@ -135,9 +116,10 @@ ALTER TABLE site ADD COLUMN guards TEXT NOT NULL DEFAULT '[]';
 ALTER TABLE site ADD COLUMN trigger TEXT NOT NULL DEFAULT '';
 )sql";
 
-// Version 3 to 4: analysis (family, valid values, related errors, prose),
-// the family taxonomy and model-written enrichment.
-inline constexpr std::string_view kMigrateFrom3Sql = R"sql(
+// Version 3 to 4, and part of every new catalog: analysis (family, valid
+// values, related errors, prose), the family taxonomy and model-written
+// enrichment.
+inline constexpr std::string_view kAnalysisTablesSql = R"sql(
 CREATE TABLE analysis (
   error_pk INTEGER PRIMARY KEY REFERENCES error(pk) ON DELETE CASCADE,
   family TEXT NOT NULL,

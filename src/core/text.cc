@@ -1,6 +1,7 @@
 #include "core/text.h"
 
 #include <cstdio>
+#include <ctime>
 
 namespace errdex {
 
@@ -159,6 +160,15 @@ bool StartsWith(std::string_view text, std::string_view prefix) {
 
 bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
+}
+
+std::string NowUtc() {
+  std::time_t now = std::time(nullptr);
+  struct tm tm;
+  gmtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
 }
 
 }  // namespace errdex

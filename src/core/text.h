@@ -39,4 +39,7 @@ std::string_view TruncateUtf8(std::string_view text, size_t max_bytes);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 
+// The current time as ISO 8601 in UTC: "2026-11-30T08:00:00Z".
+std::string NowUtc();
+
 }  // namespace errdex
