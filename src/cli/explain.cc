@@ -131,6 +131,26 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
             break;
           }
         }
+        // How to fix it, from the analysis: the family, the solutions and
+        // the example fix (`errdex show ID` has every section).
+        if (full->analysis) {
+          const Analysis& a = *full->analysis;
+          if (full->family) {
+            std::string labels;
+            for (const std::string& l : a.labels) labels += " · " + l;
+            out << "     " << Paint(color, "\x1b[2m", "family: " + full->family->name + labels)
+                << '\n';
+          }
+          for (const std::string& solution : a.prose.solutions) {
+            out << "     fix: " << Printable(solution) << '\n';
+          }
+          if (!a.prose.fix_after.empty()) {
+            out << "     " << Paint(color, "\x1b[31m", "- " + Printable(a.prose.fix_before))
+                << "\n     " << Paint(color, "\x1b[32m", "+ " + Printable(a.prose.fix_after))
+                << '\n';
+          }
+          out << "     " << Paint(color, "\x1b[2m", "more: errdex show " + full->id) << '\n';
+        }
       }
     }
     if (matches.size() > 1) out << "\n  other candidates:\n";

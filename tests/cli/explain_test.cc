@@ -88,6 +88,9 @@ TEST_F(ExplainCli, TextReportShowsTemplateValuesAndSource) {
   r = RunErrdex({"explain", "--db", db_, "ValueError: index can't contain negative values"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("raised when `x < 0`"), std::string::npos) << r.out;
+  // What the analysis says of it, and where to read more.
+  EXPECT_NE(r.out.find("     family: Value or index out of range\n"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("more: errdex show "), std::string::npos) << r.out;
 
   // Values are shown under the expression the source wrote, not the JSON name.
   r = RunErrdex({"explain", "--db", db_,
