@@ -849,4 +849,22 @@ Result<Stats> Catalog::GetStats() {
   return s;
 }
 
+bool IsLibraryName(std::string_view name) {
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos || slash == 0 || slash + 1 == name.size() ||
+      name.find('/', slash + 1) != std::string_view::npos || name.size() > 200 || name[0] == '.' ||
+      name.find("..") != std::string_view::npos) {
+    return false;
+  }
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
+           c == '/';
+  });
+}
+
+std::string ShortRevision(const SiteRecord& s) {
+  if (!s.rev.empty() && s.rev != s.commit) return s.rev;
+  return s.commit.substr(0, std::min<size_t>(10, s.commit.size()));
+}
+
 }  // namespace errdex::catalog

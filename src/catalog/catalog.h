@@ -69,6 +69,10 @@ struct SiteRecord {
   std::string subdir;              // where the indexed root sits in the repository
 };
 
+// The revision a site is shown at: --rev when it is not the commit, else
+// the commit's first 10 digits; empty when neither is known.
+std::string ShortRevision(const SiteRecord& s);
+
 struct ErrorRecord {
   int64_t pk = 0;  // the row, for queries within one catalog; not stable across catalogs
   std::string id;
@@ -245,6 +249,11 @@ class Catalog {
   // Declared after db_: finalized before the database closes.
   std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
 };
+
+// OWNER/REPO: letters, digits, '.', '_', '-', one '/', no "..", not
+// starting with '.'; at most 200 characters. Names become URL paths and
+// exported file names, so nothing else is allowed in.
+bool IsLibraryName(std::string_view name);
 
 // Default catalog location: $ERRDEX_DB, else $XDG_DATA_HOME/errdex/catalog.db,
 // else ~/.local/share/errdex/catalog.db.

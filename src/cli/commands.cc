@@ -40,16 +40,6 @@ constexpr size_t kMaxWarnings = 20;
 
 std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
-bool ValidLibraryName(std::string_view name) {
-  size_t slash = name.find('/');
-  if (slash == std::string_view::npos || slash == 0 || slash + 1 == name.size()) return false;
-  if (name.find('/', slash + 1) != std::string_view::npos) return false;
-  return std::all_of(name.begin(), name.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-' ||
-           c == '/';
-  });
-}
-
 // git@github.com:owner/repo.git and https://github.com/owner/repo.git both
 // become https://github.com/owner/repo; other URLs are kept as they are.
 std::string WebUrl(std::string url) {
@@ -109,10 +99,10 @@ struct IndexArgs {
 
 Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream& out,
                       std::ostream& err) {
-  if (!ValidLibraryName(args.name)) {
-    return Fail(
-        ErrorCode::kInvalidArgument,
-        "--name must be OWNER/REPO (letters, digits, '.', '_', '-'), got '" + args.name + "'");
+  if (!catalog::IsLibraryName(args.name)) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--name must be OWNER/REPO (letters, digits, '.', '_', '-'; no '..'), got '" +
+                    args.name + "'");
   }
   if (!args.commit.empty() &&
       (args.commit.size() != 40 ||

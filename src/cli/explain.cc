@@ -5,6 +5,7 @@
 
 #include <vector>
 
+#include "cli/render.h"
 #include "core/text.h"
 #include "match/parse.h"
 #include "match/report.h"
@@ -19,20 +20,6 @@ constexpr int kExcerptContext = 6;
 std::string Paint(bool color, std::string_view code, std::string_view text) {
   if (!color) return std::string(text);
   return std::string(code) + std::string(text) + "\x1b[0m";
-}
-
-// Terminal output must not let pasted or third-party text move the cursor.
-std::string Printable(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '\n' || c == '\t' || (u >= 0x20 && u != 0x7F)) {
-      out.push_back(c);
-    } else {
-      out += fmt::format("\\x{:02x}", u);
-    }
-  }
-  return out;
 }
 
 std::string Indented(std::string_view text, std::string_view indent) {

@@ -20,28 +20,6 @@ std::string Paint(const Style& style, std::string_view code, std::string_view te
   return std::string(code) + std::string(text) + std::string(kReset);
 }
 
-// Terminal output must not let catalog text (third-party source) move the
-// cursor or change colours: control characters are shown escaped.
-std::string Printable(std::string_view text) {
-  std::string out;
-  out.reserve(text.size());
-  for (char c : text) {
-    auto u = static_cast<unsigned char>(c);
-    if (c == '\n' || c == '\t' || (u >= 0x20 && u != 0x7F)) {
-      out.push_back(c);
-    } else {
-      out += fmt::format("\\x{:02x}", u);
-    }
-  }
-  return out;
-}
-
-std::string ShortRev(const catalog::SiteRecord& s) {
-  if (!s.rev.empty() && s.rev != s.commit) return s.rev;
-  if (!s.commit.empty()) return s.commit.substr(0, 10);
-  return "";
-}
-
 void Section(const Style& style, std::string_view title, std::ostream& out) {
   out << '\n' << Paint(style, kBold, title) << '\n';
 }
@@ -117,6 +95,20 @@ void RenderAnalysis(const catalog::ErrorRecord& e, const Style& style, std::ostr
 
 }  // namespace
 
+std::string Printable(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\n' || c == '\t' || (u >= 0x20 && u != 0x7F)) {
+      out.push_back(c);
+    } else {
+      out += fmt::format("\\x{:02x}", u);
+    }
+  }
+  return out;
+}
+
 void RenderErrorLine(const catalog::ErrorRecord& e, const Style& style, std::ostream& out) {
   std::string text = e.template_text.empty() ? "(no message)" : Printable(e.template_text);
   for (char& c : text) {
@@ -152,7 +144,7 @@ void RenderError(const catalog::ErrorRecord& e, const Style& style, std::ostream
     out << '\n'
         << Paint(style, kCyan, fmt::format("{}:{}", Printable(s.path), s.line)) << "  in "
         << Printable(s.function);
-    std::string rev = ShortRev(s);
+    std::string rev = catalog::ShortRevision(s);
     out << Paint(style, kDim, fmt::format("  ({}{}{})", s.library, rev.empty() ? "" : "@", rev));
     if (!s.via.empty()) out << Paint(style, kDim, "  via " + Printable(s.via));
     out << '\n';

@@ -52,11 +52,6 @@ std::string Prose(std::string_view text) {
   return out;
 }
 
-std::string ShortCommit(const catalog::SiteRecord& s) {
-  if (!s.rev.empty() && s.rev != s.commit) return s.rev;
-  return s.commit.substr(0, std::min<size_t>(10, s.commit.size()));
-}
-
 std::string Excerpt(const catalog::SiteRecord& s) {
   std::string out = "<pre class=\"code\"><code>";
   int line = s.excerpt_line;
@@ -224,9 +219,10 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
     if (!s.excerpt.empty()) source += Excerpt(s);
     std::string url = SourceUrl(s);
     if (!url.empty()) {
-      source += fmt::format(
-          "<p><a class=\"gh\" href=\"{}\">View on {} (pinned to {})</a></p>", Escape(url),
-          StartsWith(url, "https://gitlab.com/") ? "GitLab" : "GitHub", Escape(ShortCommit(s)));
+      source +=
+          fmt::format("<p><a class=\"gh\" href=\"{}\">View on {} (pinned to {})</a></p>",
+                      Escape(url), StartsWith(url, "https://gitlab.com/") ? "GitLab" : "GitHub",
+                      Escape(catalog::ShortRevision(s)));
     }
     source += "</div>";
   }
@@ -292,7 +288,8 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
   std::string footer = "<footer class=\"provenance\"><p>";
   const catalog::SiteRecord* first = e.sites.empty() ? nullptr : &e.sites.front();
   footer += "Static analysis of <b>" + Escape(e.library) + "</b>";
-  if (first && !ShortCommit(*first).empty()) footer += "@" + Escape(ShortCommit(*first));
+  if (first && !catalog::ShortRevision(*first).empty())
+    footer += "@" + Escape(catalog::ShortRevision(*first));
   if (first && !first->date.empty()) footer += " (" + Escape(first->date.substr(0, 10)) + ")";
   footer += ".";
   if (n)

@@ -34,21 +34,6 @@ std::string First(const Query& q, const std::string& key) {
   return it == q.end() ? "" : it->second;
 }
 
-bool ValidLibraryName(std::string_view name) {
-  size_t slash = name.find('/');
-  if (slash == std::string_view::npos || slash == 0 || slash + 1 == name.size() ||
-      name.find('/', slash + 1) != std::string_view::npos || name.size() > 200) {
-    return false;
-  }
-  for (char c : name) {
-    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '/' || c == '.' || c == '_' ||
-          c == '-')) {
-      return false;
-    }
-  }
-  return name[0] != '.' && name.find("..") == std::string_view::npos;
-}
-
 bool ValidSlug(std::string_view slug) {
   if (slug.empty() || slug.size() > 64) return false;
   for (char c : slug) {
@@ -205,7 +190,7 @@ Page Site::Home() {
 }
 
 Page Site::Library(std::string_view name) {
-  if (!ValidLibraryName(name)) return Html(404, NotFoundPage("No such library."));
+  if (!catalog::IsLibraryName(name)) return Html(404, NotFoundPage("No such library."));
   catalog::ListQuery q;
   q.library = std::string(name);
   q.limit = kMaxListed;

@@ -302,5 +302,15 @@ TEST(Catalog, ListFiltersByLibrary) {
   for (const ErrorRecord& e : *numpy) EXPECT_EQ(e.library, "numpy/numpy");
 }
 
+TEST(Catalog, LibraryNamesAreSafeAsPathsAndUrls) {
+  EXPECT_TRUE(IsLibraryName("jax-ml/jax"));
+  EXPECT_TRUE(IsLibraryName("python/cpython"));
+  for (const char* bad :
+       {"jax", "/jax", "jax/", "a/b/c", "../b", "a/..", "a/b..c", ".a/b", "a b/c", "a/<b>"}) {
+    EXPECT_FALSE(IsLibraryName(bad)) << bad;
+  }
+  EXPECT_FALSE(IsLibraryName("a/" + std::string(300, 'b')));
+}
+
 }  // namespace
 }  // namespace errdex::catalog
