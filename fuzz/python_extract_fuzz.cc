@@ -6,7 +6,6 @@
 #include <string_view>
 
 #include "analyze/analyze.h"
-#include "analyze/prose.h"
 #include "analyze/related.h"
 #include "catalog/json.h"
 #include "extract/extractor.h"
@@ -37,7 +36,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     r.guards_json = errdex::catalog::GuardsToJson(s.guards).dump();
     e.sites.push_back(r);
     errdex::Analysis a = errdex::analyze::AnalyzeError(e, {});
-    a.prose = errdex::analyze::WriteProse(e, a);
     related.push_back({e.id,
                        e.exception,
                        e.template_text,

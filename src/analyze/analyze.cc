@@ -59,8 +59,10 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
   facts.internal = e.internal;
   bool unreachable = false;
   std::set<std::pair<std::string, std::vector<std::string>>> listed;
+  std::vector<Guard> first_site_guards;
   for (const catalog::SiteRecord& s : e.sites) {
     std::vector<Guard> guards = SiteGuards(s);
+    if (&s == &e.sites.front()) first_site_guards = guards;
     unreachable = unreachable || (s.internal && LooksUnreachable(guards));
     for (const Guard& g : guards) {
       if (g.values.empty() || !listed.insert({g.subject, g.values}).second) continue;
@@ -81,6 +83,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
     a.labels.push_back("internal");
   }
   if (unreachable) a.labels.push_back("version-mismatch");
+  a.prose = WriteProse(e, a, first_site_guards);
   return a;
 }
 
@@ -119,8 +122,7 @@ Result<AnalyzeSummary> AnalyzeCatalog(catalog::Catalog& catalog, std::string_vie
   }
 
   for (size_t i = 0; i < errors->size(); ++i) {
-    Analysis& a = out[i].second;
-    a.prose = WriteProse((*errors)[i], a);
+    const Analysis& a = out[i].second;
     ++summary.errors;
     ++summary.by_family[a.family.slug];
     for (const std::string& l : a.labels) {

@@ -27,8 +27,8 @@ struct AnalyzeSummary {
 // Analyses every error of `library` (every library when empty).
 Result<AnalyzeSummary> AnalyzeCatalog(catalog::Catalog& catalog, std::string_view library);
 
-// The analysis of one error without its related errors, which need the
-// library's other errors. `bases`: exception class -> its bases.
+// The analysis of one error, prose included, without its related errors,
+// which need the library's other errors. `bases`: exception class -> its bases.
 Analysis AnalyzeError(const catalog::ErrorRecord& e,
                       const std::map<std::string, std::vector<std::string>>& bases);
 

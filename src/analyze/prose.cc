@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cctype>
 
-#include "catalog/json.h"
 #include "core/native_errors.h"
 
 namespace errdex::analyze {
@@ -89,7 +88,8 @@ std::string What(const catalog::ErrorRecord& e) {
 
 }  // namespace
 
-Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a) {
+Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
+                 const std::vector<Guard>& first_site_guards) {
   Prose p;
   if (e.sites.empty()) return p;
   const Family* family = FindFamily(a.family.slug);
@@ -160,8 +160,7 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a) {
                           " with the traceback and the smallest program that reproduces it.");
   }
   // An assertion names what must hold.
-  for (const Guard& g : catalog::GuardsFromJson(
-           nlohmann::json::parse(e.sites.front().guards_json, nullptr, false))) {
+  for (const Guard& g : first_site_guards) {
     if (g.kind == "assert" && !HasLabel(a, "internal")) {
       p.solutions.push_back("Make sure " + Tick(g.code) + " holds when the check runs.");
     }

@@ -10,7 +10,9 @@
 
 namespace errdex::analyze {
 
-// `a` holds the family, labels and valid values already.
-Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a);
+// `a` holds the family, labels and valid values already;
+// `first_site_guards` are the parsed conditions of `e`'s first site.
+Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
+                 const std::vector<Guard>& first_site_guards);
 
 }  // namespace errdex::analyze
