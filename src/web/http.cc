@@ -1,13 +1,16 @@
 #include "web/http.h"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include <xxhash.h>
 #include <zlib.h>
 #include <boost/beast/core/buffers_to_string.hpp>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <exception>
 #include <sstream>
 #include <unordered_map>
@@ -178,6 +181,27 @@ std::string CatalogWatch::Stamp() const {
     }
   }
   return out;
+}
+
+bool CatalogWatch::Whole() const {
+  int fd = open(db_.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  unsigned char h[100];
+  struct stat st {};
+  bool read = fstat(fd, &st) == 0 && pread(fd, h, sizeof h, 0) == static_cast<ssize_t>(sizeof h);
+  close(fd);
+  if (!read || std::memcmp(h, "SQLite format 3", 16) != 0) return false;
+  auto be32 = [&h](int at) {
+    return (uint32_t{h[at]} << 24) | (uint32_t{h[at + 1]} << 16) | (uint32_t{h[at + 2]} << 8) |
+           uint32_t{h[at + 3]};
+  };
+  uint64_t page_size = (uint32_t{h[16]} << 8) | h[17];
+  if (page_size == 1) page_size = 65536;
+  // The size at offset 28 is kept only when the "version valid for" number
+  // matches the change counter (SQLite's file format, section 1.3.7).
+  uint32_t pages = be32(28);
+  if (pages == 0 || be32(92) != be32(24)) return true;
+  return static_cast<uint64_t>(st.st_size) >= pages * page_size;
 }
 
 uint64_t CatalogWatch::Generation() {
@@ -430,10 +454,12 @@ HttpResponse Handler::Slow(const HttpRequest& req, size_t worker) {
     watch_.Recheck();
     return Finish(req, Unavailable());
   };
+  if (!watch_.Whole()) return failed();
   try {
     if (req.method() == http::verb::post) {
       Page page = site->Match(req.body(), Sv(req[http::field::content_type]));
-      if (page.status >= 500) return failed();
+      // Checked again after: the file may have been cut while it was read.
+      if (page.status >= 500 || !watch_.Whole()) return failed();
       HttpResponse res{static_cast<http::status>(page.status), 11};
       res.set(http::field::cache_control, "no-store");
       res.set("X-Content-Type-Options", "nosniff");
@@ -451,7 +477,7 @@ HttpResponse Handler::Slow(const HttpRequest& req, size_t worker) {
     std::optional<Target> t = ParseTarget(req.target());
     if (!t) return Finish(req, JsonError(400, "the request target is not valid percent-encoding"));
     Page page = site->Get(t->path, t->query);
-    if (page.status >= 500) return failed();
+    if (page.status >= 500 || !watch_.Whole()) return failed();
     std::shared_ptr<const Rendered> r = cache_->Put(t->key, std::move(page), generation);
     return Finish(req, FromRendered(req, *r, StartsWith(t->path, "/static/")));
   } catch (const std::exception&) {

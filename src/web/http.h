@@ -59,6 +59,11 @@ class CatalogWatch {
   // The next Generation() looks at the file rather than wait for the second:
   // a site just failed on it.
   void Recheck() { checked_ms_.store(0, std::memory_order_relaxed); }
+  // Whether the database file is as long as its header says (when the
+  // header keeps its size). A truncated file, or one half-copied over the
+  // live one, reads in SQLite as missing rows rather than as an error: the
+  // answers made from it would be wrong 404s.
+  bool Whole() const;
 
  private:
   std::string Stamp() const;
