@@ -34,10 +34,11 @@ constexpr int kMaxRequestsPerConnection = 1000;
 // header limit fails before this fills.
 constexpr size_t kMaxBuffered = 128u << 10;
 // After a final answer, what the client still sends is read and dropped for
-// a moment (at most this much) so that closing does not reset the
-// connection before the client has read the answer (a 413 in particular).
-constexpr size_t kMaxDrained = 256u << 10;
-constexpr auto kLinger = std::chrono::seconds(1);
+// a moment (bounded in time and bytes, as nginx's lingering close): closing
+// with unread bytes resets the connection, and a client still sending a body
+// refused from its header (a 413) would lose the answer.
+constexpr size_t kMaxDrained = 4u << 20;
+constexpr auto kLinger = std::chrono::seconds(2);
 // Refusals (a canned 503) in flight at once; past it a connection is closed
 // without a word.
 constexpr int kMaxRefusing = 1024;
