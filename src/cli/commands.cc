@@ -599,8 +599,17 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       ->check(CLI::Range(0, 65535));
   serve_cmd
       ->add_option("--threads", serve.threads,
-                   "Connections served at once, a thread each (default 256)")
+                   "Workers doing the catalog work, a catalog connection each (default cores + 1)")
       ->check(CLI::Range(0, 1024));
+  serve_cmd
+      ->add_option("--max-connections", serve.max_connections,
+                   "Connections open at once; more are refused with a 503 (default 10000)")
+      ->check(CLI::Range(0, 1000000));
+  serve_cmd
+      ->add_option("--max-connections-per-ip", serve.max_connections_per_ip,
+                   "Connections open at once from one address (default 128; 0: no limit, "
+                   "for use behind a proxy)")
+      ->check(CLI::Range(0, 1000000));
 
   std::string export_dir;
   CLI::App* export_cmd =

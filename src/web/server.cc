@@ -1,329 +1,439 @@
 #include "web/server.h"
 
-#include <httplib.h>
-#include <xxhash.h>
+#include <sqlite3.h>
+#include <sys/resource.h>
 
 #include <fmt/format.h>
+#include <boost/asio.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
 
-#include <sys/stat.h>
-
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
-#include <unordered_map>
 #include <vector>
 
-#include "web/site.h"
+#include "web/http.h"
 
 namespace errdex::web {
 namespace {
 
-std::string ETag(const std::string& body) {
-  XXH128_hash_t h = XXH3_128bits(body.data(), body.size());
-  return fmt::format("\"{:016x}{:016x}\"", h.high64, h.low64);
-}
+namespace beast = boost::beast;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
 
-// A GET's answer, rendered once.
-struct Rendered {
-  Page page;
-  std::string etag;
-};
+constexpr int kMaxRequestsPerConnection = 1000;
+// Leftover bytes held between pipelined requests; a header larger than the
+// header limit fails before this fills.
+constexpr size_t kMaxBuffered = 128u << 10;
+// After a final answer, what the client still sends is read and dropped for
+// a moment (bounded in time and bytes, as nginx's lingering close): closing
+// with unread bytes resets the connection, and a client still sending a body
+// refused from its header (a 413) would lose the answer.
+constexpr size_t kMaxDrained = 4u << 20;
+constexpr auto kLinger = std::chrono::seconds(2);
+// Refusals (a canned 503) in flight at once; past it a connection is closed
+// without a word.
+constexpr int kMaxRefusing = 1024;
 
-// Rendered GET answers by path and query. The catalog is read-only here,
-// but `errdex index` may write it while the server runs: once a second at
-// most, the database and WAL files' sizes and times are compared with what
-// they were, and any change empties the cache. Bounded in bytes; when full it
-// starts over (a flood of distinct URLs cannot grow it).
-class PageCache {
+// Threads that do the catalog work, each with the site Handler keeps for it.
+class WorkerPool {
  public:
-  PageCache(std::string db, size_t max_bytes) : db_(std::move(db)), max_bytes_(max_bytes) {
-    stamp_ = Stamp();
-  }
+  explicit WorkerPool(size_t n) : n_(n) {}
+  ~WorkerPool() { Stop(); }
 
-  std::shared_ptr<const Rendered> Find(const std::string& key) {
-    Revalidate();
+  void Start() {
     std::lock_guard<std::mutex> lock(mu_);
-    auto it = map_.find(key);
-    return it == map_.end() ? nullptr : it->second;
-  }
-
-  std::shared_ptr<const Rendered> Put(const std::string& key, Page page) {
-    auto r = std::make_shared<Rendered>();
-    if (page.status == 200) r->etag = ETag(page.body);
-    r->page = std::move(page);
-    std::lock_guard<std::mutex> lock(mu_);
-    size_t size = key.size() + r->page.body.size();
-    if (bytes_ + size > max_bytes_) {
-      map_.clear();
-      bytes_ = 0;
+    if (!threads_.empty()) return;
+    stop_ = false;
+    for (size_t i = 0; i < n_; ++i) {
+      threads_.emplace_back([this, i] { Loop(i); });
     }
-    if (size <= max_bytes_ && map_.emplace(key, r).second) bytes_ += size;
-    return r;
+  }
+
+  void Post(std::function<void(size_t)> job) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      jobs_.push_back(std::move(job));
+    }
+    cv_.notify_one();
+  }
+
+  // Joins the workers; jobs not started are dropped.
+  void Stop() {
+    std::vector<std::thread> threads;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+      threads.swap(threads_);
+    }
+    cv_.notify_all();
+    for (std::thread& t : threads) t.join();
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.clear();
   }
 
  private:
-  std::string Stamp() const {
-    std::string out;
-    for (const std::string& f : {db_, db_ + "-wal"}) {
-      struct stat st {};
-      if (stat(f.c_str(), &st) == 0) {
-        out += fmt::format("{}:{}.{};", st.st_size, st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+  void Loop(size_t worker) {
+    for (;;) {
+      std::function<void(size_t)> job;
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        cv_.wait(lock, [&] { return stop_ || !jobs_.empty(); });
+        if (stop_) return;
+        job = std::move(jobs_.front());
+        jobs_.pop_front();
       }
-    }
-    return out;
-  }
-
-  void Revalidate() {
-    int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
-                      std::chrono::steady_clock::now().time_since_epoch())
-                      .count();
-    int64_t last = checked_ms_.load(std::memory_order_relaxed);
-    if (now - last < 1000 || !checked_ms_.compare_exchange_strong(last, now)) return;
-    std::string stamp = Stamp();
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stamp != stamp_) {
-      stamp_ = stamp;
-      map_.clear();
-      bytes_ = 0;
+      job(worker);
     }
   }
 
-  std::string db_;
-  size_t max_bytes_;
+  size_t n_;
   std::mutex mu_;
-  std::unordered_map<std::string, std::shared_ptr<const Rendered>> map_;
-  size_t bytes_ = 0;
-  std::string stamp_;
-  std::atomic<int64_t> checked_ms_{0};
+  std::condition_variable cv_;
+  std::deque<std::function<void(size_t)>> jobs_;
+  std::vector<std::thread> threads_;
+  bool stop_ = false;
 };
 
-// Pages change only when the catalog does: a CDN may keep them a while; the
-// ETag lets it (and browsers) revalidate for free.
-void Respond(const httplib::Request& req, httplib::Response& res, const Rendered& rendered,
-             bool immutable_asset) {
-  const Page& page = rendered.page;
-  res.status = page.status;
-  if (page.status == 200) {
-    const std::string& etag = rendered.etag;
-    res.set_header("ETag", etag);
-    res.set_header("Cache-Control",
-                   immutable_asset ? "public, max-age=86400" : "public, max-age=300");
-    if (req.get_header_value("If-None-Match") == etag) {
-      res.status = 304;
-      return;
-    }
-  } else {
-    res.set_header("Cache-Control", "no-store");
-  }
-  res.set_header("X-Content-Type-Options", "nosniff");
-  if (page.content_type.rfind("text/html", 0) == 0) {
-    // Pages run only errdex's own script, from its own origin.
-    res.set_header("Content-Security-Policy",
-                   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
-                   "object-src 'none'; base-uri 'none'; frame-ancestors 'none'");
-  }
-  res.set_content(page.body, page.content_type.c_str());
-}
-
-// Sites lent to requests, at most `max` of them, opened as needed. When all
-// are lent, requests wait in line and a returned site goes straight to the
-// first in line: first come, first served, and one wake-up per hand-over (a
-// shared condition variable woke waiters in no order, and under load some
-// waited seconds).
-class SitePool {
+// Connections open, in total and per client address.
+class Admission {
  public:
-  // `sites`: opened already (and warmed); more are opened on demand up to `max`.
-  SitePool(std::string db, size_t max, std::vector<std::unique_ptr<Site>> sites)
-      : db_(std::move(db)), max_(max), free_(std::move(sites)), opened_(free_.size()) {}
+  Admission(size_t max_total, size_t max_per_ip) : max_total_(max_total), max_per_ip_(max_per_ip) {}
 
-  class Lease {
-   public:
-    Lease(SitePool* pool, std::unique_ptr<Site> site) : pool_(pool), site_(std::move(site)) {}
-    Lease(Lease&&) = default;
-    Lease(const Lease&) = delete;
-    Lease& operator=(const Lease&) = delete;
-    ~Lease() {
-      if (site_) pool_->Give(std::move(site_));
+  bool Enter(const net::ip::address& a) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (total_ >= max_total_) return false;
+    size_t& n = per_ip_[a];
+    if (max_per_ip_ > 0 && n >= max_per_ip_) {
+      if (n == 0) per_ip_.erase(a);
+      return false;
     }
-    Site* operator->() const { return site_.get(); }
-    bool operator==(std::nullptr_t) const { return site_ == nullptr; }
-
-   private:
-    SitePool* pool_;
-    std::unique_ptr<Site> site_;
-  };
-
-  Lease Take() {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!free_.empty() && line_.empty()) {
-      std::unique_ptr<Site> s = std::move(free_.back());
-      free_.pop_back();
-      return Lease(this, std::move(s));
-    }
-    if (opened_ < max_) {
-      ++opened_;
-      lock.unlock();
-      Result<std::unique_ptr<Site>> s = Site::Open(db_, Links{});
-      if (s) return Lease(this, std::move(*s));
-      lock.lock();
-      --opened_;
-      return Lease(this, nullptr);
-    }
-    Waiter me;
-    line_.push_back(&me);
-    me.ready.wait(lock, [&] { return me.site != nullptr; });
-    return Lease(this, std::move(me.site));
+    ++n;
+    ++total_;
+    return true;
   }
 
-  void Give(std::unique_ptr<Site> s) {
+  void Leave(const net::ip::address& a) {
     std::lock_guard<std::mutex> lock(mu_);
-    if (line_.empty()) {
-      free_.push_back(std::move(s));
-      return;
-    }
-    Waiter* next = line_.front();
-    line_.pop_front();
-    next->site = std::move(s);
-    next->ready.notify_one();
+    --total_;
+    auto it = per_ip_.find(a);
+    if (it != per_ip_.end() && --it->second == 0) per_ip_.erase(it);
   }
 
  private:
-  struct Waiter {
-    std::condition_variable ready;
-    std::unique_ptr<Site> site;
-  };
-
-  std::string db_;
-  size_t max_;
+  size_t max_total_;
+  size_t max_per_ip_;
   std::mutex mu_;
-  std::vector<std::unique_ptr<Site>> free_;
-  std::deque<Waiter*> line_;
-  size_t opened_;
+  size_t total_ = 0;
+  std::map<net::ip::address, size_t> per_ip_;
 };
+
+struct Shared {
+  ServeOptions options;
+  std::unique_ptr<Handler> handler;
+  WorkerPool workers;
+  Admission admission;
+  std::atomic<int> refusing{0};
+
+  Shared(ServeOptions o, std::unique_ptr<Handler> h, size_t max_connections)
+      : options(std::move(o)),
+        handler(std::move(h)),
+        workers(handler->workers()),
+        admission(max_connections,
+                  static_cast<size_t>(std::max(0, options.max_connections_per_ip))) {}
+};
+
+bool IsHttpError(const beast::error_code& ec) {
+  static const boost::system::error_category& http_category =
+      http::make_error_code(http::error::bad_target).category();
+  return ec.category() == http_category;
+}
+
+// One client connection, on its own strand: read a header (deadline), check
+// it, read the body (deadline, body limit), answer from the cache on the
+// spot or hand the request to a worker and write the answer when it is
+// posted back; then the next request, in order (pipelining).
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(tcp::socket socket, Shared* shared, net::ip::address peer, bool admitted)
+      : stream_(std::move(socket)),
+        shared_(shared),
+        peer_(peer),
+        admitted_(admitted),
+        buffer_(kMaxBuffered) {}
+  ~Connection() {
+    if (admitted_) {
+      shared_->admission.Leave(peer_);
+    } else {
+      shared_->refusing.fetch_sub(1);
+    }
+  }
+
+  void Start() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->admitted_) {
+        self->ReadHeader();
+      } else {
+        HttpResponse res = JsonError(503, "too many connections; try again shortly");
+        res.set(http::field::retry_after, "1");
+        res.keep_alive(false);
+        res.prepare_payload();
+        self->Write(std::move(res));
+      }
+    });
+  }
+
+ private:
+  const ServeOptions& options() const { return shared_->options; }
+
+  void ReadHeader() {
+    parser_.emplace();
+    LimitParser(*parser_, options());
+    if (served_ == 0) {
+      stream_.expires_after(std::chrono::milliseconds(options().header_timeout_ms));
+    } else {
+      stream_.expires_after(std::chrono::seconds(options().keep_alive_seconds));
+    }
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](beast::error_code ec, size_t) { self->OnHeader(ec); });
+  }
+
+  void OnHeader(beast::error_code ec) {
+    if (ec) return Failed(ec);
+    if (std::optional<HttpResponse> refused = CheckHeader(parser_->get())) {
+      return Write(std::move(*refused));
+    }
+    if (parser_->is_done()) return Dispatch();
+    if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+      static const char kContinue[] = "HTTP/1.1 100 Continue\r\n\r\n";
+      stream_.expires_after(std::chrono::seconds(options().timeout_seconds));
+      net::async_write(stream_, net::buffer(kContinue, sizeof kContinue - 1),
+                       [self = shared_from_this()](beast::error_code e, size_t) {
+                         if (e) return self->Close();
+                         self->ReadBody();
+                       });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    // One deadline for the whole body, however it trickles in.
+    stream_.expires_after(std::chrono::seconds(options().timeout_seconds));
+    http::async_read(stream_, buffer_, *parser_,
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       if (ec) return self->Failed(ec);
+                       self->Dispatch();
+                     });
+  }
+
+  // A request the parser refused gets its answer; a deadline, a reset or a
+  // client that left mid-request just ends the connection.
+  void Failed(beast::error_code ec) {
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message ||
+        !IsHttpError(ec)) {
+      return Close();
+    }
+    Write(ParseFailure(ec));
+  }
+
+  void Dispatch() {
+    auto req = std::make_shared<HttpRequest>(parser_->release());
+    parser_.reset();
+    if (std::optional<HttpResponse> res = shared_->handler->Quick(*req)) {
+      return Write(std::move(*res));
+    }
+    shared_->workers.Post([self = shared_from_this(), req](size_t worker) {
+      HttpResponse res = self->shared_->handler->Slow(*req, worker);
+      net::post(self->stream_.get_executor(),
+                [self, res = std::move(res)]() mutable { self->Write(std::move(res)); });
+    });
+  }
+
+  void Write(HttpResponse res) {
+    if (++served_ >= kMaxRequestsPerConnection) res.keep_alive(false);
+    res_ = std::make_unique<HttpResponse>(std::move(res));
+    stream_.expires_after(std::chrono::seconds(options().timeout_seconds));
+    http::async_write(stream_, *res_, [self = shared_from_this()](beast::error_code ec, size_t) {
+      bool keep = self->res_->keep_alive();
+      self->res_.reset();
+      if (ec) return self->Close();
+      if (!keep) return self->Linger();
+      self->ReadHeader();
+    });
+  }
+
+  void Linger() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    if (ec) return Close();
+    scratch_.resize(16u << 10);
+    stream_.expires_after(kLinger);
+    Drain();
+  }
+
+  void Drain() {
+    stream_.async_read_some(net::buffer(scratch_),
+                            [self = shared_from_this()](beast::error_code ec, size_t n) {
+                              self->drained_ += n;
+                              if (ec || self->drained_ > kMaxDrained) return self->Close();
+                              self->Drain();
+                            });
+  }
+
+  void Close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ec);
+    stream_.close();
+  }
+
+  beast::tcp_stream stream_;
+  Shared* shared_;
+  net::ip::address peer_;
+  bool admitted_;
+  beast::flat_buffer buffer_;
+  std::optional<RequestParser> parser_;
+  std::unique_ptr<HttpResponse> res_;
+  std::vector<char> scratch_;
+  size_t drained_ = 0;
+  int served_ = 0;
+};
+
+// The descriptors this process may open: raised to the hard limit, since
+// each connection is one.
+size_t RaiseDescriptorLimit() {
+  struct rlimit rl {};
+  if (getrlimit(RLIMIT_NOFILE, &rl) != 0) return 1024;
+  if (rl.rlim_cur < rl.rlim_max) {
+    struct rlimit raised = rl;
+    raised.rlim_cur = std::min<rlim_t>(rl.rlim_max, 1u << 20);
+    if (setrlimit(RLIMIT_NOFILE, &raised) == 0) rl = raised;
+  }
+  return rl.rlim_cur == RLIM_INFINITY ? (1u << 20) : static_cast<size_t>(rl.rlim_cur);
+}
 
 }  // namespace
 
 struct Server::Impl {
-  ServeOptions options;
-  httplib::Server http;
+  std::unique_ptr<Shared> shared;
+  net::io_context ioc;
+  tcp::acceptor acceptor{ioc};
+  net::steady_timer retry{ioc};
+  int io_threads = 1;
   int port = 0;
+
+  explicit Impl(int threads) : ioc(threads) {}
+
+  ~Impl() {
+    // Workers post answers to the loop: they stop before it goes away.
+    ioc.stop();
+    if (shared) shared->workers.Stop();
+  }
+
+  void Accept() {
+    acceptor.async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+      if (ec == net::error::operation_aborted) return;
+      if (ec) {
+        // Out of descriptors, most likely: wait a moment rather than spin.
+        retry.expires_after(std::chrono::milliseconds(50));
+        retry.async_wait([this](beast::error_code e) {
+          if (!e) Accept();
+        });
+        return;
+      }
+      Admit(std::move(socket));
+      Accept();
+    });
+  }
+
+  void Admit(tcp::socket socket) {
+    beast::error_code ec;
+    tcp::endpoint peer = socket.remote_endpoint(ec);
+    if (ec) return;
+    // Header and body may go out in separate writes: without TCP_NODELAY
+    // the second waits for the client's delayed ACK, 40 ms an answer.
+    socket.set_option(tcp::no_delay(true), ec);
+    bool admitted = shared->admission.Enter(peer.address());
+    if (!admitted && shared->refusing.fetch_add(1) >= kMaxRefusing) {
+      shared->refusing.fetch_sub(1);
+      return;  // closed as the socket goes out of scope
+    }
+    std::make_shared<Connection>(std::move(socket), shared.get(), peer.address(), admitted)
+        ->Start();
+  }
 };
 
 Server::Server(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Server::~Server() = default;
 int Server::port() const { return impl_->port; }
-void Server::Stop() { impl_->http.stop(); }
+void Server::Stop() { impl_->ioc.stop(); }
 
 Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options) {
-  // Fail now, not at the first request, when the catalog cannot be read.
-  Result<std::unique_ptr<Site>> probe = Site::Open(options.db, Links{});
-  if (!probe) return tl::unexpected(probe.error());
-  auto impl = std::make_unique<Impl>();
-  impl->options = options;
-  httplib::Server& http = impl->http;
-  // httplib gives each connection a thread for as long as it is kept alive:
-  // enough threads for the connections a CDN or a load test keeps open. The
-  // work itself runs on a pool of sites, one per core (and a spare), each
-  // with its own SQLite connection and matcher; that bounds memory however
-  // many connections there are.
-  int connections = options.threads > 0 ? options.threads : 256;
-  http.new_task_queue = [connections] { return new httplib::ThreadPool(connections); };
-  http.set_payload_max_length(options.max_body);
-  http.set_read_timeout(options.timeout_seconds, 0);
-  http.set_write_timeout(options.timeout_seconds, 0);
-  http.set_keep_alive_timeout(5);
-  http.set_keep_alive_max_count(1000);
-  // Headers and body go out in separate writes: without TCP_NODELAY the
-  // body waits for the client's delayed ACK, 40 ms a response.
-  http.set_tcp_nodelay(true);
-  size_t workers = std::max<size_t>(2, std::thread::hardware_concurrency() + 1);
-  // Every site opened and its matcher loaded before the first request: a
-  // matcher loaded under load made the first matches wait seconds.
-  std::vector<std::unique_ptr<Site>> sites;
-  sites.push_back(std::move(*probe));
-  while (sites.size() < workers) {
-    Result<std::unique_ptr<Site>> s = Site::Open(options.db, Links{});
-    if (!s) return tl::unexpected(s.error());
-    sites.push_back(std::move(*s));
-  }
-  for (std::unique_ptr<Site>& s : sites) ERRDEX_TRY(s->Warm());
-  auto pool = std::make_shared<SitePool>(options.db, workers, std::move(sites));
-  auto site = [pool]() { return pool->Take(); };
-  // All routing here, by string: no regex engine sees the request path.
-  auto cache = std::make_shared<PageCache>(options.db, size_t{256} << 20);
-  auto unavailable = [](httplib::Response& res) {
-    res.status = 503;
-    res.set_content("{\"error\": \"the catalog cannot be opened\", \"status\": 503}\n",
-                    "application/json");
-    return httplib::Server::HandlerResponse::Handled;
-  };
-  http.set_pre_routing_handler([site, cache, unavailable](const httplib::Request& req,
-                                                          httplib::Response& res) {
-    if (req.method == "GET" || req.method == "HEAD") {
-      std::string key = req.path;
-      for (const auto& [k, v] : req.params) key += "\n" + k + "=" + v;
-      std::shared_ptr<const Rendered> r = cache->Find(key);
-      if (r == nullptr) {
-        SitePool::Lease s = site();
-        if (s == nullptr) return unavailable(res);
-        Query query(req.params.begin(), req.params.end());
-        r = cache->Put(key, s->Get(req.path, query));
-      }
-      Respond(req, res, *r, req.path.rfind("/static/", 0) == 0);
-    } else if (req.method == "POST" && req.path == "/api/match") {
-      // The body is read after this handler: the route below answers.
-      return httplib::Server::HandlerResponse::Unhandled;
-    } else if (req.method == "OPTIONS") {
-      res.status = 204;
-      res.set_header("Allow", "GET, HEAD, POST, OPTIONS");
-    } else {
-      res.status = 405;
-      res.set_header("Allow", req.path == "/api/match" ? "POST" : "GET, HEAD");
-      res.set_content("{\"error\": \"method not allowed\", \"status\": 405}\n", "application/json");
+  // The catalog is a file other processes replace and rewrite while this one
+  // reads it: through a memory map, a file truncated under the map is a
+  // SIGBUS that kills the server. Plain reads fail with an error instead,
+  // which is a 503 until the catalog is whole again. (Takes effect only
+  // before SQLite's first use in the process, which is here for `serve`.)
+  sqlite3_config(SQLITE_CONFIG_MMAP_SIZE, sqlite3_int64{0}, sqlite3_int64{0});
+  size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  size_t workers = options.threads > 0 ? static_cast<size_t>(options.threads) : cores + 1;
+  // Fails now, not at the first request, when the catalog cannot be read.
+  Result<std::unique_ptr<Handler>> handler = Handler::Create(options, workers);
+  if (!handler) return tl::unexpected(handler.error());
+  size_t descriptors = RaiseDescriptorLimit();
+  // Each site holds a few descriptors (database, WAL, shared memory).
+  size_t reserve = 64 + 4 * workers;
+  size_t max_connections =
+      options.max_connections > 0
+          ? static_cast<size_t>(options.max_connections)
+          : std::min<size_t>(10000, descriptors > reserve + 16 ? descriptors - reserve : 16);
+  int io_threads = options.io_threads > 0 ? options.io_threads : (cores > 1 ? 2 : 1);
+  auto impl = std::make_unique<Impl>(io_threads);
+  impl->io_threads = io_threads;
+  impl->shared = std::make_unique<Shared>(options, std::move(*handler), max_connections);
+  beast::error_code ec;
+  net::ip::address address = net::ip::make_address(options.host, ec);
+  if (ec) {
+    // A name rather than an address ("localhost"): its first address.
+    tcp::resolver resolver(impl->ioc);
+    auto found = resolver.resolve(options.host, std::to_string(options.port), ec);
+    if (ec || found.empty()) {
+      return Fail(ErrorCode::kIo, fmt::format("cannot resolve {}", options.host));
     }
-    return httplib::Server::HandlerResponse::Handled;
-  });
-  // What the library itself refuses (a body over the limit, a malformed
-  // request) gets a JSON body too.
-  // httplib matches this literal pattern with std::regex; a literal cannot
-  // backtrack, and nothing else is routed that way.
-  http.Post("/api/match", [site](const httplib::Request& req, httplib::Response& res) {
-    SitePool::Lease s = site();
-    Page page = s == nullptr
-                    ? Page{503, "application/json",
-                           "{\"error\": \"the catalog cannot be opened\", \"status\": 503}\n"}
-                    : s->Match(req.body, req.get_header_value("Content-Type"));
-    res.status = page.status;
-    res.set_header("Cache-Control", "no-store");
-    res.set_content(page.body, page.content_type.c_str());
-  });
-  http.set_error_handler([](const httplib::Request&, httplib::Response& res) {
-    if (!res.body.empty()) return;
-    std::string_view what = res.status == 413   ? "request body too large"
-                            : res.status == 400 ? "bad request"
-                            : res.status == 414 ? "request URI too long"
-                                                : "error";
-    res.set_content(fmt::format("{{\"error\": \"{}\", \"status\": {}}}\n", what, res.status),
-                    "application/json");
-  });
-  if (options.port == 0) {
-    impl->port = http.bind_to_any_port(options.host.c_str());
-  } else {
-    impl->port = http.bind_to_port(options.host.c_str(), options.port) ? options.port : -1;
+    address = found.begin()->endpoint().address();
   }
-  if (impl->port <= 0) {
-    return Fail(ErrorCode::kIo, fmt::format("cannot listen on {}:{}", options.host, options.port));
+  tcp::endpoint endpoint(address, static_cast<unsigned short>(options.port));
+  tcp::acceptor& acceptor = impl->acceptor;
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Fail(ErrorCode::kIo, fmt::format("cannot listen on {}:{}: {}", options.host,
+                                            options.port, ec.message()));
   }
+  impl->port = acceptor.local_endpoint().port();
   return std::unique_ptr<Server>(new Server(std::move(impl)));
 }
 
 Result<void> Server::Run() {
-  if (!impl_->http.listen_after_bind()) {
-    return Fail(ErrorCode::kIo, "the server stopped with an error");
-  }
+  Impl& impl = *impl_;
+  impl.shared->workers.Start();
+  impl.Accept();
+  std::vector<std::thread> loops;
+  for (int i = 1; i < impl.io_threads; ++i) loops.emplace_back([&impl] { impl.ioc.run(); });
+  impl.ioc.run();
+  for (std::thread& t : loops) t.join();
+  impl.shared->workers.Stop();
   return {};
 }
 

@@ -1,7 +1,9 @@
-// `errdex serve`: the website and its JSON API over HTTP (cpp-httplib), on a
-// read-only catalog. Routing is plain string work, no regex engine on
-// request paths. Requests borrow a site (a catalog connection and a
-// matcher, which are not thread-safe) from a pool of one per core.
+// `errdex serve`: the website and its JSON API over HTTP (Boost.Beast on
+// Asio), on a read-only catalog, built to face untrusted clients alone:
+// a few event-loop threads hold the connections, every read and write has
+// an absolute deadline, and the catalog work (SQLite and the matcher, which
+// block) runs on a pool of workers, one site each, so slow or many clients
+// never stall the loop. Routing is plain string work (web/http.h).
 #pragma once
 
 #include <cstdint>
@@ -16,10 +18,16 @@ namespace errdex::web {
 struct ServeOptions {
   std::string db;
   std::string host = "127.0.0.1";
-  int port = 8080;  // 0: any free port (see Server::port)
-  int threads = 0;  // connections served at once (a thread each); 0: 256
+  int port = 8080;     // 0: any free port (see Server::port)
+  int threads = 0;     // workers doing catalog work, a site each; 0: cores + 1
+  int io_threads = 0;  // event-loop threads; 0: 2 (1 on one core)
   size_t max_body = 1u << 20;
-  int timeout_seconds = 10;
+  size_t max_header = 16u << 10;
+  int timeout_seconds = 10;          // deadline for a request's body, and for writing an answer
+  int header_timeout_ms = 10000;     // deadline for a new connection's first request header
+  int keep_alive_seconds = 5;        // deadline for the next request header on a kept connection
+  int max_connections = 0;           // open at once, in total; 0: 10000 (less if few descriptors)
+  int max_connections_per_ip = 128;  // 0: no limit (behind a proxy every client is the proxy)
 };
 
 // A response, whatever serves it: the live server or a static export.

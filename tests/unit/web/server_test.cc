@@ -1,15 +1,24 @@
 // The website and JSON API over HTTP on an ephemeral loopback port, and the
 // static export: routes, status codes, escaping of hostile templates,
-// caching headers, gzip, limits, path traversal.
+// caching headers, gzip, limits, path traversal; and hostile clients over
+// raw sockets (ranges, chunked floods, smuggling headers, pipelining,
+// connection floods, slow clients, a catalog replaced or truncated).
 #include "web/server.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <httplib.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <vector>
 
 #include "core/error_id.h"
 #include "test_util.h"
@@ -23,6 +32,93 @@ namespace fs = std::filesystem;
 
 constexpr const char* kCommit = "0123456789abcdef0123456789abcdef01234567";
 constexpr const char* kHostile = "<script>alert(1)</script> & 'quoted' \"double\"";
+
+using Clock = std::chrono::steady_clock;
+
+int64_t MsSince(Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
+}
+
+// A raw client socket to 127.0.0.1:port. `source` is the loopback address
+// it comes from: another one (127.0.0.2...) stands for another client.
+// -1 when it cannot connect.
+int Connect(int port, const char* source = "127.0.0.1") {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  inet_pton(AF_INET, source, &from.sin_addr);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  inet_pton(AF_INET, "127.0.0.1", &to.sin_addr);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&from), sizeof from) != 0 ||
+      connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof to) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+bool SendAll(int fd, std::string_view data) {
+  while (!data.empty()) {
+    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    data.remove_prefix(static_cast<size_t>(n));
+  }
+  return true;
+}
+
+// Everything the peer sends until it closes or `limit` passes.
+std::string ReadAll(int fd, std::chrono::milliseconds limit = std::chrono::milliseconds(10000)) {
+  std::string out;
+  Clock::time_point end = Clock::now() + limit;
+  char buf[65536];
+  while (Clock::now() < end) {
+    pollfd p{fd, POLLIN, 0};
+    int wait = static_cast<int>(
+        std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now()).count());
+    if (poll(&p, 1, std::max(wait, 1)) <= 0) continue;
+    ssize_t n = recv(fd, buf, sizeof buf, 0);
+    if (n <= 0) break;
+    out.append(buf, static_cast<size_t>(n));
+  }
+  return out;
+}
+
+// The status codes of the answers in a byte stream, in order.
+std::vector<int> Statuses(const std::string& stream) {
+  std::vector<int> out;
+  for (size_t at = stream.find("HTTP/1."); at != std::string::npos;
+       at = stream.find("HTTP/1.", at + 1)) {
+    if (at == 0 || stream[at - 1] == '\n') {
+      out.push_back(std::atoi(stream.c_str() + at + 9));
+    }
+  }
+  return out;
+}
+
+// A server of its own for a test that changes its options or its catalog.
+class Running {
+ public:
+  explicit Running(const ServeOptions& options) {
+    Result<std::unique_ptr<Server>> s = Server::Create(options);
+    EXPECT_TRUE(s.has_value()) << (s ? "" : s.error().message);
+    if (!s) return;
+    server_ = std::move(*s);
+    thread_ = std::thread([this] { (void)server_->Run(); });
+  }
+  ~Running() {
+    if (!server_) return;
+    server_->Stop();
+    thread_.join();
+  }
+  int port() const { return server_ ? server_->port() : -1; }
+
+ private:
+  std::unique_ptr<Server> server_;
+  std::thread thread_;
+};
 
 class ServerTest : public ::testing::Test {
  protected:
@@ -238,6 +334,258 @@ TEST_F(ServerTest, NoPathLeavesTheSiteAndHostileHeadersDoNotHurt) {
   res = c.Get("/");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200);
+}
+
+// Hostile clients, over raw sockets: a client library would not send these.
+
+TEST_F(ServerTest, ManyRangesGetNoMoreThanTheResource) {
+  auto plain = Client().Get("/static/style.css", {{"Accept-Encoding", "identity"}});
+  ASSERT_TRUE(plain);
+  size_t resource = plain->body.size();
+  ASSERT_GT(resource, 1000u);
+  std::string ranges = "bytes=0-";
+  for (int i = 0; i < 400; ++i) ranges += ",0-";
+  int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd, "GET /static/style.css HTTP/1.1\r\nHost: x\r\nRange: " + ranges +
+                              "\r\nConnection: close\r\n\r\n"));
+  std::string reply = ReadAll(fd);
+  close(fd);
+  EXPECT_EQ(Statuses(reply), std::vector<int>{200});
+  size_t body = reply.size() - (reply.find("\r\n\r\n") + 4);
+  EXPECT_EQ(body, resource);
+  EXPECT_LE(reply.size(), resource + 2048);
+}
+
+TEST_F(ServerTest, AChunkedBodyOverTheLimitIsRefusedBeforeItIsRead) {
+  int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(SendAll(fd,
+                      "POST /api/match HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+                      "Transfer-Encoding: chunked\r\n\r\n"));
+  // 5 MB announced in 64 KiB chunks; the client stops as soon as an answer
+  // comes (the limit is 1 MiB).
+  std::string chunk = "10000\r\n" + std::string(0x10000, 'x') + "\r\n";
+  size_t sent = 0;
+  Clock::time_point start = Clock::now();
+  while (sent < (5u << 20) && MsSince(start) < 10000) {
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 0) > 0) break;
+    if (!SendAll(fd, chunk)) break;
+    sent += 0x10000;
+  }
+  std::string reply = ReadAll(fd, std::chrono::milliseconds(5000));
+  close(fd);
+  ASSERT_FALSE(Statuses(reply).empty()) << "no answer after " << sent << " bytes";
+  EXPECT_EQ(Statuses(reply)[0], 413);
+  EXPECT_NE(reply.find("\"status\":413"), std::string::npos) << reply;
+  EXPECT_LT(sent, 5u << 20) << "the server read the whole body";
+}
+
+TEST_F(ServerTest, ContentLengthWithTransferEncodingIs400) {
+  for (const char* headers : {"Content-Length: 4\r\nTransfer-Encoding: chunked\r\n",
+                              "Transfer-Encoding: chunked\r\nContent-Length: 4\r\n",
+                              "Transfer-Encoding: gzip\r\nContent-Length: 4\r\n",
+                              "Transfer-Encoding: chunked, identity\r\n"}) {
+    int fd = Connect(server_->port());
+    ASSERT_GE(fd, 0);
+    ASSERT_TRUE(SendAll(fd, std::string("POST /api/match HTTP/1.1\r\nHost: x\r\n") + headers +
+                                "\r\n0\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n"));
+    std::string reply = ReadAll(fd, std::chrono::milliseconds(5000));
+    close(fd);
+    EXPECT_EQ(Statuses(reply), std::vector<int>{400}) << headers << reply;
+    EXPECT_NE(reply.find("\"status\":400"), std::string::npos);
+  }
+}
+
+TEST_F(ServerTest, PipelinedRequestsAreAllAnsweredInOrder) {
+  int fd = Connect(server_->port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(
+      SendAll(fd, "GET /api/errors/" + HostileId() +
+                      " HTTP/1.1\r\nHost: x\r\n\r\n"
+                      "GET /api/nothing HTTP/1.1\r\nHost: x\r\n\r\n"
+                      "GET /api/libraries HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"));
+  std::string reply = ReadAll(fd);
+  close(fd);
+  EXPECT_EQ(Statuses(reply), (std::vector<int>{200, 404, 200}));
+  size_t error = reply.find(HostileId());
+  size_t missing = reply.find("no such API route");
+  size_t libraries = reply.find("\"name\":\"test/lib\"");
+  ASSERT_NE(libraries, std::string::npos);
+  EXPECT_LT(error, missing);
+  EXPECT_LT(missing, libraries);
+}
+
+TEST_F(ServerTest, ConnectionsOverThePerAddressLimitAreRefusedFast) {
+  ServeOptions options;
+  options.db = db_;
+  options.port = 0;
+  options.threads = 2;
+  options.max_connections_per_ip = 4;
+  Running server(options);
+  std::vector<int> held;
+  for (int i = 0; i < 4; ++i) {
+    held.push_back(Connect(server.port()));
+    ASSERT_GE(held.back(), 0);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all four accepted
+  Clock::time_point start = Clock::now();
+  int fd = Connect(server.port());
+  ASSERT_GE(fd, 0);
+  SendAll(fd, "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  std::string reply = ReadAll(fd, std::chrono::milliseconds(5000));
+  close(fd);
+  EXPECT_LT(MsSince(start), 1000);
+  EXPECT_EQ(Statuses(reply), std::vector<int>{503});
+  EXPECT_NE(reply.find("\"status\":503"), std::string::npos);
+  // Another client is served.
+  fd = Connect(server.port(), "127.0.0.2");
+  ASSERT_GE(fd, 0);
+  SendAll(fd, "GET /api/libraries HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+  EXPECT_EQ(Statuses(ReadAll(fd)), std::vector<int>{200});
+  close(fd);
+  for (int h : held) close(h);
+}
+
+TEST_F(ServerTest, SlowConnectionsDoNotDelayOthers) {
+  ServeOptions options;
+  options.db = db_;
+  options.port = 0;
+  options.threads = 2;
+  Running server(options);
+  // 300 clients that never finish their header, from 10 addresses (under
+  // the per-address limit), each one byte at a time.
+  std::vector<int> slow;
+  for (int i = 0; i < 300; ++i) {
+    std::string source = "127.0.0." + std::to_string(10 + i % 10);
+    int fd = Connect(server.port(), source.c_str());
+    ASSERT_GE(fd, 0) << i;
+    ASSERT_TRUE(SendAll(fd, "G"));
+    slow.push_back(fd);
+  }
+  for (int round = 0; round < 3; ++round) {
+    for (int fd : slow) SendAll(fd, "E");
+    httplib::Client c("127.0.0.1", server.port());
+    c.set_read_timeout(10, 0);
+    Clock::time_point start = Clock::now();
+    auto res = c.Get("/api/errors/" + HostileId());
+    int64_t ms = MsSince(start);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 200);
+    EXPECT_LT(ms, 500) << "round " << round;
+  }
+  for (int fd : slow) close(fd);
+}
+
+TEST(Serve, AClientThatNeverFinishesItsHeaderIsClosedAtTheDeadline) {
+  testing::TempDir dir;
+  dir.Write("lib/m.py", "raise ValueError('first')\n");
+  std::string db = (dir.path() / "c.db").string();
+  ASSERT_EQ(testing::RunErrdex(
+                {"--db", db, "index", (dir.path() / "lib").string(), "--name", "t/l", "-q"})
+                .exit_code,
+            0);
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  options.threads = 1;
+  options.header_timeout_ms = 300;
+  Running server(options);
+  int fd = Connect(server.port());
+  ASSERT_GE(fd, 0);
+  Clock::time_point start = Clock::now();
+  // A byte every 100 ms: each arrives well within any idle timeout.
+  std::string reply;
+  bool closed = false;
+  for (int i = 0; i < 30 && !closed; ++i) {
+    if (!SendAll(fd, std::string(i == 0 ? "GET / HTTP/1.1\r\n" : "") + "X-Slow: 1\r\n")) break;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 100) > 0) {
+      char buf[256];
+      closed = recv(fd, buf, sizeof buf, 0) <= 0;
+    }
+  }
+  int64_t ms = MsSince(start);
+  close(fd);
+  EXPECT_TRUE(closed);
+  EXPECT_GE(ms, 250);
+  EXPECT_LT(ms, 2000);
+}
+
+// The catalog replaced under the server, three ways, a few times each: the
+// server stays up, answers 503 (or the right page) meanwhile, and serves
+// the catalog that is there once it is whole.
+TEST(Serve, ACatalogTruncatedOrReplacedWhileServingIsSurvived) {
+  testing::TempDir dir;
+  auto index = [&](const std::string& message, const std::string& db) {
+    dir.Write("lib/m.py", "raise ValueError('" + message + "')\n");
+    return testing::RunErrdex(
+               {"--db", db, "index", (dir.path() / "lib").string(), "--name", "t/l", "-q"})
+        .exit_code;
+  };
+  fs::path live = dir.path() / "live.db";
+  fs::path first = dir.path() / "first.db";
+  fs::path second = dir.path() / "second.db";
+  ASSERT_EQ(index("first", first.string()), 0);
+  ASSERT_EQ(index("second", second.string()), 0);
+  fs::copy_file(first, live);
+  ServeOptions options;
+  options.db = live.string();
+  options.port = 0;
+  options.threads = 2;
+  Running server(options);
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(10, 0);
+  std::string one = "/api/errors/" + ErrorId("t/l", "ValueError", "first");
+  std::string two = "/api/errors/" + ErrorId("t/l", "ValueError", "second");
+  auto serves = [&](const std::string& path) {
+    // A change is seen within a second.
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+    auto res = c.Get(path);
+    return res && res->status == 200;
+  };
+  // While the file is cut short: the page as it was (cached) or a 503, never
+  // a 404 made from the rows that are missing.
+  auto meanwhile = [&](const std::string& path) {
+    for (int i = 0; i < 5; ++i) {
+      auto res = c.Get(path);
+      ASSERT_TRUE(res) << "the server is gone";
+      EXPECT_TRUE(res->status == 200 || res->status == 503) << res->status << " " << res->body;
+      if (res->status == 503) {
+        EXPECT_EQ(json::parse(res->body)["status"], 503);
+      }
+      auto match = c.Post("/api/match", "ValueError: first", "text/plain");
+      ASSERT_TRUE(match) << "the server is gone";
+      EXPECT_TRUE(match->status == 200 || match->status == 503) << match->status;
+    }
+  };
+  ASSERT_TRUE(serves(one));
+  for (int trial = 0; trial < 2; ++trial) {
+    // Truncated in place, to half and to nothing; then a good copy over it.
+    for (uintmax_t size : {fs::file_size(first) / 2, uintmax_t{0}}) {
+      fs::resize_file(live, size);
+      meanwhile(one);
+      std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+      meanwhile(one);
+      fs::copy_file(first, live, fs::copy_options::overwrite_existing);
+      EXPECT_TRUE(serves(one)) << "trial " << trial << ", truncated to " << size;
+    }
+    // Another catalog renamed onto it, and back.
+    fs::copy_file(second, dir.path() / "next.db", fs::copy_options::overwrite_existing);
+    fs::rename(dir.path() / "next.db", live);
+    EXPECT_TRUE(serves(two)) << "trial " << trial << ", renamed";
+    auto res = c.Get(one);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->status, 404) << "the old catalog is still served";
+    auto match = c.Post("/api/match", "ValueError: second", "text/plain");
+    ASSERT_TRUE(match);
+    ASSERT_EQ(match->status, 200);
+    EXPECT_EQ(json::parse(match->body)["matches"][0]["template"], "second");
+    // A different catalog copied over it in place.
+    fs::copy_file(first, live, fs::copy_options::overwrite_existing);
+    EXPECT_TRUE(serves(one)) << "trial " << trial << ", copied over";
+  }
 }
 
 TEST(Serve, ReindexingWhileServingIsSeenWithinASecond) {
