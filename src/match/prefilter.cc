@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "match/pattern.h"
@@ -80,13 +81,12 @@ int OnMatch(unsigned id, unsigned long long, unsigned long long, unsigned, void*
 // The distinct lowercase words of a template's literal text, kMinWord+ long.
 std::vector<std::string> Words(const Template& t) {
   std::vector<std::string> out;
+  std::unordered_set<std::string> seen;  // a long literal has thousands of words
   for (const Piece& p : t.pieces()) {
     if (p.is_value) continue;
     std::string word;
     auto flush = [&] {
-      if (word.size() >= kMinWord && std::find(out.begin(), out.end(), word) == out.end()) {
-        out.push_back(word);
-      }
+      if (word.size() >= kMinWord && seen.insert(word).second) out.push_back(word);
       word.clear();
     };
     for (char c : p.text) {
@@ -180,13 +180,28 @@ Result<std::string> Prefilter::Build(const std::vector<Entry>& entries) {
     hs_ids.push_back(static_cast<unsigned>(literals.size() + i));
   }
   hs_database_t* db = nullptr;
-  hs_compile_error_t* error = nullptr;
-  if (hs_compile_lit_multi(expressions.data(), flags.data(), hs_ids.data(), sizes.data(),
-                           static_cast<unsigned>(expressions.size()), HS_MODE_BLOCK, nullptr, &db,
-                           &error) != HS_SUCCESS) {
+  // A literal Vectorscan refuses is left out and the others compiled again:
+  // one odd template costs its own prefilter entry, never the library's.
+  // Its errors keep counting it, so they are only found as incomplete.
+  for (int attempt = 0;; ++attempt) {
+    hs_compile_error_t* error = nullptr;
+    if (hs_compile_lit_multi(expressions.data(), flags.data(), hs_ids.data(), sizes.data(),
+                             static_cast<unsigned>(expressions.size()), HS_MODE_BLOCK, nullptr,
+                             &db, &error) == HS_SUCCESS) {
+      break;
+    }
     std::string message = error != nullptr ? error->message : "unknown error";
+    int bad = error != nullptr ? error->expression : -1;
     hs_free_compile_error(error);
-    return Fail(ErrorCode::kInternal, "building the prefilter: " + message);
+    if (bad < 0 || static_cast<size_t>(bad) >= expressions.size() || attempt >= 16 ||
+        expressions.size() == 1) {
+      return Fail(ErrorCode::kInternal, "building the prefilter: " + message);
+    }
+    auto at = static_cast<std::ptrdiff_t>(bad);
+    expressions.erase(expressions.begin() + at);
+    sizes.erase(sizes.begin() + at);
+    flags.erase(flags.begin() + at);
+    hs_ids.erase(hs_ids.begin() + at);
   }
   char* bytes = nullptr;
   size_t length = 0;
