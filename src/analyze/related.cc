@@ -129,7 +129,8 @@ std::vector<std::vector<RelatedError>> FindRelated(const std::vector<RelatedInpu
   auto shares = [](const std::vector<uint32_t>& mine, const std::vector<uint32_t>& theirs,
                    const std::vector<uint32_t>& mark, uint32_t stamp) {
     if (theirs.size() <= mine.size()) {
-      return std::any_of(theirs.begin(), theirs.end(), [&](uint32_t f) { return mark[f] == stamp; });
+      return std::any_of(theirs.begin(), theirs.end(),
+                         [&](uint32_t f) { return mark[f] == stamp; });
     }
     return std::any_of(mine.begin(), mine.end(), [&](uint32_t f) {
       return std::binary_search(theirs.begin(), theirs.end(), f);

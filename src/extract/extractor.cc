@@ -179,13 +179,12 @@ void CapMessages(Extraction& out) {
     it->second.second = std::min(it->second.second, s.line);
   }
   for (const auto& [path, n] : cut) {
-    out.issues.push_back(FileIssue{
-        path, "long-message",
-        std::to_string(n.first) + " message template(s) cut to " +
-            std::to_string(kMaxTemplatePieces) + " pieces or " +
-            std::to_string(kMaxTemplateLiteral) + " bytes (first at line " +
-            std::to_string(n.second) + ")",
-        false});
+    out.issues.push_back(FileIssue{path, "long-message",
+                                   std::to_string(n.first) + " message template(s) cut to " +
+                                       std::to_string(kMaxTemplatePieces) + " pieces or " +
+                                       std::to_string(kMaxTemplateLiteral) +
+                                       " bytes (first at line " + std::to_string(n.second) + ")",
+                                   false});
   }
 }
 

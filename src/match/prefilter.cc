@@ -117,8 +117,8 @@ Result<std::string> CompileChunk(std::vector<const char*> expressions, std::vect
   for (int attempt = 0;; ++attempt) {
     hs_compile_error_t* error = nullptr;
     if (hs_compile_lit_multi(expressions.data(), flags.data(), ids.data(), sizes.data(),
-                             static_cast<unsigned>(expressions.size()), HS_MODE_BLOCK, nullptr,
-                             &db, &error) == HS_SUCCESS) {
+                             static_cast<unsigned>(expressions.size()), HS_MODE_BLOCK, nullptr, &db,
+                             &error) == HS_SUCCESS) {
       break;
     }
     std::string message = error != nullptr ? error->message : "unknown error";

@@ -199,12 +199,12 @@ class FileExtractor {
     ScanModule();
     Walk();
     if (guards_.first_cut_line > 0) {
-      result_.issues.push_back(FileIssue{
-          result_.path, "work-budget",
-          "conditions of raises cut to the nearest " + std::to_string(kMaxGuardsPerStep) +
-              " early exits or elifs, " + std::to_string(kMaxGuards) + " in all (first at line " +
-              std::to_string(guards_.first_cut_line) + ")",
-          false});
+      result_.issues.push_back(
+          FileIssue{result_.path, "work-budget",
+                    "conditions of raises cut to the nearest " + std::to_string(kMaxGuardsPerStep) +
+                        " early exits or elifs, " + std::to_string(kMaxGuards) +
+                        " in all (first at line " + std::to_string(guards_.first_cut_line) + ")",
+                    false});
     }
     return std::move(result_);
   }
@@ -632,10 +632,9 @@ class FileExtractor {
   void Budget(std::string_view what, TSNode at) {
     if (!budget_noted_.insert(std::string(what)).second) return;
     std::string line = ts_node_is_null(at) ? "" : " at line " + std::to_string(StartLine(at));
-    result_.issues.push_back(FileIssue{result_.path, "work-budget",
-                                       std::string(what) + " budget spent" + line +
-                                           "; later messages resolved less",
-                                       false});
+    result_.issues.push_back(FileIssue{
+        result_.path, "work-budget",
+        std::string(what) + " budget spent" + line + "; later messages resolved less", false});
   }
 
   // The expression as a placeholder: str(x) is x, repr(x) is x as a repr.

@@ -95,7 +95,8 @@ TEST(Related, ThousandsInOneFileGiveWhatComparingEveryPairGives) {
           if (pi == pj) base = std::max(base, 2);
         }
       }
-      if (base > 0) all.emplace_back(-base, errors[j].id, base == 3 ? "same function" : "same file");
+      if (base > 0)
+        all.emplace_back(-base, errors[j].id, base == 3 ? "same function" : "same file");
     }
     std::sort(all.begin(), all.end());
     all.resize(std::min<size_t>(all.size(), 5));

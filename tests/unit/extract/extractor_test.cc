@@ -107,7 +107,8 @@ TEST(ExtractFiles, HostileFilesAreCutWithANoteNotDropped) {
             std::to_string(i) + " of %s' % y" + std::to_string(i) + ")\n";
   }
   dir.Write("long.py", "def f(x):\n    raise ValueError('" + literal + "%s' % x)\n");
-  dir.Write("chain.py", "def f():\n    raise ValueError('" + placeholders + "' % (" + names + "))\n");
+  dir.Write("chain.py",
+            "def f():\n    raise ValueError('" + placeholders + "' % (" + names + "))\n");
   dir.Write("many.py", many);
   TreeRun run = ExtractTree(dir);
   EXPECT_TRUE(HasMessage(run.extraction, "unknown mode {m!r}"));
