@@ -2,6 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "core/native_errors.h"
 
@@ -117,6 +121,9 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   // When it happens: each distinct trigger, then what was valid.
   // Sites with the same trigger share a sentence that lists where.
   std::vector<std::pair<std::string, std::vector<std::string>>> when;
+  // Where each sentence is in `when`: an error raised at thousands of sites
+  // (a bare assert in every test) made finding it there quadratic.
+  std::unordered_map<std::string, size_t> when_index;
   for (const catalog::SiteRecord& s : e.sites) {
     std::string t = s.trigger.empty() ? "" : Capitalized(s.trigger);
     if (t.empty()) {
@@ -126,9 +133,9 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
               : "Raised whenever " + Tick(s.function) + " reaches line " + std::to_string(s.line) +
                     ": no condition in the function guards it";
     }
-    auto same = std::find_if(when.begin(), when.end(), [&](const auto& w) { return w.first == t; });
-    if (same == when.end()) same = when.insert(when.end(), {t, {}});
-    same->second.push_back(s.path + ":" + std::to_string(s.line));
+    auto [at, fresh] = when_index.try_emplace(t, when.size());
+    if (fresh) when.emplace_back(std::move(t), std::vector<std::string>{});
+    when[at->second].second.push_back(s.path + ":" + std::to_string(s.line));
   }
   for (const auto& [sentence, places] : when) {
     if (!p.when.empty()) p.when += " ";

@@ -78,17 +78,36 @@ std::vector<std::vector<RelatedError>> FindRelated(const std::vector<RelatedInpu
       if (df[t] <= kMaxPosting) postings[t].emplace_back(static_cast<uint32_t>(i), w);
     }
   }
-  std::map<std::pair<std::string, std::string>, std::vector<uint32_t>> by_function;
-  std::map<std::string, std::vector<uint32_t>> by_file;
+  // Each error's distinct files and functions, as ids, and each file's and
+  // function's errors ordered as ties are broken (by id).
+  std::map<std::string, uint32_t> file_ids;
+  std::map<std::pair<std::string, std::string>, uint32_t> function_ids;
+  std::vector<std::vector<uint32_t>> files(n);
+  std::vector<std::vector<uint32_t>> functions(n);
   for (size_t i = 0; i < n; ++i) {
-    std::set<std::string> files;
-    std::set<std::pair<std::string, std::string>> functions;
     for (const auto& place : errors[i].places) {
-      files.insert(place.first);
-      if (place.second != "<module>") functions.insert(place);
+      auto f = file_ids.emplace(place.first, static_cast<uint32_t>(file_ids.size())).first;
+      files[i].push_back(f->second);
+      if (place.second == "<module>") continue;
+      auto g = function_ids.emplace(place, static_cast<uint32_t>(function_ids.size())).first;
+      functions[i].push_back(g->second);
     }
-    for (const auto& f : functions) by_function[f].push_back(static_cast<uint32_t>(i));
-    for (const auto& f : files) by_file[f].push_back(static_cast<uint32_t>(i));
+    for (auto* ids : {&files[i], &functions[i]}) {
+      std::sort(ids->begin(), ids->end());
+      ids->erase(std::unique(ids->begin(), ids->end()), ids->end());
+    }
+  }
+  std::vector<std::vector<uint32_t>> by_file(file_ids.size());
+  std::vector<std::vector<uint32_t>> by_function(function_ids.size());
+  for (size_t i = 0; i < n; ++i) {
+    for (uint32_t f : files[i]) by_file[f].push_back(static_cast<uint32_t>(i));
+    for (uint32_t g : functions[i]) by_function[g].push_back(static_cast<uint32_t>(i));
+  }
+  auto by_id = [&](uint32_t a, uint32_t b) { return errors[a].id < errors[b].id; };
+  for (auto* groups : {&by_file, &by_function}) {
+    for (std::vector<uint32_t>& members : *groups) {
+      std::sort(members.begin(), members.end(), by_id);
+    }
   }
 
   std::vector<std::vector<RelatedError>> out(n);
@@ -104,6 +123,19 @@ std::vector<std::vector<RelatedError>> FindRelated(const std::vector<RelatedInpu
     }
     return c;
   };
+  // Marks of the current error's files and functions (error index + 1).
+  std::vector<uint32_t> file_mark(file_ids.size(), 0);
+  std::vector<uint32_t> function_mark(function_ids.size(), 0);
+  auto shares = [](const std::vector<uint32_t>& mine, const std::vector<uint32_t>& theirs,
+                   const std::vector<uint32_t>& mark, uint32_t stamp) {
+    if (theirs.size() <= mine.size()) {
+      return std::any_of(theirs.begin(), theirs.end(),
+                         [&](uint32_t f) { return mark[f] == stamp; });
+    }
+    return std::any_of(mine.begin(), mine.end(), [&](uint32_t f) {
+      return std::binary_search(theirs.begin(), theirs.end(), f);
+    });
+  };
   for (size_t i = 0; i < n; ++i) {
     for (uint32_t j : touched) candidates[j] = Candidate{};
     touched.clear();
@@ -112,19 +144,35 @@ std::vector<std::vector<RelatedError>> FindRelated(const std::vector<RelatedInpu
         if (j != i) touch(j).cosine += w * wj;
       }
     }
-    auto raise_base = [&](uint32_t j, double base, const char* reason) {
-      if (j == i) return;
-      Candidate& c = touch(j);
-      if (base > c.base) {
-        c.base = base;
-        c.reason = reason;
+    // Same function or file. An error sharing no word with this one scores
+    // its base alone, and among those ties go to the smaller id: the first
+    // `top` untouched ones of each group are all that can make the list.
+    // Taking them, not the whole group, keeps a file of thousands of errors
+    // from being quadratic.
+    auto stamp = static_cast<uint32_t>(i + 1);
+    for (uint32_t f : files[i]) file_mark[f] = stamp;
+    for (uint32_t g : functions[i]) function_mark[g] = stamp;
+    for (const auto* group : {&functions[i], &files[i]}) {
+      const auto& members = group == &files[i] ? by_file : by_function;
+      for (uint32_t g : *group) {
+        size_t taken = 0;
+        for (uint32_t j : members[g]) {
+          if (taken == top) break;
+          if (j == i || candidates[j].touched) continue;
+          touch(j);
+          ++taken;
+        }
       }
-    };
-    for (const auto& [path, function] : errors[i].places) {
-      if (function != "<module>") {
-        for (uint32_t j : by_function[{path, function}]) raise_base(j, 3, "same function");
+    }
+    for (uint32_t j : touched) {
+      Candidate& c = candidates[j];
+      if (shares(functions[i], functions[j], function_mark, stamp)) {
+        c.base = 3;
+        c.reason = "same function";
+      } else if (shares(files[i], files[j], file_mark, stamp)) {
+        c.base = 2;
+        c.reason = "same file";
       }
-      for (uint32_t j : by_file[path]) raise_base(j, 2, "same file");
     }
     std::vector<std::pair<double, uint32_t>> ranked;
     for (uint32_t j : touched) {

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -135,6 +136,58 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
   return result;
 }
 
+// A message template is at most this big; the largest of any error in the
+// Python 3.11 stdlib or its site-packages has 19 pieces and 1,266 bytes of
+// literal text. Generated code can have megabytes: a template of thousands
+// of placeholders is no error message, costs memory at every later step and
+// compiles to no RE2 program. What is cut becomes one open value at the end,
+// so the template still matches the start of the message.
+constexpr size_t kMaxTemplatePieces = 256;
+constexpr size_t kMaxTemplateLiteral = 32u << 10;
+
+// Cuts `t` to the limits above; false when it was within them.
+bool CapTemplate(Template& t) {
+  std::vector<Piece>& pieces = t.mutable_pieces();
+  size_t literal = 0;
+  bool cut = false;
+  for (size_t i = 0; i < pieces.size() && !cut; ++i) {
+    if (i + 1 >= kMaxTemplatePieces) {
+      pieces.resize(i);  // room for the open value
+      cut = true;
+    } else if (!pieces[i].is_value) {
+      if (literal + pieces[i].text.size() > kMaxTemplateLiteral) {
+        pieces[i].text = std::string(TruncateUtf8(pieces[i].text, kMaxTemplateLiteral - literal));
+        pieces.resize(i + 1);
+        cut = true;
+      }
+      literal += pieces[i].text.size();
+    }
+  }
+  if (!cut) return false;
+  t.AppendValue("...", ValueKind::kAny);
+  t.AssignNames();
+  return true;
+}
+
+// Caps every site's template, one recovered-file note per file that had any.
+void CapMessages(Extraction& out) {
+  std::map<std::string, std::pair<int, int>> cut;  // path -> (count, first line)
+  for (Site& s : out.sites) {
+    if (!CapTemplate(s.message)) continue;
+    auto [it, fresh] = cut.try_emplace(s.path, 0, s.line);
+    ++it->second.first;
+    it->second.second = std::min(it->second.second, s.line);
+  }
+  for (const auto& [path, n] : cut) {
+    out.issues.push_back(FileIssue{path, "long-message",
+                                   std::to_string(n.first) + " message template(s) cut to " +
+                                       std::to_string(kMaxTemplatePieces) + " pieces or " +
+                                       std::to_string(kMaxTemplateLiteral) +
+                                       " bytes (first at line " + std::to_string(n.second) + ")",
+                                   false});
+  }
+}
+
 ParserPtr NewPythonParser(uint64_t timeout_micros) {
   ParserPtr parser(ts_parser_new());
   ts_parser_set_language(parser.get(), python::PythonLanguage());
@@ -231,6 +284,7 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     for (NonSite& s : r.non_sites) out.non_sites.push_back(std::move(s));
     for (FileIssue& i : r.issues) out.issues.push_back(std::move(i));
   }
+  CapMessages(out);
   return out;
 }
 
@@ -247,6 +301,7 @@ Extraction ExtractCppSource(std::string_view path, std::string_view text) {
   out.sites = std::move(r.sites);
   out.non_sites = std::move(r.non_sites);
   out.issues = std::move(r.issues);
+  CapMessages(out);
   return out;
 }
 
@@ -258,6 +313,7 @@ Extraction ExtractPythonSource(std::string_view path, std::string_view text) {
   out.files_scanned = 1;
   out.bytes_scanned = static_cast<int64_t>(text.size());
   python::LinkPython(results, out);
+  CapMessages(out);
   return out;
 }
 

@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <unordered_set>
 
 #include "core/text.h"
 
@@ -148,16 +149,17 @@ std::string TruncatableTemplateRegex(const Template& t) {
 
 std::vector<std::string> PrefilterFragments(const Template& t) {
   std::vector<std::string> out;
+  // A set, not a scan of `out`: a generated template can have thousands of pieces.
+  std::unordered_set<std::string> seen;
   auto add = [&](std::string_view f) {
     f = Trim(f);
     if (f.size() < kMinFragment) return;
-    std::string s(f);
-    if (std::find(out.begin(), out.end(), s) == out.end()) out.push_back(std::move(s));
+    if (seen.emplace(f).second) out.emplace_back(f);
   };
   for (const Piece& p : t.pieces()) {
     if (p.is_value) continue;
     std::string literal = CollapseWhitespace(p.text);
-    add(literal);
+    add(std::string_view(literal).substr(0, Boundary(literal, kMaxFragment)));
     if (literal.size() > kWindow * 2) {
       add(std::string_view(literal).substr(0, Boundary(literal, kWindow)));
       size_t from = Boundary(literal, literal.size() - kWindow);

@@ -29,9 +29,13 @@ std::string TruncatableTemplateRegex(const Template& t);
 // Literal fragments of `t` (normalized, at least kMinFragment bytes) for the
 // multi-literal prefilter: each literal piece, and for long pieces their first
 // and last kWindow bytes too, so that a message cut short or wrapped still
-// shows some of them. Empty for a template without literal text.
+// shows some of them. A piece longer than kMaxFragment bytes gives only its
+// first kMaxFragment: Vectorscan refuses literals over 16,000 bytes, and a
+// substring can only find more messages, never fewer (RE2 confirms). Empty
+// for a template without literal text.
 inline constexpr size_t kMinFragment = 4;
 inline constexpr size_t kWindow = 24;
+inline constexpr size_t kMaxFragment = 4096;
 std::vector<std::string> PrefilterFragments(const Template& t);
 
 // Text with ANSI escape sequences (colours, cursor moves) removed.

@@ -17,7 +17,7 @@
 
 namespace errdex::match {
 
-inline constexpr int kPrefilterFormat = 2;
+inline constexpr int kPrefilterFormat = 3;
 
 // Words of at least this many characters, shared by at most kMaxWordErrors
 // templates, are the prefilter's words.
@@ -59,7 +59,7 @@ class Prefilter {
 
  private:
   Prefilter() = default;
-  hs_database_t* db_ = nullptr;
+  std::vector<hs_database_t*> dbs_;  // the literals in chunks, each its own database
   hs_scratch_t* scratch_ = nullptr;
   std::vector<int64_t> error_pks_;
   std::vector<uint16_t> fragment_counts_;   // per error

@@ -188,6 +188,64 @@ TEST_F(IndexedFixture, ShowAndSearch) {
   EXPECT_EQ(RunErrdex({"show", "not-an-id", "--db", db_}).exit_code, 1);
 }
 
+// One generated file must not sink its library: a 20,000-character literal
+// (over Vectorscan's limit), a format of 2,000 placeholders and 2,000 raises
+// in one function, beside an ordinary file. Everything is indexed and
+// analysed; what was cut is named in a warning and counted in stats; the
+// long message is still explained.
+TEST(Cli, AHostileFileDoesNotSinkTheLibrary) {
+  TempDir dir;
+  fs::path root = dir.path() / "tree";
+  dir.Write("tree/normal.py", "def f(m):\n    raise ValueError(f'unknown mode {m!r}')\n");
+  std::string literal;
+  for (int i = 0; literal.size() < 20'000; ++i) literal += "word" + std::to_string(i) + " ";
+  std::string hostile = "def f(x):\n    raise ValueError('" + literal + "%s' % x)\n\n";
+  std::string placeholders;
+  std::string names;
+  for (int i = 0; i < 2000; ++i) {
+    placeholders += "%s,";
+    names += (i ? ", a" : "a") + std::to_string(i);
+  }
+  hostile += "def g():\n    raise ValueError('" + placeholders + "' % (" + names + "))\n\n";
+  hostile += "def h(x):\n";
+  for (int i = 0; i < 2000; ++i) {
+    hostile += "    if x == " + std::to_string(i) + ":\n        raise KeyError('case " +
+               std::to_string(i) + " is %s' % y)\n";
+  }
+  dir.Write("tree/hostile.py", hostile);
+  std::string db = (dir.path() / "c.db").string();
+  CommandResult index = RunErrdex({"index", root.string(), "--name", "test/hostile", "--db", db});
+  ASSERT_EQ(index.exit_code, 0) << index.err;
+  EXPECT_NE(index.err.find("errdex: warning: hostile.py: indexed with recovery (long-message"),
+            std::string::npos)
+      << index.err;
+  EXPECT_NE(index.err.find("errdex: warning: hostile.py: indexed with recovery (work-budget"),
+            std::string::npos)
+      << index.err;
+  EXPECT_EQ(index.err.find("normal.py"), std::string::npos) << index.err;
+  EXPECT_NE(index.out.find("2003 errors"), std::string::npos) << index.out;
+  EXPECT_NE(index.out.find("analysed 2003 errors"), std::string::npos) << index.out;
+
+  CommandResult stats = RunErrdex({"stats", "--json", "--db", db});
+  ASSERT_EQ(stats.exit_code, 0);
+  json s = json::parse(stats.out);
+  EXPECT_EQ(s["recovered_files"]["long-message"], 1) << stats.out;
+  EXPECT_EQ(s["recovered_files"]["work-budget"], 1) << stats.out;
+
+  CommandResult list = RunErrdex({"list", "--json", "--limit", "10000", "--db", db});
+  ASSERT_EQ(list.exit_code, 0);
+  EXPECT_NE(list.out.find("unknown mode {m!r}"), std::string::npos);
+  std::string long_id;
+  for (const json& e : JsonLines(list.out)) {
+    if (e["template"].get<std::string>().rfind("word0 word1 ", 0) == 0) long_id = e["id"];
+  }
+  ASSERT_FALSE(long_id.empty());
+  CommandResult explain =
+      RunErrdex({"explain", "--json", "--db", db, "-"}, "ValueError: " + literal + "42\n");
+  ASSERT_EQ(explain.exit_code, 0) << explain.err;
+  EXPECT_NE(explain.out.find(long_id), std::string::npos) << "the long error is found";
+}
+
 TEST(Cli, DatabaseFromEnvironment) {
   TempDir dir;
   fs::path root = CopyFixture(dir, "python/idioms");

@@ -121,6 +121,7 @@ constexpr std::string_view kOsErrors[] = {
 
 constexpr int kMaxAlternatives = 8;
 constexpr int64_t kMaxEvalStepsPerFile = 2'000'000;
+constexpr int64_t kMaxFlowStatementsPerFile = 5'000'000;
 constexpr int kMaxEvalDepth = 48;
 constexpr size_t kMaxStatementBytes = 4096;
 constexpr size_t kMaxExcerptBytes = 16384;
@@ -197,6 +198,14 @@ class FileExtractor {
   FileResult Run() {
     ScanModule();
     Walk();
+    if (guards_.first_cut_line > 0) {
+      result_.issues.push_back(
+          FileIssue{result_.path, "work-budget",
+                    "conditions of raises cut to the nearest " + std::to_string(kMaxGuardsPerStep) +
+                        " early exits or elifs, " + std::to_string(kMaxGuards) +
+                        " in all (first at line " + std::to_string(guards_.first_cut_line) + ")",
+                    false});
+    }
     return std::move(result_);
   }
 
@@ -494,7 +503,7 @@ class FileExtractor {
       TSNode fn = ctx.functions[i];
       TSNode body = Field(fn, "body");
       if (ts_node_is_null(body)) continue;
-      DefList found = ReachingDefinitions(src_, name, body, ctx.at);
+      DefList found = Reaching(name, body, ctx.at);
       if (!found.empty()) {
         EvalContext inner = ctx;
         inner.functions.resize(i + 1);
@@ -508,12 +517,12 @@ class FileExtractor {
     // everything assigned at module level when we are in a function.
     DefList found;
     if (ctx.functions.empty()) {
-      found = ReachingDefinitions(src_, name, root_, ctx.at);
+      found = Reaching(name, root_, ctx.at);
     } else {
       std::string key(name);
       auto it = module_defs_.find(key);
       if (it == module_defs_.end()) {
-        it = module_defs_.emplace(key, ReachingDefinitions(src_, name, root_, TSNode{})).first;
+        it = module_defs_.emplace(key, Reaching(name, root_, TSNode{})).first;
       }
       found = it->second;
     }
@@ -523,6 +532,109 @@ class FileExtractor {
     for (size_t k = 0; k < found.size(); ++k) where.push_back(module_ctx);
     defs.insert(defs.end(), found.begin(), found.end());
     return true;
+  }
+
+  // ReachingDefinitions, skipped when nothing in `body` binds `name`: the
+  // flow walk covers the whole scope, once per name per raise, which made a
+  // module or function of thousands of raises quadratic. Within the file's
+  // flow budget; past it, names are no longer followed (they stay values).
+  DefList Reaching(std::string_view name, TSNode body, TSNode target) {
+    if (flow_budget_ < 0 || !BoundIn(name, body)) return {};
+    DefList found = ReachingDefinitions(src_, name, body, target, &flow_budget_);
+    if (flow_budget_ >= 0) return found;
+    Budget("name-resolution", target);
+    return {};
+  }
+
+  // Whether some statement in `body` may bind `name`: an identifier with that
+  // text in an assignment target, a for/with/except target, a def or class
+  // name, or an import. Every definition ReachingDefinitions can find has one
+  // (but the opaque one it gives past kMaxFlowDepth nested blocks, which only
+  // adversarial code reaches).
+  bool BoundIn(std::string_view name, TSNode body) {
+    if (!bindings_built_) CollectBindings();
+    auto it = bindings_.find(name);
+    if (it == bindings_.end()) return false;
+    auto lo = std::lower_bound(it->second.begin(), it->second.end(), ts_node_start_byte(body));
+    return lo != it->second.end() && *lo < ts_node_end_byte(body);
+  }
+
+  // One walk over the statements (never into expressions but binding targets).
+  void CollectBindings() {
+    bindings_built_ = true;
+    struct Item {
+      TSNode node;
+      bool collect;  // every identifier below is a binding candidate
+    };
+    std::vector<Item> stack{{root_, false}};
+    auto collect = [&](TSNode n) {
+      if (!ts_node_is_null(n)) stack.push_back({n, true});
+    };
+    while (!stack.empty()) {
+      Item item = stack.back();
+      stack.pop_back();
+      TSNode n = item.node;
+      uint16_t k = K(n);
+      if (item.collect) {
+        if (k == kIdentifier) bindings_[Text(n)].push_back(ts_node_start_byte(n));
+        for (TSNode c : NamedChildren(n)) stack.push_back({c, true});
+        continue;
+      }
+      switch (k) {
+        case kExpressionStatement:
+          for (TSNode e : NamedChildren(n)) {
+            while (K(e) == kAssignment) {
+              collect(Field(e, "left"));
+              e = Field(e, "right");
+            }
+            if (K(e) == kAugmentedAssignment) collect(Field(e, "left"));
+          }
+          continue;
+        case kImport:
+        case kImportFrom:
+          collect(n);
+          continue;
+        case kFunctionDefinition:
+        case kClassDefinition:
+        case kFor:
+          collect(Field(n, k == kFor ? "left" : "name"));
+          break;
+        case kExcept:
+        case kExceptGroup:
+          collect(Field(n, "alias"));
+          break;
+        case kWithClause:
+          for (TSNode item_node : NamedChildren(n)) {
+            TSNode value = Field(item_node, "value");
+            if (K(value) == kAsPattern) collect(Field(value, "alias"));
+          }
+          continue;
+        case kAsPattern:
+          collect(Field(n, "alias"));
+          continue;
+        default:
+          break;
+      }
+      for (TSNode c : NamedChildren(n)) {
+        uint16_t ck = K(c);
+        std::string_view type = ts_node_type(c);
+        if (ck == kAsPattern || ck == kBlock || EndsWith(type, "_statement") ||
+            EndsWith(type, "_clause") || EndsWith(type, "_definition") || type == "ERROR") {
+          stack.push_back({c, false});
+        }
+      }
+    }
+    for (auto& [name, offsets] : bindings_) std::sort(offsets.begin(), offsets.end());
+  }
+
+  // A per-file budget ran out at `at`: what follows in the file is extracted
+  // with less (noted once per file, as a recovered file).
+  void Budget(std::string_view what, TSNode at) {
+    if (!budget_noted_.insert(std::string(what)).second) return;
+    std::string line = ts_node_is_null(at) ? "" : " at line " + std::to_string(StartLine(at));
+    result_.issues.push_back(FileIssue{
+        result_.path, "work-budget",
+        std::string(what) + " budget spent" + line + "; later messages resolved less", false});
   }
 
   // The expression as a placeholder: str(x) is x, repr(x) is x as a repr.
@@ -556,7 +668,10 @@ class FileExtractor {
     if (ts_node_is_null(node) || depth > kMaxEvalDepth) return out;
     // A hard cap on the work one file may spend evaluating messages, so
     // adversarial sources cannot make extraction slow.
-    if (++eval_steps_ > kMaxEvalStepsPerFile) return out;
+    if (++eval_steps_ > kMaxEvalStepsPerFile) {
+      Budget("message-evaluation", ctx.at);
+      return out;
+    }
     switch (K(node)) {
       case kString:
         out.push_back(DecodeString(node));
@@ -1081,7 +1196,7 @@ class FileExtractor {
     s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
     lines_.FillExcerpt(s, options_.excerpt_before, options_.excerpt_after, kMaxExcerptBytes);
     const Scope* function = FunctionScope();
-    s.guards = PythonGuards(function != nullptr ? function->node : root_, stmt, src_);
+    s.guards = PythonGuards(function != nullptr ? function->node : root_, stmt, src_, &guards_);
     s.trigger = TriggerSentence(s.guards);
     s.internal = LooksUnreachable(s.guards) || IsAbstractMethodRaise(stmt);
     return s;
@@ -1518,6 +1633,13 @@ class FileExtractor {
   std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;
   SourceLines lines_{src_};
   int64_t eval_steps_ = 0;
+  // Statements the flow walks may visit in one file: 200 times what any file
+  // of the Python 3.11 stdlib (10,003) or its site-packages (25,305) needs.
+  int64_t flow_budget_ = kMaxFlowStatementsPerFile;
+  bool bindings_built_ = false;
+  std::unordered_map<std::string_view, std::vector<uint32_t>> bindings_;
+  std::set<std::string> budget_noted_;
+  GuardCache guards_;
 };
 
 }  // namespace

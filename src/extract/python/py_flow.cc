@@ -29,8 +29,8 @@ void MergeInto(FlowState& into, const FlowState& other) {
 
 class Flow {
  public:
-  Flow(std::string_view source, std::string_view name, TSNode target)
-      : src_(source), name_(name), target_(target) {}
+  Flow(std::string_view source, std::string_view name, TSNode target, int64_t* budget)
+      : src_(source), name_(name), target_(target), budget_(budget) {}
 
   // Runs over `body` (a block or the module); returns the definitions that
   // reach the target, or those live at the end of `body` when there is none.
@@ -59,6 +59,7 @@ class Flow {
       do {
         TSNode stmt = ts_tree_cursor_current_node(&c);
         if (!ts_node_is_named(stmt) || sym().Kind(stmt) == kComment) continue;
+        if (budget_ != nullptr && --*budget_ < 0) break;
         if (seek && extract::Contains(stmt, target_)) {
           hit = Seek(stmt, s, depth, in_loop);
           break;
@@ -401,13 +402,14 @@ class Flow {
   FlowState at_target_;
   bool found_ = false;
   bool ignore_exits_ = false;
+  int64_t* budget_ = nullptr;
 };
 
 }  // namespace
 
 DefList ReachingDefinitions(std::string_view source, std::string_view name, TSNode body,
-                            TSNode target) {
-  return Flow(source, name, target).Run(body);
+                            TSNode target, int64_t* budget) {
+  return Flow(source, name, target, budget).Run(body);
 }
 
 }  // namespace errdex::extract::python

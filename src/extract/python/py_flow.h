@@ -5,6 +5,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <cstdint>
 #include <memory>
 #include <string_view>
 #include <vector>
@@ -32,7 +33,9 @@ struct Def {
 // `target` (a statement inside `body`); with a null target, every definition
 // live at the end of `body`, exits ignored (a module's constants). Definitions
 // stop at nested function and class definitions, which are other scopes.
+// `budget`, when given, is decremented per statement visited; once it is
+// spent the walk stops and what it returns is incomplete (callers drop it).
 DefList ReachingDefinitions(std::string_view source, std::string_view name, TSNode body,
-                            TSNode target);
+                            TSNode target, int64_t* budget = nullptr);
 
 }  // namespace errdex::extract::python

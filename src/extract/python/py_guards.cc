@@ -13,7 +13,7 @@ constexpr size_t kMaxCodeBytes = 300;
 
 class GuardReader {
  public:
-  explicit GuardReader(std::string_view source) : src_(source) {}
+  GuardReader(std::string_view source, GuardCache& cache) : src_(source), cache_(cache) {}
 
   std::vector<Guard> Read(TSNode scope, TSNode target) {
     std::vector<TSNode> path{scope};
@@ -30,6 +30,11 @@ class GuardReader {
     for (size_t i = 0; i + 1 < path.size(); ++i) {
       Step(i > 0 ? path[i - 1] : TSNode{}, path[i], path[i + 1], out);
     }
+    if (out.size() > kMaxGuards) {
+      out.resize(kMaxGuards);
+      cut_ = true;
+    }
+    if (cut_ && cache_.first_cut_line == 0) cache_.first_cut_line = StartLine(target);
     return out;
   }
 
@@ -135,14 +140,16 @@ class GuardReader {
         }
         // An elif or else: every condition before it was false.
         out.push_back(Make("if", cond, true));
-        for (TSNode alt : NamedChildren(parent)) {
-          if (KindOf(alt) != kElif) continue;
-          if (SameNode(alt, child)) {
-            out.push_back(Make("elif", Field(alt, "condition"), false));
-            return;
+        auto [it, fresh] = cache_.exits.try_emplace(parent.id);
+        if (fresh) {
+          for (TSNode alt : NamedChildren(parent)) {
+            if (KindOf(alt) != kElif) continue;
+            it->second.emplace_back(ts_node_start_byte(alt),
+                                    Make("elif", Field(alt, "condition"), true));
           }
-          out.push_back(Make("elif", Field(alt, "condition"), true));
         }
+        AddBefore(it->second, ts_node_start_byte(child), out);
+        if (KindOf(child) == kElif) out.push_back(Make("elif", Field(child, "condition"), false));
         return;
       }
       case kWhile:
@@ -237,9 +244,33 @@ class GuardReader {
   // `if cond: return/raise` (no else) before `child` in `block`: reaching the
   // child means cond was false.
   void EarlyExits(TSNode block, TSNode child, std::vector<Guard>& out) {
+    auto [it, fresh] = cache_.exits.try_emplace(block.id);
+    if (fresh) BlockExits(block, it->second);
+    AddBefore(it->second, ts_node_start_byte(child), out);
+  }
+
+  // The guards of `list` (by statement start) before `at`: the nearest
+  // kMaxGuardsPerStep of them.
+  void AddBefore(const std::vector<std::pair<uint32_t, Guard>>& list, uint32_t at,
+                 std::vector<Guard>& out) {
+    auto end = std::lower_bound(list.begin(), list.end(), at,
+                                [](const auto& e, uint32_t a) { return e.first < a; });
+    auto begin = list.begin();
+    if (end - begin > static_cast<std::ptrdiff_t>(kMaxGuardsPerStep)) {
+      begin = end - static_cast<std::ptrdiff_t>(kMaxGuardsPerStep);
+      cut_ = true;
+    }
+    for (auto e = begin; e != end; ++e) out.push_back(e->second);
+  }
+
+  // Every early exit of `block`, by the start of its statement.
+  void BlockExits(TSNode block, std::vector<std::pair<uint32_t, Guard>>& exits) {
     for (TSNode s : NamedChildren(block)) {
-      if (SameNode(s, child)) return;
-      if (KindOf(s) == kMatch) MatchFallThrough(s, out);
+      if (KindOf(s) == kMatch) {
+        std::vector<Guard> one;
+        MatchFallThrough(s, one);
+        for (Guard& g : one) exits.emplace_back(ts_node_start_byte(s), std::move(g));
+      }
       if (KindOf(s) != kIf) continue;
       bool has_alternative = false;
       for (TSNode c : NamedChildren(s)) {
@@ -252,7 +283,7 @@ class GuardReader {
       uint16_t last = KindOf(ts_node_named_child(body, n - 1));
       // break and continue skip the rest of the loop body as surely.
       if (last == kReturn || last == kRaise || last == kBreak || last == kContinue) {
-        out.push_back(Make("early-exit", Field(s, "condition"), true));
+        exits.emplace_back(ts_node_start_byte(s), Make("early-exit", Field(s, "condition"), true));
       }
     }
   }
@@ -284,13 +315,17 @@ class GuardReader {
   }
 
   std::string_view src_;
+  GuardCache& cache_;
+  bool cut_ = false;
 };
 
 }  // namespace
 
-std::vector<Guard> PythonGuards(TSNode scope, TSNode target, std::string_view source) {
+std::vector<Guard> PythonGuards(TSNode scope, TSNode target, std::string_view source,
+                                GuardCache* cache) {
   if (ts_node_is_null(scope) || ts_node_is_null(target)) return {};
-  return GuardReader(source).Read(scope, target);
+  GuardCache local;
+  return GuardReader(source, cache != nullptr ? *cache : local).Read(scope, target);
 }
 
 }  // namespace errdex::extract::python

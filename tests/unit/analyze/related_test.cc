@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <string>
+#include <tuple>
+
 namespace errdex::analyze {
 namespace {
 
@@ -63,6 +67,46 @@ TEST(Related, AtMostFiveCloserWordingFirst) {
   std::vector<std::vector<RelatedError>> r = FindRelated(errors);
   ASSERT_EQ(r[0].size(), 5u);
   EXPECT_EQ(r[0][0].id, "y3") << "same function for all: the closest wording first";
+}
+
+TEST(Related, ThousandsInOneFileGiveWhatComparingEveryPairGives) {
+  // 2,000 errors in three files, a few functions each, some also at module
+  // level of a shared file; no words in common, so only places relate them.
+  std::vector<RelatedInput> errors;
+  for (int k = 0; k < 2000; ++k) {
+    std::string id = std::to_string(100000 + (k * 7919) % 10007);  // ids not in input order
+    RelatedInput r = Error(id, "message" + std::to_string(k), "invalid-value",
+                           "f" + std::to_string(k % 3) + ".py",
+                           k % 5 == 0 ? "<module>" : "fn" + std::to_string(k % 7));
+    if (k % 11 == 0) r.places.emplace_back("shared.py", "<module>");
+    errors.push_back(std::move(r));
+  }
+  std::vector<std::vector<RelatedError>> r = FindRelated(errors);
+  ASSERT_EQ(r.size(), errors.size());
+  for (size_t i = 0; i < errors.size(); ++i) {
+    // Every other error, scored as the relation says, best first.
+    std::vector<std::tuple<int, std::string, std::string>> all;  // -base, id, reason
+    for (size_t j = 0; j < errors.size(); ++j) {
+      if (j == i) continue;
+      int base = 0;
+      for (const auto& [pi, fi] : errors[i].places) {
+        for (const auto& [pj, fj] : errors[j].places) {
+          if (pi == pj && fi == fj && fi != "<module>") base = std::max(base, 3);
+          if (pi == pj) base = std::max(base, 2);
+        }
+      }
+      if (base > 0)
+        all.emplace_back(-base, errors[j].id, base == 3 ? "same function" : "same file");
+    }
+    std::sort(all.begin(), all.end());
+    all.resize(std::min<size_t>(all.size(), 5));
+    ASSERT_EQ(r[i].size(), all.size()) << i;
+    for (size_t k = 0; k < all.size(); ++k) {
+      EXPECT_EQ(r[i][k].id, std::get<1>(all[k])) << i << " " << k;
+      EXPECT_EQ(r[i][k].reason, std::get<2>(all[k])) << i << " " << k;
+      EXPECT_EQ(r[i][k].score, -std::get<0>(all[k])) << i << " " << k;
+    }
+  }
 }
 
 TEST(Related, WordsAreLowercasedRunsOfTwoOrMore) {

@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <map>
 
+#include "extract/python/py_guards.h"
 #include "source/walk.h"
 #include "test_util.h"
 
@@ -84,6 +85,67 @@ TEST(ExtractFiles, BadInputsAreSkippedOrRecoveredAndCounted) {
   EXPECT_EQ(run.reason_by_path["loop/up"], "symlink-loop");
   EXPECT_EQ(run.reason_by_path["outside.py"], "symlink-outside-root");
   EXPECT_EQ(run.reason_by_path.count("good.py"), 0u);
+}
+
+// Generated code: a 20,000-character literal, a format of 2,000
+// placeholders, 2,000 raises in one block (each after every earlier one's
+// early exit), and names used thousands of times that nothing binds.
+TEST(ExtractFiles, HostileFilesAreCutWithANoteNotDropped) {
+  TempDir dir;
+  dir.Write("normal.py", "def f(m):\n    raise ValueError(f'unknown mode {m!r}')\n");
+  std::string literal;
+  for (int i = 0; literal.size() < 20'000; ++i) literal += "word" + std::to_string(i) + " ";
+  std::string placeholders;
+  std::string names;
+  for (int i = 0; i < 2000; ++i) {
+    placeholders += "%s,";
+    names += (i ? ", a" : "a") + std::to_string(i);
+  }
+  std::string many = "def g(x):\n";
+  for (int i = 0; i < 2000; ++i) {
+    many += "    if x == " + std::to_string(i) + ":\n        raise KeyError('case " +
+            std::to_string(i) + " of %s' % y" + std::to_string(i) + ")\n";
+  }
+  dir.Write("long.py", "def f(x):\n    raise ValueError('" + literal + "%s' % x)\n");
+  dir.Write("chain.py",
+            "def f():\n    raise ValueError('" + placeholders + "' % (" + names + "))\n");
+  dir.Write("many.py", many);
+  TreeRun run = ExtractTree(dir);
+  EXPECT_TRUE(HasMessage(run.extraction, "unknown mode {m!r}"));
+
+  std::map<std::string, const Site*> by_path;
+  int many_sites = 0;
+  size_t most_guards = 0;
+  for (const Site& s : run.extraction.sites) {
+    by_path[s.path] = &s;
+    if (s.path == "many.py") {
+      ++many_sites;
+      most_guards = std::max(most_guards, s.guards.size());
+    }
+  }
+  ASSERT_TRUE(by_path.count("long.py"));
+  EXPECT_EQ(by_path["long.py"]->message.LiteralSize(), literal.size()) << "kept whole";
+  EXPECT_FALSE(run.reason_by_path.count("long.py"));
+
+  ASSERT_TRUE(by_path.count("chain.py"));
+  const Template& chain = by_path["chain.py"]->message;
+  EXPECT_LE(chain.pieces().size(), 256u);
+  EXPECT_EQ(chain.pieces().front().text, "a0");
+  EXPECT_EQ(chain.pieces().back().kind, ValueKind::kAny) << "the cut end stays open";
+  EXPECT_EQ(run.reason_by_path["chain.py"], "long-message");
+
+  EXPECT_EQ(many_sites, 2000) << "every raise kept";
+  // The nearest early exits, and the raise's own condition.
+  EXPECT_EQ(most_guards, python::kMaxGuardsPerStep + 1);
+  const Site* last = by_path["many.py"];
+  ASSERT_FALSE(last->guards.empty());
+  EXPECT_EQ(last->guards.back().code, "x == 1999");
+  EXPECT_EQ(last->guards.front().code, "x == " + std::to_string(1999 - python::kMaxGuardsPerStep));
+  EXPECT_EQ(run.reason_by_path["many.py"], "work-budget");
+  for (const FileIssue& i : run.extraction.issues) {
+    EXPECT_FALSE(i.skipped) << i.path << ": " << i.reason;
+    EXPECT_NE(i.path, "normal.py");
+  }
 }
 
 TEST(ExtractFiles, DirectoryWithoutPythonIsEmptyNotAnError) {

@@ -101,5 +101,24 @@ TEST(Pattern, Fragments) {
   EXPECT_TRUE(PrefilterFragments(Template()).empty());
 }
 
+TEST(Pattern, LongLiteralsKeepTheirRegexAndCapTheirFragments) {
+  std::string literal;
+  for (int i = 0; literal.size() < 20'000; ++i) literal += "word" + std::to_string(i) + " ";
+  Template t = Template::Literal(literal + "in ");
+  t.AppendValue("x", ValueKind::kStr);
+  std::vector<std::string> f = PrefilterFragments(t);
+  ASSERT_FALSE(f.empty());
+  EXPECT_EQ(f[0].size(), kMaxFragment);
+  EXPECT_EQ(NormalizeText(literal).rfind(f[0], 0), 0u) << "the start of the literal";
+  // RE2 as the matcher compiles it: the whole literal is confirmed there.
+  RE2::Options options;
+  options.set_dot_nl(true);
+  options.set_max_mem(16 << 20);
+  RE2 re(TemplateRegex(t), options);
+  ASSERT_TRUE(re.ok()) << re.error();
+  EXPECT_TRUE(RE2::FullMatch(NormalizeText(literal + "in 42"), re));
+  EXPECT_FALSE(RE2::FullMatch(NormalizeText(literal.substr(1) + "in 42"), re));
+}
+
 }  // namespace
 }  // namespace errdex::match

@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "match/pattern.h"
+
 namespace errdex::match {
 namespace {
 
@@ -70,6 +74,38 @@ TEST(Prefilter, CommonWordsAreLeftOut) {
   std::vector<PrefilterHit> hits;
   ASSERT_TRUE(p->Scan("argument", hits).has_value());
   EXPECT_TRUE(hits.empty()) << "a word of more than kMaxWordErrors templates is not indexed";
+}
+
+// Words, not one letter repeated: every window of it is distinctive.
+std::string LongText(size_t n, int seed) {
+  std::string out;
+  for (int i = 0; out.size() < n; ++i) out += "word" + std::to_string(seed * 100000 + i) + " ";
+  out.resize(n);
+  return out;
+}
+
+TEST(Prefilter, LiteralLongerThanTheVectorscanLimit) {
+  // Vectorscan refuses literals over 16,000 bytes; one such template must
+  // not stop the library's prefilter from being built.
+  std::string literal = LongText(20'000, 1);
+  Template long_one = Template::Literal(literal + ": ");
+  long_one.AppendValue("x", ValueKind::kStr);
+  Template other = Template::Literal(LongText(20'000, 2));
+  Template short_one = Template::Literal("Invalid pipeline stage");
+  for (const std::string& f : PrefilterFragments(long_one)) EXPECT_LE(f.size(), kMaxFragment);
+  std::vector<Prefilter::Entry> entries = {{1, &long_one}, {2, &other}, {3, &short_one}};
+  Result<std::string> blob = Prefilter::Build(entries);
+  ASSERT_TRUE(blob.has_value()) << blob.error().message;
+  Result<Prefilter> p = Prefilter::Load(*blob);
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  std::string message = literal + ": 42";
+  EXPECT_EQ(Pks(*p, "ValueError: " + message), (std::vector<int64_t>{1}));
+  std::vector<PrefilterHit> hits;
+  ASSERT_TRUE(p->Scan(message, hits).has_value());
+  ASSERT_FALSE(hits.empty());
+  EXPECT_EQ(hits[0].fragments_found, hits[0].fragments_total) << "a complete candidate";
+  EXPECT_EQ(Pks(*p, "Invalid pipeline stage"), (std::vector<int64_t>{3}));
+  EXPECT_TRUE(Pks(*p, LongText(20'000, 3)).empty());
 }
 
 TEST(Prefilter, EmptyAndCorruptBlobs) {
