@@ -43,7 +43,8 @@ class Reader {
     uint64_t n = 0;
     if (!Get(n) || n > (data_.size() - pos_) / sizeof(T)) return false;
     v.resize(n);
-    std::memcpy(v.data(), data_.data() + pos_, n * sizeof(T));
+    // An empty vector's data() may be null, which memcpy may not be given.
+    if (n > 0) std::memcpy(v.data(), data_.data() + pos_, n * sizeof(T));
     pos_ += n * sizeof(T);
     return true;
   }

@@ -192,6 +192,10 @@ TEST(CppExtractor, LambdasAndMacroNamedFunctions) {
 }
 
 TEST(CppExtractor, HostileInputsAreBoundedAndNeverCrash) {
+  // A NUL inside the file, then more text: the string takes the array's
+  // length, not the first NUL's (nor a guess past the end of the array).
+  static constexpr char kNulInside[] =
+      "void f() { throw std::runtime_error(\"a\\0b\"); }\0 trailing";
   std::vector<std::string> inputs = {
       "",
       "throw",
@@ -204,7 +208,7 @@ TEST(CppExtractor, HostileInputsAreBoundedAndNeverCrash) {
       std::string(5000, '(') + "throw std::runtime_error(\"deep\");" + std::string(5000, ')'),
       "void f() { std::string m = m + \"x\"; throw std::runtime_error(m); }",
       "\xff\xfe throw std::runtime_error(\"\xe9t\xe9\");",
-      std::string("void f() { throw std::runtime_error(\"a\\0b\"); }\0 trailing", 60),
+      std::string(kNulInside, sizeof(kNulInside) - 1),
   };
   std::string chain = "void f() { std::string m = \"a\";";
   for (int i = 0; i < 3000; ++i) chain += " m += m;";
