@@ -4,7 +4,9 @@
 #include <sqlite3.h>
 
 #include <fstream>
+#include <sstream>
 
+#include "catalog/schema.h"
 #include "core/error_id.h"
 #include "test_util.h"
 
@@ -61,6 +63,33 @@ SnapshotInfo Info(const std::string& rev = "abc") {
   i.kind = "git";
   i.root = "/src/jax";
   return i;
+}
+
+void Exec(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "") << " in " << sql;
+  sqlite3_free(error);
+  sqlite3_close(raw);
+}
+
+// Undoes kIntegritySql: the catalog as errdex wrote it before content
+// hashes (schema version 4), contents unchanged.
+std::string DowngradeToVersion4Sql() {
+  std::string sql = "DROP TABLE seal;";
+  std::istringstream in{std::string(kIntegritySql)};
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string alter, table_kw, table, add, column_kw, column;
+    words >> alter >> table_kw >> table >> add >> column_kw >> column;
+    if (alter == "ALTER" && add == "ADD") {
+      sql += "ALTER TABLE " + table + " DROP COLUMN " + column + ";";
+    }
+  }
+  return sql + "PRAGMA user_version = 4;";
 }
 
 TEST(Catalog, WritesAndReadsBack) {
@@ -220,18 +249,12 @@ TEST(Catalog, VersionOneIsUpgradedWhenOpenedForWriting) {
     Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
     ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
   }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(
-      // What version 1 lacked: prefilters (version 2), site guards (version 3)
-      // and analysis (version 4).
-      sqlite3_exec(raw,
-                   "DROP TABLE prefilter; ALTER TABLE site DROP COLUMN guards; "
-                   "ALTER TABLE site DROP COLUMN trigger; DROP TABLE analysis; "
-                   "DROP TABLE family; DROP TABLE enrichment; PRAGMA user_version = 1",
-                   nullptr, nullptr, nullptr),
-      SQLITE_OK);
-  sqlite3_close(raw);
+  // What version 1 lacked: prefilters (version 2), site guards (version 3),
+  // analysis (version 4) and content hashes (version 5).
+  Exec(path, DowngradeToVersion4Sql() +
+                 "DROP TABLE prefilter; ALTER TABLE site DROP COLUMN guards; "
+                 "ALTER TABLE site DROP COLUMN trigger; DROP TABLE analysis; "
+                 "DROP TABLE family; DROP TABLE enrichment; PRAGMA user_version = 1");
   Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_FALSE(read_only.has_value());
   EXPECT_NE(read_only.error().message.find("upgrades it"), std::string::npos);
