@@ -374,6 +374,13 @@ Result<void> Catalog::BeginWrite() {
     if (!db_.InAutocommit()) {
       return Fail(ErrorCode::kInternal, "a write began inside a transaction errdex did not open");
     }
+    // A write re-hashes what it touches: on a damaged catalog it would
+    // launder the damage, so it refuses to start. Cheap: the small tables
+    // and the error rows, no sites.
+    Result<std::shared_ptr<const Base>> base = GetBase();
+    if (!base) return tl::unexpected(base.error());
+    Result<std::vector<ErrorRow>> errors = AllErrors(-1, **base);
+    if (!errors) return tl::unexpected(errors.error());
     ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
     dirty_libraries_.clear();
     dirty_all_ = false;

@@ -150,6 +150,14 @@ TEST(Integrity, AFlippedByteInARowIsReportedAndNotShown) {
   EXPECT_NE(list.error().message.find("the catalog is damaged: "), std::string::npos);
   EXPECT_NE(list.error().message.find("(run errdex check)"), std::string::npos);
   EXPECT_EQ(cat->GetStats().error().code, ErrorCode::kCorrupt);
+
+  // A write would re-hash the damaged rows: it refuses to start.
+  Result<Catalog> writer = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(writer.has_value());
+  Result<WriteSummary> w = writer->WriteSnapshot(Info(), Extraction{});
+  ASSERT_FALSE(w.has_value());
+  EXPECT_EQ(w.error().code, ErrorCode::kCorrupt);
+  EXPECT_FALSE(Catalog::Open(path, OpenMode::kReadOnly)->Check()->problems.empty());
 }
 
 TEST(Integrity, AFlippedByteInAnExcerptFailsTheReadsThatShowIt) {
