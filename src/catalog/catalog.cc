@@ -379,7 +379,7 @@ Result<void> Catalog::BeginWrite() {
     // and the error rows, no sites.
     Result<std::shared_ptr<const Base>> base = GetBase();
     if (!base) return tl::unexpected(base.error());
-    Result<std::vector<ErrorRow>> errors = AllErrors(-1, **base);
+    Result<std::vector<ErrorRow>> errors = AllErrors(-1, **base, /*pieces=*/false);
     if (!errors) return tl::unexpected(errors.error());
     ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
     dirty_libraries_.clear();
@@ -837,7 +837,7 @@ Result<std::vector<int64_t>> Catalog::ErrorsWithoutMessage(std::string_view exce
   if (!base) return tl::unexpected(base.error());
   // No index on the exception: the scan reads every row anyway, so it
   // checks them all against the libraries' sums.
-  Result<std::vector<ErrorRow>> rows = AllErrors(-1, **base);
+  Result<std::vector<ErrorRow>> rows = AllErrors(-1, **base, /*pieces=*/false);
   if (!rows) return tl::unexpected(rows.error());
   std::vector<int64_t> out;
   for (const ErrorRow& r : *rows) {
@@ -917,7 +917,8 @@ Result<Statement*> Catalog::Cached(const std::string& sql) {
   return it->second.get();
 }
 
-Result<std::vector<Catalog::ErrorRow>> Catalog::ReadErrors(Statement& st, const Base& base) {
+Result<std::vector<Catalog::ErrorRow>> Catalog::ReadErrors(Statement& st, const Base& base,
+                                                           bool pieces) {
   std::vector<ErrorRow> out;
   while (true) {
     Result<bool> step = st.Step();
@@ -940,9 +941,13 @@ Result<std::vector<Catalog::ErrorRow>> Catalog::ReadErrors(Statement& st, const 
     r.record.exception = st.Text(3);
     r.record.template_text = st.Text(4);
     r.record.kind = st.Text(5);
-    Result<Template> t = PiecesFromJson(nlohmann::json::parse(st.Text(6), nullptr, false));
-    if (!t) return tl::unexpected(t.error());
-    r.record.message = std::move(*t);
+    if (pieces) {
+      Result<Template> t = PiecesFromJson(nlohmann::json::parse(st.Text(6), nullptr, false));
+      if (!t) return tl::unexpected(t.error());
+      r.record.message = std::move(*t);
+    } else {
+      r.pieces_json = st.Text(6);
+    }
     r.record.dynamic = st.Int(8) != 0;
     r.record.internal = st.Int(9) != 0;
     r.n_sites = st.Int(10);
@@ -955,13 +960,14 @@ Result<std::vector<Catalog::ErrorRow>> Catalog::ReadErrors(Statement& st, const 
   return out;
 }
 
-Result<std::vector<Catalog::ErrorRow>> Catalog::AllErrors(int64_t library_pk, const Base& base) {
+Result<std::vector<Catalog::ErrorRow>> Catalog::AllErrors(int64_t library_pk, const Base& base,
+                                                          bool pieces) {
   std::string sql = "SELECT " + ErrorSelect("e") + " FROM error e";
   if (library_pk >= 0) sql += " WHERE e.library_pk = ?1";
   Result<Statement> st = db_.Prepare(sql);
   if (!st) return tl::unexpected(st.error());
   if (library_pk >= 0) st->Bind(1, library_pk);
-  Result<std::vector<ErrorRow>> rows = ReadErrors(*st, base);
+  Result<std::vector<ErrorRow>> rows = ReadErrors(*st, base, pieces);
   if (!rows || !base.verified) return rows;
   std::map<int64_t, Tally> tallies;
   for (const ErrorRow& r : *rows) tallies[r.library_pk].Add(r.crc);
@@ -1052,12 +1058,17 @@ Result<std::vector<ErrorRecord>> Catalog::List(const ListQuery& query) {
     }
     if (library_pk < 0) return std::vector<ErrorRecord>{};
   }
-  Result<std::vector<ErrorRow>> rows = AllErrors(library_pk, **base);
+  Result<std::vector<ErrorRow>> rows = AllErrors(library_pk, **base, /*pieces=*/false);
   if (!rows) return tl::unexpected(rows.error());
   std::sort(rows->begin(), rows->end(),
             [](const ErrorRow& a, const ErrorRow& b) { return a.record.id < b.record.id; });
   if (query.limit >= 0 && static_cast<int64_t>(rows->size()) > query.limit) {
     rows->resize(static_cast<size_t>(query.limit));
+  }
+  for (ErrorRow& r : *rows) {
+    Result<Template> t = PiecesFromJson(nlohmann::json::parse(r.pieces_json, nullptr, false));
+    if (!t) return tl::unexpected(t.error());
+    r.record.message = std::move(*t);
   }
   return LoadSites(std::move(*rows),
                    query.with_details  ? SiteDetail::kFull
@@ -1137,7 +1148,7 @@ Result<Stats> Catalog::GetStats() {
     s.per_snapshot.push_back(SnapshotStats{l.name, snap.rev, snap.commit, snap.date, snap.kind,
                                            snap.indexed_at, snap.files, snap.bytes, sites_of[pk]});
   }
-  Result<std::vector<ErrorRow>> errors = AllErrors(-1, base);
+  Result<std::vector<ErrorRow>> errors = AllErrors(-1, base, /*pieces=*/false);
   if (!errors) return tl::unexpected(errors.error());
   for (const ErrorRow& e : *errors) {
     ++s.errors;

@@ -279,10 +279,13 @@ class Catalog {
   // another connection writes) when Verifying().
   Result<std::shared_ptr<const Base>> GetBase();
   // Error rows by a query selecting kErrorHashColumns and crc, checked.
-  Result<std::vector<ErrorRow>> ReadErrors(Statement& st, const Base& base);
+  // Without `pieces`, the template's pieces stay unparsed (ErrorRow's
+  // pieces_json): parsing them is most of the cost of reading a row.
+  Result<std::vector<ErrorRow>> ReadErrors(Statement& st, const Base& base, bool pieces = true);
   // Every error row of a library (all when library_pk < 0), checked
   // against the library's count and sum.
-  Result<std::vector<ErrorRow>> AllErrors(int64_t library_pk, const Base& base);
+  Result<std::vector<ErrorRow>> AllErrors(int64_t library_pk, const Base& base,
+                                          bool pieces = true);
   Result<std::vector<ErrorRecord>> LoadSites(std::vector<ErrorRow> rows, SiteDetail detail,
                                              const Base& base);
   Result<std::vector<ErrorRecord>> Load(Statement& errors, SiteDetail detail);

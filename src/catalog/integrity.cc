@@ -312,7 +312,7 @@ Result<CheckReport> Catalog::Check() {
   report.libraries = static_cast<int64_t>(base.libraries.size());
   report.snapshots = static_cast<int64_t>(base.snapshots.size());
 
-  Result<std::vector<ErrorRow>> errors = AllErrors(-1, base);
+  Result<std::vector<ErrorRow>> errors = AllErrors(-1, base, /*pieces=*/false);
   if (!errors) {
     problem(errors.error());
     return report;

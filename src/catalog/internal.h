@@ -51,6 +51,14 @@ struct Catalog::Base {
 };
 
 struct Catalog::ErrorRow {
+  // noexcept moves: a growing vector of rows moves them instead of copying
+  // each record (Template's move is not declared noexcept).
+  ErrorRow() = default;
+  ErrorRow(ErrorRow&&) noexcept = default;
+  ErrorRow& operator=(ErrorRow&&) noexcept = default;
+  ErrorRow(const ErrorRow&) = default;
+  ErrorRow& operator=(const ErrorRow&) = default;
+
   ErrorRecord record;
   int64_t crc = 0;
   int64_t library_pk = 0;
@@ -58,6 +66,7 @@ struct Catalog::ErrorRow {
   int64_t sites_sum = 0;
   int64_t analysis_crc = 0;
   int64_t enrichment_crc = 0;
+  std::string pieces_json;  // when read without parsing the pieces
 };
 
 // One write: BEGIN IMMEDIATE, or a savepoint inside an open transaction.
