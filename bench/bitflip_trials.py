@@ -16,6 +16,7 @@ import json
 import os
 import random
 import shutil
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -52,11 +53,27 @@ def commands(errdex, db, timeout):
     ]
 
 
-def damage(path, rng, size):
+def target_ranges(db, names):
+    """Byte ranges of the pages of these tables and indexes (SQLite's dbstat)."""
+    c = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    page_size = c.execute("PRAGMA page_size").fetchone()[0]
+    pages = [p for (p,) in c.execute(
+        "SELECT pageno FROM dbstat WHERE name IN (%s)" % ",".join("?" * len(names)), names)]
+    c.close()
+    if not pages:
+        sys.exit("no pages for " + ", ".join(names))
+    return [((p - 1) * page_size, page_size) for p in pages]
+
+
+def damage(path, rng, size, ranges):
     flips = rng.randint(1, 8)
     with open(path, "r+b") as f:
         for _ in range(flips):
-            offset = rng.randrange(size)
+            if ranges:
+                start, length = rng.choice(ranges)
+                offset = start + rng.randrange(length)
+            else:
+                offset = rng.randrange(size)
             f.seek(offset)
             old = f.read(1)[0]
             new = old ^ (1 << rng.randrange(8)) if rng.random() < 0.5 else old ^ rng.randrange(1, 256)
@@ -72,6 +89,9 @@ def main():
     ap.add_argument("--trials", type=int, default=120)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--target", default="",
+                    help="flip only in the pages of these tables and indexes (comma-separated; "
+                         "default: anywhere in the file)")
     args = ap.parse_args()
     if os.path.exists(args.db + "-wal") and os.path.getsize(args.db + "-wal") > 0:
         sys.exit(args.db + " has a WAL file: close every connection to it first")
@@ -87,6 +107,7 @@ def main():
             sys.exit(f"{c} on the good catalog failed: {err.decode()}")
         expected[tuple(c)] = out
     size = os.path.getsize(good)
+    ranges = target_ranges(good, args.target.split(",")) if args.target else None
 
     rng = random.Random(args.seed)
     counts = {"runs": 0, "failing clearly": 0, "exit-0 identical": 0, "exit-0 DIFFERENT": 0,
@@ -95,7 +116,7 @@ def main():
     for trial in range(args.trials):
         copy = os.path.join(work, f"trial-{trial}.db")
         shutil.copyfile(good, copy)
-        flips = damage(copy, rng, size)
+        flips = damage(copy, rng, size, ranges)
         noticed = False
         for c in cmds:
             counts["runs"] += 1
@@ -117,8 +138,9 @@ def main():
             if os.path.exists(copy + suffix):
                 os.remove(copy + suffix)
     shutil.rmtree(work, ignore_errors=True)
+    where = f"in the pages of {args.target}" if args.target else "anywhere"
     print(f"catalog: {args.db} ({size} bytes); trials: {args.trials} (1-8 flipped bits or bytes "
-          f"each, seed {args.seed}); commands per trial: {len(cmds)}")
+          f"each {where}, seed {args.seed}); commands per trial: {len(cmds)}")
     print(f"trials where some command noticed the damage: {trials_with_damage_noticed}")
     for k, v in counts.items():
         print(f"{k:>20}: {v}")

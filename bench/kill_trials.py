@@ -5,7 +5,8 @@ catalog holds either the whole run or none of it.
 A catalog holding two libraries is made once. Each trial copies it, starts
 an index run (alternately: re-indexing one of the libraries from a changed
 tree, and indexing a third library), kills it at a random moment within the
-run's duration (half of them near its end, where it writes), then runs `errdex check` (must pass) and compares
+run's duration (timed by an uninterrupted run just before; half of the
+kills in its last 40%, where it writes), then runs `errdex check` (must pass) and compares
 `list --json` and `families --json` (analysis counts) with the states before
 and after an uninterrupted run: each trial must equal one or the other.
 
@@ -84,17 +85,23 @@ def main():
     for trial in range(args.trials):
         which = trial % 2
         label, cmd = runs[which]
-        after, took = expected[which]
+        after, _ = expected[which]
         db = os.path.join(work, f"trial{trial}.db")
         shutil.copyfile(base, db)
-        # Half the kills anywhere in the run, half around its end, where it
-        # writes (extraction comes first and takes most of the time). The
-        # machine's load varies: the ranges reach past the measured duration
-        # so that some runs finish before the kill.
-        if trial % 4 < 2:
-            delay = rng.uniform(0, took * 1.3)
-        else:
-            delay = rng.uniform(took * 0.6, took * 1.3)
+        # The machine's load varies: each trial first times an uninterrupted
+        # run on a scratch copy, then kills at a fraction of that time: half
+        # anywhere, half in the last 40%, where the run writes (extraction
+        # comes first and takes most of the time).
+        scratch = os.path.join(work, "scratch.db")
+        shutil.copyfile(base, scratch)
+        started = time.monotonic()
+        errdex(binary, *cmd, "--db", scratch)
+        took = time.monotonic() - started
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(scratch + suffix):
+                os.remove(scratch + suffix)
+        fraction = rng.uniform(0, 1) if trial % 4 < 2 else rng.uniform(0.6, 1)
+        delay = fraction * took
         p = subprocess.Popen([binary] + cmd + ["--db", db], stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
         time.sleep(delay)
