@@ -1089,7 +1089,20 @@ Result<ErrorRecord> Catalog::Get(std::string_view id) {
   st->Bind(1, id);
   Result<std::vector<ErrorRow>> rows = ReadErrors(*st, **base);
   if (!rows) return tl::unexpected(rows.error());
-  if (rows->empty()) return Fail(ErrorCode::kNotFound, "no error with id " + std::string(id));
+  if (rows->empty()) {
+    if ((*base)->verified) {
+      // A damaged entry of the id index reads as "no such error": only a
+      // miss pays for a scan of the table to tell the two apart.
+      Result<Statement> scan =
+          db_.Prepare("SELECT 1 FROM error NOT INDEXED WHERE id = ?1 LIMIT 1");
+      if (!scan) return tl::unexpected(scan.error());
+      scan->Bind(1, id);
+      Result<bool> there = scan->Step();
+      if (!there) return tl::unexpected(there.error());
+      if (*there) return Damaged("the index of error ids lost " + std::string(id));
+    }
+    return Fail(ErrorCode::kNotFound, "no error with id " + std::string(id));
+  }
   ErrorRow& row = rows->front();
   if (row.record.id != id) return Damaged("the index of error ids is wrong");
   ERRDEX_TRY(LoadSitesOf(row.record, row, SiteDetail::kFull, **base));
