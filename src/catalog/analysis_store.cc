@@ -3,46 +3,22 @@
 // keyed by the stable error id.
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <set>
+
 #include "catalog/catalog.h"
+#include "catalog/internal.h"
 #include "catalog/json.h"
+#include "catalog/schema.h"
 
 namespace errdex::catalog {
 
 using nlohmann::json;
 
-namespace {
-
-// Rolls back unless committed: a failed write leaves the catalog as it was.
-class Transaction {
- public:
-  explicit Transaction(Database& db) : db_(db) {}
-  ~Transaction() {
-    if (open_) (void)db_.Exec("ROLLBACK");
-  }
-  Transaction(const Transaction&) = delete;
-  Transaction& operator=(const Transaction&) = delete;
-  Result<void> Begin() {
-    ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
-    open_ = true;
-    return {};
-  }
-  Result<void> Commit() {
-    ERRDEX_TRY(db_.Exec("COMMIT"));
-    open_ = false;
-    return {};
-  }
-
- private:
-  Database& db_;
-  bool open_ = false;
-};
-
-}  // namespace
-
 Result<void> Catalog::WriteAnalyses(const std::vector<std::pair<int64_t, Analysis>>& errors,
                                     const std::vector<FamilyInfo>& taxonomy) {
-  Transaction tx(db_);
-  ERRDEX_TRY(tx.Begin());
+  WriteScope scope(*this);
+  ERRDEX_TRY(scope.Begin());
   Result<Statement> family = db_.Prepare(
       "INSERT INTO family (slug, name, description) VALUES (?1, ?2, ?3) "
       "ON CONFLICT (slug) DO UPDATE SET name = excluded.name, description = excluded.description");
@@ -52,14 +28,27 @@ Result<void> Catalog::WriteAnalyses(const std::vector<std::pair<int64_t, Analysi
     ERRDEX_TRY(family->Run());
   }
   Result<Statement> put = db_.Prepare(
-      "INSERT INTO analysis (error_pk, family, data) VALUES (?1, ?2, ?3) "
-      "ON CONFLICT (error_pk) DO UPDATE SET family = excluded.family, data = excluded.data");
+      "INSERT INTO analysis (error_pk, family, data, crc) "
+      "VALUES (?1, ?2, ?3, errdex_row_hash(?1, ?2, ?3)) "
+      "ON CONFLICT (error_pk) DO UPDATE SET family = excluded.family, data = excluded.data, "
+      "crc = excluded.crc");
   if (!put) return tl::unexpected(put.error());
+  Result<Statement> owner = db_.Prepare("SELECT library_pk FROM error WHERE pk = ?1");
+  if (!owner) return tl::unexpected(owner.error());
+  std::set<int64_t> libraries;
   for (const auto& [pk, a] : errors) {
     put->Bind(1, pk).Bind(2, a.family.slug).Bind(3, AnalysisToJson(a).dump());
     ERRDEX_TRY(put->Run());
+    owner->Reset();
+    owner->Bind(1, pk);
+    Result<bool> row = owner->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (*row) libraries.insert(owner->Int(0));
   }
-  return tx.Commit();
+  for (int64_t pk : libraries) scope.MarkDirty(pk);
+  // The families' counts change with any analysis.
+  if (libraries.empty() && !taxonomy.empty()) scope.MarkAllDirty();
+  return scope.Commit();
 }
 
 Result<int64_t> Catalog::CountUnanalyzed(std::string_view library) {
@@ -75,65 +64,105 @@ Result<int64_t> Catalog::CountUnanalyzed(std::string_view library) {
 }
 
 Result<std::vector<FamilyInfo>> Catalog::Families(int examples) {
-  Result<Statement> st = db_.Prepare(
-      "SELECT f.slug, f.name, f.description, count(a.error_pk), "
-      "count(DISTINCT e.library_pk) FROM family f "
-      "LEFT JOIN analysis a ON a.family = f.slug LEFT JOIN error e ON e.pk = a.error_pk "
-      "GROUP BY f.slug ORDER BY count(a.error_pk) DESC, f.slug");
-  if (!st) return tl::unexpected(st.error());
-  std::vector<FamilyInfo> out;
-  while (true) {
-    Result<bool> row = st->Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    FamilyInfo f;
-    f.slug = st->Text(0);
-    f.name = st->Text(1);
-    f.description = st->Text(2);
-    f.errors = st->Int(3);
-    f.libraries = st->Int(4);
-    out.push_back(std::move(f));
-  }
-  if (examples <= 0) return out;
-  // One example per library first (the longest literal text of each), so
-  // the examples show how far the family reaches.
-  Result<Statement> ex = db_.Prepare(
-      "SELECT template FROM (SELECT e.template, e.literal_size, row_number() OVER "
-      "(PARTITION BY e.library_pk ORDER BY e.dynamic, e.literal_size DESC, e.id) AS rank "
-      "FROM analysis a JOIN error e ON e.pk = a.error_pk WHERE a.family = ?1 AND e.dynamic = 0) "
-      "ORDER BY rank, literal_size DESC, template LIMIT ?2");
-  if (!ex) return tl::unexpected(ex.error());
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  // Counts and examples are written with the analyses (Seal) and checked
+  // with the family rows: no count over the analysis table at read time.
+  std::vector<FamilyInfo> out = (*base)->families;
+  std::sort(out.begin(), out.end(), [](const FamilyInfo& a, const FamilyInfo& b) {
+    return a.errors != b.errors ? a.errors > b.errors : a.slug < b.slug;
+  });
   for (FamilyInfo& f : out) {
-    ex->Reset();
-    ex->Bind(1, f.slug).Bind(2, static_cast<int64_t>(examples));
-    while (true) {
-      Result<bool> row = ex->Step();
-      if (!row) return tl::unexpected(row.error());
-      if (!*row) break;
-      f.examples.push_back(ex->Text(0));
+    if (f.examples.size() > static_cast<size_t>(std::max(examples, 0))) {
+      f.examples.resize(static_cast<size_t>(std::max(examples, 0)));
     }
   }
   return out;
 }
 
 Result<std::vector<ErrorRecord>> Catalog::ListFamily(std::string_view slug, int64_t limit) {
-  Result<Statement> st = db_.Prepare(
-      "SELECT e.pk, e.id, l.name, e.exception, e.template, e.kind, e.pieces, e.dynamic, "
-      "e.internal FROM analysis a JOIN error e ON e.pk = a.error_pk "
-      "JOIN library l ON l.pk = e.library_pk WHERE a.family = ?1 ORDER BY e.id LIMIT ?2");
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  Result<Statement> st =
+      db_.Prepare("SELECT " + ErrorSelect("e") + ", " + Prefixed("a.", kAnalysisHashColumns) +
+                  ", a.crc FROM analysis a JOIN error e ON e.pk = a.error_pk WHERE a.family = ?1");
   if (!st) return tl::unexpected(st.error());
-  st->Bind(1, slug).Bind(2, limit);
-  return Load(*st, SiteDetail::kLocations);
+  st->Bind(1, slug);
+  // Every member is read, limit or not, so that the family's count checks
+  // the listing.
+  std::vector<ErrorRow> rows;
+  constexpr int kA = kErrorColumnCount + 1;
+  while (true) {
+    Result<bool> step = st->Step();
+    if (!step) return tl::unexpected(step.error());
+    if (!*step) break;
+    if ((*base)->verified &&
+        (st->HashColumns(kA, 3) != st->Int(kA + 3) || st->Int(kA + 3) != st->Int(12))) {
+      return Damaged("an analysis row does not match its hash");
+    }
+    Statement& one = *st;
+    // ReadErrors steps itself; read this row's error columns directly.
+    ErrorRow r;
+    if ((*base)->verified &&
+        one.HashColumns(0, kErrorColumnCount) != one.Int(kErrorColumnCount)) {
+      return Damaged("an error row does not match its hash");
+    }
+    r.record.pk = one.Int(0);
+    r.record.id = one.Text(1);
+    r.library_pk = one.Int(2);
+    auto lib = (*base)->libraries.find(r.library_pk);
+    if (lib == (*base)->libraries.end()) return Damaged("error " + r.record.id + " has no library");
+    r.record.library = lib->second.name;
+    r.record.exception = one.Text(3);
+    r.record.template_text = one.Text(4);
+    r.record.kind = one.Text(5);
+    Result<Template> t = PiecesFromJson(json::parse(one.Text(6), nullptr, false));
+    if (!t) return tl::unexpected(t.error());
+    r.record.message = std::move(*t);
+    r.record.dynamic = one.Int(8) != 0;
+    r.record.internal = one.Int(9) != 0;
+    r.n_sites = one.Int(10);
+    r.sites_sum = one.Int(11);
+    rows.push_back(std::move(r));
+  }
+  if ((*base)->verified) {
+    auto f = std::find_if((*base)->families.begin(), (*base)->families.end(),
+                          [&](const FamilyInfo& x) { return x.slug == slug; });
+    int64_t expected = f == (*base)->families.end() ? 0 : f->errors;
+    if (static_cast<int64_t>(rows.size()) != expected) {
+      return Damaged("the members of family " + std::string(slug) + " do not match its count");
+    }
+  }
+  std::sort(rows.begin(), rows.end(),
+            [](const ErrorRow& a, const ErrorRow& b) { return a.record.id < b.record.id; });
+  if (limit >= 0 && static_cast<int64_t>(rows.size()) > limit) {
+    rows.resize(static_cast<size_t>(limit));
+  }
+  return LoadSites(std::move(rows), SiteDetail::kLocations, **base);
 }
 
 Result<void> Catalog::WriteEnrichment(std::string_view id, const Enrichment& e) {
+  WriteScope scope(*this);
+  ERRDEX_TRY(scope.Begin());
   Result<Statement> st = db_.Prepare(
-      "INSERT INTO enrichment (error_id, model, created_at, data) VALUES (?1, ?2, ?3, ?4) "
+      "INSERT INTO enrichment (error_id, model, created_at, data, crc) "
+      "VALUES (?1, ?2, ?3, ?4, errdex_row_hash(?1, ?2, ?3, ?4)) "
       "ON CONFLICT (error_id) DO UPDATE SET model = excluded.model, "
-      "created_at = excluded.created_at, data = excluded.data");
+      "created_at = excluded.created_at, data = excluded.data, crc = excluded.crc");
   if (!st) return tl::unexpected(st.error());
   st->Bind(1, id).Bind(2, e.model).Bind(3, e.created_at).Bind(4, EnrichmentToJson(e).dump());
-  return st->Run();
+  ERRDEX_TRY(st->Run());
+  Result<Statement> owner = db_.Prepare("SELECT library_pk FROM error WHERE id = ?1");
+  if (!owner) return tl::unexpected(owner.error());
+  owner->Bind(1, id);
+  Result<bool> row = owner->Step();
+  if (!row) return tl::unexpected(row.error());
+  if (*row) {
+    scope.MarkDirty(owner->Int(0));
+  } else {
+    scope.MarkAllDirty();  // the seal counts enrichments of errors gone too
+  }
+  return scope.Commit();
 }
 
 Result<std::vector<std::string>> Catalog::ErrorsWithoutEnrichment(std::string_view library,
@@ -156,35 +185,44 @@ Result<std::vector<std::string>> Catalog::ErrorsWithoutEnrichment(std::string_vi
   return out;
 }
 
-Result<void> Catalog::LoadAnalysis(ErrorRecord& e) {
-  Result<Statement> st = db_.Prepare(
-      "SELECT a.data, f.slug, f.name, f.description, "
-      "(SELECT count(*) FROM analysis b WHERE b.family = a.family), "
-      "(SELECT count(DISTINCT x.library_pk) FROM analysis b JOIN error x ON x.pk = b.error_pk "
-      " WHERE b.family = a.family) "
-      "FROM analysis a LEFT JOIN family f ON f.slug = a.family WHERE a.error_pk = ?1");
-  if (!st) return tl::unexpected(st.error());
-  st->Bind(1, e.pk);
-  Result<bool> row = st->Step();
-  if (!row) return tl::unexpected(row.error());
-  if (*row) {
-    e.analysis = AnalysisFromJson(json::parse(st->Text(0), nullptr, false));
-    if (!st->Text(1).empty()) {
-      FamilyInfo f;
-      f.slug = st->Text(1);
-      f.name = st->Text(2);
-      f.description = st->Text(3);
-      f.errors = st->Int(4);
-      f.libraries = st->Int(5);
-      e.family = std::move(f);
+Result<void> Catalog::LoadAnalysis(ErrorRecord& e, const ErrorRow& row, const Base& base) {
+  // The error row holds the hash of its analysis and enrichment: a row
+  // lost or swapped is noticed, not shown as "not analysed".
+  if (!base.verified || row.analysis_crc != 0) {
+    Result<Statement> st = db_.Prepare("SELECT " + std::string(kAnalysisHashColumns) +
+                                       ", crc FROM analysis WHERE error_pk = ?1");
+    if (!st) return tl::unexpected(st.error());
+    st->Bind(1, e.pk);
+    Result<bool> found = st->Step();
+    if (!found) return tl::unexpected(found.error());
+    if (base.verified && (!*found || st->HashColumns(0, 3) != row.analysis_crc ||
+                          st->Int(3) != row.analysis_crc || st->Int(0) != e.pk)) {
+      return Damaged("the analysis of error " + e.id + " does not match its hash");
+    }
+    if (*found) {
+      e.analysis = AnalysisFromJson(json::parse(st->Text(2), nullptr, false));
+      std::string slug = st->Text(1);
+      for (const FamilyInfo& f : base.families) {
+        if (f.slug != slug) continue;
+        FamilyInfo info = f;
+        info.examples.clear();
+        e.family = std::move(info);
+      }
     }
   }
-  Result<Statement> en = db_.Prepare("SELECT data FROM enrichment WHERE error_id = ?1");
-  if (!en) return tl::unexpected(en.error());
-  en->Bind(1, e.id);
-  row = en->Step();
-  if (!row) return tl::unexpected(row.error());
-  if (*row) e.enrichment = EnrichmentFromJson(json::parse(en->Text(0), nullptr, false));
+  if (!base.verified || row.enrichment_crc != 0) {
+    Result<Statement> en = db_.Prepare("SELECT " + std::string(kEnrichmentHashColumns) +
+                                       ", crc FROM enrichment WHERE error_id = ?1");
+    if (!en) return tl::unexpected(en.error());
+    en->Bind(1, e.id);
+    Result<bool> found = en->Step();
+    if (!found) return tl::unexpected(found.error());
+    if (base.verified && (!*found || en->HashColumns(0, 4) != row.enrichment_crc ||
+                          en->Int(4) != row.enrichment_crc || en->Text(0) != e.id)) {
+      return Damaged("the enrichment of error " + e.id + " does not match its hash");
+    }
+    if (*found) e.enrichment = EnrichmentFromJson(json::parse(en->Text(3), nullptr, false));
+  }
   return {};
 }
 

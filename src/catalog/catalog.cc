@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <utility>
 
+#include "catalog/internal.h"
 #include "catalog/json.h"
 #include "catalog/schema.h"
 #include "core/error_id.h"
@@ -124,70 +125,107 @@ std::string FtsQuery(std::string_view text) {
   return q;
 }
 
-constexpr std::string_view kErrorColumns =
-    "e.pk, e.id, l.name, e.exception, e.template, e.kind, e.pieces, e.dynamic, e.internal";
-
 }  // namespace
+
+std::string Prefixed(std::string_view prefix, std::string_view columns) {
+  std::string out;
+  size_t b = 0;
+  while (b < columns.size()) {
+    size_t e = columns.find(',', b);
+    if (e == std::string_view::npos) e = columns.size();
+    std::string_view name = columns.substr(b, e - b);
+    while (!name.empty() && name.front() == ' ') name.remove_prefix(1);
+    if (!out.empty()) out += ", ";
+    out += prefix;
+    out += name;
+    b = e + 1;
+  }
+  return out;
+}
+
+int ColumnCount(std::string_view columns) {
+  return static_cast<int>(std::count(columns.begin(), columns.end(), ',')) + 1;
+}
+
+std::string ErrorSelect(std::string_view alias) {
+  std::string p = std::string(alias) + ".";
+  return Prefixed(p, kErrorHashColumns) + ", " + p + "crc";
+}
+
+tl::unexpected<Error> Damaged(const std::string& what) {
+  return Fail(ErrorCode::kCorrupt, "the catalog is damaged: " + what + " (run errdex check)");
+}
 
 namespace {
 
+// Columns of a site read: kSiteHashColumns (0-14), crc (15), guards and
+// trigger (16-17), statement, excerpt_line, excerpt (18-20); what a detail
+// level skips is selected as a constant.
+constexpr int kSiteHashCount = 15;
+
 std::string SiteSelect(SiteDetail detail) {
-  std::string details = detail == SiteDetail::kFull
-                            ? "s.statement, s.excerpt_line, s.excerpt, s.guards, s.trigger"
-                        : detail == SiteDetail::kGuards ? "'', 0, '', s.guards, s.trigger"
-                                                        : "'', 0, '', '[]', ''";
-  return "SELECT s.error_pk, l.name, n.rev, n.commit_sha, n.date, s.language, s.path, s.line, "
-         "s.col, s.end_line, s.function, s.kind, s.exception_written, " +
-         details +
-         ", s.cause, s.via, s.internal, l.url, n.subdir "
-         "FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
-         "JOIN library l ON l.pk = n.library_pk ";
+  std::string guards = detail == SiteDetail::kFull || detail == SiteDetail::kGuards
+                           ? "s.guards, s.trigger"
+                           : "'[]', ''";
+  std::string body =
+      detail == SiteDetail::kFull ? "s.statement, s.excerpt_line, s.excerpt" : "'', 0, ''";
+  return "SELECT " + Prefixed("s.", kSiteHashColumns) + ", s.crc, " + guards + ", " + body +
+         " FROM site s ";
 }
 
-// A row of kErrorColumns.
-Result<ErrorRecord> ReadError(Statement& row) {
-  ErrorRecord e;
-  e.pk = row.Int(0);
-  e.id = row.Text(1);
-  e.library = row.Text(2);
-  e.exception = row.Text(3);
-  e.template_text = row.Text(4);
-  e.kind = row.Text(5);
-  Result<Template> t = PiecesFromJson(nlohmann::json::parse(row.Text(6), nullptr, false));
-  if (!t) return tl::unexpected(t.error());
-  e.message = std::move(*t);
-  e.dynamic = row.Int(7) != 0;
-  e.internal = row.Int(8) != 0;
-  return e;
+// Checks a row of SiteSelect(detail) against its hashes.
+bool SiteIsIntact(const Statement& row, SiteDetail detail) {
+  if (row.HashColumns(0, kSiteHashCount) != row.Int(15)) return false;
+  if ((detail == SiteDetail::kFull || detail == SiteDetail::kGuards) &&
+      row.HashColumns(16, 2) != row.Int(14)) {
+    return false;
+  }
+  if (detail == SiteDetail::kFull && row.HashColumns(18, 3) != row.Int(13)) return false;
+  return true;
 }
 
-// A row of SiteSelect().
-SiteRecord ReadSite(Statement& row) {
+// A row of SiteSelect(), with its snapshot and library from `base`.
+Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
+  auto snap = base.snapshots.find(row.Int(0));
+  if (snap == base.snapshots.end()) return Damaged("a site belongs to no snapshot");
+  auto lib = base.libraries.find(snap->second.library_pk);
+  if (lib == base.libraries.end()) return Damaged("a snapshot belongs to no library");
   SiteRecord s;
-  s.library = row.Text(1);
-  s.rev = row.Text(2);
-  s.commit = row.Text(3);
-  s.date = row.Text(4);
-  s.language = row.Text(5);
-  s.path = row.Text(6);
-  s.line = static_cast<int>(row.Int(7));
-  s.column = static_cast<int>(row.Int(8));
-  s.end_line = static_cast<int>(row.Int(9));
-  s.function = row.Text(10);
-  s.kind = row.Text(11);
-  s.exception_written = row.Text(12);
-  s.statement = row.Text(13);
-  s.excerpt_line = static_cast<int>(row.Int(14));
-  s.excerpt = row.Text(15);
+  s.library = lib->second.name;
+  s.url = lib->second.url;
+  s.rev = snap->second.rev;
+  s.commit = snap->second.commit;
+  s.date = snap->second.date;
+  s.subdir = snap->second.subdir;
+  s.language = row.Text(2);
+  s.path = row.Text(3);
+  s.line = static_cast<int>(row.Int(4));
+  s.column = static_cast<int>(row.Int(5));
+  s.end_line = static_cast<int>(row.Int(6));
+  s.function = row.Text(7);
+  s.kind = row.Text(8);
+  s.exception_written = row.Text(9);
+  s.cause = row.Text(10);
+  s.via = row.Text(11);
+  s.internal = row.Int(12) != 0;
   s.guards_json = row.Text(16);
   s.trigger = row.Text(17);
-  s.cause = row.Text(18);
-  s.via = row.Text(19);
-  s.internal = row.Int(20) != 0;
-  s.url = row.Text(21);
-  s.subdir = row.Text(22);
+  s.statement = row.Text(18);
+  s.excerpt_line = static_cast<int>(row.Int(19));
+  s.excerpt = row.Text(20);
   return s;
 }
+
+// Per parent row: how many children were read and the sum of their hashes.
+struct Tally {
+  int64_t count = 0;
+  int64_t sum = 0;
+  void Add(int64_t crc) {
+    ++count;
+    sum = AddHashes(sum, crc);
+  }
+  bool Matches(int64_t n, int64_t s) const { return count == n && sum == s; }
+};
 
 }  // namespace
 
@@ -204,7 +242,13 @@ std::string DefaultPath() {
   return (base / "errdex" / "catalog.db").string();
 }
 
-Result<Catalog> Catalog::Open(const std::string& path, OpenMode mode) {
+Catalog::Catalog(Database db) : db_(std::move(db)) {}
+Catalog::Catalog(Catalog&&) noexcept = default;
+Catalog& Catalog::operator=(Catalog&&) noexcept = default;
+Catalog::~Catalog() = default;
+
+Result<Catalog> Catalog::Open(const std::string& path, OpenMode mode,
+                              std::function<void()> on_wait) {
   if (mode == OpenMode::kReadOnly && !std::filesystem::exists(path)) {
     return Fail(ErrorCode::kNotFound,
                 "no catalog at " + path + " (run `errdex index` first, or pass --db)");
@@ -216,10 +260,20 @@ Result<Catalog> Catalog::Open(const std::string& path, OpenMode mode) {
   }
   int flags = mode == OpenMode::kReadOnly ? SQLITE_OPEN_READONLY
                                           : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
-  Result<Database> db = Database::Open(path, flags);
+  BusyPolicy busy;
+  if (mode == OpenMode::kReadWrite) {
+    // The extraction is done before the write lock is asked for: waiting
+    // for another writer is cheaper than redoing it.
+    busy.limit = std::chrono::minutes(30);
+    busy.notice = std::move(on_wait);
+  }
+  Result<Database> db = Database::Open(path, flags, std::move(busy));
   if (!db) return tl::unexpected(db.error());
   Catalog catalog(std::move(*db));
   ERRDEX_TRY(catalog.Migrate(mode, path));
+  Result<int64_t> version = catalog.DataVersion();
+  if (!version) return tl::unexpected(version.error());
+  catalog.opened_version_ = *version;
   return catalog;
 }
 
@@ -228,7 +282,9 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     Result<Statement> st = db_.Prepare(sql);
     if (!st) {
       if (st.error().code == ErrorCode::kCorrupt) {
-        return Fail(ErrorCode::kCorrupt, path + " is not an errdex catalog (not SQLite)");
+        return Fail(ErrorCode::kCorrupt,
+                    path + " is not an errdex catalog (not SQLite, or damaged): " +
+                        st.error().message);
       }
       return tl::unexpected(st.error());
     }
@@ -245,6 +301,26 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
   Result<int64_t> tables = pragma("SELECT count(*) FROM sqlite_master");
   if (!tables) return tl::unexpected(tables.error());
 
+  // Creation and upgrades: in one transaction, hashes included; a failed
+  // upgrade leaves the old catalog.
+  auto run = [&](const std::string& sql) -> Result<void> {
+    ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
+    write_depth_ = 1;
+    dirty_all_ = true;
+    Result<void> done = db_.Exec(sql);
+    if (done) done = Seal(/*rehash_rows=*/true);
+    if (done) {
+      done = db_.Exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
+                      "; PRAGMA user_version = " + std::to_string(kSchemaVersion));
+    }
+    write_depth_ = 0;
+    dirty_all_ = false;
+    if (!done) {
+      (void)db_.Exec("ROLLBACK");
+      return done;
+    }
+    return db_.Exec("COMMIT");
+  };
   if (*app == 0 && *tables == 0) {
     if (mode == OpenMode::kReadOnly) {
       return Fail(ErrorCode::kCorrupt, path + " is an empty database, not an errdex catalog");
@@ -252,33 +328,16 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     // Larger pages: prefilter blobs span fewer overflow pages, trees are shallower.
     ERRDEX_TRY(db_.Exec("PRAGMA page_size = 16384"));
     ERRDEX_TRY(db_.Exec("PRAGMA journal_mode = WAL"));
-    ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
-    Result<void> created = db_.Exec(kSchemaSql);
-    if (created) created = db_.Exec(kAnalysisTablesSql);
-    if (created) {
-      created = db_.Exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
-                         "; PRAGMA user_version = " + std::to_string(kSchemaVersion));
-    }
-    if (!created) {
-      (void)db_.Exec("ROLLBACK");
-      return created;
-    }
-    ERRDEX_TRY(db_.Exec("COMMIT"));
+    ERRDEX_TRY(run(std::string(kSchemaSql) + std::string(kAnalysisTablesSql) +
+                   std::string(kIntegritySql)));
   } else if (*app == kApplicationId && *version >= 1 && *version < kSchemaVersion &&
              mode == OpenMode::kReadWrite) {
-    // Step by step, in one transaction: a failed upgrade leaves the old catalog.
     std::string sql;
     if (*version <= 1) sql += kMigrateFrom1Sql;
     if (*version <= 2) sql += kMigrateFrom2Sql;
     if (*version <= 3) sql += kAnalysisTablesSql;
-    ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
-    Result<void> migrated =
-        db_.Exec(sql + "PRAGMA user_version = " + std::to_string(kSchemaVersion) + ";");
-    if (!migrated) {
-      (void)db_.Exec("ROLLBACK");
-      return migrated;
-    }
-    ERRDEX_TRY(db_.Exec("COMMIT"));
+    if (*version <= 4) sql += kIntegritySql;
+    ERRDEX_TRY(run(sql));
   } else if (*app != kApplicationId) {
     return Fail(ErrorCode::kCorrupt, path + " is a SQLite database but not an errdex catalog");
   } else if (*version < kSchemaVersion) {
@@ -293,11 +352,98 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
                                          " (a newer errdex wrote it)");
   }
   ERRDEX_TRY(db_.Exec("PRAGMA foreign_keys = ON"));
-  // Reads through a memory map: the prefilter blobs are tens of megabytes,
-  // read page by page they cost a system call per page at every start.
-  ERRDEX_TRY(db_.Exec("PRAGMA mmap_size = 4294967296"));
+  // No memory map: a file truncated or shrunk under a reader must be an
+  // SQLite error, not SIGBUS. Reads go through the page cache instead.
+  ERRDEX_TRY(db_.Exec("PRAGMA mmap_size = 0"));
   if (mode == OpenMode::kReadWrite) ERRDEX_TRY(db_.Exec("PRAGMA synchronous = NORMAL"));
   return {};
+}
+
+Result<int64_t> Catalog::DataVersion() {
+  Result<Statement*> st = Cached("PRAGMA data_version");
+  if (!st) return tl::unexpected(st.error());
+  Result<bool> row = (*st)->Step();
+  if (!row) return tl::unexpected(row.error());
+  int64_t v = *row ? (*st)->Int(0) : 0;
+  (*st)->Reset();
+  return v;
+}
+
+Result<void> Catalog::BeginWrite() {
+  if (write_depth_ == 0) {
+    if (!db_.InAutocommit()) {
+      return Fail(ErrorCode::kInternal, "a write began inside a transaction errdex did not open");
+    }
+    // A write re-hashes what it touches: on a damaged catalog it would
+    // launder the damage, so it refuses to start. Cheap: the small tables
+    // and the error rows, no sites.
+    Result<std::shared_ptr<const Base>> base = GetBase();
+    if (!base) return tl::unexpected(base.error());
+    Result<std::vector<ErrorRow>> errors = AllErrors(-1, **base, /*pieces=*/false);
+    if (!errors) return tl::unexpected(errors.error());
+    ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
+    dirty_libraries_.clear();
+    dirty_all_ = false;
+  } else {
+    ERRDEX_TRY(db_.Exec("SAVEPOINT w" + std::to_string(write_depth_)));
+  }
+  ++write_depth_;
+  return {};
+}
+
+Result<void> Catalog::CommitWrite() {
+  if (write_depth_ > 1) {
+    --write_depth_;
+    Result<void> released = db_.Exec("RELEASE w" + std::to_string(write_depth_));
+    if (!released) {
+      ++write_depth_;
+      RollbackWrite();
+    }
+    return released;
+  }
+  Result<void> sealed = Seal(/*rehash_rows=*/false);
+  if (sealed) sealed = db_.Exec("COMMIT");
+  if (!sealed) {
+    RollbackWrite();
+    return sealed;
+  }
+  write_depth_ = 0;
+  dirty_libraries_.clear();
+  dirty_all_ = false;
+  // Our own commit does not change data_version: drop what was checked.
+  base_.reset();
+  fts_version_ = -1;
+  return {};
+}
+
+void Catalog::RollbackWrite() {
+  if (write_depth_ > 1) {
+    --write_depth_;
+    std::string name = "w" + std::to_string(write_depth_);
+    (void)db_.Exec("ROLLBACK TO " + name + "; RELEASE " + name);
+    return;
+  }
+  if (write_depth_ == 1) (void)db_.Exec("ROLLBACK");
+  write_depth_ = 0;
+  dirty_libraries_.clear();
+  dirty_all_ = false;
+  base_.reset();
+  fts_version_ = -1;
+}
+
+Result<WriteTransaction> WriteTransaction::Begin(Catalog& catalog) {
+  ERRDEX_TRY(catalog.BeginWrite());
+  return WriteTransaction(&catalog);
+}
+
+WriteTransaction::~WriteTransaction() {
+  if (catalog_ != nullptr) catalog_->RollbackWrite();
+}
+
+Result<void> WriteTransaction::Commit() {
+  Catalog* c = std::exchange(catalog_, nullptr);
+  if (c == nullptr) return Fail(ErrorCode::kInternal, "transaction already ended");
+  return c->CommitWrite();
 }
 
 Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extraction& x,
@@ -322,7 +468,9 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     ids.insert(ErrorId(info.library, ToValidUtf8(x.sites[i].exception), displays[i]));
   }
 
-  ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
+  WriteScope scope(*this);
+  ERRDEX_TRY(scope.Begin());
+  int64_t library_pk = -1;
   auto body = [&]() -> Result<WriteSummary> {
     WriteSummary summary;
     summary.errors = static_cast<int64_t>(ids.size());
@@ -345,7 +493,7 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     lib_pk->Bind(1, info.library);
     Result<bool> lib_row = lib_pk->Step();
     if (!lib_row || !*lib_row) return Fail(ErrorCode::kInternal, "library row vanished");
-    int64_t library_pk = lib_pk->Int(0);
+    library_pk = lib_pk->Int(0);
 
     Result<Statement> snap =
         db_.Prepare("SELECT pk, digest FROM snapshot WHERE library_pk = ?1 AND rev = ?2");
@@ -407,8 +555,11 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     Result<Statement> insert_site = db_.Prepare(
         "INSERT INTO site (snapshot_pk, error_pk, language, path, line, col, end_line, function, "
         "kind, exception_written, statement, excerpt_line, excerpt, cause, via, internal, "
-        "guards, trigger) "
-        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)");
+        "guards, trigger, body_hash, guard_hash, crc) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
+        "errdex_row_hash(?11, ?12, ?13), errdex_row_hash(?17, ?18), "
+        "errdex_row_hash(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?14, ?15, ?16, "
+        "errdex_row_hash(?11, ?12, ?13), errdex_row_hash(?17, ?18)))");
     if (!find_error) return tl::unexpected(find_error.error());
     if (!insert_error) return tl::unexpected(insert_error.error());
     if (!insert_site) return tl::unexpected(insert_site.error());
@@ -455,15 +606,16 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     }
 
     Result<Statement> non_site = db_.Prepare(
-        "INSERT INTO non_site (snapshot_pk, path, line, reason) VALUES (?1, ?2, ?3, ?4)");
+        "INSERT INTO non_site (snapshot_pk, path, line, reason, crc) "
+        "VALUES (?1, ?2, ?3, ?4, errdex_row_hash(?1, ?2, ?3, ?4))");
     if (!non_site) return tl::unexpected(non_site.error());
     for (const NonSite& n : x.non_sites) {
       non_site->Bind(1, snapshot_pk).Bind(2, ToValidUtf8(n.path)).Bind(3, n.line).Bind(4, n.reason);
       ERRDEX_TRY(non_site->Run());
     }
     Result<Statement> issue = db_.Prepare(
-        "INSERT INTO file_issue (snapshot_pk, path, reason, detail, skipped) "
-        "VALUES (?1, ?2, ?3, ?4, ?5)");
+        "INSERT INTO file_issue (snapshot_pk, path, reason, detail, skipped, crc) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, errdex_row_hash(?1, ?2, ?3, ?4, ?5))");
     if (!issue) return tl::unexpected(issue.error());
     for (const FileIssue& i : x.issues) {
       issue->Bind(1, snapshot_pk).Bind(2, ToValidUtf8(i.path)).Bind(3, i.reason);
@@ -471,8 +623,8 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       ERRDEX_TRY(issue->Run());
     }
     Result<Statement> cls = db_.Prepare(
-        "INSERT INTO exception_class (snapshot_pk, name, bases, path, line) "
-        "VALUES (?1, ?2, ?3, ?4, ?5)");
+        "INSERT INTO exception_class (snapshot_pk, name, bases, path, line, crc) "
+        "VALUES (?1, ?2, ?3, ?4, ?5, errdex_row_hash(?1, ?2, ?3, ?4, ?5))");
     if (!cls) return tl::unexpected(cls.error());
     for (const ExceptionClass& c : x.classes) {
       cls->Bind(1, snapshot_pk)
@@ -523,10 +675,11 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
   };
   Result<WriteSummary> result = body();
   if (!result || (result->unchanged && !result->prefilter_rebuilt)) {
-    (void)db_.Exec("ROLLBACK");
+    scope.Rollback();
     return result;
   }
-  ERRDEX_TRY(db_.Exec("COMMIT"));
+  scope.MarkDirty(library_pk);
+  ERRDEX_TRY(scope.Commit());
   return result;
 }
 
@@ -553,79 +706,113 @@ Result<void> Catalog::StorePrefilter(int64_t library_pk, IndexBuilder& index) {
 }
 
 Result<std::vector<ErrorTemplate>> Catalog::LibraryTemplates(int64_t library_pk) {
-  Result<Statement> st =
-      db_.Prepare("SELECT pk, pieces FROM error WHERE library_pk = ?1 ORDER BY pk");
-  if (!st) return tl::unexpected(st.error());
-  st->Bind(1, library_pk);
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  Result<std::vector<ErrorRow>> rows = AllErrors(library_pk, **base);
+  if (!rows) return tl::unexpected(rows.error());
+  std::sort(rows->begin(), rows->end(),
+            [](const ErrorRow& a, const ErrorRow& b) { return a.record.pk < b.record.pk; });
   std::vector<ErrorTemplate> out;
-  while (true) {
-    Result<bool> row = st->Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    Result<Template> t = PiecesFromJson(nlohmann::json::parse(st->Text(1), nullptr, false));
-    if (!t) return tl::unexpected(t.error());
-    out.push_back(ErrorTemplate{st->Int(0), std::move(*t)});
-  }
+  out.reserve(rows->size());
+  for (ErrorRow& r : *rows) out.push_back(ErrorTemplate{r.record.pk, std::move(r.record.message)});
   return out;
 }
 
 Result<void> Catalog::VisitPrefilters(
     const std::function<Result<void>(const PrefilterBlob& library, std::string_view blob)>& visit) {
-  Result<Statement> st = db_.Prepare(
-      "SELECT l.pk, l.name, coalesce(p.format, 0), p.blob FROM library l "
-      "LEFT JOIN prefilter p ON p.library_pk = l.pk ORDER BY l.name");
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  std::vector<std::pair<std::string, int64_t>> by_name;
+  for (const auto& [pk, lib] : (*base)->libraries) by_name.emplace_back(lib.name, pk);
+  std::sort(by_name.begin(), by_name.end());
+  Result<Statement> st = db_.Prepare("SELECT format, blob FROM prefilter WHERE library_pk = ?1");
   if (!st) return tl::unexpected(st.error());
-  while (true) {
+  for (const auto& [name, pk] : by_name) {
+    st->Reset();
+    st->Bind(1, pk);
     Result<bool> row = st->Step();
     if (!row) return tl::unexpected(row.error());
-    if (!*row) return {};
-    PrefilterBlob library{st->Int(0), st->Text(1), static_cast<int>(st->Int(2))};
-    ERRDEX_TRY(visit(library, st->BlobView(3)));
+    int64_t expected = (*base)->libraries.at(pk).prefilter_crc;
+    if ((*base)->verified && (*row ? st->HashColumns(0, 2) : 0) != expected) {
+      return Damaged("the prefilter of " + name + " does not match its hash");
+    }
+    PrefilterBlob library{pk, name, *row ? static_cast<int>(st->Int(0)) : 0};
+    ERRDEX_TRY(visit(library, *row ? st->BlobView(1) : std::string_view()));
   }
+  return {};
 }
 
 Result<std::vector<ErrorRecord>> Catalog::GetByPks(const std::vector<int64_t>& pks,
                                                    SiteDetail detail) {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
   // One cached statement per row: the matcher asks for a few dozen errors at
   // a time, many times a second; preparing an IN-list query each time costs
   // more than the lookups.
-  Result<Statement*> error = Cached("SELECT " + std::string(kErrorColumns) +
-                                    " FROM error e JOIN library l ON l.pk = e.library_pk "
-                                    "WHERE e.pk = ?1");
+  Result<Statement*> error = Cached("SELECT " + ErrorSelect("e") + " FROM error e WHERE e.pk = ?1");
   if (!error) return tl::unexpected(error.error());
-  Result<Statement*> sites =
-      Cached(SiteSelect(detail) + "WHERE s.error_pk = ?1 ORDER BY n.pk, s.path, s.line, s.col");
-  if (!sites) return tl::unexpected(sites.error());
   std::vector<ErrorRecord> out;
   for (int64_t pk : pks) {
     (*error)->Reset();
     (*error)->Bind(1, pk);
-    Result<bool> row = (*error)->Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) continue;
-    Result<ErrorRecord> e = ReadError(**error);
-    if (!e) return tl::unexpected(e.error());
-    if (detail != SiteDetail::kNone) {
-      (*sites)->Reset();
-      (*sites)->Bind(1, pk);
-      while (true) {
-        Result<bool> site = (*sites)->Step();
-        if (!site) return tl::unexpected(site.error());
-        if (!*site) break;
-        e->sites.push_back(ReadSite(**sites));
+    Result<std::vector<ErrorRow>> rows = ReadErrors(**error, **base);
+    if (!rows) return tl::unexpected(rows.error());
+    if (rows->empty()) {
+      // The pks came from this catalog: one gone since it was opened is a
+      // re-index by another errdex; one gone otherwise is damage.
+      Result<int64_t> version = DataVersion();
+      if (!version) return tl::unexpected(version.error());
+      if ((*base)->verified && *version == opened_version_) {
+        return Damaged("error row " + std::to_string(pk) + " is missing");
       }
+      continue;
     }
-    out.push_back(std::move(*e));
+    ErrorRow& row = rows->front();
+    if ((*base)->verified && row.record.pk != pk) return Damaged("error rows are mixed up");
+    if (detail != SiteDetail::kNone) ERRDEX_TRY(LoadSitesOf(row.record, row, detail, **base));
+    out.push_back(std::move(row.record));
   }
   return out;
 }
 
+Result<void> Catalog::LoadSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetail detail,
+                                  const Base& base) {
+  Result<Statement*> sites = Cached(SiteSelect(detail) +
+                                    "WHERE s.error_pk = ?1 ORDER BY s.snapshot_pk, s.path, "
+                                    "s.line, s.col");
+  if (!sites) return tl::unexpected(sites.error());
+  Statement& q = **sites;
+  q.Bind(1, e.pk);
+  Tally tally;
+  while (true) {
+    Result<bool> site = q.Step();
+    if (!site) return tl::unexpected(site.error());
+    if (!*site) break;
+    if (base.verified) {
+      if (!SiteIsIntact(q, detail) || q.Int(1) != e.pk) {
+        return Damaged("a site of error " + e.id + " does not match its hash");
+      }
+      tally.Add(q.Int(15));
+    }
+    Result<SiteRecord> s = ReadSite(q, base);
+    if (!s) return tl::unexpected(s.error());
+    e.sites.push_back(std::move(*s));
+  }
+  q.Reset();
+  if (base.verified && !tally.Matches(row.n_sites, row.sites_sum)) {
+    return Damaged("the sites of error " + e.id + " do not match its hash");
+  }
+  return {};
+}
+
 Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string>& paths, int line,
                                                    int slack) {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
   std::vector<SiteLocation> out;
-  Result<Statement*> st = Cached(
-      "SELECT error_pk, path, line, end_line FROM site "
-      "WHERE path = ?1 AND line <= ?2 + ?3 AND end_line >= ?2 - ?3 AND line >= ?2 - 200");
+  Result<Statement*> st = Cached(SiteSelect(SiteDetail::kLocations) +
+                                 "WHERE s.path = ?1 AND s.line <= ?2 + ?3 AND s.end_line >= ?2 - ?3 "
+                                 "AND s.line >= ?2 - 200");
   if (!st) return tl::unexpected(st.error());
   Statement& q = **st;
   for (const std::string& path : paths) {
@@ -634,8 +821,11 @@ Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string
       Result<bool> row = q.Step();
       if (!row) return tl::unexpected(row.error());
       if (!*row) break;
-      out.push_back(SiteLocation{q.Int(0), q.Text(1), static_cast<int>(q.Int(2)),
-                                 static_cast<int>(q.Int(3))});
+      if ((*base)->verified && (!SiteIsIntact(q, SiteDetail::kLocations) || q.Text(3) != path)) {
+        return Damaged("a site at " + path + " does not match its hash");
+      }
+      out.push_back(SiteLocation{q.Int(1), q.Text(3), static_cast<int>(q.Int(4)),
+                                 static_cast<int>(q.Int(6))});
     }
     q.Reset();
   }
@@ -643,40 +833,76 @@ Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string
 }
 
 Result<std::vector<int64_t>> Catalog::ErrorsWithoutMessage(std::string_view exception) {
-  Result<Statement*> st =
-      Cached("SELECT pk FROM error WHERE exception = ?1 AND template = '' ORDER BY pk");
-  if (!st) return tl::unexpected(st.error());
-  Statement& q = **st;
-  q.Bind(1, exception);
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  // No index on the exception: the scan reads every row anyway, so it
+  // checks them all against the libraries' sums.
+  Result<std::vector<ErrorRow>> rows = AllErrors(-1, **base, /*pieces=*/false);
+  if (!rows) return tl::unexpected(rows.error());
   std::vector<int64_t> out;
-  while (true) {
-    Result<bool> row = q.Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    out.push_back(q.Int(0));
+  for (const ErrorRow& r : *rows) {
+    if (r.record.exception == exception && r.record.template_text.empty()) {
+      out.push_back(r.record.pk);
+    }
   }
+  std::sort(out.begin(), out.end());
   return out;
 }
 
-Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases() {
-  Result<Statement> st = db_.Prepare("SELECT DISTINCT name, bases FROM exception_class");
+Result<void> ScanSnapshotRows(Database& db, std::string_view table, std::string_view columns,
+                              int64_t Catalog::Base::Snapshot::*count,
+                              int64_t Catalog::Base::Snapshot::*sum, const Catalog::Base& base,
+                              const std::function<void(const Statement& row)>& visit) {
+  int n = ColumnCount(columns);
+  Result<Statement> st =
+      db.Prepare("SELECT " + std::string(columns) + ", crc FROM " + std::string(table));
   if (!st) return tl::unexpected(st.error());
-  std::map<std::string, std::vector<std::string>> out;
+  std::map<int64_t, Tally> tallies;
   while (true) {
     Result<bool> row = st->Step();
     if (!row) return tl::unexpected(row.error());
     if (!*row) break;
-    std::vector<std::string>& bases = out[st->Text(0)];
-    std::string all = st->Text(1);
-    for (size_t b = 0, e; b < all.size(); b = e + 1) {
-      e = all.find(',', b);
-      if (e == std::string::npos) e = all.size();
-      std::string base = all.substr(b, e - b);
-      if (!base.empty() && std::find(bases.begin(), bases.end(), base) == bases.end()) {
-        bases.push_back(base);
+    if (base.verified) {
+      if (st->HashColumns(0, n) != st->Int(n)) {
+        return Damaged("a row of " + std::string(table) + " does not match its hash");
       }
+      tallies[st->Int(0)].Add(st->Int(n));
     }
+    visit(*st);
   }
+  if (!base.verified) return {};
+  for (const auto& [pk, snap] : base.snapshots) {
+    auto it = tallies.find(pk);
+    Tally t = it == tallies.end() ? Tally{} : it->second;
+    if (!t.Matches(snap.*count, snap.*sum)) {
+      return Damaged("the rows of " + std::string(table) + " do not match their snapshot's hash");
+    }
+    if (it != tallies.end()) tallies.erase(it);
+  }
+  if (!tallies.empty()) {
+    return Damaged("rows of " + std::string(table) + " belong to no snapshot");
+  }
+  return {};
+}
+
+Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases() {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  std::map<std::string, std::vector<std::string>> out;
+  ERRDEX_TRY(ScanSnapshotRows(db_, "exception_class", kClassHashColumns, &Base::Snapshot::n_classes,
+                              &Base::Snapshot::classes_sum, **base, [&](const Statement& row) {
+                                std::vector<std::string>& bases = out[row.Text(1)];
+                                std::string all = row.Text(2);
+                                for (size_t b = 0, e; b < all.size(); b = e + 1) {
+                                  e = all.find(',', b);
+                                  if (e == std::string::npos) e = all.size();
+                                  std::string one = all.substr(b, e - b);
+                                  if (!one.empty() &&
+                                      std::find(bases.begin(), bases.end(), one) == bases.end()) {
+                                    bases.push_back(one);
+                                  }
+                                }
+                              }));
   return out;
 }
 
@@ -691,58 +917,164 @@ Result<Statement*> Catalog::Cached(const std::string& sql) {
   return it->second.get();
 }
 
-Result<std::vector<ErrorRecord>> Catalog::Load(Statement& errors, SiteDetail detail) {
-  std::vector<ErrorRecord> out;
-  std::unordered_map<int64_t, size_t> by_pk;
-  std::string pks;
+Result<std::vector<Catalog::ErrorRow>> Catalog::ReadErrors(Statement& st, const Base& base,
+                                                           bool pieces) {
+  std::vector<ErrorRow> out;
   while (true) {
-    Result<bool> row = errors.Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    Result<ErrorRecord> read = ReadError(errors);
-    if (!read) return tl::unexpected(read.error());
-    ErrorRecord e = std::move(*read);
-    int64_t pk = e.pk;
-    by_pk[pk] = out.size();
-    if (!pks.empty()) pks.push_back(',');
-    pks += std::to_string(pk);
-    out.push_back(std::move(e));
-  }
-  if (out.empty() || detail == SiteDetail::kNone) return out;
-  // The error pks came from the database as integers: safe to splice. A
-  // temporary table would be needed past SQLite's expression depth, so large
-  // listings load every site of the libraries involved and filter here.
-  std::string sql = SiteSelect(detail);
-  if (out.size() <= 500) {
-    sql += "WHERE s.error_pk IN (" + pks + ") ";
-  }
-  sql += "ORDER BY s.error_pk, n.pk, s.path, s.line, s.col";
-  Result<Statement> sites = db_.Prepare(sql);
-  if (!sites) return tl::unexpected(sites.error());
-  while (true) {
-    Result<bool> row = sites->Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    auto it = by_pk.find(sites->Int(0));
-    if (it == by_pk.end()) continue;
-    SiteRecord s = ReadSite(*sites);
-    out[it->second].sites.push_back(std::move(s));
+    Result<bool> step = st.Step();
+    if (!step) return tl::unexpected(step.error());
+    if (!*step) break;
+    // A NULL pk: a search hit whose row is gone (see Search).
+    bool missing = st.Int(0) == 0 && st.Text(1).empty();
+    if (base.verified && (missing || st.HashColumns(0, kErrorColumnCount) !=
+                                         st.Int(kErrorColumnCount))) {
+      return Damaged("an error row does not match its hash");
+    }
+    if (missing) continue;
+    ErrorRow r;
+    r.record.pk = st.Int(0);
+    r.record.id = st.Text(1);
+    r.library_pk = st.Int(2);
+    auto lib = base.libraries.find(r.library_pk);
+    if (lib == base.libraries.end()) return Damaged("error " + r.record.id + " has no library");
+    r.record.library = lib->second.name;
+    r.record.exception = st.Text(3);
+    r.record.template_text = st.Text(4);
+    r.record.kind = st.Text(5);
+    if (pieces) {
+      Result<Template> t = PiecesFromJson(nlohmann::json::parse(st.Text(6), nullptr, false));
+      if (!t) return tl::unexpected(t.error());
+      r.record.message = std::move(*t);
+    } else {
+      r.pieces_json = st.Text(6);
+    }
+    r.record.dynamic = st.Int(8) != 0;
+    r.record.internal = st.Int(9) != 0;
+    r.n_sites = st.Int(10);
+    r.sites_sum = st.Int(11);
+    r.analysis_crc = st.Int(12);
+    r.enrichment_crc = st.Int(13);
+    r.crc = st.Int(kErrorColumnCount);
+    out.push_back(std::move(r));
   }
   return out;
 }
 
-Result<std::vector<ErrorRecord>> Catalog::List(const ListQuery& query) {
-  std::string sql = "SELECT " + std::string(kErrorColumns) +
-                    " FROM error e JOIN library l ON l.pk = e.library_pk";
-  if (!query.library.empty()) sql += " WHERE l.name = ?1";
-  sql += " ORDER BY e.id";
-  if (query.limit >= 0) sql += " LIMIT " + std::to_string(query.limit);
+Result<std::vector<Catalog::ErrorRow>> Catalog::AllErrors(int64_t library_pk, const Base& base,
+                                                          bool pieces) {
+  std::string sql = "SELECT " + ErrorSelect("e") + " FROM error e";
+  if (library_pk >= 0) sql += " WHERE e.library_pk = ?1";
   Result<Statement> st = db_.Prepare(sql);
   if (!st) return tl::unexpected(st.error());
-  if (!query.library.empty()) st->Bind(1, query.library);
-  return Load(*st, query.with_details  ? SiteDetail::kFull
+  if (library_pk >= 0) st->Bind(1, library_pk);
+  Result<std::vector<ErrorRow>> rows = ReadErrors(*st, base, pieces);
+  if (!rows || !base.verified) return rows;
+  std::map<int64_t, Tally> tallies;
+  for (const ErrorRow& r : *rows) tallies[r.library_pk].Add(r.crc);
+  for (const auto& [pk, lib] : base.libraries) {
+    if (library_pk >= 0 && pk != library_pk) continue;
+    auto it = tallies.find(pk);
+    Tally t = it == tallies.end() ? Tally{} : it->second;
+    if (!t.Matches(lib.n_errors, lib.errors_sum)) {
+      return Damaged("the errors of " + lib.name + " do not match the library's hash");
+    }
+    if (it != tallies.end()) tallies.erase(it);
+  }
+  if (!tallies.empty()) return Damaged("error rows belong to no library");
+  return rows;
+}
+
+Result<std::vector<ErrorRecord>> Catalog::LoadSites(std::vector<ErrorRow> rows, SiteDetail detail,
+                                                    const Base& base) {
+  std::vector<ErrorRecord> out;
+  out.reserve(rows.size());
+  if (rows.empty() || detail == SiteDetail::kNone) {
+    for (ErrorRow& r : rows) out.push_back(std::move(r.record));
+    return out;
+  }
+  if (rows.size() <= 4) {
+    for (ErrorRow& r : rows) {
+      ERRDEX_TRY(LoadSitesOf(r.record, r, detail, base));
+      out.push_back(std::move(r.record));
+    }
+    return out;
+  }
+  std::unordered_map<int64_t, size_t> by_pk;
+  std::string pks;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    by_pk[rows[i].record.pk] = i;
+    if (!pks.empty()) pks.push_back(',');
+    pks += std::to_string(rows[i].record.pk);
+  }
+  // The error pks came from the database as integers: safe to splice. A
+  // temporary table would be needed past SQLite's expression depth, so large
+  // listings read every site and keep those of the errors asked for.
+  std::string sql = SiteSelect(detail);
+  if (rows.size() <= 500) sql += "WHERE s.error_pk IN (" + pks + ") ";
+  sql += "ORDER BY s.error_pk, s.snapshot_pk, s.path, s.line, s.col";
+  Result<Statement> sites = db_.Prepare(sql);
+  if (!sites) return tl::unexpected(sites.error());
+  std::vector<Tally> tallies(rows.size());
+  while (true) {
+    Result<bool> row = sites->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    if (base.verified && !SiteIsIntact(*sites, detail)) {
+      return Damaged("a site does not match its hash");
+    }
+    auto it = by_pk.find(sites->Int(1));
+    if (it == by_pk.end()) continue;
+    tallies[it->second].Add(sites->Int(15));
+    Result<SiteRecord> s = ReadSite(*sites, base);
+    if (!s) return tl::unexpected(s.error());
+    rows[it->second].record.sites.push_back(std::move(*s));
+  }
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (base.verified && !tallies[i].Matches(rows[i].n_sites, rows[i].sites_sum)) {
+      return Damaged("the sites of error " + rows[i].record.id + " do not match its hash");
+    }
+    out.push_back(std::move(rows[i].record));
+  }
+  return out;
+}
+
+Result<std::vector<ErrorRecord>> Catalog::Load(Statement& errors, SiteDetail detail) {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  Result<std::vector<ErrorRow>> rows = ReadErrors(errors, **base);
+  if (!rows) return tl::unexpected(rows.error());
+  return LoadSites(std::move(*rows), detail, **base);
+}
+
+Result<std::vector<ErrorRecord>> Catalog::List(const ListQuery& query) {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  // Every row of the scope is read, limit or not, so that the libraries'
+  // counts and sums check the whole listing; error rows are small.
+  int64_t library_pk = -1;
+  if (!query.library.empty()) {
+    for (const auto& [pk, lib] : (*base)->libraries) {
+      if (lib.name == query.library) library_pk = pk;
+    }
+    if (library_pk < 0) return std::vector<ErrorRecord>{};
+  }
+  Result<std::vector<ErrorRow>> rows = AllErrors(library_pk, **base, /*pieces=*/false);
+  if (!rows) return tl::unexpected(rows.error());
+  std::sort(rows->begin(), rows->end(),
+            [](const ErrorRow& a, const ErrorRow& b) { return a.record.id < b.record.id; });
+  if (query.limit >= 0 && static_cast<int64_t>(rows->size()) > query.limit) {
+    rows->resize(static_cast<size_t>(query.limit));
+  }
+  for (ErrorRow& r : *rows) {
+    Result<Template> t = PiecesFromJson(nlohmann::json::parse(r.pieces_json, nullptr, false));
+    if (!t) return tl::unexpected(t.error());
+    r.record.message = std::move(*t);
+  }
+  return LoadSites(std::move(*rows),
+                   query.with_details  ? SiteDetail::kFull
                    : query.with_guards ? SiteDetail::kGuards
-                                       : SiteDetail::kLocations);
+                                       : SiteDetail::kLocations,
+                   **base);
 }
 
 Result<ErrorRecord> Catalog::Get(std::string_view id) {
@@ -750,24 +1082,43 @@ Result<ErrorRecord> Catalog::Get(std::string_view id) {
     return Fail(ErrorCode::kInvalidArgument,
                 "'" + std::string(id) + "' is not an error id (16 hex digits)");
   }
-  Result<Statement> st = db_.Prepare("SELECT " + std::string(kErrorColumns) +
-                                     " FROM error e JOIN library l ON l.pk = e.library_pk "
-                                     "WHERE e.id = ?1");
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  Result<Statement> st = db_.Prepare("SELECT " + ErrorSelect("e") + " FROM error e WHERE e.id = ?1");
   if (!st) return tl::unexpected(st.error());
   st->Bind(1, id);
-  Result<std::vector<ErrorRecord>> found = Load(*st, SiteDetail::kFull);
-  if (!found) return tl::unexpected(found.error());
-  if (found->empty()) return Fail(ErrorCode::kNotFound, "no error with id " + std::string(id));
-  ERRDEX_TRY(LoadAnalysis(found->front()));
-  return std::move(found->front());
+  Result<std::vector<ErrorRow>> rows = ReadErrors(*st, **base);
+  if (!rows) return tl::unexpected(rows.error());
+  if (rows->empty()) {
+    if ((*base)->verified) {
+      // A damaged entry of the id index reads as "no such error": only a
+      // miss pays for a scan of the table to tell the two apart.
+      Result<Statement> scan =
+          db_.Prepare("SELECT 1 FROM error NOT INDEXED WHERE id = ?1 LIMIT 1");
+      if (!scan) return tl::unexpected(scan.error());
+      scan->Bind(1, id);
+      Result<bool> there = scan->Step();
+      if (!there) return tl::unexpected(there.error());
+      if (*there) return Damaged("the index of error ids lost " + std::string(id));
+    }
+    return Fail(ErrorCode::kNotFound, "no error with id " + std::string(id));
+  }
+  ErrorRow& row = rows->front();
+  if (row.record.id != id) return Damaged("the index of error ids is wrong");
+  ERRDEX_TRY(LoadSitesOf(row.record, row, SiteDetail::kFull, **base));
+  ERRDEX_TRY(LoadAnalysis(row.record, row, **base));
+  return std::move(row.record);
 }
 
 Result<std::vector<ErrorRecord>> Catalog::Search(std::string_view query, int64_t limit) {
   std::string fts = FtsQuery(query);
   if (fts.empty()) return std::vector<ErrorRecord>{};
+  ERRDEX_TRY(VerifyFts());
+  // LEFT JOIN: a hit whose error row is missing reads as NULLs, which fail
+  // the row check instead of vanishing from the results.
   Result<Statement> st = db_.Prepare(
-      "SELECT " + std::string(kErrorColumns) +
-      " FROM error_fts f JOIN error e ON e.pk = f.rowid JOIN library l ON l.pk = e.library_pk "
+      "SELECT " + ErrorSelect("e") +
+      " FROM error_fts f LEFT JOIN error e ON e.pk = f.rowid "
       "WHERE error_fts MATCH ?1 ORDER BY bm25(error_fts), e.dynamic, e.literal_size DESC, e.id "
       "LIMIT ?2");
   if (!st) return tl::unexpected(st.error());
@@ -776,76 +1127,65 @@ Result<std::vector<ErrorRecord>> Catalog::Search(std::string_view query, int64_t
 }
 
 Result<Stats> Catalog::GetStats() {
+  Result<std::shared_ptr<const Base>> got = GetBase();
+  if (!got) return tl::unexpected(got.error());
+  const Base& base = **got;
   Stats s;
-  auto scalar = [&](std::string_view sql) -> Result<int64_t> {
-    Result<Statement> st = db_.Prepare(sql);
-    if (!st) return tl::unexpected(st.error());
-    Result<bool> row = st->Step();
-    if (!row) return tl::unexpected(row.error());
-    return *row ? st->Int(0) : 0;
-  };
-  auto counts = [&](std::string_view sql, std::map<std::string, int64_t>& into) -> Result<void> {
-    Result<Statement> st = db_.Prepare(sql);
+  s.libraries = static_cast<int64_t>(base.libraries.size());
+  s.snapshots = static_cast<int64_t>(base.snapshots.size());
+  // Site counts come from the snapshots' checked counts: no scan of the
+  // largest table. Inside a write they are not written yet: count.
+  std::map<int64_t, int64_t> sites_of;
+  if (base.verified) {
+    for (const auto& [pk, snap] : base.snapshots) sites_of[pk] = snap.n_sites;
+  } else {
+    Result<Statement> st = db_.Prepare("SELECT snapshot_pk, count(*) FROM site GROUP BY 1");
     if (!st) return tl::unexpected(st.error());
     while (true) {
       Result<bool> row = st->Step();
       if (!row) return tl::unexpected(row.error());
-      if (!*row) return {};
-      into[st->Text(0)] = st->Int(1);
+      if (!*row) break;
+      sites_of[st->Int(0)] = st->Int(1);
     }
-  };
-  struct Scalar {
-    int64_t* into;
-    std::string_view sql;
-  };
-  for (const Scalar& q : {
-           Scalar{&s.libraries, "SELECT count(*) FROM library"},
-           Scalar{&s.snapshots, "SELECT count(*) FROM snapshot"},
-           Scalar{&s.errors, "SELECT count(*) FROM error"},
-           Scalar{&s.dynamic_errors, "SELECT count(*) FROM error WHERE dynamic"},
-           Scalar{&s.sites, "SELECT count(*) FROM site"},
-           Scalar{&s.files, "SELECT coalesce(sum(files), 0) FROM snapshot"},
-       }) {
-    Result<int64_t> v = scalar(q.sql);
-    if (!v) return tl::unexpected(v.error());
-    *q.into = *v;
   }
-  ERRDEX_TRY(counts("SELECT kind, count(*) FROM error GROUP BY kind", s.errors_by_kind));
-  ERRDEX_TRY(counts("SELECT reason, count(*) FROM file_issue WHERE skipped GROUP BY reason",
-                    s.skipped_by_reason));
-  ERRDEX_TRY(counts("SELECT reason, count(*) FROM file_issue WHERE NOT skipped GROUP BY reason",
-                    s.recovered_by_reason));
-  ERRDEX_TRY(
-      counts("SELECT reason, count(*) FROM non_site GROUP BY reason", s.non_sites_by_reason));
-
-  Result<Statement> libs = db_.Prepare(
-      "SELECT l.name, l.url, "
-      "(SELECT count(*) FROM snapshot n WHERE n.library_pk = l.pk), "
-      "(SELECT count(*) FROM error e WHERE e.library_pk = l.pk), "
-      "(SELECT count(*) FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
-      " WHERE n.library_pk = l.pk) "
-      "FROM library l ORDER BY l.name");
-  if (!libs) return tl::unexpected(libs.error());
-  while (true) {
-    Result<bool> row = libs->Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    s.per_library.push_back(
-        LibraryStats{libs->Text(0), libs->Text(1), libs->Int(2), libs->Int(3), libs->Int(4)});
+  std::map<int64_t, LibraryStats> libs;
+  for (const auto& [pk, lib] : base.libraries) {
+    libs[pk] = LibraryStats{lib.name, lib.url, 0, 0, 0};
   }
-  Result<Statement> snaps = db_.Prepare(
-      "SELECT l.name, n.rev, n.commit_sha, n.date, n.kind, n.indexed_at, n.files, n.bytes, "
-      "(SELECT count(*) FROM site s WHERE s.snapshot_pk = n.pk) "
-      "FROM snapshot n JOIN library l ON l.pk = n.library_pk ORDER BY l.name, n.pk");
-  if (!snaps) return tl::unexpected(snaps.error());
-  while (true) {
-    Result<bool> row = snaps->Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    s.per_snapshot.push_back(SnapshotStats{snaps->Text(0), snaps->Text(1), snaps->Text(2),
-                                           snaps->Text(3), snaps->Text(4), snaps->Text(5),
-                                           snaps->Int(6), snaps->Int(7), snaps->Int(8)});
+  for (const auto& [pk, snap] : base.snapshots) {
+    s.files += snap.files;
+    s.sites += sites_of[pk];
+    LibraryStats& l = libs[snap.library_pk];
+    ++l.snapshots;
+    l.sites += sites_of[pk];
+    s.per_snapshot.push_back(SnapshotStats{l.name, snap.rev, snap.commit, snap.date, snap.kind,
+                                           snap.indexed_at, snap.files, snap.bytes, sites_of[pk]});
   }
+  Result<std::vector<ErrorRow>> errors = AllErrors(-1, base, /*pieces=*/false);
+  if (!errors) return tl::unexpected(errors.error());
+  for (const ErrorRow& e : *errors) {
+    ++s.errors;
+    if (e.record.dynamic) ++s.dynamic_errors;
+    ++s.errors_by_kind[e.record.kind];
+    ++libs[e.library_pk].errors;
+  }
+  ERRDEX_TRY(ScanSnapshotRows(db_, "file_issue", kFileIssueHashColumns, &Base::Snapshot::n_issues,
+                              &Base::Snapshot::issues_sum, base, [&](const Statement& row) {
+                                ++(row.Int(4) != 0 ? s.skipped_by_reason
+                                                   : s.recovered_by_reason)[row.Text(2)];
+                              }));
+  ERRDEX_TRY(ScanSnapshotRows(db_, "non_site", kNonSiteHashColumns, &Base::Snapshot::n_non_sites,
+                              &Base::Snapshot::non_sites_sum, base, [&](const Statement& row) {
+                                ++s.non_sites_by_reason[row.Text(3)];
+                              }));
+  for (auto& [pk, l] : libs) s.per_library.push_back(std::move(l));
+  std::sort(s.per_library.begin(), s.per_library.end(),
+            [](const LibraryStats& a, const LibraryStats& b) { return a.name < b.name; });
+  // Snapshots by library name, then as written (pk order, kept by the map).
+  std::stable_sort(s.per_snapshot.begin(), s.per_snapshot.end(),
+                   [](const SnapshotStats& a, const SnapshotStats& b) {
+                     return a.library < b.library;
+                   });
   return s;
 }
 

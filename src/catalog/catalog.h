@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -20,7 +21,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 4;
+inline constexpr int kSchemaVersion = 5;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -134,6 +135,17 @@ struct Stats {
 
 enum class OpenMode { kReadOnly, kReadWrite };
 
+// What `errdex check` found.
+struct CheckReport {
+  std::vector<std::string> problems;  // empty: the catalog is sound
+  int64_t libraries = 0;
+  int64_t snapshots = 0;
+  int64_t errors = 0;
+  int64_t sites = 0;
+  int64_t analyses = 0;
+  int64_t enrichments = 0;
+};
+
 // How much of an error's sites a read loads.
 enum class SiteDetail {
   kNone,       // no sites: templates only
@@ -175,7 +187,19 @@ class Catalog {
  public:
   // Opens (kReadWrite: creating if needed) the catalog at `path`. Refuses a
   // file that is not an errdex catalog or has another schema version.
-  static Result<Catalog> Open(const std::string& path, OpenMode mode);
+  // A writer waits for another writer's lock (for up to half an hour),
+  // calling `on_wait` once if that takes more than a moment.
+  static Result<Catalog> Open(const std::string& path, OpenMode mode,
+                              std::function<void()> on_wait = {});
+
+  Catalog(Catalog&&) noexcept;
+  Catalog& operator=(Catalog&&) noexcept;
+  ~Catalog();
+
+  // Every write below runs in one transaction of its own, or inside the
+  // caller's WriteTransaction when one is open. Reads check the content
+  // hashes of what they return (outside a write transaction) and fail with
+  // kCorrupt, "the catalog is damaged: ...", on a mismatch.
 
   // Replaces the snapshot `info` describes with `extraction`, in one
   // transaction: on failure (or a kill) the catalog is as it was. Writing the
@@ -235,19 +259,86 @@ class Catalog {
   // Exception classes: short name -> the short names of its bases.
   Result<std::map<std::string, std::vector<std::string>>> ExceptionBases();
 
+  // --- Integrity.
+
+  // SQLite's integrity_check, then every content hash and count.
+  Result<CheckReport> Check();
+
+  // Internal (defined in catalog/internal.h): the checked rows of a read.
+  struct Base;
+  struct ErrorRow;
+
  private:
-  explicit Catalog(Database db) : db_(std::move(db)) {}
+  friend class WriteTransaction;
+  explicit Catalog(Database db);
   Result<void> Migrate(OpenMode mode, const std::string& path);
+  // Whether reads check hashes: not inside a write, whose hashes are
+  // written at its commit.
+  bool Verifying() const { return db_.InAutocommit(); }
+  // Libraries, snapshots, families and the seal, checked (and cached until
+  // another connection writes) when Verifying().
+  Result<std::shared_ptr<const Base>> GetBase();
+  // Error rows by a query selecting kErrorHashColumns and crc, checked.
+  // Without `pieces`, the template's pieces stay unparsed (ErrorRow's
+  // pieces_json): parsing them is most of the cost of reading a row.
+  Result<std::vector<ErrorRow>> ReadErrors(Statement& st, const Base& base, bool pieces = true);
+  // Every error row of a library (all when library_pk < 0), checked
+  // against the library's count and sum.
+  Result<std::vector<ErrorRow>> AllErrors(int64_t library_pk, const Base& base,
+                                          bool pieces = true);
+  Result<std::vector<ErrorRecord>> LoadSites(std::vector<ErrorRow> rows, SiteDetail detail,
+                                             const Base& base);
   Result<std::vector<ErrorRecord>> Load(Statement& errors, SiteDetail detail);
-  Result<void> LoadAnalysis(ErrorRecord& e);
+  Result<void> LoadAnalysis(ErrorRecord& e, const ErrorRow& row, const Base& base);
+  Result<void> VerifyFts();
+  Result<int64_t> FtsHash();
+  Result<int64_t> DataVersion();
+  // Starts a write (BEGIN IMMEDIATE, or a savepoint inside an open one).
+  Result<void> BeginWrite();
+  // Ends it: the outermost commit writes the hashes first (Seal). Rolls
+  // back when that fails.
+  Result<void> CommitWrite();
+  void RollbackWrite();
+  friend class WriteScope;
+  // Recomputes the hashes and counts of the dirty libraries, the families
+  // and the seal; with `rehash_rows`, every row's own hash too (migration).
+  Result<void> Seal(bool rehash_rows);
   // A prepared statement kept for the catalog's lifetime, reset for reuse.
   Result<Statement*> Cached(const std::string& sql);
+  // The sites of one error or a few, by a cached statement per error.
+  Result<void> LoadSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetail detail,
+                           const Base& base);
   Result<void> StorePrefilter(int64_t library_pk, IndexBuilder& index);
   Result<bool> PrefilterIsCurrent(int64_t library_pk, int format);
 
   Database db_;
   // Declared after db_: finalized before the database closes.
   std::unordered_map<std::string, std::unique_ptr<Statement>> statements_;
+  std::shared_ptr<const Base> base_;  // checked, as of base_version_
+  int64_t base_version_ = -1;
+  int64_t fts_version_ = -1;     // data_version at which the search index was checked
+  int64_t opened_version_ = -1;  // data_version when opened
+  int write_depth_ = 0;                 // BeginWrite calls not yet ended
+  std::set<int64_t> dirty_libraries_;  // written by the open transaction
+  bool dirty_all_ = false;
+};
+
+// Holds one write transaction across several writes: `errdex index` writes
+// the snapshot, its prefilter and its analysis in one, so that a failure or
+// a kill at any moment leaves the catalog as it was. Rolled back unless
+// committed.
+class WriteTransaction {
+ public:
+  static Result<WriteTransaction> Begin(Catalog& catalog);
+  WriteTransaction(WriteTransaction&& other) noexcept
+      : catalog_(std::exchange(other.catalog_, nullptr)) {}
+  WriteTransaction& operator=(WriteTransaction&&) = delete;
+  ~WriteTransaction();
+  Result<void> Commit();
+
+ private:
+  explicit WriteTransaction(Catalog* catalog) : catalog_(catalog) {}
+  Catalog* catalog_;
 };
 
 // OWNER/REPO: letters, digits, '.', '_', '-', one '/', no "..", not

@@ -141,4 +141,83 @@ CREATE TABLE enrichment (
 );
 )sql";
 
+// Version 4 to 5, and part of every new catalog: content hashes. Each row
+// carries `crc`, errdex_row_hash over its columns in the order of the
+// k...HashColumns lists below; each parent row carries the count and the
+// errdex_sum of its children's hashes, up to the one `seal` row. Catalog::Seal
+// fills them in (doc/catalog.md, "Content hashes").
+inline constexpr std::string_view kIntegritySql = R"sql(
+ALTER TABLE library ADD COLUMN n_snapshots INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE library ADD COLUMN snapshots_sum INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE library ADD COLUMN n_errors INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE library ADD COLUMN errors_sum INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE library ADD COLUMN prefilter_crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE library ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshot ADD COLUMN n_sites INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshot ADD COLUMN sites_sum INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshot ADD COLUMN n_non_sites INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshot ADD COLUMN non_sites_sum INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshot ADD COLUMN n_issues INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshot ADD COLUMN issues_sum INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshot ADD COLUMN n_classes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshot ADD COLUMN classes_sum INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE snapshot ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE error ADD COLUMN n_sites INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE error ADD COLUMN sites_sum INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE error ADD COLUMN analysis_crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE error ADD COLUMN enrichment_crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE error ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE site ADD COLUMN body_hash INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE site ADD COLUMN guard_hash INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE site ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE non_site ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE file_issue ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE exception_class ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE analysis ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE family ADD COLUMN errors INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE family ADD COLUMN libraries INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE family ADD COLUMN examples TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE family ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE enrichment ADD COLUMN crc INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE seal (
+  pk INTEGER PRIMARY KEY CHECK (pk = 1),
+  n_libraries INTEGER NOT NULL,
+  libraries_sum INTEGER NOT NULL,
+  n_families INTEGER NOT NULL,
+  families_sum INTEGER NOT NULL,
+  n_enrichments INTEGER NOT NULL,
+  enrichments_sum INTEGER NOT NULL,
+  fts_hash INTEGER NOT NULL,
+  crc INTEGER NOT NULL
+);
+)sql";
+
+// The columns each row hash covers, in order. A site's big columns are
+// hashed apart (body_hash, guard_hash) so that reads which skip them still
+// check the row.
+inline constexpr std::string_view kLibraryHashColumns =
+    "pk, name, url, languages, n_snapshots, snapshots_sum, n_errors, errors_sum, prefilter_crc";
+inline constexpr std::string_view kSnapshotHashColumns =
+    "pk, library_pk, rev, commit_sha, date, kind, root, subdir, digest, indexed_at, files, bytes, "
+    "n_sites, sites_sum, n_non_sites, non_sites_sum, n_issues, issues_sum, n_classes, classes_sum";
+inline constexpr std::string_view kErrorHashColumns =
+    "pk, id, library_pk, exception, template, kind, pieces, literal_size, dynamic, internal, "
+    "n_sites, sites_sum, analysis_crc, enrichment_crc";
+inline constexpr std::string_view kSiteHashColumns =
+    "snapshot_pk, error_pk, language, path, line, col, end_line, function, kind, "
+    "exception_written, cause, via, internal, body_hash, guard_hash";
+inline constexpr std::string_view kSiteBodyColumns = "statement, excerpt_line, excerpt";
+inline constexpr std::string_view kSiteGuardColumns = "guards, trigger";
+inline constexpr std::string_view kNonSiteHashColumns = "snapshot_pk, path, line, reason";
+inline constexpr std::string_view kFileIssueHashColumns =
+    "snapshot_pk, path, reason, detail, skipped";
+inline constexpr std::string_view kClassHashColumns = "snapshot_pk, name, bases, path, line";
+inline constexpr std::string_view kAnalysisHashColumns = "error_pk, family, data";
+inline constexpr std::string_view kFamilyHashColumns =
+    "slug, name, description, errors, libraries, examples";
+inline constexpr std::string_view kEnrichmentHashColumns = "error_id, model, created_at, data";
+inline constexpr std::string_view kSealHashColumns =
+    "n_libraries, libraries_sum, n_families, families_sum, n_enrichments, enrichments_sum, "
+    "fts_hash";
+
 }  // namespace errdex::catalog

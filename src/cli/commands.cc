@@ -75,8 +75,26 @@ class Progress {
   std::chrono::steady_clock::time_point last_{};
 };
 
-Result<catalog::Catalog> OpenCatalog(const Common& c, catalog::OpenMode mode) {
-  return catalog::Catalog::Open(c.db.empty() ? catalog::DefaultPath() : c.db, mode);
+Result<catalog::Catalog> OpenCatalog(const Common& c, catalog::OpenMode mode,
+                                     std::ostream* err = nullptr) {
+  std::function<void()> on_wait;
+  if (err != nullptr) {
+    on_wait = [err] {
+      *err << "errdex: waiting for another errdex writing the catalog…\n" << std::flush;
+    };
+  }
+  return catalog::Catalog::Open(c.db.empty() ? catalog::DefaultPath() : c.db, mode,
+                                std::move(on_wait));
+}
+
+// A test hook: ERRDEX_FAILPOINT=<name> makes the run fail at that point,
+// to show that nothing of it reaches the catalog.
+Result<void> Failpoint(std::string_view name) {
+  const char* at = std::getenv("ERRDEX_FAILPOINT");
+  if (at != nullptr && name == at) {
+    return Fail(ErrorCode::kInternal, "failpoint " + std::string(name));
+  }
+  return {};
 }
 
 Style TerminalStyle() {
@@ -157,11 +175,18 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
   }
   info.rev = !args.rev.empty() ? args.rev : info.commit;
 
-  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite);
+  // Everything above ran without the catalog's lock: a writer already at
+  // work delays the write below, it does not cost the extraction.
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
   if (!cat) return tl::unexpected(cat.error());
+  // Sites, prefilter and analysis in one transaction: a failure or a kill
+  // at any moment leaves the catalog as it was.
+  Result<catalog::WriteTransaction> tx = catalog::WriteTransaction::Begin(*cat);
+  if (!tx) return tl::unexpected(tx.error());
   match::PrefilterBuilder prefilter;
   Result<catalog::WriteSummary> written = cat->WriteSnapshot(info, extraction, &prefilter);
   if (!written) return tl::unexpected(written.error());
+  ERRDEX_TRY(Failpoint("index-after-sites"));
   // Analysis reads what the write stored; an unchanged snapshot keeps its
   // analysis unless an older errdex left the library without one.
   auto written_at = std::chrono::steady_clock::now();
@@ -173,6 +198,8 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     if (!a) return tl::unexpected(a.error());
     analysed = *a;
   }
+  ERRDEX_TRY(Failpoint("index-before-commit"));
+  ERRDEX_TRY(tx->Commit());
   auto now = std::chrono::steady_clock::now();
   auto secs = [](auto d) { return std::chrono::duration<double>(d).count(); };
   double seconds = secs(now - started);
@@ -247,8 +274,9 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
   return {};
 }
 
-Result<void> RunAnalyze(const Common& common, const std::string& library, std::ostream& out) {
-  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite);
+Result<void> RunAnalyze(const Common& common, const std::string& library, std::ostream& out,
+                        std::ostream& err) {
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
   if (!cat) return tl::unexpected(cat.error());
   auto started = std::chrono::steady_clock::now();
   Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, library);
@@ -291,7 +319,7 @@ struct EnrichArgs {
 Result<void> RunEnrich(const Common& common, EnrichArgs args, std::ostream& out,
                        std::ostream& err) {
   if (const char* key = std::getenv("ERRDEX_LLM_API_KEY"); key != nullptr) args.llm.api_key = key;
-  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite);
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
   if (!cat) return tl::unexpected(cat.error());
   Result<std::vector<std::string>> ids = cat->ErrorsWithoutEnrichment(args.library, args.limit);
   if (!ids) return tl::unexpected(ids.error());
@@ -431,6 +459,41 @@ Result<void> RunStats(const Common& common, std::ostream& out) {
   return {};
 }
 
+// Exit 0 with a one-line report, or the problems on stdout and exit 1.
+Result<void> RunCheck(const Common& common, std::ostream& out) {
+  std::string path = common.db.empty() ? catalog::DefaultPath() : common.db;
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+  if (!cat) return tl::unexpected(cat.error());
+  Result<catalog::CheckReport> report = cat->Check();
+  if (!report) return tl::unexpected(report.error());
+  if (common.json) {
+    out << Dump({{"ok", report->problems.empty()},
+                 {"problems", report->problems},
+                 {"libraries", report->libraries},
+                 {"snapshots", report->snapshots},
+                 {"errors", report->errors},
+                 {"sites", report->sites},
+                 {"analyses", report->analyses},
+                 {"enrichments", report->enrichments}})
+        << '\n';
+  } else if (report->problems.empty()) {
+    out << fmt::format(
+        "{}: ok: SQLite integrity_check and content hashes of {} libraries, {} snapshots, {} "
+        "errors, {} sites, {} analyses, {} enrichments\n",
+        path, report->libraries, report->snapshots, report->errors, report->sites,
+        report->analyses, report->enrichments);
+  } else {
+    for (const std::string& p : report->problems) out << path << ": " << p << '\n';
+  }
+  if (!report->problems.empty()) {
+    return Fail(ErrorCode::kCorrupt,
+                "the catalog is damaged: " + std::to_string(report->problems.size()) +
+                    (report->problems.size() == 1 ? " problem" : " problems") +
+                    " (re-index into a fresh catalog, or restore a copy)");
+  }
+  return {};
+}
+
 Result<std::string> ReadAll(std::istream& in, size_t limit) {
   std::string text;
   char buf[65536];
@@ -562,6 +625,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       app.add_subcommand("stats", "Counts: libraries, errors, sites, skipped files");
   stats_cmd->add_flag("--json", common.json, "As one JSON object");
 
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "Verify the catalog: SQLite's integrity check and errdex's content hashes");
+  check_cmd->add_flag("--json", common.json, "As one JSON object");
+
   std::string analyze_library;
   CLI::App* analyze_cmd = app.add_subcommand(
       "analyze", "Derive families, valid values, related errors and prose (index does it too)");
@@ -637,8 +704,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_cmd->add_flag("--json", common.json, "Print the explanation as JSON on stdout");
   run_cmd->positionals_at_end();
 
-  for (CLI::App* sub : {index_cmd, list_cmd, show_cmd, search_cmd, stats_cmd, analyze_cmd,
-                        families_cmd, explain_cmd, run_cmd}) {
+  for (CLI::App* sub : {index_cmd, list_cmd, show_cmd, search_cmd, stats_cmd, check_cmd,
+                        analyze_cmd, families_cmd, explain_cmd, run_cmd}) {
     sub->fallthrough();
   }
 
@@ -667,8 +734,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
       result = RunSearch(common, search_query, search_limit, out);
     } else if (stats_cmd->parsed()) {
       result = RunStats(common, out);
+    } else if (check_cmd->parsed()) {
+      result = RunCheck(common, out);
     } else if (analyze_cmd->parsed()) {
-      result = RunAnalyze(common, analyze_library, out);
+      result = RunAnalyze(common, analyze_library, out, err);
     } else if (families_cmd->parsed()) {
       result = RunFamilies(common, out);
     } else if (enrich_cmd->parsed()) {

@@ -7,10 +7,13 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <sqlite3.h>
 
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -304,6 +307,110 @@ TEST(Cli, ATreeOutsideGitIsPinnedByCommit) {
   json record = json::parse(
       RunErrdex({"show", errors[0]["id"].get<std::string>(), "--json", "--db", db}).out);
   EXPECT_EQ(record["sites"][0]["snapshot"]["commit"], sha);
+}
+
+std::string ReadBytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void WriteBytes(const fs::path& path, const std::string& bytes) {
+  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+}
+
+TEST_F(IndexedFixture, CheckPassesASoundCatalogAndReportsDamage) {
+  CommandResult good = RunErrdex({"check", "--db", db_});
+  EXPECT_EQ(good.exit_code, 0) << good.err;
+  EXPECT_NE(good.out.find(": ok: SQLite integrity_check and content hashes"), std::string::npos)
+      << good.out;
+  json report = json::parse(RunErrdex({"check", "--json", "--db", db_}).out);
+  EXPECT_EQ(report["ok"], true);
+  EXPECT_GT(report["sites"].get<int>(), 50);
+
+  // One flipped byte in a row's content.
+  std::string bytes = ReadBytes(db_);
+  size_t at = bytes.find("Invalid TMEMLayout");
+  ASSERT_NE(at, std::string::npos);
+  std::string flipped = bytes;
+  flipped[at + 3] ^= 0x20;
+  WriteBytes(db_, flipped);
+  CommandResult bad = RunErrdex({"check", "--db", db_});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.out.find("does not match its hash"), std::string::npos) << bad.out;
+  EXPECT_EQ(bad.err.rfind("errdex: error: the catalog is damaged: ", 0), 0u) << bad.err;
+  for (const std::vector<std::string>& read : std::vector<std::vector<std::string>>{
+           {"list", "--json"}, {"stats"}, {"search", "TMEMLayout"}}) {
+    std::vector<std::string> args = read;
+    args.insert(args.end(), {"--db", db_});
+    CommandResult r = RunErrdex(args);
+    EXPECT_EQ(r.exit_code, 1) << read[0];
+    EXPECT_EQ(r.err.rfind("errdex: error: the catalog is damaged: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find("(run errdex check)"), std::string::npos) << r.err;
+  }
+
+  // Cut short.
+  WriteBytes(db_, bytes.substr(0, bytes.size() / 2));
+  CommandResult cut = RunErrdex({"check", "--db", db_});
+  EXPECT_EQ(cut.exit_code, 1) << cut.out;
+  EXPECT_EQ(cut.err.rfind("errdex: error: ", 0), 0u) << cut.err;
+  CommandResult cut_list = RunErrdex({"list", "--json", "--db", db_});
+  EXPECT_EQ(cut_list.exit_code, 1);
+  EXPECT_TRUE(cut_list.out.empty());
+
+  // Not a catalog at all.
+  fs::path text = dir_.Write("notes.db", std::string(8192, 'x'));
+  CommandResult other = RunErrdex({"check", "--db", text.string()});
+  EXPECT_EQ(other.exit_code, 1);
+  EXPECT_NE(other.err.find("not an errdex catalog"), std::string::npos) << other.err;
+}
+
+TEST_F(IndexedFixture, AFailureBetweenSitesAndAnalysisLeavesTheCatalog) {
+  std::string before = RunErrdex({"list", "--json", "--db", db_}).out;
+  std::string stats_before = RunErrdex({"stats", "--json", "--db", db_}).out;
+  dir_.Write("src/python/idioms/added.py", "raise ValueError('added by the second run')\n");
+  for (const char* point : {"index-after-sites", "index-before-commit"}) {
+    setenv("ERRDEX_FAILPOINT", point, 1);
+    CommandResult r = RunErrdex({"index", root_.string(), "--name", "test/idioms", "--db", db_});
+    unsetenv("ERRDEX_FAILPOINT");
+    EXPECT_EQ(r.exit_code, 1) << point;
+    EXPECT_NE(r.err.find("failpoint"), std::string::npos) << r.err;
+    EXPECT_EQ(RunErrdex({"list", "--json", "--db", db_}).out, before) << point;
+    EXPECT_EQ(RunErrdex({"stats", "--json", "--db", db_}).out, stats_before) << point;
+    EXPECT_EQ(RunErrdex({"check", "--db", db_}).exit_code, 0) << point;
+  }
+  CommandResult r = RunErrdex({"index", root_.string(), "--name", "test/idioms", "--db", db_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(RunErrdex({"list", "--json", "--db", db_}).out, before);
+  CommandResult added = RunErrdex({"search", "added by the second run", "--json", "--db", db_});
+  std::vector<json> hits = JsonLines(added.out);
+  ASSERT_EQ(hits.size(), 1u);
+  json record =
+      json::parse(RunErrdex({"show", hits[0]["id"].get<std::string>(), "--json", "--db", db_}).out);
+  EXPECT_TRUE(record.contains("analysis")) << record.dump();
+}
+
+TEST_F(IndexedFixture, IndexWaitsForAnotherWriterWithoutLosingItsWork) {
+  dir_.Write("src/python/idioms/added.py", "raise ValueError('written after the wait')\n");
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(db_.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::thread holder([other] {
+    std::this_thread::sleep_for(std::chrono::seconds(2));
+    sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  auto started = std::chrono::steady_clock::now();
+  CommandResult r =
+      RunErrdex({"index", root_.string(), "--name", "test/idioms", "--db", db_, "-q"});
+  auto took = std::chrono::steady_clock::now() - started;
+  holder.join();
+  sqlite3_close(other);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.err.find("errdex: waiting for another errdex writing the catalog"),
+            std::string::npos)
+      << r.err;
+  EXPECT_GE(took, std::chrono::milliseconds(1500));
+  EXPECT_FALSE(RunErrdex({"search", "written after the wait", "--db", db_}).out.empty());
+  EXPECT_EQ(RunErrdex({"check", "--db", db_}).exit_code, 0);
 }
 
 // Starts errdex, kills it with SIGKILL after `delay`, and waits for it.

@@ -3,8 +3,12 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <chrono>
 #include <fstream>
+#include <sstream>
+#include <thread>
 
+#include "catalog/schema.h"
 #include "core/error_id.h"
 #include "test_util.h"
 
@@ -61,6 +65,33 @@ SnapshotInfo Info(const std::string& rev = "abc") {
   i.kind = "git";
   i.root = "/src/jax";
   return i;
+}
+
+void Exec(const std::string& path, const std::string& sql) {
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  char* error = nullptr;
+  EXPECT_EQ(sqlite3_exec(raw, sql.c_str(), nullptr, nullptr, &error), SQLITE_OK)
+      << (error ? error : "") << " in " << sql;
+  sqlite3_free(error);
+  sqlite3_close(raw);
+}
+
+// Undoes kIntegritySql: the catalog as errdex wrote it before content
+// hashes (schema version 4), contents unchanged.
+std::string DowngradeToVersion4Sql() {
+  std::string sql = "DROP TABLE seal;";
+  std::istringstream in{std::string(kIntegritySql)};
+  std::string line;
+  while (std::getline(in, line)) {
+    std::istringstream words(line);
+    std::string alter, table_kw, table, add, column_kw, column;
+    words >> alter >> table_kw >> table >> add >> column_kw >> column;
+    if (alter == "ALTER" && add == "ADD") {
+      sql += "ALTER TABLE " + table + " DROP COLUMN " + column + ";";
+    }
+  }
+  return sql + "PRAGMA user_version = 4;";
 }
 
 TEST(Catalog, WritesAndReadsBack) {
@@ -220,18 +251,12 @@ TEST(Catalog, VersionOneIsUpgradedWhenOpenedForWriting) {
     Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
     ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
   }
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(
-      // What version 1 lacked: prefilters (version 2), site guards (version 3)
-      // and analysis (version 4).
-      sqlite3_exec(raw,
-                   "DROP TABLE prefilter; ALTER TABLE site DROP COLUMN guards; "
-                   "ALTER TABLE site DROP COLUMN trigger; DROP TABLE analysis; "
-                   "DROP TABLE family; DROP TABLE enrichment; PRAGMA user_version = 1",
-                   nullptr, nullptr, nullptr),
-      SQLITE_OK);
-  sqlite3_close(raw);
+  // What version 1 lacked: prefilters (version 2), site guards (version 3),
+  // analysis (version 4) and content hashes (version 5).
+  Exec(path, DowngradeToVersion4Sql() +
+                 "DROP TABLE prefilter; ALTER TABLE site DROP COLUMN guards; "
+                 "ALTER TABLE site DROP COLUMN trigger; DROP TABLE analysis; "
+                 "DROP TABLE family; DROP TABLE enrichment; PRAGMA user_version = 1");
   Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_FALSE(read_only.has_value());
   EXPECT_NE(read_only.error().message.find("upgrades it"), std::string::npos);
@@ -253,6 +278,109 @@ TEST(Catalog, VersionOneIsUpgradedWhenOpenedForWriting) {
   EXPECT_EQ(*upgraded->CountUnanalyzed(""), 2);
   EXPECT_TRUE(upgraded->Families(0)->empty());
   EXPECT_TRUE(Catalog::Open(path, OpenMode::kReadOnly).has_value());
+}
+
+TEST(Catalog, VersionFourIsUpgradedWithHashesForItsRows) {
+  TempDir dir;
+  std::string path = (dir.path() / "v4.db").string();
+  std::string id = ErrorId("jax-ml/jax", "RuntimeError", "Invalid pipeline stage");
+  ErrorRecord before;
+  {
+    Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+    ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
+    Analysis a;
+    a.family.slug = "invalid-value";
+    FamilyInfo f;
+    f.slug = "invalid-value";
+    f.name = "Invalid value";
+    ASSERT_TRUE(cat->WriteAnalyses({{cat->Get(id)->pk, a}}, {f}).has_value());
+    before = *cat->Get(id);
+  }
+  Exec(path, DowngradeToVersion4Sql());
+  Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
+  ASSERT_FALSE(read_only.has_value());
+  EXPECT_NE(read_only.error().message.find("upgrades it to version 5"), std::string::npos);
+  ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
+  Result<Catalog> upgraded = Catalog::Open(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(upgraded.has_value()) << upgraded.error().message;
+  Result<CheckReport> report = upgraded->Check();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+  EXPECT_EQ(report->sites, 3);
+  EXPECT_EQ(report->analyses, 1);
+  Result<ErrorRecord> after = upgraded->Get(id);
+  ASSERT_TRUE(after.has_value()) << after.error().message;
+  EXPECT_EQ(after->sites.size(), before.sites.size());
+  EXPECT_EQ(after->sites[1].excerpt, before.sites[1].excerpt);
+  ASSERT_TRUE(after->family.has_value());
+  EXPECT_EQ(after->family->errors, 1);
+}
+
+// An index run holds one transaction across its writes: until it commits,
+// nothing of it is in the catalog, and dropping it leaves the catalog as
+// it was (what a kill between the site and the analysis writes does).
+TEST(Catalog, AWriteTransactionIsAllOrNothing) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
+  Extraction changed = Sample();
+  changed.sites.push_back(
+      MakeSite("new.py", 3, "TypeError", Template::Literal("only in the second run")));
+  std::string new_id = ErrorId("jax-ml/jax", "TypeError", "only in the second run");
+  {
+    Result<WriteTransaction> tx = WriteTransaction::Begin(*cat);
+    ASSERT_TRUE(tx.has_value());
+    ASSERT_TRUE(cat->WriteSnapshot(Info(), changed).has_value());
+    // The writer sees its own write; another reader does not.
+    EXPECT_TRUE(cat->Get(new_id).has_value());
+    Result<Catalog> reader = Catalog::Open(path, OpenMode::kReadOnly);
+    EXPECT_EQ(reader->Get(new_id).error().code, ErrorCode::kNotFound);
+  }  // dropped before the analysis: rolled back
+  EXPECT_EQ(cat->Get(new_id).error().code, ErrorCode::kNotFound);
+  EXPECT_EQ(cat->GetStats()->sites, 3);
+  EXPECT_TRUE(cat->Check()->problems.empty());
+
+  Result<WriteTransaction> tx = WriteTransaction::Begin(*cat);
+  ASSERT_TRUE(cat->WriteSnapshot(Info(), changed).has_value());
+  Analysis a;
+  a.family.slug = "wrong-type";
+  FamilyInfo f;
+  f.slug = "wrong-type";
+  f.name = "Wrong type";
+  ASSERT_TRUE(cat->WriteAnalyses({{cat->Get(new_id)->pk, a}}, {f}).has_value());
+  ASSERT_TRUE(tx->Commit().has_value());
+  Result<Catalog> reader = Catalog::Open(path, OpenMode::kReadOnly);
+  Result<ErrorRecord> e = reader->Get(new_id);
+  ASSERT_TRUE(e.has_value()) << e.error().message;
+  ASSERT_TRUE(e->analysis.has_value());
+  EXPECT_EQ(e->family->errors, 1);
+  EXPECT_TRUE(reader->Check()->problems.empty());
+}
+
+TEST(Catalog, AWriterWaitsForAnotherOneAndSaysSo) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
+  sqlite3* other = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &other), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(other, "BEGIN IMMEDIATE", nullptr, nullptr, nullptr), SQLITE_OK);
+  std::thread holder([other] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    sqlite3_exec(other, "COMMIT", nullptr, nullptr, nullptr);
+  });
+  int notices = 0;
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite, [&] { ++notices; });
+  ASSERT_TRUE(cat.has_value());
+  auto started = std::chrono::steady_clock::now();
+  Result<WriteSummary> w = cat->WriteSnapshot(Info(), Sample());
+  auto waited = std::chrono::steady_clock::now() - started;
+  holder.join();
+  sqlite3_close(other);
+  ASSERT_TRUE(w.has_value()) << w.error().message;
+  EXPECT_EQ(notices, 1);
+  EXPECT_GE(waited, std::chrono::milliseconds(1000));
+  EXPECT_EQ(cat->GetStats()->sites, 3);
 }
 
 TEST(Catalog, SchemaIsStamped) {

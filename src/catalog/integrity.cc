@@ -1,0 +1,475 @@
+// Content hashes: written at each write's commit (Seal), checked by reads
+// (GetBase, VerifyFts and the row checks in catalog.cc) and in full by
+// `errdex check` (Check). doc/catalog.md, "Content hashes", has the scheme.
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "catalog/catalog.h"
+#include "catalog/internal.h"
+#include "catalog/schema.h"
+
+namespace errdex::catalog {
+
+namespace {
+
+// What a damaged-catalog message says, without the wrapping.
+std::string Problem(const Error& e) {
+  std::string m = e.message;
+  constexpr std::string_view kHead = "the catalog is damaged: ";
+  constexpr std::string_view kTail = " (run errdex check)";
+  if (m.rfind(kHead, 0) == 0) m.erase(0, kHead.size());
+  if (m.size() >= kTail.size() && m.compare(m.size() - kTail.size(), kTail.size(), kTail) == 0) {
+    m.resize(m.size() - kTail.size());
+  }
+  return m;
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
+  bool verify = Verifying();
+  Result<int64_t> version = DataVersion();
+  if (!version) return tl::unexpected(version.error());
+  if (verify && base_ && base_version_ == *version) return base_;
+  auto base = std::make_shared<Base>();
+  base->verified = verify;
+
+  Result<Statement> seal =
+      db_.Prepare("SELECT " + std::string(kSealHashColumns) + ", crc FROM seal");
+  if (!seal) return tl::unexpected(seal.error());
+  Result<bool> row = seal->Step();
+  if (!row) return tl::unexpected(row.error());
+  int64_t n_libraries = 0, libraries_sum = 0, n_families = 0, families_sum = 0;
+  if (*row) {
+    if (verify && seal->HashColumns(0, 7) != seal->Int(7)) {
+      return Damaged("the seal row does not match its hash");
+    }
+    n_libraries = seal->Int(0);
+    libraries_sum = seal->Int(1);
+    n_families = seal->Int(2);
+    families_sum = seal->Int(3);
+    base->n_enrichments = seal->Int(4);
+    base->enrichments_sum = seal->Int(5);
+    base->fts_hash = seal->Int(6);
+  } else if (verify) {
+    return Damaged("the seal row is missing");
+  }
+
+  Result<Statement> libs =
+      db_.Prepare("SELECT " + std::string(kLibraryHashColumns) + ", crc FROM library");
+  if (!libs) return tl::unexpected(libs.error());
+  int64_t count = 0, sum = 0;
+  while (true) {
+    Result<bool> r = libs->Step();
+    if (!r) return tl::unexpected(r.error());
+    if (!*r) break;
+    if (verify && libs->HashColumns(0, 9) != libs->Int(9)) {
+      return Damaged("a library row does not match its hash");
+    }
+    ++count;
+    sum = AddHashes(sum, libs->Int(9));
+    Base::Library& l = base->libraries[libs->Int(0)];
+    l.name = libs->Text(1);
+    l.url = libs->Text(2);
+    l.n_snapshots = libs->Int(4);
+    l.snapshots_sum = libs->Int(5);
+    l.n_errors = libs->Int(6);
+    l.errors_sum = libs->Int(7);
+    l.prefilter_crc = libs->Int(8);
+  }
+  if (verify && (count != n_libraries || sum != libraries_sum)) {
+    return Damaged("the library table does not match the seal");
+  }
+
+  Result<Statement> snaps =
+      db_.Prepare("SELECT " + std::string(kSnapshotHashColumns) + ", crc FROM snapshot");
+  if (!snaps) return tl::unexpected(snaps.error());
+  std::map<int64_t, std::pair<int64_t, int64_t>> per_library;
+  while (true) {
+    Result<bool> r = snaps->Step();
+    if (!r) return tl::unexpected(r.error());
+    if (!*r) break;
+    if (verify && snaps->HashColumns(0, 20) != snaps->Int(20)) {
+      return Damaged("a snapshot row does not match its hash");
+    }
+    Base::Snapshot& n = base->snapshots[snaps->Int(0)];
+    n.library_pk = snaps->Int(1);
+    auto& [c, s] = per_library[n.library_pk];
+    ++c;
+    s = AddHashes(s, snaps->Int(20));
+    n.rev = snaps->Text(2);
+    n.commit = snaps->Text(3);
+    n.date = snaps->Text(4);
+    n.kind = snaps->Text(5);
+    n.subdir = snaps->Text(7);
+    n.indexed_at = snaps->Text(9);
+    n.files = snaps->Int(10);
+    n.bytes = snaps->Int(11);
+    n.n_sites = snaps->Int(12);
+    n.sites_sum = snaps->Int(13);
+    n.n_non_sites = snaps->Int(14);
+    n.non_sites_sum = snaps->Int(15);
+    n.n_issues = snaps->Int(16);
+    n.issues_sum = snaps->Int(17);
+    n.n_classes = snaps->Int(18);
+    n.classes_sum = snaps->Int(19);
+  }
+  if (verify) {
+    for (const auto& [pk, lib] : base->libraries) {
+      auto it = per_library.find(pk);
+      std::pair<int64_t, int64_t> got = it == per_library.end() ? std::pair<int64_t, int64_t>{}
+                                                                : it->second;
+      if (got.first != lib.n_snapshots || got.second != lib.snapshots_sum) {
+        return Damaged("the snapshots of " + lib.name + " do not match the library's hash");
+      }
+      if (it != per_library.end()) per_library.erase(it);
+    }
+    if (!per_library.empty()) return Damaged("snapshot rows belong to no library");
+  }
+
+  Result<Statement> fams = db_.Prepare("SELECT " + std::string(kFamilyHashColumns) +
+                                       ", crc FROM family ORDER BY slug");
+  if (!fams) return tl::unexpected(fams.error());
+  count = 0;
+  sum = 0;
+  while (true) {
+    Result<bool> r = fams->Step();
+    if (!r) return tl::unexpected(r.error());
+    if (!*r) break;
+    if (verify && fams->HashColumns(0, 6) != fams->Int(6)) {
+      return Damaged("a family row does not match its hash");
+    }
+    ++count;
+    sum = AddHashes(sum, fams->Int(6));
+    FamilyInfo f;
+    f.slug = fams->Text(0);
+    f.name = fams->Text(1);
+    f.description = fams->Text(2);
+    f.errors = fams->Int(3);
+    f.libraries = fams->Int(4);
+    nlohmann::json examples = nlohmann::json::parse(fams->Text(5), nullptr, false);
+    if (examples.is_array()) {
+      for (const nlohmann::json& x : examples) {
+        if (x.is_string()) f.examples.push_back(x.get<std::string>());
+      }
+    }
+    base->families.push_back(std::move(f));
+  }
+  if (verify && (count != n_families || sum != families_sum)) {
+    return Damaged("the family table does not match the seal");
+  }
+  if (verify) {
+    base_ = base;
+    base_version_ = *version;
+  }
+  return std::shared_ptr<const Base>(base);
+}
+
+Result<int64_t> Catalog::FtsHash() {
+  // FTS5's own tables, by key: any change to the search index shows.
+  int64_t hash = 0;
+  int64_t salt = 0;
+  for (const char* sql :
+       {"SELECT id, block FROM error_fts_data ORDER BY id",
+        "SELECT segid, term, pgno FROM error_fts_idx ORDER BY segid, term",
+        "SELECT id, sz FROM error_fts_docsize ORDER BY id",
+        "SELECT k, v FROM error_fts_config ORDER BY k"}) {
+    Result<Statement> st = db_.Prepare(sql);
+    if (!st) return tl::unexpected(st.error());
+    ++salt;
+    while (true) {
+      Result<bool> row = st->Step();
+      if (!row) return tl::unexpected(row.error());
+      if (!*row) break;
+      uint64_t h = static_cast<uint64_t>(st->HashColumns(0, st->ColumnCount()));
+      hash = AddHashes(hash, static_cast<int64_t>(h * static_cast<uint64_t>(2 * salt + 1)));
+    }
+  }
+  return hash;
+}
+
+Result<void> Catalog::VerifyFts() {
+  if (!Verifying()) return {};
+  Result<int64_t> version = DataVersion();
+  if (!version) return tl::unexpected(version.error());
+  if (fts_version_ == *version && base_) return {};
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  Result<int64_t> hash = FtsHash();
+  if (!hash) return tl::unexpected(hash.error());
+  if (*hash != (*base)->fts_hash) return Damaged("the search index does not match its hash");
+  fts_version_ = *version;
+  return {};
+}
+
+Result<void> Catalog::Seal(bool rehash_rows) {
+  if (!dirty_all_ && dirty_libraries_.empty()) return {};
+  std::string in;
+  for (int64_t pk : dirty_libraries_) {
+    if (!in.empty()) in += ", ";
+    in += std::to_string(pk);
+  }
+  std::string of_library = dirty_all_ ? "1" : "library_pk IN (" + in + ")";
+  std::string of_pk = dirty_all_ ? "1" : "pk IN (" + in + ")";
+  auto hash_of = [](std::string_view columns) {
+    return "errdex_row_hash(" + std::string(columns) + ")";
+  };
+  auto count_sum = [](std::string_view n, std::string_view s, std::string_view table,
+                      std::string_view where) {
+    std::string from = " FROM " + std::string(table) + " WHERE " + std::string(where);
+    return std::string(n) + " = (SELECT count(*)" + from + "), " + std::string(s) +
+           " = (SELECT errdex_sum(crc)" + from + ")";
+  };
+  std::string sql;
+  if (rehash_rows) {
+    // Rows written before hashes existed (an upgrade): leaves first.
+    sql += "UPDATE site SET body_hash = " + hash_of(kSiteBodyColumns) +
+           ", guard_hash = " + hash_of(kSiteGuardColumns) + ";";
+    sql += "UPDATE site SET crc = " + hash_of(kSiteHashColumns) + ";";
+    sql += "UPDATE non_site SET crc = " + hash_of(kNonSiteHashColumns) + ";";
+    sql += "UPDATE file_issue SET crc = " + hash_of(kFileIssueHashColumns) + ";";
+    sql += "UPDATE exception_class SET crc = " + hash_of(kClassHashColumns) + ";";
+    sql += "UPDATE analysis SET crc = " + hash_of(kAnalysisHashColumns) + ";";
+    sql += "UPDATE enrichment SET crc = " + hash_of(kEnrichmentHashColumns) + ";";
+  }
+  sql += "UPDATE snapshot SET " +
+         count_sum("n_sites", "sites_sum", "site", "snapshot_pk = snapshot.pk") + ", " +
+         count_sum("n_non_sites", "non_sites_sum", "non_site", "snapshot_pk = snapshot.pk") + ", " +
+         count_sum("n_issues", "issues_sum", "file_issue", "snapshot_pk = snapshot.pk") + ", " +
+         count_sum("n_classes", "classes_sum", "exception_class", "snapshot_pk = snapshot.pk") +
+         " WHERE " + of_library + ";";
+  sql += "UPDATE snapshot SET crc = " + hash_of(kSnapshotHashColumns) + " WHERE " + of_library +
+         ";";
+  sql += "UPDATE error SET " + count_sum("n_sites", "sites_sum", "site", "error_pk = error.pk") +
+         ", analysis_crc = coalesce((SELECT crc FROM analysis WHERE error_pk = error.pk), 0)"
+         ", enrichment_crc = coalesce((SELECT crc FROM enrichment WHERE error_id = error.id), 0)"
+         " WHERE " + of_library + ";";
+  sql += "UPDATE error SET crc = " + hash_of(kErrorHashColumns) + " WHERE " + of_library + ";";
+  sql += "UPDATE library SET " +
+         count_sum("n_snapshots", "snapshots_sum", "snapshot", "library_pk = library.pk") + ", " +
+         count_sum("n_errors", "errors_sum", "error", "library_pk = library.pk") +
+         ", prefilter_crc = coalesce((SELECT errdex_row_hash(format, blob) FROM prefilter "
+         "WHERE library_pk = library.pk), 0) WHERE " + of_pk + ";";
+  sql += "UPDATE library SET crc = " + hash_of(kLibraryHashColumns) + " WHERE " + of_pk + ";";
+  // Families count across the catalog: all of them, every time (23 rows).
+  // Examples: one per library first (the longest literal text of each), so
+  // that they show how far the family reaches.
+  sql +=
+      "UPDATE family SET errors = (SELECT count(*) FROM analysis a WHERE a.family = family.slug), "
+      "libraries = (SELECT count(DISTINCT e.library_pk) FROM analysis a JOIN error e "
+      "ON e.pk = a.error_pk WHERE a.family = family.slug), "
+      "examples = (SELECT json_group_array(template) FROM (SELECT template FROM ("
+      "SELECT e.template, e.literal_size, row_number() OVER (PARTITION BY e.library_pk "
+      "ORDER BY e.dynamic, e.literal_size DESC, e.id) AS rank FROM analysis a JOIN error e "
+      "ON e.pk = a.error_pk WHERE a.family = family.slug AND e.dynamic = 0) "
+      "ORDER BY rank, literal_size DESC, template LIMIT 3));";
+  sql += "UPDATE family SET crc = " + hash_of(kFamilyHashColumns) + ";";
+  ERRDEX_TRY(db_.Exec(sql));
+  Result<int64_t> fts = FtsHash();
+  if (!fts) return tl::unexpected(fts.error());
+  Result<Statement> seal = db_.Prepare(
+      "INSERT OR REPLACE INTO seal (pk, n_libraries, libraries_sum, n_families, families_sum, "
+      "n_enrichments, enrichments_sum, fts_hash, crc) VALUES (1, "
+      "(SELECT count(*) FROM library), (SELECT errdex_sum(crc) FROM library), "
+      "(SELECT count(*) FROM family), (SELECT errdex_sum(crc) FROM family), "
+      "(SELECT count(*) FROM enrichment), (SELECT errdex_sum(crc) FROM enrichment), ?1, 0)");
+  if (!seal) return tl::unexpected(seal.error());
+  seal->Bind(1, *fts);
+  ERRDEX_TRY(seal->Run());
+  return db_.Exec("UPDATE seal SET crc = " + hash_of(kSealHashColumns));
+}
+
+Result<CheckReport> Catalog::Check() {
+  CheckReport report;
+  auto problem = [&](const Error& e) { report.problems.push_back(Problem(e)); };
+  {
+    Result<Statement> st = db_.Prepare("PRAGMA integrity_check(20)");
+    if (!st) {
+      problem(st.error());
+      return report;
+    }
+    while (true) {
+      Result<bool> row = st->Step();
+      if (!row) {
+        problem(row.error());
+        return report;
+      }
+      if (!*row) break;
+      std::string line = st->Text(0);
+      if (line != "ok") report.problems.push_back("SQLite: " + line);
+    }
+  }
+  base_.reset();
+  Result<std::shared_ptr<const Base>> got = GetBase();
+  if (!got) {
+    problem(got.error());
+    return report;
+  }
+  const Base& base = **got;
+  report.libraries = static_cast<int64_t>(base.libraries.size());
+  report.snapshots = static_cast<int64_t>(base.snapshots.size());
+
+  Result<std::vector<ErrorRow>> errors = AllErrors(-1, base, /*pieces=*/false);
+  if (!errors) {
+    problem(errors.error());
+    return report;
+  }
+  report.errors = static_cast<int64_t>(errors->size());
+  std::map<int64_t, const ErrorRow*> by_pk;
+  std::map<std::string, const ErrorRow*> by_id;
+  for (const ErrorRow& r : *errors) {
+    by_pk[r.record.pk] = &r;
+    by_id[r.record.id] = &r;
+  }
+
+  // Every site in full, against its error and its snapshot.
+  {
+    Result<Statement> st = db_.Prepare(
+        "SELECT " + std::string(kSiteHashColumns) + ", crc, " + std::string(kSiteGuardColumns) +
+        ", " + std::string(kSiteBodyColumns) + " FROM site");
+    if (!st) {
+      problem(st.error());
+      return report;
+    }
+    std::map<int64_t, std::pair<int64_t, int64_t>> per_error;
+    std::map<int64_t, std::pair<int64_t, int64_t>> per_snapshot;
+    int64_t bad = 0;
+    while (true) {
+      Result<bool> row = st->Step();
+      if (!row) {
+        problem(row.error());
+        return report;
+      }
+      if (!*row) break;
+      ++report.sites;
+      if (st->HashColumns(0, 15) != st->Int(15) || st->HashColumns(16, 2) != st->Int(14) ||
+          st->HashColumns(18, 3) != st->Int(13)) {
+        ++bad;
+      }
+      for (auto* m : {&per_error, &per_snapshot}) {
+        auto& [c, s] = (*m)[m == &per_error ? st->Int(1) : st->Int(0)];
+        ++c;
+        s = AddHashes(s, st->Int(15));
+      }
+    }
+    if (bad > 0) report.problems.push_back(std::to_string(bad) + " sites do not match their hash");
+    int64_t errors_off = 0;
+    for (const ErrorRow& r : *errors) {
+      auto [c, s] = per_error[r.record.pk];
+      if (c != r.n_sites || s != r.sites_sum) ++errors_off;
+    }
+    if (errors_off > 0) {
+      report.problems.push_back(std::to_string(errors_off) +
+                                " errors' sites do not match the error's count and hash");
+    }
+    for (const auto& [pk, cs] : per_error) {
+      if (!by_pk.count(pk)) {
+        report.problems.push_back("sites belong to error rows that are missing");
+        break;
+      }
+    }
+    int64_t snapshots_off = 0;
+    for (const auto& [pk, snap] : base.snapshots) {
+      auto [c, s] = per_snapshot[pk];
+      if (c != snap.n_sites || s != snap.sites_sum) ++snapshots_off;
+    }
+    if (snapshots_off > 0) {
+      report.problems.push_back(std::to_string(snapshots_off) +
+                                " snapshots' sites do not match the snapshot's count and hash");
+    }
+  }
+
+  struct Child {
+    const char* table;
+    std::string_view columns;
+    int64_t Base::Snapshot::*count;
+    int64_t Base::Snapshot::*sum;
+  };
+  for (const Child& c : {Child{"non_site", kNonSiteHashColumns, &Base::Snapshot::n_non_sites,
+                               &Base::Snapshot::non_sites_sum},
+                         Child{"file_issue", kFileIssueHashColumns, &Base::Snapshot::n_issues,
+                               &Base::Snapshot::issues_sum},
+                         Child{"exception_class", kClassHashColumns, &Base::Snapshot::n_classes,
+                               &Base::Snapshot::classes_sum}}) {
+    Result<void> scanned =
+        ScanSnapshotRows(db_, c.table, c.columns, c.count, c.sum, base, [](const Statement&) {});
+    if (!scanned) problem(scanned.error());
+  }
+
+  // Analyses against their errors' hashes, both ways.
+  {
+    Result<Statement> st = db_.Prepare("SELECT " + std::string(kAnalysisHashColumns) +
+                                       ", crc FROM analysis");
+    if (!st) {
+      problem(st.error());
+      return report;
+    }
+    int64_t bad = 0;
+    std::map<int64_t, int64_t> seen;
+    while (true) {
+      Result<bool> row = st->Step();
+      if (!row) {
+        problem(row.error());
+        return report;
+      }
+      if (!*row) break;
+      ++report.analyses;
+      auto e = by_pk.find(st->Int(0));
+      if (st->HashColumns(0, 3) != st->Int(3) || e == by_pk.end() ||
+          e->second->analysis_crc != st->Int(3)) {
+        ++bad;
+      }
+      seen[st->Int(0)] = st->Int(3);
+    }
+    for (const ErrorRow& r : *errors) {
+      if (r.analysis_crc != 0 && !seen.count(r.record.pk)) ++bad;
+    }
+    if (bad > 0) {
+      report.problems.push_back(std::to_string(bad) + " analyses do not match their hash");
+    }
+  }
+  {
+    Result<Statement> st = db_.Prepare("SELECT " + std::string(kEnrichmentHashColumns) +
+                                       ", crc FROM enrichment");
+    if (!st) {
+      problem(st.error());
+      return report;
+    }
+    int64_t bad = 0;
+    int64_t sum = 0;
+    std::set<std::string> seen;
+    while (true) {
+      Result<bool> row = st->Step();
+      if (!row) {
+        problem(row.error());
+        return report;
+      }
+      if (!*row) break;
+      ++report.enrichments;
+      sum = AddHashes(sum, st->Int(4));
+      if (st->HashColumns(0, 4) != st->Int(4)) ++bad;
+      auto e = by_id.find(st->Text(0));
+      if (e != by_id.end() && e->second->enrichment_crc != st->Int(4)) ++bad;
+      seen.insert(st->Text(0));
+    }
+    for (const ErrorRow& r : *errors) {
+      if (r.enrichment_crc != 0 && !seen.count(r.record.id)) ++bad;
+    }
+    if (report.enrichments != base.n_enrichments || sum != base.enrichments_sum) ++bad;
+    if (bad > 0) {
+      report.problems.push_back(std::to_string(bad) + " enrichments do not match their hash");
+    }
+  }
+  Result<void> prefilters =
+      VisitPrefilters([](const PrefilterBlob&, std::string_view) -> Result<void> { return {}; });
+  if (!prefilters) problem(prefilters.error());
+  fts_version_ = -1;
+  Result<void> fts = VerifyFts();
+  if (!fts) problem(fts.error());
+  return report;
+}
+
+}  // namespace errdex::catalog
