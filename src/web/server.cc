@@ -1,6 +1,5 @@
 #include "web/server.h"
 
-#include <sqlite3.h>
 #include <sys/resource.h>
 
 #include <fmt/format.h>
@@ -378,12 +377,6 @@ int Server::port() const { return impl_->port; }
 void Server::Stop() { impl_->ioc.stop(); }
 
 Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options) {
-  // The catalog is a file other processes replace and rewrite while this one
-  // reads it: through a memory map, a file truncated under the map is a
-  // SIGBUS that kills the server. Plain reads fail with an error instead,
-  // which is a 503 until the catalog is whole again. (Takes effect only
-  // before SQLite's first use in the process, which is here for `serve`.)
-  sqlite3_config(SQLITE_CONFIG_MMAP_SIZE, sqlite3_int64{0}, sqlite3_int64{0});
   size_t cores = std::max(1u, std::thread::hardware_concurrency());
   size_t workers = options.threads > 0 ? static_cast<size_t>(options.threads) : cores + 1;
   // Fails now, not at the first request, when the catalog cannot be read.
