@@ -217,16 +217,6 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
 }
 
 // Per parent row: how many children were read and the sum of their hashes.
-struct Tally {
-  int64_t count = 0;
-  int64_t sum = 0;
-  void Add(int64_t crc) {
-    ++count;
-    sum = AddHashes(sum, crc);
-  }
-  bool Matches(int64_t n, int64_t s) const { return count == n && sum == s; }
-};
-
 }  // namespace
 
 std::string DefaultPath() {
@@ -849,27 +839,43 @@ Result<std::vector<int64_t>> Catalog::ErrorsWithoutMessage(std::string_view exce
   return out;
 }
 
+void Tally::Add(int64_t crc) {
+  ++count;
+  sum = AddHashes(sum, crc);
+}
+
+Result<void> ScanHashedRows(Database& db, std::string_view columns, std::string_view from,
+                            bool verify, std::string_view what, Tally* tally,
+                            const std::function<void(const Statement& row)>& visit) {
+  int n = ColumnCount(columns);
+  Result<Statement> st =
+      db.Prepare("SELECT " + std::string(columns) + ", crc FROM " + std::string(from));
+  if (!st) return tl::unexpected(st.error());
+  while (true) {
+    Result<bool> row = st->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) return {};
+    if (verify) {
+      if (st->HashColumns(0, n) != st->Int(n)) {
+        return Damaged("a row of " + std::string(what) + " does not match its hash");
+      }
+      if (tally != nullptr) tally->Add(st->Int(n));
+    }
+    visit(*st);
+  }
+}
+
 Result<void> ScanSnapshotRows(Database& db, std::string_view table, std::string_view columns,
                               int64_t Catalog::Base::Snapshot::*count,
                               int64_t Catalog::Base::Snapshot::*sum, const Catalog::Base& base,
                               const std::function<void(const Statement& row)>& visit) {
   int n = ColumnCount(columns);
-  Result<Statement> st =
-      db.Prepare("SELECT " + std::string(columns) + ", crc FROM " + std::string(table));
-  if (!st) return tl::unexpected(st.error());
   std::map<int64_t, Tally> tallies;
-  while (true) {
-    Result<bool> row = st->Step();
-    if (!row) return tl::unexpected(row.error());
-    if (!*row) break;
-    if (base.verified) {
-      if (st->HashColumns(0, n) != st->Int(n)) {
-        return Damaged("a row of " + std::string(table) + " does not match its hash");
-      }
-      tallies[st->Int(0)].Add(st->Int(n));
-    }
-    visit(*st);
-  }
+  ERRDEX_TRY(ScanHashedRows(db, columns, table, base.verified, table, nullptr,
+                            [&](const Statement& row) {
+                              if (base.verified) tallies[row.Int(0)].Add(row.Int(n));
+                              visit(row);
+                            }));
   if (!base.verified) return {};
   for (const auto& [pk, snap] : base.snapshots) {
     auto it = tallies.find(pk);

@@ -40,11 +40,12 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
   Result<Statement> seal =
       db_.Prepare("SELECT " + std::string(kSealHashColumns) + ", crc FROM seal");
   if (!seal) return tl::unexpected(seal.error());
-  Result<bool> row = seal->Step();
-  if (!row) return tl::unexpected(row.error());
+  Result<bool> sealed = seal->Step();
+  if (!sealed) return tl::unexpected(sealed.error());
   int64_t n_libraries = 0, libraries_sum = 0, n_families = 0, families_sum = 0;
-  if (*row) {
-    if (verify && seal->HashColumns(0, 7) != seal->Int(7)) {
+  if (*sealed) {
+    const int crc = ColumnCount(kSealHashColumns);
+    if (verify && seal->HashColumns(0, crc) != seal->Int(crc)) {
       return Damaged("the seal row does not match its hash");
     }
     n_libraries = seal->Int(0);
@@ -58,71 +59,51 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
     return Damaged("the seal row is missing");
   }
 
-  Result<Statement> libs =
-      db_.Prepare("SELECT " + std::string(kLibraryHashColumns) + ", crc FROM library");
-  if (!libs) return tl::unexpected(libs.error());
-  int64_t count = 0, sum = 0;
-  while (true) {
-    Result<bool> r = libs->Step();
-    if (!r) return tl::unexpected(r.error());
-    if (!*r) break;
-    if (verify && libs->HashColumns(0, 9) != libs->Int(9)) {
-      return Damaged("a library row does not match its hash");
-    }
-    ++count;
-    sum = AddHashes(sum, libs->Int(9));
-    Base::Library& l = base->libraries[libs->Int(0)];
-    l.name = libs->Text(1);
-    l.url = libs->Text(2);
-    l.n_snapshots = libs->Int(4);
-    l.snapshots_sum = libs->Int(5);
-    l.n_errors = libs->Int(6);
-    l.errors_sum = libs->Int(7);
-    l.prefilter_crc = libs->Int(8);
-  }
-  if (verify && (count != n_libraries || sum != libraries_sum)) {
+  Tally libraries;
+  ERRDEX_TRY(ScanHashedRows(db_, kLibraryHashColumns, "library", verify, "library", &libraries,
+                            [&](const Statement& row) {
+                              Base::Library& l = base->libraries[row.Int(0)];
+                              l.name = row.Text(1);
+                              l.url = row.Text(2);
+                              l.n_snapshots = row.Int(4);
+                              l.snapshots_sum = row.Int(5);
+                              l.n_errors = row.Int(6);
+                              l.errors_sum = row.Int(7);
+                              l.prefilter_crc = row.Int(8);
+                            }));
+  if (verify && !libraries.Matches(n_libraries, libraries_sum)) {
     return Damaged("the library table does not match the seal");
   }
 
-  Result<Statement> snaps =
-      db_.Prepare("SELECT " + std::string(kSnapshotHashColumns) + ", crc FROM snapshot");
-  if (!snaps) return tl::unexpected(snaps.error());
-  std::map<int64_t, std::pair<int64_t, int64_t>> per_library;
-  while (true) {
-    Result<bool> r = snaps->Step();
-    if (!r) return tl::unexpected(r.error());
-    if (!*r) break;
-    if (verify && snaps->HashColumns(0, 20) != snaps->Int(20)) {
-      return Damaged("a snapshot row does not match its hash");
-    }
-    Base::Snapshot& n = base->snapshots[snaps->Int(0)];
-    n.library_pk = snaps->Int(1);
-    auto& [c, s] = per_library[n.library_pk];
-    ++c;
-    s = AddHashes(s, snaps->Int(20));
-    n.rev = snaps->Text(2);
-    n.commit = snaps->Text(3);
-    n.date = snaps->Text(4);
-    n.kind = snaps->Text(5);
-    n.subdir = snaps->Text(7);
-    n.indexed_at = snaps->Text(9);
-    n.files = snaps->Int(10);
-    n.bytes = snaps->Int(11);
-    n.n_sites = snaps->Int(12);
-    n.sites_sum = snaps->Int(13);
-    n.n_non_sites = snaps->Int(14);
-    n.non_sites_sum = snaps->Int(15);
-    n.n_issues = snaps->Int(16);
-    n.issues_sum = snaps->Int(17);
-    n.n_classes = snaps->Int(18);
-    n.classes_sum = snaps->Int(19);
-  }
+  const int snapshot_crc = ColumnCount(kSnapshotHashColumns);
+  std::map<int64_t, Tally> per_library;
+  ERRDEX_TRY(ScanHashedRows(db_, kSnapshotHashColumns, "snapshot", verify, "snapshot", nullptr,
+                            [&](const Statement& row) {
+                              Base::Snapshot& n = base->snapshots[row.Int(0)];
+                              n.library_pk = row.Int(1);
+                              per_library[n.library_pk].Add(row.Int(snapshot_crc));
+                              n.rev = row.Text(2);
+                              n.commit = row.Text(3);
+                              n.date = row.Text(4);
+                              n.kind = row.Text(5);
+                              n.subdir = row.Text(7);
+                              n.indexed_at = row.Text(9);
+                              n.files = row.Int(10);
+                              n.bytes = row.Int(11);
+                              n.n_sites = row.Int(12);
+                              n.sites_sum = row.Int(13);
+                              n.n_non_sites = row.Int(14);
+                              n.non_sites_sum = row.Int(15);
+                              n.n_issues = row.Int(16);
+                              n.issues_sum = row.Int(17);
+                              n.n_classes = row.Int(18);
+                              n.classes_sum = row.Int(19);
+                            }));
   if (verify) {
     for (const auto& [pk, lib] : base->libraries) {
       auto it = per_library.find(pk);
-      std::pair<int64_t, int64_t> got = it == per_library.end() ? std::pair<int64_t, int64_t>{}
-                                                                : it->second;
-      if (got.first != lib.n_snapshots || got.second != lib.snapshots_sum) {
+      Tally got = it == per_library.end() ? Tally{} : it->second;
+      if (!got.Matches(lib.n_snapshots, lib.snapshots_sum)) {
         return Damaged("the snapshots of " + lib.name + " do not match the library's hash");
       }
       if (it != per_library.end()) per_library.erase(it);
@@ -130,35 +111,25 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
     if (!per_library.empty()) return Damaged("snapshot rows belong to no library");
   }
 
-  Result<Statement> fams = db_.Prepare("SELECT " + std::string(kFamilyHashColumns) +
-                                       ", crc FROM family ORDER BY slug");
-  if (!fams) return tl::unexpected(fams.error());
-  count = 0;
-  sum = 0;
-  while (true) {
-    Result<bool> r = fams->Step();
-    if (!r) return tl::unexpected(r.error());
-    if (!*r) break;
-    if (verify && fams->HashColumns(0, 6) != fams->Int(6)) {
-      return Damaged("a family row does not match its hash");
-    }
-    ++count;
-    sum = AddHashes(sum, fams->Int(6));
-    FamilyInfo f;
-    f.slug = fams->Text(0);
-    f.name = fams->Text(1);
-    f.description = fams->Text(2);
-    f.errors = fams->Int(3);
-    f.libraries = fams->Int(4);
-    nlohmann::json examples = nlohmann::json::parse(fams->Text(5), nullptr, false);
-    if (examples.is_array()) {
-      for (const nlohmann::json& x : examples) {
-        if (x.is_string()) f.examples.push_back(x.get<std::string>());
-      }
-    }
-    base->families.push_back(std::move(f));
-  }
-  if (verify && (count != n_families || sum != families_sum)) {
+  Tally families;
+  ERRDEX_TRY(ScanHashedRows(
+      db_, kFamilyHashColumns, "family ORDER BY slug", verify, "family", &families,
+      [&](const Statement& row) {
+        FamilyInfo f;
+        f.slug = row.Text(0);
+        f.name = row.Text(1);
+        f.description = row.Text(2);
+        f.errors = row.Int(3);
+        f.libraries = row.Int(4);
+        nlohmann::json examples = nlohmann::json::parse(row.Text(5), nullptr, false);
+        if (examples.is_array()) {
+          for (const nlohmann::json& x : examples) {
+            if (x.is_string()) f.examples.push_back(x.get<std::string>());
+          }
+        }
+        base->families.push_back(std::move(f));
+      }));
+  if (verify && !families.Matches(n_families, families_sum)) {
     return Damaged("the family table does not match the seal");
   }
   if (verify) {

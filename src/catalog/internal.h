@@ -98,6 +98,21 @@ class WriteScope {
   bool open_ = false;
 };
 
+// Steps every row of "SELECT <columns>, crc FROM <from>" and calls `visit`
+// with it. When `verify`: a row whose crc is not the hash of the columns
+// before it is damage ("a row of <what> does not match its hash"), and
+// `tally`, when given, counts the rows and sums their hashes for the caller
+// to compare with the aggregate its parent row keeps.
+struct Tally {
+  int64_t count = 0;
+  int64_t sum = 0;
+  void Add(int64_t crc);
+  bool Matches(int64_t n, int64_t s) const { return count == n && sum == s; }
+};
+Result<void> ScanHashedRows(Database& db, std::string_view columns, std::string_view from,
+                            bool verify, std::string_view what, Tally* tally,
+                            const std::function<void(const Statement& row)>& visit);
+
 // Reads every row of a table whose rows belong to a snapshot (columns:
 // its hash columns, snapshot_pk first), checking each row's hash and, per
 // snapshot, their count and sum against the snapshot's `count` and `sum`.
