@@ -736,6 +736,7 @@ def main():
                     help="at most this many interpreter-raised ('implicit') cases per library")
     ap.add_argument("--only", default="", help="comma-separated libraries (default: all)")
     ap.add_argument("--no-introspection", action="store_true")
+    ap.add_argument("--no-scenarios", action="store_true")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.worker:
@@ -751,7 +752,7 @@ def main():
         for library, modules in groups:
             if not only or library in only:
                 specs.append(f"introspect:{library}|{','.join(modules)}")
-    for library in scenarios.libraries():
+    for library in [] if args.no_scenarios else scenarios.libraries():
         if not only or library in only:
             specs.append(f"scenarios:{library}")
     prefix = net_prefix()

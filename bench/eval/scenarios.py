@@ -244,3 +244,123 @@ add(STD, *[TF + s for s in [
     "t = tarfile.open('a.tar', 'w')\ni = tarfile.TarInfo('/abs')\nt.addfile(i, io.BytesIO(b''))\nt.close()\n"
     "tarfile.open('a.tar').extractall('out', filter='data')",
     "tarfile.open('a.tar', 'w').extractall(filter='bogus')"]])
+
+# ---------------------------------------------------------------- packages
+J2 = "import jinja2\nenv = jinja2.Environment(undefined=jinja2.StrictUndefined)\n"
+each("pypi/jinja2", J2 + "env.from_string(ARG)",
+     ["{{ x", "{% if x %}", "{% for x in y %}", "{% endfor %}", "{{ x | nofilter }}",
+      "{% block a %}{% block a %}{% endblock %}{% endblock %}", "{% extends %}", "{{ x is notatest }}",
+      "{% set %}", "{{ 1 + }}", "{% macro m( %}", "{% raw %}", "{{ x.1a }}", "{% include %}",
+      "{% bogus %}", "{{ (1, }}", "{% for %}{% endfor %}", "{% if x %}{% else %}{% else %}{% endif %}",
+      "{{ x }}}}{%", "{% with %}", "{% call %}", "{% filter %}", "{{ 'a' ~ }}", "{{ x[ }}"])
+add("pypi/jinja2", *[J2 + s for s in [
+    "env.from_string('{{ x }}').render()", "env.from_string('{{ x.y }}').render(x={})",
+    "env.from_string('{{ x + 1 }}').render()", "env.from_string('{% for a in x %}{% endfor %}').render()",
+    "env.from_string('{{ x() }}').render()", "env.from_string('{{ x | length }}').render()",
+    "env.get_template('missing.html')", "jinja2.Environment(loader=jinja2.DictLoader({})).get_template('a')",
+    "jinja2.Environment(loader=jinja2.FileSystemLoader('.')).get_template('no.html')",
+    "jinja2.Environment(loader=jinja2.DictLoader({'a': '{% extends \"b\" %}'})).get_template('a').render()",
+    "env.from_string('{{ x | int(base=\"q\") }}').render(x='1')",
+    "env.from_string('{{ 1 | attr }}').render()", "env.from_string('{{ [] | first | upper }}').render()",
+    "env.from_string('{{ \"a\" | batch(0) | list }}').render()",
+    "env.from_string('{{ range(10**9) | list }}').render()",
+    "env.from_string('{{ x | map(\"nofilter\") | list }}').render(x=[1])",
+    "env.from_string('{{ x | selectattr(\"a\", \"nosuchtest\") | list }}').render(x=[{}])",
+    "env.from_string('{{ x | sum(attribute=\"a\") }}').render(x=[{}])",
+    "env.from_string('{{ x | dictsort(by=\"z\") }}').render(x={'a': 1})",
+    "env.from_string('{{ 1 / 0 }}').render()", "env.from_string('{{ x | groupby(\"a\") }}').render(x=[{}])",
+    "env.from_string('{% macro m(a) %}{% endmacro %}{{ m(1, 2) }}').render()",
+    "env.from_string('{% macro m(a) %}{% endmacro %}{{ m(b=1) }}').render()",
+    "env.from_string('{{ x.__class__ }}').render(x=1)",
+    "jinja2.sandbox.SandboxedEnvironment().from_string('{{ x.__class__.__mro__ }}').render(x=1)\n",
+    "import jinja2.sandbox\njinja2.sandbox.SandboxedEnvironment().from_string('{{ f.__globals__ }}').render(f=lambda: 1)",
+    "import jinja2.sandbox\njinja2.sandbox.SandboxedEnvironment().from_string('{{ x.append(1) }}').render(x=[])",
+    "jinja2.Environment(extensions=['no.such.Ext'])", "jinja2.Environment(block_start_string='{{')\n"
+    "jinja2.Environment(block_start_string='{{').from_string('x')",
+    "env.from_string('{{ x | tojson }}').render(x=object())", "env.from_string('{{ x | round(\"a\") }}').render(x=1.5)",
+    "env.from_string('{{ x | truncate(1, leeway=-1) }}').render(x='abc')",
+    "env.from_string('{{ x | indent(\"a\") }}').render(x='abc')",
+    "jinja2.Template('{% for %}')", "jinja2.Template('{{ x }}', undefined=jinja2.StrictUndefined).render()",
+    "env.from_string('{% import \"x\" as y %}').render()",
+    "env.from_string('{{ super() }}').render()", "env.from_string('{{ self.missing() }}').render()"]])
+YM = "import yaml\n"
+each("pypi/yaml", YM + "yaml.safe_load(ARG)",
+     ["a: b: c", "- a\nb: c", "key: [1, 2", "a: {b: 1", "'unterminated", "a:\n\t- b", "!!python/object:os.system x",
+      "a: *missing", "&a [*a]\n: x", "? [a\n", "a: 1\n a: 2", "%YAML 2.0\n---\na", "%TAG ! x\n%TAG ! y\n--- a",
+      "!!binary xyz=", "!!int abc", "!!float x", "!!timestamp x", "{a: 1, b}: c", "a: |\n x\n  y\n z",
+      "\"\\q\"", "- [\n", "!!map [1]", "!!seq {a: 1}", "!!set [1]", "@reserved", "`tick", "a: b\n- c",
+      "!!omap {a: 1}", "!!pairs [1]", "--- !<tag:yaml.org,2002:bogus> x", "a: !!str\n  b: c"])
+add("pypi/yaml", *[YM + s for s in [
+    "yaml.safe_dump(object())", "yaml.safe_dump({'a': set()}, default_flow_style=None)\nyaml.safe_dump(lambda: 1)",
+    "yaml.load('a: 1')", "yaml.load('a: 1', Loader=None)", "yaml.safe_load(b'\\xff\\xfe\\x00\\x00a')",
+    "yaml.safe_load('a\\x00b')", "yaml.safe_load('\\x07')", "yaml.safe_load(1)",
+    "yaml.dump({'a': 1}, Dumper=yaml.SafeDumper, indent=0)", "yaml.compose('a: 1\\n---\\nb')\n"
+    "yaml.safe_load('a\\n---\\nb')", "yaml.full_load('!!python/name:os.nope x')",
+    "yaml.unsafe_load('!!python/name:nosuchmod.x x')", "yaml.unsafe_load('!!python/object/apply:int [a, b, c, d]')",
+    "yaml.safe_load_all('a\\n---\\n: [')\nlist(yaml.safe_load_all('a\\n---\\nb: [c'))",
+    "yaml.SafeLoader('x').get_single_node()\nyaml.SafeLoader('a\\n---\\nb').get_single_node()"]])
+CK = ("import click\n@click.command()\n@click.option('--n', type=int)\n"
+      "@click.option('--c', type=click.Choice(['a', 'b']))\n@click.option('--r', type=click.IntRange(0, 5))\n"
+      "@click.option('--p', type=click.Path(exists=True))\n@click.option('--f', type=float)\n"
+      "@click.option('--d', type=click.DateTime())\n@click.option('--u', type=click.UUID)\n"
+      "@click.option('--b', type=bool)\n@click.option('--t', type=(int, str))\n"
+      "@click.option('--req', required=False)\n@click.argument('name', required=False)\n"
+      "def cli(**kw):\n    pass\n")
+each("pypi/click", CK + "cli.main(ARG, standalone_mode=False)",
+     [["--n", "x"], ["--c", "z"], ["--r", "9"], ["--p", "nope"], ["--f", "one"], ["--d", "2020-99"],
+      ["--u", "not-uuid"], ["--b", "maybe"], ["--t", "1"], ["--bogus"], ["--n"], ["a", "b"],
+      ["--t", "x", "y"], ["--r", "-1"], ["--nn", "1"]])
+add("pypi/click", *["import click\n" + s for s in [
+    "@click.command()\n@click.option('--x', required=True)\ndef c(x):\n    pass\nc.main([], standalone_mode=False)",
+    "@click.command()\n@click.argument('x')\ndef c(x):\n    pass\nc.main([], standalone_mode=False)",
+    "@click.group()\ndef g():\n    pass\ng.main(['nosuch'], standalone_mode=False)",
+    "@click.command()\n@click.option('--x', type=click.File('r'))\ndef c(x):\n    pass\n"
+    "c.main(['--x', 'missing.txt'], standalone_mode=False)",
+    "@click.command()\n@click.option('--x', nargs=2)\ndef c(x):\n    pass\nc.main(['--x', '1'], standalone_mode=False)",
+    "@click.command()\n@click.option('--x', is_flag=True, nargs=2)\ndef c(x):\n    pass",
+    "@click.command()\n@click.option('x')\ndef c(x):\n    pass",
+    "@click.command()\n@click.option('--x', type=click.IntRange(min=1, clamp=True), multiple=True, nargs=-1)\ndef c(x):\n    pass",
+    "@click.command()\n@click.argument('x', nargs=-1, default=1)\ndef c(x):\n    pass",
+    "@click.command()\n@click.option('--x', prompt=True, is_flag=True, flag_value=1, count=True)\ndef c(x):\n    pass",
+    "@click.command()\n@click.password_option()\ndef c(password):\n    pass\nc.main([], standalone_mode=False)",
+    "click.Choice(['a']).convert('b', None, None)", "click.IntRange(1, 2).convert('5', None, None)",
+    "click.FloatRange(0, 1, min_open=True).convert('0', None, None)", "click.INT.convert('q', None, None)",
+    "click.BOOL.convert('perhaps', None, None)", "click.UUID.convert('x', None, None)",
+    "click.DateTime(['%Y']).convert('x', None, None)", "click.Path(exists=True).convert('nope', None, None)",
+    "click.Path(dir_okay=False).convert('.', None, None)", "click.Path(file_okay=False).convert(__file__ if '__file__' in dir() else 'x', None, None)\n"
+    "open('f', 'w').close()\nclick.Path(file_okay=False).convert('f', None, None)",
+    "click.get_current_context()", "click.Tuple([int, int]).convert(('1',), None, None)",
+    "click.BadParameter('bad').show()\nraise click.BadParameter('bad')",
+    "click.File('r').convert('missing', None, None)", "click.format_filename(1)",
+    "@click.command()\n@click.option('--x', type=click.Choice(['a']), multiple=True)\ndef c(x):\n    pass\n"
+    "c.main(['--x', 'a', '--x', 'b'], standalone_mode=False)",
+    "@click.command(context_settings={'ignore_unknown_options': False})\n@click.option('--v', count=True)\n"
+    "def c(v):\n    pass\nc.main(['-vvv', '-z'], standalone_mode=False)",
+    "@click.command()\n@click.option('--x', callback=lambda c, p, v: (_ for _ in ()).throw(click.BadParameter('nope')))\n"
+    "def c(x):\n    pass\nc.main(['--x', '1'], standalone_mode=False)",
+    "@click.command()\n@click.option('--x', envvar='X', type=int)\ndef c(x):\n    pass\n"
+    "import os\nos.environ['X'] = 'q'\nc.main([], standalone_mode=False)"]])
+NX = "import networkx as nx\nG = nx.path_graph(4)\nD = nx.DiGraph([(0, 1), (1, 2), (2, 0)])\n"
+add("pypi/networkx", *[NX + s for s in [
+    "nx.shortest_path(G, 0, 9)", "G.add_edge(5, 6)\nnx.shortest_path(G, 0, 5)", "G.remove_node(9)",
+    "G.remove_edge(0, 3)", "nx.topological_sort(D)\nlist(nx.topological_sort(D))", "nx.find_cycle(G)",
+    "nx.dijkstra_path(G, 0, 99)", "G.add_edge(0, 1, weight=-1)\nnx.dijkstra_path(G, 0, 3)\n"
+    "nx.bellman_ford_path(nx.DiGraph([(0, 1, {'weight': -1}), (1, 0, {'weight': -1})]), 0, 1)",
+    "nx.diameter(nx.Graph([(0, 1), (2, 3)]))", "nx.eccentricity(nx.Graph([(0, 1), (2, 3)]))",
+    "nx.is_connected(nx.DiGraph())", "nx.is_connected(nx.Graph())", "nx.bipartite.sets(nx.complete_graph(3))",
+    "nx.eulerian_circuit(G)\nlist(nx.eulerian_circuit(G))", "nx.topological_sort(G)\nlist(nx.topological_sort(G))",
+    "nx.adjacency_matrix(G, nodelist=[0, 0])", "nx.relabel_nodes(G, {0: 1}, copy=False)\nnx.shortest_path(G, 0, 1)",
+    "nx.minimum_spanning_tree(D)", "nx.ancestors(G, 99)", "nx.descendants(D, 99)", "G.neighbors(99)",
+    "G.nodes[99]", "G.edges[0, 3]", "nx.dag_longest_path(D)", "nx.strongly_connected_components(G)\n"
+    "list(nx.strongly_connected_components(G))", "nx.average_shortest_path_length(nx.Graph([(0, 1), (2, 3)]))",
+    "nx.pagerank(G, max_iter=1, tol=0)", "nx.eigenvector_centrality(nx.DiGraph([(0, 1)]), max_iter=2)",
+    "nx.to_numpy_array(G)", "nx.barabasi_albert_graph(3, 5)", "nx.complete_graph(-1)\nnx.grid_graph([])\n"
+    "nx.random_regular_graph(3, 5)", "nx.hamiltonian_path(G)", "nx.maximal_independent_set(G, [0, 1])",
+    "nx.single_source_shortest_path_length(G, 99)", "nx.bfs_edges(G, 99)\nlist(nx.bfs_edges(G, 99))",
+    "nx.dfs_tree(G, 99)", "nx.from_dict_of_lists({0: 1})", "nx.add_path(G, [])\nnx.path_weight(G, [0, 3], 'weight')",
+    "nx.is_simple_path(G, 1)\nnx.node_connected_component(G, 99)", "nx.lowest_common_ancestor(G, 0, 1)",
+    "nx.subgraph(G, [0]).add_node(5)", "nx.freeze(G)\nG.add_node(7)", "nx.astar_path(G, 0, 99)",
+    "nx.max_weight_matching(D)", "nx.algorithms.isomorphism.GraphMatcher(G, D)\nnx.is_isomorphic(G, D)",
+    "nx.condensation(G)", "nx.union(G, G)", "nx.compose(G, D)", "nx.to_dict_of_lists(G, nodelist=[9])\n"
+    "nx.to_scipy_sparse_array(G)", "nx.graph_edit_distance(G, G, timeout=-1)\nnx.transitive_reduction(G)",
+    "nx.is_tree(nx.Graph())", "nx.center(nx.DiGraph([(0, 1)]))", "nx.dominating_set(G, 99)"]])
