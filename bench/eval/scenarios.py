@@ -364,3 +364,111 @@ add("pypi/networkx", *[NX + s for s in [
     "nx.condensation(G)", "nx.union(G, G)", "nx.compose(G, D)", "nx.to_dict_of_lists(G, nodelist=[9])\n"
     "nx.to_scipy_sparse_array(G)", "nx.graph_edit_distance(G, G, timeout=-1)\nnx.transitive_reduction(G)",
     "nx.is_tree(nx.Graph())", "nx.center(nx.DiGraph([(0, 1)]))", "nx.dominating_set(G, 99)"]])
+SY = "import sympy\nfrom sympy import symbols, Matrix, sympify, Symbol\nx, y = symbols('x y')\n"
+each("pypi/sympy", SY + "sympify(ARG)", ["x +", "2**", "x y z )", "(", "lambda", "import os", "x = 1", "if"])
+add("pypi/sympy", *[SY + s for s in [
+    "Matrix([[1, 2], [2, 4]]).inv()", "Matrix([[1, 2]]) * Matrix([[1, 2]])", "Matrix([[1, 2], [3]])",
+    "Matrix([[1, 2]]).det()", "Matrix([[1, 2], [3, 4]])[5]", "Matrix([[1, 2]]) + Matrix([[1]])",
+    "Matrix.zeros(2, 2).LUsolve(Matrix([1, 2]))", "Matrix([[1, 2], [3, 4]]).row_del(5)",
+    "Matrix([[1, 2]]).reshape(3, 3)", "Matrix([[1, 0], [0, 0]]).cholesky()", "Matrix(2, 2, [1, 2, 3])",
+    "Matrix([[x]]).jacobian(1)", "sympy.solve(x**2 - 1, 1)", "sympy.integrate(x, (x, 1))",
+    "sympy.diff(x, 1.5)", "sympy.limit(x, x, 0, dir='?')", "sympy.Poly(x**2, 1.5)", "sympy.Poly(1/x, x)",
+    "sympy.degree(x**2 + y, gen=3)", "sympy.factorial(-1).n()\nsympy.binomial(x, 1.5).n(strict=True)",
+    "sympy.Rational(1, 0)\nsympy.Rational('1/x')", "sympy.Integer('abc')", "sympy.Interval(2, 1, 3)",
+    "sympy.FiniteSet(1) < 1", "sympy.sqrt(x) < sympy.I", "bool(x < 1)", "int(x)", "float(x)",
+    "sympy.Symbol(1)", "sympy.Function(1)", "sympy.Eq(x)", "sympy.Piecewise((x, 1 < 0))\nsympy.Piecewise()",
+    "sympy.lambdify(x, x, modules='nosuch')", "sympy.lambdify(x, x)(1, 2)", "sympy.latex(x, mode='bogus')",
+    "sympy.nsolve(x**2 + 1, x, 1)", "sympy.series(x, x, 0, -1)", "sympy.Sum(x, (x, 1))",
+    "sympy.Product(x, x)", "sympy.Derivative(x, 1)", "sympy.Array([[1, 2], [3]])",
+    "sympy.tensor.array.MutableDenseNDimArray([1, 2])[5]", "sympy.primefactors(1.5)",
+    "sympy.prime(0)", "sympy.nextprime(1.5)", "sympy.mod_inverse(2, 4)", "sympy.totient(-1)",
+    "sympy.ntheory.factorint(1.5)", "sympy.combinatorics.Permutation([0, 0])",
+    "sympy.combinatorics.Permutation([1, 2])", "sympy.Matrix([[1, 2], [3, 4]]).eigenvects(chop=1, bogus=2)",
+    "from sympy.parsing.sympy_parser import parse_expr\nparse_expr('1 +* 2')",
+    "from sympy.parsing.sympy_parser import parse_expr\nparse_expr('x', transformations='bogus')",
+    "sympy.logic.boolalg.to_cnf(1 + x)", "sympy.And(x + 1, y)", "sympy.Not(x + 1)",
+    "sympy.Max()", "sympy.Min(x, sympy.I)", "sympy.floor(x).is_integer\nsympy.Range(1, 5, 0)",
+    "sympy.Range(0, sympy.oo)[-1]\nsympy.Range(x)", "sympy.ImageSet(1, sympy.S.Reals)",
+    "sympy.Mod(x, 0)", "sympy.exp(x).subs(1)", "x.subs({x: 1}, {y: 2}, z=3)", "sympy.Poly(x, x).div(0)",
+    "sympy.Matrix([1, 2]).dot(sympy.Matrix([1, 2, 3]))", "sympy.Matrix([[1, 2]]).cross(sympy.Matrix([1]))",
+    "sympy.sympify('x', strict=True)\nsympy.sympify(object(), strict=True)",
+    "sympy.Symbol('x', positive=True, negative=True)", "sympy.ask(1)", "sympy.refine(x, 1)"]])
+MP = "import mpmath\nfrom mpmath import mp, mpf, matrix\n"
+add("pypi/mpmath", *[MP + s for s in [
+    "mpf('abc')", "mpf(1) / 0", "mpmath.log(0)", "mpmath.sqrt(-1, check=True)\nmpmath.mpf(-1).__pow__(0.5)\nmpmath.acos(5, strict=1)",
+    "matrix([[1, 2], [2, 4]]) ** -1", "mpmath.lu_solve(matrix([[1, 2], [2, 4]]), [1, 2])",
+    "matrix([[1, 2]]) * matrix([[1, 2]])", "matrix(2, 2)[5, 5]", "matrix([[1, 2], [3]])",
+    "mpmath.findroot(lambda x: x**2 + 1, 1)", "mpmath.findroot(lambda x: x, 1, solver='nosuch')",
+    "mpmath.quad(lambda x: x, [0])", "mpmath.zeta(1)", "mpmath.gamma(0)", "mpmath.gamma(-1)",
+    "mpmath.binomial(-1, 0.5)\nmpmath.factorial(-1)", "mpmath.nthroot(2, 0)", "mpmath.polyroots([0, 0])",
+    "mpmath.polyroots([1, 2, 3], maxsteps=1)", "mpmath.mpc('x')", "mpmath.mpi('[a, b]')",
+    "mpmath.cholesky(matrix([[1, 2], [2, 1]]))", "mpmath.det(matrix([[1, 2]]))", "mpmath.inverse(matrix([[0]]))",
+    "mpmath.mpf(1) < mpmath.mpc(1, 1)", "mpmath.nprint(1, 'x')\nmpmath.nstr(1, 'x')", "mpmath.diff(lambda x: x, 1, -1)",
+    "mpmath.taylor(lambda x: x, 0, -1)", "mpmath.odefun(lambda x, y: y, 0, 1)(-1)", "mpmath.lambertw(0, k=1.5)",
+    "mpmath.besselj(1, 1, derivative=-1)", "mpmath.bernoulli(-1)", "mpmath.hyp2f1(1, 1, 0, 0.5)",
+    "mpmath.agm(1, -1, 1)", "mpmath.mp.dps = -1", "mpmath.eig(matrix([[1, 2]]))", "mpmath.qr(matrix(0, 0))",
+    "mpmath.chop(1, 'x')", "mpmath.limit(lambda x: 1 / x, 0, exp=True, method='x')",
+    "mpmath.nsum(lambda k: k, [1, mpmath.inf], method='bogus')", "mpmath.pslq([1, 2], maxcoeff=-1)\nmpmath.pslq([1])",
+    "mpmath.identify(1, ['x y'])", "mpmath.fraction(1, 0)(1)", "mpmath.mpf(1).__int__()\nint(mpmath.inf)",
+    "int(mpmath.nan)", "mpmath.floor(mpmath.nan)\nmpmath.nint(mpmath.mpc(1, 1))", "mpmath.randmatrix(-1)"]])
+PD = ("import pydantic\nfrom typing import List, Optional, Literal\n"
+      "class User(pydantic.BaseModel):\n    id: int\n    name: str\n    email: pydantic.EmailStr = None\n"
+      "    tags: List[str] = []\n    kind: Literal['a', 'b'] = 'a'\n    url: Optional[pydantic.HttpUrl] = None\n"
+      "    model_config = pydantic.ConfigDict(extra='forbid')\n")
+PD = PD.replace("    email: pydantic.EmailStr = None\n", "")
+each("pypi/pydantic", PD + "User(**ARG)",
+     [{}, {"id": "x", "name": "a"}, {"id": 1}, {"id": 1, "name": 2}, {"id": 1, "name": "a", "tags": "x"},
+      {"id": 1, "name": "a", "kind": "c"}, {"id": 1, "name": "a", "url": "nota url"},
+      {"id": 1, "name": "a", "extra": 1}, {"id": 1.5, "name": "a"}, {"id": None, "name": "a"}])
+add("pypi/pydantic", *[PD + s for s in [
+    "User.model_validate([1])", "User.model_validate_json('{bad')", "User.model_validate_json('{\"id\": 1}')",
+    "User(id=1, name='a').model_copy(update={'id': 'x'}).model_dump()\nUser.model_validate({'id': 'x'}, strict=True)",
+    "u = User(id=1, name='a')\nu.id = 'x'\nUser.model_config['validate_assignment'] = True\nUser.model_rebuild(force=True)\nUser(id=1, name='a').id = 'x'",
+    "pydantic.TypeAdapter(int).validate_python('x')", "pydantic.TypeAdapter(List[int]).validate_json('[1, \"a\"]')",
+    "pydantic.TypeAdapter(pydantic.PositiveInt).validate_python(-1)",
+    "pydantic.TypeAdapter(pydantic.conint(gt=5)).validate_python(1)",
+    "pydantic.TypeAdapter(pydantic.constr(min_length=3)).validate_python('a')",
+    "pydantic.TypeAdapter(pydantic.AnyUrl).validate_python('::')",
+    "pydantic.TypeAdapter(pydantic.IPvAnyAddress).validate_python('x')",
+    "import datetime\npydantic.TypeAdapter(datetime.date).validate_python('2020-13-01')",
+    "import uuid\npydantic.TypeAdapter(uuid.UUID).validate_python('x')",
+    "class M(pydantic.BaseModel):\n    x: int\n    @pydantic.field_validator('x')\n    def check(cls, v):\n"
+    "        raise ValueError('x must be even')\nM(x=1)",
+    "class M(pydantic.BaseModel):\n    x: int\n    @pydantic.field_validator('y')\n    def check(cls, v):\n        return v",
+    "class M(pydantic.BaseModel):\n    x: 'Undefined'\nM(x=1)",
+    "class M(pydantic.BaseModel):\n    x: object = pydantic.Field(gt='a')\nM(x=1)",
+    "class M(pydantic.BaseModel):\n    _x: int = 1\n    model_config = pydantic.ConfigDict(frozen=True)\nm = M()\nM.x = 1\nM.model_fields['q']",
+    "class M(pydantic.BaseModel):\n    model_config = pydantic.ConfigDict(frozen=True)\n    x: int = 1\nM().x = 2",
+    "class M(pydantic.BaseModel):\n    x: int\nM.model_validate({'x': 1}).y",
+    "class M(pydantic.BaseModel):\n    x: int\nM(1)", "class M(pydantic.BaseModel):\n    model_fields: int = 1",
+    "class M(pydantic.BaseModel):\n    x: int = pydantic.Field(default=1, default_factory=int)",
+    "class M(pydantic.BaseModel):\n    x: int\n    @pydantic.model_validator(mode='after')\n"
+    "    def v(self):\n        assert self.x > 0, 'x must be positive'\n        return self\nM(x=-1)",
+    "pydantic.create_model('M', x=(int, ...))(x='a')", "pydantic.validate_call(lambda x: x)(1, 2)",
+    "@pydantic.validate_call\ndef f(x: int):\n    return x\nf('q')",
+    "pydantic.TypeAdapter(Literal[1, 2]).validate_python(3)", "pydantic.TypeAdapter(dict).validate_python([1])",
+    "pydantic.TypeAdapter(pydantic.Json).validate_python('{')", "pydantic.TypeAdapter(bytes).validate_python(1)",
+    "pydantic.TypeAdapter(pydantic.SecretStr).validate_python(1)", "pydantic.TypeAdapter(float).validate_python('nan', strict=True)",
+    "class M(pydantic.BaseModel):\n    x: int\nM.model_json_schema(mode='bogus')", "pydantic.parse_obj_as(int, 'x')"]])
+JS = "import jsonschema\n"
+each("pypi/jsonschema", JS + "jsonschema.validate(*ARG)",
+     [(1, {"type": "string"}), ({}, {"required": ["a"]}), ([1, 1], {"uniqueItems": True}),
+      ("abc", {"maxLength": 2}), (5, {"maximum": 3}), ({"a": 1}, {"additionalProperties": False}),
+      ("x", {"enum": [1, 2]}), ("x", {"pattern": "^a"}), ([], {"minItems": 1}), (1, {"const": 2}),
+      ({"a": "x"}, {"properties": {"a": {"type": "integer"}}}), (1, {"not": {"type": "integer"}}),
+      (1, {"anyOf": [{"type": "string"}, {"type": "null"}]}), (1, {"oneOf": [{"type": "integer"}, {"minimum": 0}]}),
+      (1, {"type": "bogus"}), (1, {"$ref": "#/definitions/missing"}), (1, {"minimum": "a"}),
+      ("x", {"pattern": "("}), (1, {"multipleOf": 2}), ([1], {"contains": {"type": "string"}}),
+      ({"a": 1}, {"dependentRequired": {"a": ["b"]}}), ({"b": 1}, {"propertyNames": {"maxLength": 0}}),
+      (1, {"$ref": "http://example.invalid/s.json"}), (1, {"allOf": [{"type": "string"}]}),
+      (1, {"if": {"type": "integer"}, "then": {"minimum": 5}}), ([1, "a"], {"items": {"type": "integer"}}),
+      (1, {"$schema": "http://nosuch/schema", "type": "string"})])
+add("pypi/jsonschema", *[JS + s for s in [
+    "jsonschema.Draft7Validator.check_schema({'type': 1})", "jsonschema.Draft202012Validator.check_schema({'minimum': 'a'})",
+    "jsonschema.Draft7Validator({'format': 'ipv4'}, format_checker=jsonschema.FormatChecker()).validate('x')",
+    "jsonschema.validators.validator_for({'$schema': 'nosuch'}, default=None)\njsonschema.validators.validator_for({'$schema': 'nosuch'})",
+    "jsonschema.Draft7Validator({}).iter_errors(1, _schema=1)", "next(jsonschema.Draft7Validator({'type': 'string'}).iter_errors(1)).absolute_path[0]",
+    "jsonschema.FormatChecker().check('x', 'ipv4')", "jsonschema.exceptions.best_match([]).message",
+    "jsonschema.Draft7Validator({'$ref': '#/nope'}).validate(1)", "jsonschema.TypeChecker().is_type(1, 'nosuch')",
+    "jsonschema.validators.extend(jsonschema.Draft7Validator, validators=1)",
+    "jsonschema.Draft4Validator({'exclusiveMinimum': True, 'minimum': 5}).validate(5)"]])
