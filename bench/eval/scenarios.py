@@ -472,3 +472,116 @@ add("pypi/jsonschema", *[JS + s for s in [
     "jsonschema.Draft7Validator({'$ref': '#/nope'}).validate(1)", "jsonschema.TypeChecker().is_type(1, 'nosuch')",
     "jsonschema.validators.extend(jsonschema.Draft7Validator, validators=1)",
     "jsonschema.Draft4Validator({'exclusiveMinimum': True, 'minimum': 5}).validate(5)"]])
+DU = "from dateutil import parser, relativedelta, rrule, tz\nimport datetime\n"
+each("pypi/dateutil", DU + "parser.parse(ARG)",
+     ["not a date", "", "2020-13-45", "32/01/2020", "25:61", "2020-02-30", "Mon Feb 30 2020", "99999999999",
+      "2020-01-01T10:00:00+99:00", "tomorrow at noon", "1st of Smarch", "10:00 XYZ PM", "2020 W60"])
+add("pypi/dateutil", *[DU + s for s in [
+    "parser.isoparse('2020-1-1')", "parser.isoparse('2020-01-01T25:00')", "parser.isoparse('x')",
+    "parser.isoparse('2020-01-01T10:00+2')", "parser.isoparser(sep='ab')", "parser.parse(1)",
+    "parser.parse('2020', default=1)", "parser.parse('10 UTC', tzinfos={'UTC': 'x'})",
+    "relativedelta.relativedelta(months=1.5)", "relativedelta.relativedelta(datetime.date.today(), 1)",
+    "relativedelta.relativedelta(weekday=9)\nrelativedelta.relativedelta(day=40) + datetime.date(2020, 1, 1)\n"
+    "relativedelta.relativedelta(yearday=400) + datetime.date(2020, 1, 1)",
+    "rrule.rrule(99)", "rrule.rrule(rrule.DAILY, count=1, until=datetime.datetime.now())",
+    "rrule.rrulestr('FREQ=SOMETIMES')", "rrule.rrulestr('FREQ=DAILY;BYDAY=XX')", "rrule.rrulestr('BOGUS')",
+    "rrule.rrulestr('FREQ=DAILY;UNTIL=xyz')", "rrule.rrulestr('DTSTART:x\\nRRULE:FREQ=DAILY')",
+    "rrule.rrule(rrule.DAILY, bysetpos=0)", "rrule.rrule(rrule.DAILY, byweekday='x')",
+    "rrule.rrule(rrule.DAILY, dtstart=datetime.datetime.now(tz.UTC), until=datetime.datetime.now())",
+    "tz.gettz('No/Where').utcoffset(datetime.datetime.now())", "tz.tzstr('garbage!!')",
+    "tz.tzfile('missing')", "tz.tzoffset('x', 'y')", "tz.tzical('missing.ics')",
+    "import io\ntz.tzical(io.StringIO('BEGIN:VTIMEZONE\\nEND:VTIMEZONE'))",
+    "from dateutil import easter\neaster.easter(2020, method=9)"]])
+BC = ("import botocore.session\nfrom botocore.stub import Stubber\n"
+      "s = botocore.session.get_session()\n"
+      "c = s.create_client('s3', region_name='us-east-1', aws_access_key_id='a', aws_secret_access_key='b')\n"
+      "d = s.create_client('dynamodb', region_name='us-east-1', aws_access_key_id='a', aws_secret_access_key='b')\n"
+      "st = Stubber(c)\nst.activate()\n")
+add("pypi/botocore", *[BC + x for x in [
+    "c.get_object(Bucket='b')", "c.get_object(Bucket=1, Key='k')", "c.get_object(Bucket='b', Key='k', Bogus=1)",
+    "c.put_object(Bucket='b', Key='k', Body=1)", "c.list_objects_v2(Bucket='b', MaxKeys='x')",
+    "c.get_object(Bucket='b', Key='k')", "st.add_response('get_object', {'Bogus': 1})",
+    "st.add_response('get_object', {}, {'Bucket': 'b', 'Key': 'k'})\nc.get_object(Bucket='x', Key='k')",
+    "st.add_client_error('get_object', 'NoSuchKey', 'gone')\nc.get_object(Bucket='b', Key='k')",
+    "st.add_client_error('head_bucket', 'NotFound', http_status_code=404)\nc.head_bucket(Bucket='b')",
+    "st.add_response('nosuch_op', {})", "st.assert_no_pending_responses()\nst.add_response('list_buckets', {})\n"
+    "st.assert_no_pending_responses()", "c.nosuch_operation()", "c.get_paginator('nosuch')",
+    "c.get_waiter('nosuch')", "c.generate_presigned_url('nosuch')", "c.get_object('b', 'k')",
+    "c.create_bucket(Bucket='b', CreateBucketConfiguration={'LocationConstraint': 1})",
+    "c.put_bucket_tagging(Bucket='b', Tagging={'TagSet': [{'Key': 'a'}]})",
+    "c.delete_objects(Bucket='b', Delete={'Objects': 'x'})", "s.create_client('nosuchservice', region_name='us-east-1')",
+    "s.create_client('s3', region_name='not a region!')", "s.get_service_model('nosuch')",
+    "s.get_config_variable('region')\ns.set_config_variable('profile', 'missing')\ns.get_scoped_config()",
+    "import botocore.config\nbotocore.config.Config(retries={'mode': 'bogus'})\n"
+    "s.create_client('s3', region_name='us-east-1', config=botocore.config.Config(retries={'mode': 'bogus'}))",
+    "import botocore.config\nbotocore.config.Config(bogus=1)", "import botocore.config\nbotocore.config.Config(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29)",
+    "d.put_item(TableName='t', Item={'a': 1})", "d.put_item(TableName='t', Item={'a': {'S': 1}})",
+    "d.query(TableName='t', Limit=0)", "d.get_item(TableName='', Key={})", "d.scan(TableName='t', Select='BOGUS')\n",
+    "c.get_object(Bucket='b', Key='k', Range=['x'])", "c.put_object(Bucket='b', Key='k', ContentLength='x')",
+    "c.put_object(Bucket='b', Key='k', Expires='notadate')", "c.list_buckets(1)",
+    "c.meta.events.register('before-call.s3.GetObject', lambda **kw: 1 / 0)\nc.get_object(Bucket='b', Key='k')",
+    "import botocore.exceptions\nraise botocore.exceptions.NoCredentialsError()",
+    "botocore.session.Session(profile='missing').get_credentials()",
+    "import botocore.utils\nbotocore.utils.parse_timestamp('x')", "import botocore.utils\nbotocore.utils.validate_region_name('a b')",
+    "import botocore.utils\nbotocore.utils.percent_encode_sequence(1)", "import botocore.utils\nbotocore.utils.parse_to_aware_datetime('x')"]])
+WZ = ("from werkzeug.routing import Map, Rule\nfrom werkzeug import exceptions, datastructures, http\n"
+      "m = Map([Rule('/a/<int:id>', endpoint='a'), Rule('/b', endpoint='b', methods=['POST'])])\n"
+      "u = m.bind('example.com')\n")
+add("pypi/werkzeug", *[WZ + s for s in [
+    "u.match('/nope')", "u.match('/a/x')", "u.match('/b', method='GET')", "u.match('/a/1/')\nu.match('/b/')",
+    "u.build('nosuch')", "u.build('a')", "u.build('a', {'id': 'x'})", "Map([Rule('x', endpoint='a')])",
+    "Map([Rule('/<bogus:x>', endpoint='a')])", "Map([Rule('/<int:x', endpoint='a')])\nMap([Rule('/<int:x>/<x>', endpoint='a')])",
+    "Map([Rule('/<x>/<x>', endpoint='a')])", "Map([Rule('/a', endpoint='a', methods='GET')])\nm.bind('h').match('/a/1', method='DELETE')",
+    "exceptions.abort(404)", "exceptions.abort(999)", "exceptions.abort(418)", "raise exceptions.BadRequest('bad input')",
+    "exceptions.Aborter()(500, 'boom')", "datastructures.MultiDict()['x']", "datastructures.Headers()['X']",
+    "datastructures.Headers().add('X', 'a\\nb')", "datastructures.ImmutableDict({'a': 1})['b'] = 1",
+    "datastructures.ImmutableMultiDict()['a'] = 1", "datastructures.ImmutableList([1]).append(2)",
+    "datastructures.FileStorage().save(1)\n", "datastructures.Range('bytes', [(5, 1)])",
+    "datastructures.ContentRange('bytes', 5, 1, 10)\ndatastructures.ContentRange('bytes', 1, 20, 10)",
+    "http.parse_date('x').year", "http.parse_options_header(1)", "http.quote_etag('a\"b')\nhttp.unquote_etag(1)",
+    "http.dump_cookie('a', 'b', samesite='bogus')", "http.parse_accept_header('a;q=x', datastructures.MIMEAccept)['a']\n"
+    "datastructures.MIMEAccept([('text', 1)]).best_match(1)", "http.http_date('x')",
+    "from werkzeug.security import check_password_hash, generate_password_hash\ngenerate_password_hash('x', method='bogus')",
+    "from werkzeug.security import check_password_hash\ncheck_password_hash('bogus$salt$hash', 'x')\n"
+    "check_password_hash('pbkdf2:bogus$s$h', 'x')", "from werkzeug.security import generate_password_hash\ngenerate_password_hash('x', method='pbkdf2:sha256:x')",
+    "from werkzeug.utils import secure_filename, import_string\nimport_string('no.such.mod')",
+    "from werkzeug.utils import import_string\nimport_string('os:nosuch')", "from werkzeug.utils import redirect\nredirect('/x', code=200, Response=1)",
+    "from werkzeug.test import Client, EnvironBuilder\nEnvironBuilder(method='GET', data={'a': 1}, json={'b': 2})",
+    "from werkzeug.test import EnvironBuilder\nEnvironBuilder(path='/x', base_url='http://h', query_string={'a': 1}).get_environ()\n"
+    "EnvironBuilder('/x?a=1', query_string='b=2')",
+    "from werkzeug.wrappers import Request, Response\nResponse(status='x')",
+    "from werkzeug.wrappers import Response\nResponse(status=99999)", "from werkzeug.wrappers import Response\nResponse(1)\nResponse(object()).get_data()",
+    "from werkzeug.wrappers import Request\nfrom werkzeug.test import EnvironBuilder\n"
+    "Request(EnvironBuilder(data='{', content_type='application/json').get_environ()).get_json()",
+    "from werkzeug.wrappers import Request\nfrom werkzeug.test import EnvironBuilder\n"
+    "Request(EnvironBuilder(data='x').get_environ()).form['a']",
+    "from werkzeug.wrappers import Request\nfrom werkzeug.test import EnvironBuilder\n"
+    "Request(EnvironBuilder(data='x', content_type='text/plain').get_environ()).get_json()",
+    "from werkzeug.urls import iri_to_uri\niri_to_uri(1)", "from werkzeug.local import LocalProxy\nLocalProxy(lambda: None).x\n"
+    "import contextvars\nLocalProxy(contextvars.ContextVar('v')).x"]])
+PP = "import pyparsing as pp\n"
+add("pypi/pyparsing", *[PP + s for s in [
+    "pp.Word(pp.nums).parse_string('abc')", "pp.Word(pp.alphas).parse_string('123')",
+    "pp.Literal('x').parse_string('y')", "(pp.Word(pp.nums) + pp.StringEnd()).parse_string('1 2')",
+    "pp.Word(pp.nums).parse_string('1 x', parse_all=True)", "pp.Keyword('if').parse_string('iffy')",
+    "pp.Regex('(')", "pp.Regex('a').parse_string('b')", "pp.QuotedString('\"').parse_string('\"abc')",
+    "pp.one_of('a b').parse_string('c')", "pp.Suppress('(') + pp.Word(pp.nums)\n(pp.Suppress('(') + pp.Word(pp.nums) + pp.Suppress(')')).parse_string('(1')",
+    "pp.nested_expr().parse_string('((a)')", "pp.Word('')", "pp.Word(pp.nums, min=3).parse_string('12')",
+    "pp.Word(pp.nums, exact=2).parse_string('123', parse_all=True)", "pp.CaselessLiteral('abc').parse_string('xyz')",
+    "pp.Combine(pp.Word(pp.nums) + '.' + pp.Word(pp.nums)).parse_string('1.')", "pp.Char('ab').parse_string('c')",
+    "pp.SkipTo('end', fail_on='stop').parse_string('a stop end')", "(pp.Word(pp.alphas) - pp.Word(pp.nums)).parse_string('a b')",
+    "pp.Word(pp.nums).set_name('number').parse_string('x')", "pp.common.integer.parse_string('x')",
+    "pp.common.ipv4_address.parse_string('1.2.3')", "pp.common.iso8601_date.parse_string('2020-13')",
+    "pp.common.convert_to_date()('s', 0, pp.ParseResults(['2020-13-45']))",
+    "pp.infix_notation(pp.Word(pp.nums), [('+', 3, pp.OpAssoc.LEFT)])",
+    "pp.infix_notation(pp.Word(pp.nums), [('+', 2, 'x')])",
+    "pp.Forward().parse_string('a')", "r = pp.Word(pp.nums)('n').parse_string('1')\nr['m']",
+    "pp.ParseResults(['a'])[5]", "pp.Word(pp.nums).add_condition(lambda t: int(t[0]) > 5, message='too small').parse_string('3')",
+    "pp.Word(pp.nums).set_parse_action(lambda t: int('x')).parse_string('3')",
+    "pp.match_previous_literal(pp.Word(pp.nums))\nw = pp.Word(pp.nums)\n(w + pp.match_previous_expr(w)).parse_string('1 2')",
+    "pp.counted_array(pp.Word(pp.alphas)).parse_string('3 a b')", "pp.Located(pp.Word(pp.nums)).parse_string('x')",
+    "pp.Literal('')\npp.Literal('a') + 1", "pp.Word(pp.nums) * -1", "pp.Word(pp.nums) * (3, 1)",
+    "pp.Opt(pp.Word(pp.nums)) * 'x'", "pp.Empty().parse_string('x', parse_all=True)",
+    "pp.html_comment.parse_string('<!-- x')", "pp.c_style_comment.parse_string('/* x')",
+    "pp.make_html_tags('a')[0].parse_string('<b>')", "pp.LineStart().parse_string(' x')\n(pp.Word(pp.alphas) + pp.LineStart() + 'x').parse_string('a x')",
+    "pp.Word(pp.alphas).parse_file('missing.txt')", "pp.delimited_list(pp.Word(pp.nums)).parse_string('1,,2', parse_all=True)"]])
