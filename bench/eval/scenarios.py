@@ -585,3 +585,60 @@ add("pypi/pyparsing", *[PP + s for s in [
     "pp.html_comment.parse_string('<!-- x')", "pp.c_style_comment.parse_string('/* x')",
     "pp.make_html_tags('a')[0].parse_string('<b>')", "pp.LineStart().parse_string(' x')\n(pp.Word(pp.alphas) + pp.LineStart() + 'x').parse_string('a x')",
     "pp.Word(pp.alphas).parse_file('missing.txt')", "pp.delimited_list(pp.Word(pp.nums)).parse_string('1,,2', parse_all=True)"]])
+DC = ("from docutils.core import publish_string, publish_doctree\n"
+      "O = {'halt_level': 2, 'report_level': 5, 'output_encoding': 'unicode', '_disable_config': True}\n")
+each("pypi/docutils", DC + "publish_doctree(ARG, settings_overrides=O)",
+     ["Title\n===\n\n`unterminated", ".. bogus-directive::", "Title\n==\n", ".. image::", "* a\n b",
+      ":unknown-role:`x`", "`link`_", "[#]_", ".. |x| unknown:: y", "a\n\n   b\n\n  c",
+      ".. code-block:: nosuchlang\n\n   x", ".. include:: missing.rst", ".. raw::", ".. csv-table::\n\n   a,\"b",
+      ".. list-table::\n\n   * - a\n   * - b\n     - c", "+--+\n|a |\n+-+", "=== ===\na\n=== ===\n",
+      ".. figure::", "__ anon", ".. _x:\n.. _x:\n\nText", "*emph", "**strong", "``lit", "|sub|",
+      ".. math::\n\n   \\frac{", ".. contents:: x\n   :depth: q", ".. admonition::", ".. table::\n\n   x"])
+add("pypi/docutils", *[DC + s for s in [
+    "publish_string('x', writer_name='nosuch', settings_overrides=O)", "publish_string('x', reader_name='nosuch', settings_overrides=O)",
+    "publish_string('x', parser_name='nosuch', settings_overrides=O)",
+    "publish_string('x', writer_name='html', settings_overrides=dict(O, stylesheet_path='missing.css', embed_stylesheet=True))",
+    "publish_string('x', settings_overrides=dict(O, bogus_setting=1), writer_name='latex')\n"
+    "publish_string('x', writer_name='latex', settings_overrides=dict(O, documentclass=1, use_latex_citations='q', template='missing.tex'))",
+    "from docutils import nodes\nnodes.Element()[5]", "from docutils import nodes\nnodes.Element()['missing']",
+    "from docutils import nodes\nnodes.Text(1)\nnodes.Element().append(1)\nnodes.Element().pformat(indent=1)\nnodes.Text('x')[0] = 'y'",
+    "from docutils.utils import new_document\nnew_document('x').reporter.severe('fatal problem')\n"
+    "from docutils.frontend import get_default_settings\nfrom docutils.parsers.rst import Parser\n"
+    "s = get_default_settings(Parser)\ns.halt_level = 1\nnew_document('x', s).reporter.warning('w')",
+    "from docutils.frontend import validate_boolean\nvalidate_boolean('x', 'maybe')",
+    "from docutils.frontend import validate_encoding\nvalidate_encoding('x', 'nosuch-codec')",
+    "from docutils.frontend import validate_threshold\nvalidate_threshold('x', 'q')",
+    "from docutils.parsers.rst import directives\ndirectives.positive_int('-1')",
+    "from docutils.parsers.rst import directives\ndirectives.choice('x', ['a'])",
+    "from docutils.parsers.rst import directives\ndirectives.length_or_percentage_or_unitless('10 parsecs')",
+    "from docutils.parsers.rst import directives\ndirectives.flag('x')", "from docutils.parsers.rst import directives\ndirectives.unchanged_required(None)",
+    "from docutils.parsers.rst import directives\ndirectives.uri(None)", "from docutils.parsers.rst import directives\ndirectives.encoding('nosuch')",
+    "from docutils.parsers.rst import directives\ndirectives.class_option('')", "from docutils.parsers.rst import directives\ndirectives.nonnegative_int('x')",
+    "from docutils.parsers.rst import directives\ndirectives.percentage('x%')", "from docutils.parsers.rst import directives\ndirectives.value_or(('a',), int)('q')",
+    "from docutils.utils import column_width, relative_path, unescape, get_stylesheet_list\nrelative_path(None, 1)",
+    "from docutils.utils import decode_path\ndecode_path(1)", "from docutils.utils import normalize_language_tag, find_file_in_dirs\nimport docutils.languages\ndocutils.languages.get_language(1)"]])
+AT = "import attr, attrs\n"
+add("pypi/attr", *[AT + s for s in [
+    "@attr.s\nclass C:\n    x = attr.ib(validator=attr.validators.instance_of(int))\nC('a')",
+    "@attrs.define\nclass C:\n    x: int = attrs.field(validator=attrs.validators.gt(5))\nC(1)",
+    "@attrs.define\nclass C:\n    x: str = attrs.field(validator=attrs.validators.in_(['a', 'b']))\nC('c')",
+    "@attrs.define\nclass C:\n    x: str = attrs.field(validator=attrs.validators.matches_re('a+'))\nC('b')",
+    "@attrs.define\nclass C:\n    x: str = attrs.field(validator=attrs.validators.max_len(2))\nC('abc')",
+    "@attrs.define\nclass C:\n    x: str = attrs.field(validator=attrs.validators.min_len(2))\nC('')",
+    "@attrs.define\nclass C:\n    x: list = attrs.field(validator=attrs.validators.deep_iterable(attrs.validators.instance_of(int)))\nC(['a'])",
+    "@attrs.define\nclass C:\n    x: dict = attrs.field(validator=attrs.validators.deep_mapping(attrs.validators.instance_of(str), attrs.validators.instance_of(int)))\nC({1: 1})",
+    "@attrs.define\nclass C:\n    x: int = attrs.field(validator=attrs.validators.and_(attrs.validators.ge(0), attrs.validators.lt(3)))\nC(5)",
+    "@attrs.define\nclass C:\n    x: int = attrs.field(validator=attrs.validators.optional(attrs.validators.instance_of(int)))\nC('a')",
+    "@attrs.define\nclass C:\n    x: object = attrs.field(validator=attrs.validators.is_callable())\nC(1)",
+    "@attrs.define\nclass C:\n    x: object = attrs.field(validator=attrs.validators.provides(1))\nC(1)",
+    "@attrs.define\nclass C:\n    x: int = attrs.field(validator=attrs.validators.not_(attrs.validators.instance_of(int)))\nC(1)",
+    "@attrs.define\nclass C:\n    x: int = attrs.field(validator=attrs.validators.or_(attrs.validators.instance_of(str)))\nC(1)\n"
+    if hasattr(__import__('attrs').validators, 'or_') else "import attr\nattr.validators.instance_of(int)(None, attr.ib(), 'a')",
+    "@attrs.frozen\nclass C:\n    x: int\nC(1).x = 2", "@attrs.define\nclass C:\n    x: int\nC()", "@attrs.define\nclass C:\n    x: int\nC(1, 2)",
+    "@attrs.define\nclass C:\n    x: int = 1\n    y: int\n", "@attrs.define\nclass C:\n    x: int\nattrs.evolve(C(1), y=2)",
+    "attrs.fields(int)", "attrs.fields(1)", "attrs.asdict(1)", "@attrs.define\nclass C:\n    x: int\nattrs.fields_dict(C)['y']",
+    "attr.ib(default=1, factory=list)", "@attrs.define\nclass C:\n    x: int = attrs.field(converter=int)\nC('q')",
+    "attr.converters.to_bool('maybe')", "attr.converters.optional(int)('x')", "attr.converters.pipe(int, str)('x')",
+    "attr.make_class('C', ['x', 'x'])\nattr.make_class('C', 1)", "@attrs.define(slots=True)\nclass C:\n    x: int\nC(1).y = 2",
+    "@attrs.define\nclass C:\n    x: int = attrs.field(on_setattr=attrs.setters.frozen)\nC(1).x = 3",
+    "attrs.validators.set_disabled('x')\n@attrs.define\nclass C:\n    x: int = attrs.field(validator=attrs.validators.instance_of(int))\nc = C(1)\nc.x = 'a'\nattrs.validate(c)"]])
