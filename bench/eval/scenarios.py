@@ -642,3 +642,64 @@ add("pypi/attr", *[AT + s for s in [
     "attr.make_class('C', ['x', 'x'])\nattr.make_class('C', 1)", "@attrs.define(slots=True)\nclass C:\n    x: int\nC(1).y = 2",
     "@attrs.define\nclass C:\n    x: int = attrs.field(on_setattr=attrs.setters.frozen)\nC(1).x = 3",
     "attrs.validators.set_disabled('x')\n@attrs.define\nclass C:\n    x: int = attrs.field(validator=attrs.validators.instance_of(int))\nc = C(1)\nc.x = 'a'\nattrs.validate(c)"]])
+each("pypi/idna", "import idna\nidna.encode(ARG)",
+     ["", "a..b", "-abc", "abc-", "a" * 64, "x_y", "\u0660\u06f0", "xn--", "a\u200db", "\u00df" * 70 + ".com",
+      "ab--cd", "a b", "\u0301a", "xn--zz", "a.b." * 70])
+each("pypi/idna", "import idna\nidna.decode(ARG)", ["xn--", "xn--zz", "xn--a-ecp.ru", "a..b", b"\xff", "A" * 64])
+add("pypi/idna", "import idna\nidna.encode('\u2163', uts46=True, std3_rules=True)",
+    "import idna\nidna.encode('a\u00adb\u0000', uts46=True)", "import idna\nidna.alabel('')",
+    "import idna\nidna.ulabel('xn--a')", "import idna\nidna.check_bidi('\u05d0a')", "import idna\nidna.check_hyphen_ok('ab--c')",
+    "import idna\nidna.check_nfc('e\u0301')", "import idna\nidna.check_initial_combiner('\u0301')",
+    "import idna\nidna.valid_contextj('a\u200c', 1)\nidna.check_label('a\u200cb')", "import idna\nidna.check_label('a\u00b7')",
+    "import idna\nidna.uts46_remap('\u0000', std3_rules=True)", "import idna\nidna.encode(1)")
+each("pypi/jmespath", "import jmespath\njmespath.search(ARG, {'a': [1, 2], 'b': 'x'})",
+     ["a[", "a.[", "foo(", "[?a ==]", "a | | b", "`{bad json`", "length(a, b)", "nosuchfn(a)", "abs(b)",
+      "sort_by(a, &x)", "max(b)", "a[::0]", "join(',', a)", "to_number(`[]`)\nsum(b)", "contains(`1`, 'x')",
+      "avg(b)", "starts_with(a, 'x')", "reverse(`1`)", "keys(a)", "values(b)", "merge(a)", "a..b", "'unterminated",
+      "\"x", "a[?@ > `1`", "min_by(a, &b)", "@@", "*.[0]]", "not_null()", "map(&x)", "ceil('x')"])
+add("pypi/jmespath", "import jmespath\njmespath.compile(1)", "import jmespath\njmespath.compile('a').search({}, options=1)",
+    "import jmespath\nfrom jmespath import functions\nclass F(functions.Functions):\n    @functions.signature({'types': ['bogus']})\n"
+    "    def _func_f(self, x):\n        return x\njmespath.search('f(a)', {'a': 1}, options=jmespath.Options(custom_functions=F()))")
+each("pypi/jsonpointer", "import jsonpointer\njsonpointer.resolve_pointer({'a': [1, 2], 'b': {'c': 1}}, ARG)",
+     ["/x", "a", "/a/5", "/a/x", "/a/-", "/b/c/d", "/a/01", "/~2", "/b/~", "/a/-1"])
+add("pypi/jsonpointer", "import jsonpointer\njsonpointer.JsonPointer('/a').resolve(1)",
+    "import jsonpointer\njsonpointer.set_pointer({}, '/a/b', 1)", "import jsonpointer\njsonpointer.set_pointer([], '/5', 1)",
+    "import jsonpointer\njsonpointer.JsonPointer.from_parts([1]).resolve({})", "import jsonpointer\njsonpointer.JsonPointer('x')",
+    "import jsonpointer\njsonpointer.JsonPointer('/a').join(1)")
+each("pypi/jsonpatch", "import jsonpatch\njsonpatch.apply_patch({'a': 1, 'l': [1]}, ARG)",
+     [[{"op": "remove", "path": "/x"}], [{"op": "replace", "path": "/x", "value": 1}], [{"op": "bogus", "path": "/a"}],
+      [{"path": "/a"}], [{"op": "add", "path": "/a"}], [{"op": "test", "path": "/a", "value": 2}],
+      [{"op": "move", "from": "/x", "path": "/y"}], [{"op": "copy", "from": "/x", "path": "/y"}],
+      [{"op": "add", "path": "/l/9", "value": 1}], [{"op": "remove", "path": "/l/9"}], [{"op": "add", "path": "x", "value": 1}],
+      [{"op": "move", "from": "/a", "path": "/a/b"}], [{"op": "replace", "path": "/l/x", "value": 1}],
+      [{"op": "remove"}], [{"op": "move", "path": "/a"}], [{"op": "test", "path": "/x", "value": 1}], "[{bad json",
+      '[{"op": "remove", "path": "/a"}, {"op": "remove", "path": "/a"}]', [{"op": "add", "path": "/a/b/c", "value": 1}],
+      [{"op": "add", "path": "/l/-1", "value": 1}], [{"op": 1, "path": "/a"}], [["op", "add"]]])
+add("pypi/jsonpatch", "import jsonpatch\njsonpatch.JsonPatch.from_string('nope')", "import jsonpatch\njsonpatch.JsonPatch(1)",
+    "import jsonpatch\njsonpatch.make_patch(1, 2).apply(1)\njsonpatch.JsonPatch([{'op': 'add', 'path': '/a', 'value': 1}]).apply(1)")
+RS = "import rsa\npub, priv = rsa.newkeys(512)\n"
+add("pypi/rsa", *[RS + s for s in [
+    "rsa.verify(b'msg', b'sig', pub)", "rsa.decrypt(b'x' * 64, priv)", "rsa.encrypt(b'x' * 100, pub)",
+    "rsa.sign(b'msg', priv, 'MD99')", "rsa.PublicKey.load_pkcs1(b'garbage')", "rsa.PrivateKey.load_pkcs1(b'garbage')",
+    "rsa.PublicKey.load_pkcs1(b'x', format='XML')", "rsa.PrivateKey.load_pkcs1(b'-----BEGIN RSA PRIVATE KEY-----\\n-----END RSA PRIVATE KEY-----\\n')",
+    "rsa.pem.load_pem(b'no markers', 'RSA PRIVATE KEY')", "rsa.PublicKey.load_pkcs1_openssl_pem(b'x')",
+    "rsa.verify(b'msg', rsa.sign(b'msg', priv, 'SHA-256'), rsa.newkeys(512)[0])", "rsa.encrypt('str', pub)",
+    "rsa.find_signature_hash(b'x' * 64, pub)", "rsa.compute_hash(b'x', 'nosuch')", "rsa.sign_hash(b'x', priv, 'SHA-256')",
+    "rsa.newkeys(8)", "rsa.newkeys(512, poolsize=0)", "rsa.transform.bytes2int('x')\nrsa.core.encrypt_int(-1, 3, 5)",
+    "rsa.core.encrypt_int(10, 3, 5)", "rsa.transform.int2bytes(-1)", "rsa.transform.int2bytes(300, 1)",
+    "rsa.pem.load_pem(b'-----BEGIN X-----\\n-----BEGIN X-----\\n', 'X')", "rsa.common.inverse(2, 4)",
+    "rsa.prime.getprime(0)\nrsa.randnum.read_random_bits(0)\nrsa.randnum.randint(0)", "rsa.key.calculate_keys(3, 3, 1)"]])
+AS = "from pyasn1.type import univ, char, namedtype, constraint\nfrom pyasn1.codec.der import decoder, encoder\n"
+add("pypi/pyasn1", *[AS + s for s in [
+    "decoder.decode(b'\\x30\\x05\\x02\\x01')", "decoder.decode(b'')", "decoder.decode(b'\\x02\\x00')\ndecoder.decode(b'\\xff\\xff')",
+    "decoder.decode(b'\\x02\\x01\\x01', asn1Spec=univ.OctetString())", "decoder.decode(b'\\x04\\x85\\xff')",
+    "univ.Integer('abc')", "univ.Integer(5, subtypeSpec=constraint.ValueRangeConstraint(0, 3))",
+    "univ.OctetString(hexValue='zz')", "univ.ObjectIdentifier('1.2.x')", "univ.ObjectIdentifier('')\nunivv",
+    "univ.BitString(\"'0102'B\")", "univ.Boolean(2)", "univ.Real('x')", "encoder.encode(univ.Integer())",
+    "encoder.encode(univ.Sequence())\ns = univ.Sequence(componentType=namedtype.NamedTypes(namedtype.NamedType('a', univ.Integer())))\nencoder.encode(s)",
+    "s = univ.Sequence(componentType=namedtype.NamedTypes(namedtype.NamedType('a', univ.Integer())))\ns['b'] = 1",
+    "s = univ.Sequence(componentType=namedtype.NamedTypes(namedtype.NamedType('a', univ.Integer())))\ns['a'] = 'x'",
+    "s = univ.SequenceOf(componentType=univ.Integer())\ns[0] = 'x'", "s = univ.SequenceOf(componentType=univ.Integer())\ns[5]",
+    "univ.Enumerated('x')", "char.PrintableString('\\u00e9').asOctets()", "char.IA5String(b'\\xff').prettyPrint()\nstr(char.UTF8String(b'\\xff'))",
+    "univ.Integer() + 1", "int(univ.Integer())", "univ.Choice().getComponent()", "univ.Null('x')",
+    "univ.OctetString(b'x', subtypeSpec=constraint.ValueSizeConstraint(2, 3))", "univ.Integer(1).subtype(implicitTag='x')"]])
