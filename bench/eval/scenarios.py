@@ -703,3 +703,66 @@ add("pypi/pyasn1", *[AS + s for s in [
     "univ.Enumerated('x')", "char.PrintableString('\\u00e9').asOctets()", "char.IA5String(b'\\xff').prettyPrint()\nstr(char.UTF8String(b'\\xff'))",
     "univ.Integer() + 1", "int(univ.Integer())", "univ.Choice().getComponent()", "univ.Null('x')",
     "univ.OctetString(b'x', subtypeSpec=constraint.ValueSizeConstraint(2, 3))", "univ.Integer(1).subtype(implicitTag='x')"]])
+PG = "import pygments\nfrom pygments import lexers, formatters, styles, util\n"
+add("pypi/pygments", *[PG + s for s in [
+    "lexers.get_lexer_by_name('nosuchlang')", "lexers.get_lexer_for_filename('file.nosuchext')",
+    "lexers.get_lexer_for_mimetype('x/nosuch')", "lexers.guess_lexer('')", "lexers.find_lexer_class_by_name('nosuch')",
+    "lexers.load_lexer_from_file('missing.py')", "open('l.py', 'w').write('x = 1')\nlexers.load_lexer_from_file('l.py')",
+    "formatters.get_formatter_by_name('nosuch')", "formatters.get_formatter_for_filename('x.nosuch')",
+    "formatters.load_formatter_from_file('missing.py')", "styles.get_style_by_name('nosuch')",
+    "formatters.HtmlFormatter(style='nosuch')", "formatters.HtmlFormatter(linenos='maybe')",
+    "formatters.HtmlFormatter(hl_lines='a b')\nformatters.HtmlFormatter(lineseparator=1).format([], open('o', 'w'))",
+    "pygments.highlight(1, lexers.PythonLexer(), formatters.HtmlFormatter())",
+    "pygments.highlight('x', lexers.PythonLexer, formatters.HtmlFormatter())",
+    "pygments.highlight('x', lexers.PythonLexer(), formatters.HtmlFormatter)",
+    "pygments.lex('x', lexers.PythonLexer)", "lexers.PythonLexer(stripnl='maybe')", "lexers.PythonLexer(tabsize='x')",
+    "util.get_bool_opt({'a': 'maybe'}, 'a')", "util.get_int_opt({'a': 'x'}, 'a')", "util.get_list_opt({'a': 1}, 'a')",
+    "util.get_choice_opt({'a': 'z'}, 'a', ['x', 'y'])", "formatters.ImageFormatter()",
+    "formatters.TerminalFormatter(bg='purple')\nformatters.Terminal256Formatter(style='nosuch')",
+    "from pygments.lexer import RegexLexer\nclass L(RegexLexer):\n    tokens = {'root': [('(', 1)]}\nlist(L().get_tokens('x'))",
+    "from pygments.lexer import RegexLexer\nclass L(RegexLexer):\n    tokens = {'root': [('a', 1, 'nostate')]}\nlist(L().get_tokens('a'))",
+    "from pygments.lexer import RegexLexer\nclass L(RegexLexer):\n    tokens = {}\nlist(L().get_tokens('a'))",
+    "from pygments.filters import get_filter_by_name\nget_filter_by_name('nosuch')",
+    "lexers.PythonLexer().add_filter('nosuch')", "from pygments.token import string_to_tokentype\nstring_to_tokentype(1)",
+    "from pygments.style import Style\nclass S(Style):\n    styles = {pygments.token.Name: 'bogus'}\n",
+    "from pygments.style import Style\nclass S(Style):\n    styles = {pygments.token.Name: '#zzz'}\n"]])
+PA = "import parso\n"
+add("pypi/parso", *[PA + s for s in [
+    "parso.parse('def f(:\\n', error_recovery=False)", "parso.parse('x = (', error_recovery=False)",
+    "parso.parse('x', version='1.0')", "parso.load_grammar(version='9.9')", "parso.load_grammar(language='ruby')",
+    "parso.parse(1)", "parso.parse(path='missing.py')", "parso.parse('if x\\n', error_recovery=False)",
+    "parso.parse('x = 1', version='3')", "parso.load_grammar(version='x.y')",
+    "parso.parse('a b', error_recovery=False)", "parso.parse('return', error_recovery=False)\nparso.parse(')', error_recovery=False)",
+    "parso.parse('x').children[5]", "parso.split_lines(1)", "parso.python_bytes_to_unicode(b'# coding: nosuch\\nx')\n"
+    "parso.python_bytes_to_unicode(b'\\xff\\xfe', errors='strict')", "parso.parse('x').get_code(include_prefix=1)\nparso.parse('x').children[0].get_definition().x"]])
+JE = "import jedi\n"
+add("pypi/jedi", *[JE + s for s in [
+    "jedi.Script('import os\\nos.').complete(5, 0)", "jedi.Script('x').complete(1, 5)", "jedi.Script('x').infer(0, 0)",
+    "jedi.Script('x').goto(1, -1)", "jedi.Script('x', path=1)", "jedi.Script('x').rename(1, 0, new_name=None)",
+    "jedi.Script('x = 1').extract_variable(1, 0, new_name='y', until_line=5)",
+    "jedi.Script('def f():\\n    return 1').extract_function(1, 0, new_name='g')",
+    "jedi.Script('x').inline(1, 0)", "jedi.Script('x = 1\\nx').get_references(3, 0)",
+    "jedi.Script('x').help(1, 9)", "jedi.Script(1)", "jedi.Project(1)", "jedi.create_environment('/nonexistent')",
+    "jedi.Script('x').get_signatures(0, 1)", "jedi.Script('x', project=1).complete()",
+    "jedi.Script('x').complete(line=1.5)", "jedi.Script('import os').extract_variable(1, 0, new_name='a')"]])
+LC = "import libcst as cst\n"
+each("pypi/libcst", LC + "cst.parse_module(ARG)",
+     ["def f(:\n", "x = (", "if x\n", "class C\n", "return )", "x = 1 +", "print 'x'", "lambda: = 1", "a b",
+      "import", "from . import", "def f(*):\n pass\n", "x = [1, 2", "f(**)", "@\ndef f(): pass", "x = 'abc",
+      "  x = 1", "if x:\npass", "for in x: pass", "try:\n pass\n"])
+add("pypi/libcst", *[LC + s for s in [
+    "cst.parse_expression('1 +')", "cst.parse_expression('x = 1')", "cst.parse_statement('x +')",
+    "cst.parse_statement('x = 1\\ny = 2')", "cst.Name('1x')", "cst.Name('')", "cst.Integer('abc')",
+    "cst.SimpleString('no quotes')", "cst.Float('x')", "cst.Imaginary('1')", "cst.BinaryOperation(cst.Name('a'), cst.Add(), 1)\n"
+    "cst.Module([]).code_for_node(1)", "cst.parse_module('x').body[5]", "cst.parse_module('x', config=1)",
+    "cst.PartialParserConfig(python_version='2.7')", "cst.PartialParserConfig(encoding='nosuch')",
+    "cst.Call(func=cst.Name('f'), args=[cst.Arg(cst.Name('a'), keyword=cst.Name('k')), cst.Arg(cst.Name('b'))])\n"
+    "cst.Module(body=[cst.SimpleStatementLine([cst.Expr(cst.Call(func=cst.Name('f'), args=[cst.Arg(cst.Name('a'), keyword=cst.Name('k')), cst.Arg(cst.Name('b'))]))])]).code",
+    "cst.Subscript(cst.Name('a'), [])", "cst.Tuple([])\ncst.Module([cst.SimpleStatementLine([cst.Expr(cst.Tuple([], lpar=[]))])]).code",
+    "cst.Comment('no hash')", "cst.ParenthesizedWhitespace()\ncst.SimpleWhitespace('x')",
+    "cst.Lambda(cst.Parameters(), cst.Name('x'), whitespace_after_lambda=cst.SimpleWhitespace(''))",
+    "cst.Dict([cst.StarredDictElement(cst.Name('a'))], lpar=[cst.LeftParen()])",
+    "cst.ensure_type(cst.Name('x'), cst.Integer)", "cst.metadata.MetadataWrapper(cst.parse_module('x')).resolve(int)",
+    "from libcst.metadata import PositionProvider\ncst.parse_module('x').visit(type('V', (cst.CSTVisitor,), {'METADATA_DEPENDENCIES': (PositionProvider,), "
+    "'visit_Name': lambda self, n: self.get_metadata(PositionProvider, n)})())",
+    "cst.parse_module('x').with_changes(bogus=1)", "cst.parse_module('x').deep_replace(cst.Name('y'), cst.Name('z')).children[9]"]])
