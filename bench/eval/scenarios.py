@@ -766,3 +766,64 @@ add("pypi/libcst", *[LC + s for s in [
     "from libcst.metadata import PositionProvider\ncst.parse_module('x').visit(type('V', (cst.CSTVisitor,), {'METADATA_DEPENDENCIES': (PositionProvider,), "
     "'visit_Name': lambda self, n: self.get_metadata(PositionProvider, n)})())",
     "cst.parse_module('x').with_changes(bogus=1)", "cst.parse_module('x').deep_replace(cst.Name('y'), cst.Name('z')).children[9]"]])
+TL = ("import traitlets\nfrom traitlets import HasTraits, Int, Unicode, List, Enum, Bool, Float, Instance, Dict, "
+      "Tuple, TraitError, Any, Union, CaselessStrEnum, Type, observe, validate\n")
+TLC = TL + ("class A(HasTraits):\n    n = Int(min=0, max=10)\n    s = Unicode()\n    l = List(Int(), maxlen=2)\n"
+            "    e = Enum(['a', 'b'])\n    b = Bool()\n    f = Float()\n    i = Instance(dict)\n    d = Dict(value_trait=Int())\n"
+            "    t = Tuple(Int(), Unicode())\n    c = CaselessStrEnum(['x'])\n    u = Union([Int(), Bool()])\n    k = Type(klass=dict)\na = A()\n")
+add("pypi/traitlets", *[TLC + s for s in [
+    "a.n = 'x'", "a.n = 11", "a.n = -1", "a.s = 1", "a.l = ['a']", "a.l = [1, 2, 3]", "a.e = 'z'", "a.b = 'yes'",
+    "a.f = 'x'", "a.i = []", "a.d = {'a': 'x'}", "a.t = (1, 2)", "a.t = (1,)", "a.c = 'y'", "a.u = 'x'", "a.k = int",
+    "A(n='x')", "A(bogus=1)\nA(n=1).trait_metadata('nosuch', 'x')\nA().trait_metadata('n', 'help')\na.traits()['zz']",
+    "a.observe(lambda c: 1 / 0, 'n')\na.n = 2", "a.set_trait('zz', 1)", "a.hold_trait_notifications().__enter__()\na.n = 'x'",
+    "class B(HasTraits):\n    x = Int()\n    @validate('x')\n    def _v(self, p):\n        raise TraitError('x must be even')\nB(x=1)",
+    "class B(HasTraits):\n    x = Int()\n    @observe('y')\n    def _o(self, c):\n        pass\nB().y = 1\nB(x='q')",
+    "class B(HasTraits):\n    x = Instance('no.such.Klass')\nB().x = 1", "class B(HasTraits):\n    x = Int(default_value='x')\nB().x",
+    "from traitlets.config import Application, Configurable\nclass App(Application):\n    n = Int(config=True)\n"
+    "App().parse_command_line(['--App.n=x'])",
+    "from traitlets.config import Application\nApplication().parse_command_line(['--nosuch'])\nApplication().initialize(['--x'])",
+    "from traitlets.config import Application\nApplication().load_config_file('missing.py')\nApplication().load_config_file('missing.py', path=['.'])\n"
+    "open('c.py', 'w').write('1/0')\nApplication().load_config_file('c.py', path=['.'])",
+    "from traitlets.config.loader import KVArgParseConfigLoader\nKVArgParseConfigLoader(['--a=b=c=']).load_config()\n"
+    "from traitlets.config import Config\nConfig(a=1).nosuch.x + 1",
+    "from traitlets.config import Application\nclass App(Application):\n    aliases = {'n': 'NoSuch.n'}\nApp().parse_command_line(['--n=1'])",
+    "traitlets.Int().validate(None, 'x')", "traitlets.List(minlen=2).validate(None, [1])", "traitlets.Unicode().validate(None, b'\\xff')",
+    "traitlets.ObjectName().validate(None, '1x')", "traitlets.DottedObjectName().validate(None, 'a..b')",
+    "traitlets.CRegExp().validate(None, '(')", "traitlets.TCPAddress().validate(None, ('h', 'p'))",
+    "traitlets.import_item('no.such.thing')", "traitlets.link((a, 'n'), (a, 'zz'))", "traitlets.directional_link((a, 'zz'), (a, 'n'))",
+    "traitlets.UseEnum(int)", "import enum\nclass E(enum.Enum):\n    A = 1\nclass B(HasTraits):\n    e = traitlets.UseEnum(E)\nB().e = 'Z'"]])
+TR = "import trio\n"
+add("pypi/trio", *[TR + s for s in [
+    "trio.run(lambda: 1)", "async def f():\n    await trio.sleep(-1)\ntrio.run(f)", "trio.sleep(1).send(None)",
+    "async def f():\n    trio.run(f)\ntrio.run(f)", "trio.current_time()", "trio.lowlevel.current_task()",
+    "async def f():\n    async with trio.open_nursery() as n:\n        n.start_soon(lambda: 1)\ntrio.run(f)",
+    "async def f():\n    async with trio.open_nursery() as n:\n        n.start_soon(g)\nasync def g():\n    raise ValueError('child failed')\ntrio.run(f)",
+    "async def f():\n    with trio.fail_after(0):\n        await trio.sleep(1)\ntrio.run(f)",
+    "async def f():\n    with trio.fail_after(-1):\n        pass\ntrio.run(f)",
+    "async def f():\n    s, r = trio.open_memory_channel(0)\n    await s.aclose()\n    await s.send(1)\ntrio.run(f)",
+    "async def f():\n    s, r = trio.open_memory_channel(0)\n    await s.aclose()\n    await r.receive()\ntrio.run(f)",
+    "trio.open_memory_channel(-1)", "trio.open_memory_channel(1.5)",
+    "async def f():\n    s, r = trio.open_memory_channel(0)\n    s.send_nowait(1)\ntrio.run(f)",
+    "async def f():\n    l = trio.Lock()\n    l.release()\ntrio.run(f)", "async def f():\n    l = trio.Lock()\n    await l.acquire()\n    await l.acquire()\ntrio.run(f)",
+    "async def f():\n    s = trio.Semaphore(1, max_value=1)\n    s.release()\ntrio.run(f)", "trio.Semaphore(-1)",
+    "trio.CapacityLimiter(0)", "async def f():\n    c = trio.CapacityLimiter(1)\n    c.release()\ntrio.run(f)",
+    "async def f():\n    e = trio.Event()\n    e.set()\n    e.set()\n    trio.Event().statistics().x\ntrio.run(f)",
+    "async def f():\n    await trio.open_file(1)\ntrio.run(f)", "async def f():\n    await trio.Path('missing').read_text()\ntrio.run(f)",
+    "async def f():\n    c = trio.Condition()\n    c.notify()\ntrio.run(f)",
+    "async def f():\n    async with trio.open_nursery() as n:\n        await n.start(g)\nasync def g(task_status=trio.TASK_STATUS_IGNORED):\n    return\ntrio.run(f)",
+    "async def f():\n    trio.from_thread.run_sync(lambda: 1)\ntrio.run(f)", "trio.to_thread.current_default_thread_limiter()",
+    "async def f():\n    with trio.CancelScope() as s:\n        pass\n    with s:\n        pass\ntrio.run(f)",
+    "async def f():\n    trio.lowlevel.reschedule(trio.lowlevel.current_task())\ntrio.run(f)",
+    "async def f():\n    await trio.lowlevel.wait_readable(-1)\ntrio.run(f)", "trio.run(lambda: trio.sleep(0), strict_exception_groups='x', bogus=1)",
+    "async def f():\n    await trio.sleep_until('x')\ntrio.run(f)", "async def f():\n    trio.move_on_after(float('nan'))\ntrio.run(f)"]])
+SC = "from sortedcontainers import SortedList, SortedDict, SortedSet, SortedKeyList\n"
+add("pypi/sortedcontainers", *[SC + s for s in [
+    "SortedList([1, 2]).remove(5)", "SortedList().pop()", "SortedList([1])[5]", "SortedList([1]).index(9)",
+    "SortedList([1, 'a'])", "SortedList([1]).append(0)", "SortedList([1]).insert(0, 1)", "SortedList([1])[0] = 2",
+    "SortedList([1]).reverse()", "SortedList([1]).extend([2])", "SortedList([3, 1]).index(1, 5)", "SortedDict({1: 2})[5]",
+    "SortedDict().popitem()", "SortedDict().peekitem()", "SortedDict({1: 2}).index(9)", "SortedDict({1: 2}).keys()[5]",
+    "SortedSet([1]).remove(5)", "SortedSet().pop()", "SortedSet([1])[5]", "SortedSet([1, 'a'])",
+    "SortedKeyList([1], key=lambda x: x.nope)", "SortedKeyList([1], key=len)", "SortedList([1]) * 'x'",
+    "SortedList(range(10)).islice(0, 5, -1)\nlist(SortedList(range(10)).irange(1, 5, inclusive=(1,)))",
+    "SortedList([1, 2]).bisect('a')", "SortedDict(1)", "SortedDict({1: 2}).setdefault()", "SortedList([1]).__delitem__(5)",
+    "SortedList([1, 2]).pop(9)", "SortedDict({1: 2}).pop(5)", "SortedSet([1]).index(9)", "SortedList._check(SortedList([1]))\nSortedList([1])._reset(0)"]])
