@@ -827,3 +827,77 @@ add("pypi/sortedcontainers", *[SC + s for s in [
     "SortedList(range(10)).islice(0, 5, -1)\nlist(SortedList(range(10)).irange(1, 5, inclusive=(1,)))",
     "SortedList([1, 2]).bisect('a')", "SortedDict(1)", "SortedDict({1: 2}).setdefault()", "SortedList([1]).__delitem__(5)",
     "SortedList([1, 2]).pop(9)", "SortedDict({1: 2}).pop(5)", "SortedSet([1]).index(9)", "SortedList._check(SortedList([1]))\nSortedList([1])._reset(0)"]])
+each("pypi/xmltodict", "import xmltodict\nxmltodict.parse(ARG)",
+     ["<a>", "<a></b>", "", "text", "<a><b></a>", "<a x='1' x='2'/>", "<a>&nope;</a>", "<a/><b/>", "<1/>",
+      "<a:b/>", "<a>\x00</a>", "<?xml version='9'?><a/>", "<!DOCTYPE a [<!ENTITY e 'x'>]><a>&e;</a>"])
+add("pypi/xmltodict", "import xmltodict\nxmltodict.unparse({'a': 1, 'b': 2})", "import xmltodict\nxmltodict.unparse({})",
+    "import xmltodict\nxmltodict.unparse([1])", "import xmltodict\nxmltodict.unparse({'a': {'@x': {'y': 1}}})",
+    "import xmltodict\nxmltodict.parse('<a><b/></a>', item_depth=2, item_callback=lambda p, i: False)",
+    "import xmltodict\nxmltodict.parse('<a/>', namespaces=1, process_namespaces=True)\nxmltodict.parse(1)",
+    "import xmltodict\nxmltodict.unparse({'a': None, '#text': 1}, full_document=True)",
+    "import xmltodict\nxmltodict.parse('<a/>', postprocessor=lambda p, k, v: 1 / 0)",
+    "import xmltodict\nxmltodict.unparse({'a b': 1})", "import xmltodict\nxmltodict.parse(b'<a>\\xff</a>', encoding='ascii')")
+GQ = ("import graphql\nS = graphql.build_schema('type Query { hello(n: Int!): String\\n user: User }\\n"
+      "type User { id: ID! name: String }')\n")
+each("pypi/graphql", GQ + "graphql.parse(ARG)",
+     ["{", "query { a", "{ a(: 1) }", "query q($x) { a }", "fragment on User { id }", "{ a(x: ) }", "mutation",
+      "{ ... }", "subscription { a", "{ a @ }", "{ \"str }", "type Q {", "{ a(x: $) }", "query ($x: [Int) { a }", "{ a(x: 1e) }"])
+each("pypi/graphql", GQ + "r = graphql.graphql_sync(S, ARG)\nif r.errors: raise r.errors[0]",
+     ["{ nosuch }", "{ hello }", "{ hello(n: \"x\") }", "{ user }", "{ user { nosuch } }", "{ hello(n: 1) { x } }",
+      "query q($n: Int) { hello(n: $n) }", "query q { hello(n: $m) }", "{ hello(n: 1, m: 2) }", "{ ...F }",
+      "fragment F on Nope { id } { user { ...F } }", "mutation { x }", "query A { user { id } } query A { user { id } }",
+      "{ user { id } } { user { id } }", "query q($n: Int!) { hello(n: 1) }", "{ __type { name } }", "subscription { hello }"])
+add("pypi/graphql", *[GQ + s for s in [
+    "graphql.build_schema('type Query { a: Nope }')", "graphql.build_schema('type Query { a: String } type Query { b: Int }')",
+    "graphql.build_schema('type X { a: Int }')\ngraphql.build_schema('type Query { a: Int } extend type Nope { b: Int }')",
+    "graphql.build_schema('type Query { a(x: Unknown): Int }')", "graphql.build_schema('type Query')\ngraphql.build_schema('type Query { a: Int } directive @d on BOGUS')",
+    "graphql.build_schema('{')", "graphql.GraphQLSchema(query=1)", "graphql.GraphQLObjectType('', {})",
+    "graphql.GraphQLObjectType('1x', {})", "graphql.GraphQLInt.serialize('x')", "graphql.GraphQLInt.serialize(2**40)",
+    "graphql.GraphQLInt.parse_value(1.5)", "graphql.GraphQLFloat.parse_value('x')", "graphql.GraphQLBoolean.serialize('x')",
+    "graphql.GraphQLID.serialize(object())", "graphql.GraphQLString.parse_value(1)",
+    "graphql.execute(S, graphql.parse('{ hello }'))\ngraphql.execute(S, graphql.parse('{ hello(n: 1) }'), operation_name='nope').errors[0].x",
+    "graphql.assert_valid_schema(graphql.GraphQLSchema())\ngraphql.assert_valid_schema(graphql.build_schema('type Query { a: Int }', assume_valid=True))\n"
+    "graphql.assert_valid_schema(graphql.GraphQLSchema(graphql.GraphQLObjectType('Query', {})))",
+    "graphql.utilities.value_from_ast_untyped(1)", "graphql.utilities.coerce_input_value('x', graphql.GraphQLInt)",
+    "graphql.utilities.coerce_input_value(None, graphql.GraphQLNonNull(graphql.GraphQLInt))",
+    "graphql.GraphQLNonNull(graphql.GraphQLNonNull(graphql.GraphQLInt))", "graphql.GraphQLList(1)",
+    "graphql.GraphQLEnumType('E', {'A': 1}).serialize(2)", "graphql.GraphQLEnumType('E', {'A': 1}).parse_value('B')",
+    "graphql.utilities.get_operation_ast(graphql.parse('{ a } { b }'))\nS.get_type('Nope').fields",
+    "graphql.utilities.type_from_ast(S, graphql.parse('{ a }'))", "graphql.print_ast(1)",
+    "graphql.lexicographic_sort_schema(1)\n", "graphql.utilities.build_client_schema({})",
+    "graphql.utilities.build_client_schema({'__schema': {}})", "graphql.language.Source(1)", "graphql.language.Source('x', location_offset=1)"]])
+ITS = "import itsdangerous\ns = itsdangerous.URLSafeTimedSerializer('secret')\n"
+add("pypi/itsdangerous", *[ITS + x for x in [
+    "s.loads('garbage')", "s.loads(s.dumps('x') + 'x')", "itsdangerous.URLSafeTimedSerializer('other').loads(s.dumps('x'))",
+    "import time\nt = s.dumps('x')\ns.loads(t, max_age=-1)", "s.loads('')", "s.loads('a.b.c')",
+    "itsdangerous.Signer('k').unsign('value')", "itsdangerous.Signer('k').unsign('value.sig')", "itsdangerous.Signer('k').unsign(b'value.AAAA')",
+    "itsdangerous.TimestampSigner('k').unsign(itsdangerous.Signer('k').sign('x'))", "itsdangerous.TimestampSigner('k').unsign('x.y.z')",
+    "itsdangerous.Serializer('k').loads('{bad')", "itsdangerous.Serializer('k').loads(itsdangerous.Signer('k', salt='itsdangerous').sign('{bad'))",
+    "itsdangerous.Serializer('k').dumps(object())", "itsdangerous.URLSafeSerializer('k').loads('.x')",
+    "itsdangerous.URLSafeSerializer('k').loads('eJ.x')", "itsdangerous.Signer('k', key_derivation='nosuch').sign('x')",
+    "itsdangerous.Signer('k', sep='a')", "itsdangerous.Signer([]).sign('x')", "itsdangerous.base64_decode('!!!')",
+    "itsdangerous.URLSafeSerializer('k').loads(itsdangerous.URLSafeSerializer('k').dumps('x').replace('.', '!'))",
+    "itsdangerous.Signer('k').sign(1)", "s.loads(s.dumps('x'), max_age='x')", "itsdangerous.URLSafeSerializer('k').loads_unsafe('x')[1].nope"]])
+RQ = "import requests\n"
+add("pypi/requests", *[RQ + s for s in [
+    "requests.Request('GET', 'not a url').prepare()", "requests.Request('GET', 'http://').prepare()",
+    "requests.Request('GET', 'ftp:/x').prepare()\nrequests.Session().get_adapter('ftp://x')",
+    "requests.Request('GET', 'http://h', headers={'X': 1}).prepare()", "requests.Request('GET', 'http://h', headers={'X': 'a\\nb'}).prepare()",
+    "requests.Request('GET', 'http://h', headers={' X': 'a'}).prepare()", "requests.Request('POST', 'http://h', files={'f': 1}, json={}).prepare()",
+    "requests.Request('POST', 'http://h', data=iter([b'x']), files={'f': b'x'}).prepare()",
+    "requests.Request('GET', 'http://h:port/').prepare()", "requests.Request('GET', 'http://[::1/').prepare()",
+    "requests.Request('GET', '://h').prepare()", "requests.Request('GET', 'http://\\u2603..com').prepare()",
+    "requests.Request('GET', 'http://' + 'a' * 64 + '.com').prepare()", "requests.get('mailto:x@y')",
+    "requests.get('file:///etc/passwd')", "requests.get('http://h', timeout='x')", "requests.get('http://h', timeout=(1, 2, 3))",
+    "requests.Session().mount('x', 1)\nrequests.Session().get('nosuchscheme://h')", "r = requests.Response()\nr.status_code = 404\nr.url = 'http://h/x'\nr.raise_for_status()",
+    "r = requests.Response()\nr.status_code = 500\nr.reason = 'Server Error'\nr.url = 'http://h/'\nr.raise_for_status()",
+    "r = requests.Response()\nr._content = b'{bad'\nr.json()", "r = requests.Response()\nr._content = b''\nr.encoding = 'utf-8'\nr.json()",
+    "requests.utils.get_auth_from_url(1)", "requests.utils.super_len(object())\nrequests.utils.guess_json_utf(1)",
+    "requests.utils.to_key_val_list(1)", "requests.utils.from_key_val_list(1)", "requests.utils.parse_header_links(1)",
+    "requests.utils.check_header_validity(('X', 1))", "requests.utils.check_header_validity(('X', ' a'))",
+    "requests.cookies.RequestsCookieJar().set('a', 1)\nj = requests.cookies.RequestsCookieJar()\nj.set('a', '1', domain='x')\nj.set('a', '2', domain='y')\nj['a']",
+    "requests.cookies.RequestsCookieJar()['missing']", "requests.cookies.create_cookie('a', 'b', bogus=1)",
+    "requests.structures.CaseInsensitiveDict()['x']", "requests.auth.HTTPDigestAuth('u', 'p').build_digest_header('GET', 'http://h')",
+    "requests.adapters.HTTPAdapter(max_retries='x')\nrequests.adapters.HTTPAdapter().cert_verify(requests.adapters.HTTPAdapter().get_connection('https://h'), 'https://h', 'missing.pem', None)",
+    "requests.Request('GET', 'http://h', params=1).prepare()", "requests.Request('GET', 'http://h', auth=1).prepare()",
+    "requests.Request('POST', 'http://h', json=object()).prepare()"]])
