@@ -901,3 +901,60 @@ add("pypi/requests", *[RQ + s for s in [
     "requests.adapters.HTTPAdapter(max_retries='x')\nrequests.adapters.HTTPAdapter().cert_verify(requests.adapters.HTTPAdapter().get_connection('https://h'), 'https://h', 'missing.pem', None)",
     "requests.Request('GET', 'http://h', params=1).prepare()", "requests.Request('GET', 'http://h', auth=1).prepare()",
     "requests.Request('POST', 'http://h', json=object()).prepare()"]])
+each("pypi/urllib3", "import urllib3\nurllib3.util.parse_url(ARG)",
+     ["http://h:port/", "http://[::1/", "http://h:99999/", "://", "http://a b/", "http://h:-1", "http://\u2603:x/",
+      "http://" + "a" * 300 + ".com/", "http://h/\x00", "http://[zz]/"])
+add("pypi/urllib3", *["import urllib3\n" + s for s in [
+    "urllib3.util.Timeout(connect='x')", "urllib3.util.Timeout(connect=-1)", "urllib3.util.Timeout(total=True)",
+    "urllib3.util.Retry(total=0).increment(method='GET', url='/')", "urllib3.util.Retry(total=1, status_forcelist=[500]).increment().increment()",
+    "urllib3.util.Retry(redirect=0).increment(response=urllib3.HTTPResponse(status=302, headers={'Location': '/x'}))",
+    "urllib3.util.Retry(bogus=1)", "urllib3.util.Retry.from_int('x')", "urllib3.util.make_headers(basic_auth=1)",
+    "urllib3.PoolManager().connection_from_url('ftp://h')", "urllib3.PoolManager().connection_from_url('nota url')",
+    "urllib3.connection_from_url('http://h:x')", "urllib3.HTTPConnectionPool('h', maxsize=0)\nurllib3.HTTPConnectionPool('h', maxsize=0)._get_conn(timeout=0)",
+    "urllib3.HTTPConnectionPool('h').is_same_host(1)", "urllib3.HTTPConnectionPool('h').urlopen('GET', 'http://other/', assert_same_host=True)",
+    "urllib3.ProxyManager('nota url')", "urllib3.ProxyManager('ftp://h')", "urllib3.fields.RequestField('a', 'b').make_multipart(content_type=1)\n"
+    "urllib3.encode_multipart_formdata({'a': 1})", "urllib3.encode_multipart_formdata([('a', (1, 2, 3, 4, 5))])",
+    "urllib3.HTTPHeaderDict()['x']", "urllib3.HTTPHeaderDict(1)", "urllib3.HTTPResponse(body=b'{', headers={}).json()",
+    "urllib3.HTTPResponse(body=b'x', headers={'content-encoding': 'gzip'}, preload_content=False).read(decode_content=True)",
+    "urllib3.HTTPResponse(body=b'x', headers={'content-encoding': 'deflate'}).data", "urllib3.util.ssl_.resolve_cert_reqs('BOGUS')",
+    "urllib3.util.ssl_.resolve_ssl_version('BOGUS')", "urllib3.util.ssl_.create_urllib3_context(ssl_minimum_version='x')",
+    "urllib3.util.ssl_.create_urllib3_context(ciphers='NOSUCHCIPHER')", "urllib3.util.assert_fingerprint(b'x', 'zz')",
+    "urllib3.util.assert_fingerprint(b'x', 'aa' * 20)", "urllib3.request('GET', 'nota url', timeout=0.1)",
+    "urllib3.PoolManager(num_pools=0).request('GET', 'http://h', retries=urllib3.util.Retry(0, connect=0), timeout=0.1)"]])
+each("pypi/regex", "import regex\nregex.compile(ARG)",
+     ["(", "[a-", "a**", "(?P<n>x)(?P<n>y", "\\", "x{2,1}", "[z-a]", "(?P=missing)", "(?i", "a)", "*a", "\\p{Nope}",
+      "(?<n>", "[[:nope:]]", "(?(1)a|b|c)", "\\N{NOSUCH NAME}", "(?V9)", "(?flags)", "\\g<", "(?|a"])
+add("pypi/regex", "import regex\nregex.sub('(a)', '\\\\2', 'a')", "import regex\nregex.match('(a)', 'a').group(5)",
+    "import regex\nregex.sub('a', '\\\\g<x>', 'a')", "import regex\nregex.compile(b'x').match('x')",
+    "import regex\nregex.compile('x', flags=regex.LOCALE | regex.UNICODE)", "import regex\nregex.match('a', 'a', timeout=-1)\nregex.match('(a+)+b', 'a' * 40, timeout=0.01)",
+    "import regex\nregex.escape(1)", "import regex\nregex.match('(?P<a>x)', 'x').group('b')")
+add("pypi/markupsafe", "import markupsafe\nmarkupsafe.Markup('%s %s') % ('a',)", "import markupsafe\nmarkupsafe.Markup('{x}').format()",
+    "import markupsafe\nmarkupsafe.Markup('{0}').format()", "import markupsafe\nmarkupsafe.Markup('%(a)s') % {'b': 1}",
+    "import markupsafe\nmarkupsafe.Markup('{!z}').format(1)", "import markupsafe\nmarkupsafe.Markup('x') + 1",
+    "import markupsafe\nmarkupsafe.Markup('%d') % 'x'", "import markupsafe\nmarkupsafe.Markup('{:q}').format(1)",
+    "import markupsafe\nclass O:\n    def __html_format__(self, spec):\n        raise ValueError('bad spec')\nmarkupsafe.Markup('{0:x}').format(O())",
+    "import markupsafe\nclass O:\n    def __html__(self):\n        return 1\nmarkupsafe.escape(O()) + 'x'\nmarkupsafe.Markup('{0}').format(type('P', (), {'__html__': lambda s: 'x', '__html_format__': None})())",
+    "import markupsafe\nmarkupsafe.Markup('%s') % (object(), 1)", "import markupsafe\nmarkupsafe.Markup('{0.nope}').format(1)")
+FL = "import flask\napp = flask.Flask('t')\n"
+add("pypi/flask", *[FL + s for s in [
+    "flask.request.args", "flask.session['x']", "flask.g.x", "flask.current_app.name", "flask.url_for('x')",
+    "with app.test_request_context():\n    flask.url_for('nosuch')", "with app.app_context():\n    flask.url_for('nosuch')",
+    "@app.route('/')\ndef a():\n    pass\n@app.route('/x')\ndef a():\n    pass", "app.config.from_file('missing.json', load=lambda f: 1)",
+    "app.config.from_pyfile('missing.py')", "app.config.from_envvar('NOSUCH_ENV')", "app.config.from_object('no.such.mod')",
+    "app.config.from_mapping({'a': 1}, {'b': 2}, c=3)", "with app.test_request_context():\n    flask.session['x'] = 1",
+    "with app.test_request_context():\n    flask.abort(404)", "with app.test_request_context():\n    flask.abort(400, 'bad')",
+    "with app.test_request_context(data='{', content_type='application/json'):\n    flask.request.get_json()",
+    "with app.test_request_context():\n    flask.request.form['x']", "with app.test_request_context():\n    flask.send_file('missing.txt')",
+    "with app.test_request_context():\n    flask.send_from_directory('.', '../etc/passwd')", "with app.test_request_context():\n    flask.render_template('missing.html')",
+    "with app.test_request_context():\n    flask.render_template_string('{{ x')", "with app.app_context():\n    flask.jsonify(object())",
+    "with app.app_context():\n    flask.make_response(1)\nwith app.test_request_context():\n    flask.make_response(object())",
+    "@app.route('/')\ndef i():\n    return None\napp.test_client().get('/')\napp.testing = True\napp.test_client().get('/')",
+    "@app.route('/')\ndef i():\n    return 1 / 0\napp.testing = True\napp.test_client().get('/')",
+    "@app.route('/')\ndef i():\n    return ('a', 200, 1, 2)\napp.testing = True\napp.test_client().get('/')",
+    "app.register_blueprint(flask.Blueprint('b', 't'))\napp.register_blueprint(flask.Blueprint('b', 't'))\n"
+    "app.register_blueprint(flask.Blueprint('b.c', 't'))", "flask.Blueprint('a.b', 't')", "flask.Blueprint('', 't')",
+    "app.add_url_rule('/', view_func=1)", "app.add_url_rule('/<bad', 'x', lambda: 'x')", "app.errorhandler(999)(lambda e: 'x')",
+    "app.errorhandler(1)(lambda e: 'x')", "app.register_error_handler(ValueError(), lambda e: 'x')", "app.json.loads('{')",
+    "app.json.dumps(object())", "flask.Flask('t', static_folder='s', static_url_path='x')\nflask.Flask('t', host_matching=True, static_host=None)",
+    "import flask.sessions\nwith app.test_request_context():\n    app.secret_key = None\n    app.session_interface.open_session(app, flask.request).x = 1\n"
+    "    flask.session['a'] = 1"]])
