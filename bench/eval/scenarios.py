@@ -958,3 +958,76 @@ add("pypi/flask", *[FL + s for s in [
     "app.json.dumps(object())", "flask.Flask('t', static_folder='s', static_url_path='x')\nflask.Flask('t', host_matching=True, static_host=None)",
     "import flask.sessions\nwith app.test_request_context():\n    app.secret_key = None\n    app.session_interface.open_session(app, flask.request).x = 1\n"
     "    flask.session['a'] = 1"]])
+CR = "from cryptography.fernet import Fernet, InvalidToken\nfrom cryptography.hazmat.primitives import hashes, serialization\n"
+add("pypi/cryptography", *[CR + s for s in [
+    "Fernet('short')", "Fernet(Fernet.generate_key()).decrypt(b'garbage')", "Fernet(Fernet.generate_key()).decrypt(Fernet(Fernet.generate_key()).encrypt(b'x'))",
+    "f = Fernet(Fernet.generate_key())\nf.decrypt(f.encrypt(b'x'), ttl=-1)\nimport time\nf.decrypt_at_time(f.encrypt_at_time(b'x', 0), ttl=1, current_time=100)",
+    "Fernet(Fernet.generate_key()).encrypt('str')", "hashes.Hash(hashes.SHA256()).update('str')",
+    "h = hashes.Hash(hashes.SHA256())\nh.finalize()\nh.update(b'x')", "hashes.Hash(hashes.SHAKE128(-1))",
+    "serialization.load_pem_private_key(b'garbage', password=None)", "serialization.load_pem_public_key(b'-----BEGIN PUBLIC KEY-----\\nAAAA\\n-----END PUBLIC KEY-----\\n')",
+    "serialization.load_der_private_key(b'\\x30\\x00', password=None)", "serialization.load_ssh_public_key(b'ssh-rsa garbage')",
+    "serialization.load_ssh_private_key(b'garbage', password=None)",
+    "from cryptography.hazmat.primitives.asymmetric import rsa\nrsa.generate_private_key(3, 512)",
+    "from cryptography.hazmat.primitives.asymmetric import rsa\nrsa.generate_private_key(65537, 256)",
+    "from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes\nCipher(algorithms.AES(b'k' * 7), modes.CBC(b'i' * 16))",
+    "from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes\nCipher(algorithms.AES(b'k' * 16), modes.CBC(b'i' * 3))",
+    "from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes\ne = Cipher(algorithms.AES(b'k' * 16), modes.CBC(b'i' * 16)).encryptor()\ne.update(b'x')\ne.finalize()",
+    "from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes\nd = Cipher(algorithms.AES(b'k' * 16), modes.GCM(b'i' * 12, b't' * 16)).decryptor()\nd.finalize()",
+    "from cryptography.hazmat.primitives.ciphers.aead import AESGCM\nAESGCM(b'k' * 16).decrypt(b'n' * 12, b'x' * 20, None)",
+    "from cryptography.hazmat.primitives.ciphers.aead import AESGCM\nAESGCM(b'k' * 5)",
+    "from cryptography.hazmat.primitives import padding\nu = padding.PKCS7(128).unpadder()\nu.update(b'x' * 16)\nu.finalize()",
+    "from cryptography.hazmat.primitives import padding\npadding.PKCS7(7)", "from cryptography.hazmat.primitives import hmac\nh = hmac.HMAC(b'k', hashes.SHA256())\nh.verify(b'x')",
+    "from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC\nk = PBKDF2HMAC(hashes.SHA256(), 32, b's', 1)\nk.derive(b'p')\nk.derive(b'p')",
+    "from cryptography.hazmat.primitives.kdf.pbkdf2 import PBKDF2HMAC\nPBKDF2HMAC(hashes.SHA256(), 32, b's', 1).verify(b'p', b'x' * 32)",
+    "from cryptography import x509\nx509.load_pem_x509_certificate(b'garbage')", "from cryptography import x509\nx509.load_der_x509_certificate(b'\\x30\\x00')",
+    "from cryptography import x509\nx509.Name([1])", "from cryptography import x509\nfrom cryptography.x509.oid import NameOID\nx509.NameAttribute(NameOID.COUNTRY_NAME, 'USA')",
+    "from cryptography import x509\nx509.CertificateBuilder().serial_number(-1)", "from cryptography import x509\nx509.DNSName(1)",
+    "from cryptography import x509\nx509.ObjectIdentifier('x.y')", "from cryptography.hazmat.primitives.asymmetric import ec\nec.derive_private_key(-1, ec.SECP256R1())",
+    "from cryptography.hazmat.primitives.asymmetric import ed25519\ned25519.Ed25519PublicKey.from_public_bytes(b'x')",
+    "from cryptography.hazmat.primitives.asymmetric import ed25519\nk = ed25519.Ed25519PrivateKey.generate()\nk.public_key().verify(b'x' * 64, b'm')"]])
+DV = "import dotenv, io\n"
+add("pypi/dotenv", *[DV + s for s in [
+    "dotenv.dotenv_values(stream=io.StringIO('A=1\\nB'), interpolate=True)['C']", "dotenv.set_key('missing/.env', 'A', '1')",
+    "dotenv.get_key('.env', 'A')\nopen('.env', 'w').write('A=1')\ndotenv.unset_key('.env', 'B')\ndotenv.set_key('.env', 'A', '1', quote_mode='bogus')",
+    "dotenv.load_dotenv(stream=1)", "dotenv.dotenv_values(1)", "dotenv.find_dotenv(raise_error_if_not_found=True, usecwd=True)",
+    "dotenv.set_key('.env', 'A', 1)", "dotenv.unset_key('.env', 'A')\ndotenv.main.rewrite('missing/x').__enter__()"]])
+PK = "from pip._vendor.packaging import version, specifiers, requirements, markers, tags, utils\n"
+add("pypi/pip", *[PK + s for s in [
+    "version.Version('not a version')", "version.Version('1.0-')", "specifiers.SpecifierSet('>=1.0,<')",
+    "specifiers.Specifier('~=1')", "specifiers.Specifier('==1.*.1')", "requirements.Requirement('pkg >=')",
+    "requirements.Requirement('pkg[extra')", "requirements.Requirement('pkg; python_version >')",
+    "requirements.Requirement('1pkg!')", "markers.Marker('python_version >> \"3\"')", "markers.Marker('os_name == \"x\"').evaluate({'os_name': 1})\n"
+    "markers.Marker('extra == \"a\"').evaluate({})\nmarkers.Marker('nosuch == \"a\"')", "markers.Marker('python_version == \"3\" and')",
+    "utils.canonicalize_version(1)", "utils.parse_wheel_filename('bad.whl')", "utils.parse_wheel_filename('pkg-1.0-py3-none-any.zip')",
+    "utils.parse_wheel_filename('pkg-x.y-py3-none-any.whl')", "utils.parse_sdist_filename('pkg.zip')", "utils.parse_sdist_filename('pkg-x!y.tar.gz')",
+    "tags.parse_tag('py3-none')", "version.Version('1.0') < 'x'", "specifiers.SpecifierSet('==1.0').contains('junk version')\n"
+    "specifiers.Specifier('===')", "from pip._vendor import tomli\ntomli.loads('a = ')", "from pip._vendor import tomli\ntomli.loads('a = 1\\na = 2')",
+    "from pip._vendor import tomli\ntomli.loads('[t]\\n[t]')", "from pip._vendor.distlib.version import NormalizedVersion\nNormalizedVersion('x.y')",
+    "from pip._vendor import msgpack\nmsgpack.unpackb(b'\\xc1')", "from pip._vendor import msgpack\nmsgpack.unpackb(b'\\x92\\x01')",
+    "from pip._vendor import msgpack\nmsgpack.packb(object())", "from pip._vendor import idna\nidna.encode('a..b')",
+    "from pip._vendor import idna\nidna.decode('xn--zz')", "from pip._vendor.packaging.version import InvalidVersion\nversion.parse('0.1.0dev-x')"]])
+JP = "import jsonpath_ng\nfrom jsonpath_ng.ext import parse as xparse\n"
+each("pypi/jsonpath_ng", JP + "jsonpath_ng.parse(ARG)",
+     ["$.[", "$..", "$.a[?", "foo bar", "$.a[1:2:3:4]", "$[*", "$.'x", "$.a[?(@.b > 1)]", "&", "$.a.`nosuch`"])
+each("pypi/jsonpath_ng", JP + "xparse(ARG).find({'a': [1, 'x']})",
+     ["$.a[?(@ > )]", "$.a[?(@.b ~ 'x')]", "$.a.`sorted(", "$.a[?(@ == 'x'", "$.a.`split(,)`", "$.a.`sub(/(/, x)`",
+      "$.a[*] + 'x'", "$.a.`str(`", "$.a[?(@ =~ '(')]", "$.a.`len` * 2"])
+add("pypi/jsonpath_ng", JP + "jsonpath_ng.parse('$.a[5]').update({'a': [1]}, 2)\njsonpath_ng.parse('$.a.b').find({'a': 1})[0]",
+    JP + "jsonpath_ng.parse('$.a').find(1)[0].value.x", JP + "jsonpath_ng.Fields()\njsonpath_ng.parse(1)")
+RF = "import referencing, referencing.jsonschema\nfrom referencing import Registry, Resource\n"
+add("pypi/referencing", *[RF + s for s in [
+    "Registry().resolver().lookup('http://x/nope')", "Registry().resolver().lookup('#/a')",
+    "Resource.from_contents({})", "Resource.from_contents({'$schema': 'http://nosuch/'})",
+    "r = Resource.from_contents({'$schema': 'https://json-schema.org/draft/2020-12/schema', '$id': 'http://x/s'})\n"
+    "Registry().with_resource('http://x/s', r).resolver().lookup('http://x/s#/nope')",
+    "r = Resource.from_contents({'$schema': 'https://json-schema.org/draft/2020-12/schema'})\n"
+    "Registry().with_resource('http://x/s', r).resolver().lookup('http://x/s#nosuchanchor')",
+    "referencing.jsonschema.specification_with('http://nosuch/')", "Registry()['http://x/nope']",
+    "Registry().crawl().contents('http://x')", "Registry(retrieve=lambda u: 1 / 0).resolver().lookup('http://x/y')",
+    "Registry().with_contents([('http://x', {})])", "referencing.jsonschema.DRAFT202012.create_resource({}).pointer('/a', Registry().resolver())",
+    "Registry().remove('http://x/nope')", "Registry().get_or_retrieve('http://x')", "Registry().anchor('http://x', 'a')"]])
+add("pypi/six", "import six\nsix.reraise(ValueError, ValueError('re-raised'), None)", "import six\nsix.raise_from(KeyError('k'), None)",
+    "import six\nsix.moves.nosuch", "import six\nsix.ensure_str(1)", "import six\nsix.ensure_binary(1)", "import six\nsix.ensure_text(1)",
+    "import six\nsix.get_unbound_function(1)", "import six\nsix.int2byte(300)", "import six\nsix.byte2int('')", "import six\nsix.indexbytes(b'', 5)",
+    "import six\nsix.assertCountEqual(__import__('unittest').TestCase('__init__'), [1], [2])",
+    "import six\nsix.assertRegex(__import__('unittest').TestCase('__init__'), 'a', 'b')", "import six\nsix.print_(1, sep=1)")
