@@ -51,7 +51,7 @@ def explain(errdex, db, text):
         run = subprocess.run([errdex, "explain", "--json", "--db", db, "--top", "5", "-"],
                              input=text.encode("utf-8", "replace"), capture_output=True,
                              timeout=60)
-    except subprocess.TimeoutExpired:
+    except (subprocess.TimeoutExpired, OSError):
         return []
     if run.returncode != 0:
         return []
@@ -125,7 +125,7 @@ def rank(matches, inner_ids, other_ids, inner=None, first_site_only=False):
 
 def longest_fragment(message):
     first = message.split("\n")[0]
-    parts = [p.strip() for p in VALUE_CHARS.split(first)]
+    parts = [p.strip() for p in VALUE_CHARS.split(first.replace("\0", " "))]
     parts = [p for p in parts if len(p) >= 4]
     return max(parts, key=len) if parts else ""
 
@@ -143,8 +143,8 @@ class Ripgrep:
             cmd += ["-g", "!" + pattern]
         try:
             run = subprocess.run(cmd + ["--", fragment, self.root or libroots.stdlib_root()],
-                                 capture_output=True, text=True, timeout=60)
-        except subprocess.TimeoutExpired:
+                                 capture_output=True, text=True, errors="replace", timeout=60)
+        except (subprocess.TimeoutExpired, OSError, ValueError):
             return None, None
         hits = []
         for out in run.stdout.splitlines():
@@ -274,7 +274,15 @@ def main():
     done = [0]
 
     def one(c):
-        r = score(c, args.errdex, args.db, rg, sites)
+        try:
+            r = score(c, args.errdex, args.db, rg, sites)
+        except Exception as e:  # one bad case must not lose the run: scored as a miss
+            print(f"  {c.get('id')}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+            r = {k: None for k in ("message", "message_where", "traceback", "traceback_where",
+                                   "traceback_first_site", "ripgrep", "ripgrep_where",
+                                   "top_message", "top_traceback")}
+            r.update(fuzzy=False, by_message_possible=False, has_literal=False,
+                     in_catalog=False, error=f"{type(e).__name__}: {e}")
         done[0] += 1
         if done[0] % 100 == 0:
             print(f"  {done[0]}/{len(cases)} scored", file=sys.stderr, flush=True)
