@@ -1,47 +1,64 @@
 #!/usr/bin/env python3
-"""Scores `errdex explain` on a labelled set of errors (make_cases.py).
+"""Scores `errdex explain` on a labelled set of errors: the executed cases of
+exec_cases.py (many libraries, each case's ground truth its innermost library
+frame) or the older make_cases.py cases (one library, `path`/`line` at top).
 
 For every case, in one run:
-  - explain on the message alone ("Type: message", what people paste),
-  - explain on the full traceback the interpreter printed,
+  - explain --json --top 5 on the message alone ("Type: message", what people
+    paste),
+  - explain --json --top 5 on the full traceback the interpreter printed,
   - a ripgrep baseline: the longest fragment of the message with no value in
-    it (no digits, quotes, brackets...) searched literally in the source tree.
-A case counts as found at rank k when the k-th answer is the error raised at
-the true site (path, line) -- one error can be raised at many sites, and the
-message alone cannot tell them apart; "first site" also asks that the
-answer's first site be the true one. For ripgrep, the k-th hit must be in the
-right file within 3 lines. Cases whose true template has no literal text
-(`raise KeyError(key)`) cannot be found from the message by any matcher; they
-are reported apart. Prints a table; --json for the numbers.
+    it (no digits, quotes, brackets...) searched literally (`rg -F`) over the
+    whole interpreter's library tree (tests excluded, as in the catalog), or
+    --root when given.
+A case counts as right at rank k when the k-th match's error has a site at
+the innermost library frame (library, path, line) -- or, counted apart
+("other frame"), at another library frame of the traceback (a helper that
+raises for its caller). One error can be raised at many sites; the message
+alone cannot tell them apart, so any site of the right error counts; "first
+site" also asks that the match's first listed site be the innermost frame.
+For ripgrep, the k-th hit must be in a library frame's file within 3 lines.
 
-  python3 run_eval.py --errdex build/src/cli/errdex --db c.db --root STDLIB cases.jsonl
+Subsets as before: "findable" (the true error's template has literal text,
+or no text at all), "literal text", "in catalog". Broken down by idiom, by
+library and by tag. --json prints everything; --before FILE.json (an earlier
+--json output) prints the differences, overall, by idiom and by library.
+
+  python3 bench/eval/run_eval.py /work/eval-out/cases.jsonl --errdex ERRDEX \\
+      --db /work/eval-out/catalog.db [--json] [--before before.json] [--details out.jsonl]
+  (old cases: python3 run_eval.py --errdex build/src/cli/errdex --db c.db --root STDLIB cases.jsonl)
 """
 import argparse
+import collections
 import concurrent.futures
 import json
+import os
 import re
 import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import libroots  # noqa: E402
 
 VALUE_CHARS = re.compile(r"""['"`\d()\[\]{}<>=,:;|\\]+|\s{2,}""")
+METRICS = ("message top-1", "message top-5", "traceback top-1", "traceback top-5",
+           "ripgrep top-1", "ripgrep top-5", "message top-1, findable",
+           "message top-5, findable")
 
 
 def explain(errdex, db, text):
-    run = subprocess.run([errdex, "explain", "--json", "--db", db, "--top", "5", "-"],
-                         input=text.encode("utf-8", "replace"), capture_output=True, timeout=60)
+    try:
+        run = subprocess.run([errdex, "explain", "--json", "--db", db, "--top", "5", "-"],
+                             input=text.encode("utf-8", "replace"), capture_output=True,
+                             timeout=60)
+    except (subprocess.TimeoutExpired, OSError):
+        return []
     if run.returncode != 0:
         return []
-    return json.loads(run.stdout)["matches"]
-
-
-def rank(matches, ids, path, line, first_site_only=False):
-    for i, m in enumerate(matches):
-        if first_site_only:
-            s = m["sites"][0] if m["sites"] else {}
-            if s.get("path") == path and s.get("line") == line:
-                return i + 1
-        elif m["id"] in ids:
-            return i + 1
-    return None
+    try:
+        return json.loads(run.stdout)["matches"]
+    except (ValueError, KeyError):
+        return []
 
 
 def literal_fragment(template):
@@ -62,60 +79,177 @@ def literal_fragment(template):
 
 
 def catalog_sites(errdex, db):
-    """(path, line) -> [(error id, template)] for every site in the catalog."""
+    """(library, path, line) -> [(error id, template)] for every site."""
     run = subprocess.run([errdex, "list", "--json", "--db", db], capture_output=True, text=True,
-                         check=True)
+                         check=True, timeout=600)
     sites = {}
     for line in run.stdout.splitlines():
         e = json.loads(line)
         for s in e["sites"]:
-            sites.setdefault((s["path"], s["line"]), []).append((e["id"], e["template"]))
+            for lib in (e.get("library"), None):  # None: any library (make_cases.py)
+                sites.setdefault((lib, s["path"], s["line"]), []).append(
+                    (e["id"], e["template"]))
     return sites
+
+
+def truth_frames(case):
+    """(innermost, others): library frames as (library, path, line); the
+    innermost is None when a compiled function called from user code raised."""
+    if "frames" not in case and "path" in case:  # make_cases.py: one library
+        return (None, case["path"], case["line"]), []
+    inner = case.get("frame")
+    inner_t = (inner["library"], inner["path"], inner["line"]) if inner else None
+    others = [(f["library"], f["path"], f["line"]) for f in case.get("frames", [])]
+    others = [f for f in others if f != inner_t]
+    return inner_t, others
+
+
+def lookup(sites, frame):
+    return sites.get(frame, []) if frame else []
+
+
+def rank(matches, inner_ids, other_ids, inner=None, first_site_only=False):
+    """(rank, where) of the first right match, where is "innermost" or "other"."""
+    for i, m in enumerate(matches):
+        if first_site_only:
+            s = m["sites"][0] if m.get("sites") else {}
+            if inner and s.get("path") == inner[1] and s.get("line") == inner[2] and \
+                    (inner[0] is None or m.get("library") == inner[0]):
+                return i + 1, "innermost"
+        elif m["id"] in inner_ids:
+            return i + 1, "innermost"
+        elif m["id"] in other_ids:
+            return i + 1, "other"
+    return None, None
 
 
 def longest_fragment(message):
     first = message.split("\n")[0]
-    parts = [p.strip() for p in VALUE_CHARS.split(first)]
+    parts = [p.strip() for p in VALUE_CHARS.split(first.replace("\0", " "))]
     parts = [p for p in parts if len(p) >= 4]
     return max(parts, key=len) if parts else ""
 
 
-def ripgrep(root, fragment, path, line):
-    if not fragment:
-        return None
-    run = subprocess.run(["rg", "-F", "-n", "--no-heading", "--sort", "path", "--type", "py",
-                          "-g", "!site-packages", "-g", "!dist-packages", "--", fragment, root],
-                         capture_output=True, text=True, timeout=60)
-    hits = []
-    for out in run.stdout.splitlines():
-        m = re.match(r"(.*?):(\d+):", out)
-        if m:
-            hits.append((m.group(1), int(m.group(2))))
-    for i, (p, n) in enumerate(hits[:5]):
-        if p.endswith("/" + path) and abs(n - line) <= 3:
-            return i + 1
-    return None
+class Ripgrep:
+    def __init__(self, root):
+        self.root = root
+        self.locator = libroots.Locator()
+
+    def __call__(self, fragment, inner, others):
+        if not fragment:
+            return None, None
+        cmd = ["rg", "-F", "-n", "--no-heading", "--sort", "path", "--type", "py"]
+        for pattern in libroots.EXCLUDE if self.root else ("test", "tests", "idle_test"):
+            cmd += ["-g", "!" + pattern]
+        try:
+            run = subprocess.run(cmd + ["--", fragment, self.root or libroots.stdlib_root()],
+                                 capture_output=True, text=True, errors="replace", timeout=60)
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            return None, None
+        hits = []
+        for out in run.stdout.splitlines():
+            m = re.match(r"(.*?):(\d+):", out)
+            if m:
+                hits.append((m.group(1), int(m.group(2))))
+            if len(hits) >= 5:
+                break
+        for i, (p, n) in enumerate(hits):
+            for where, frames in (("innermost", [inner] if inner else []), ("other", others)):
+                for lib, path, line in frames:
+                    if lib is None:
+                        ok = p.endswith("/" + path)
+                    else:
+                        loc = self.locator.locate(p)
+                        ok = loc is not None and loc[0] == lib and loc[1] == path
+                    if ok and abs(n - line) <= 3:
+                        return i + 1, where
+        return None, None
 
 
-def score(case, errdex, db, root, sites):
+def score(case, errdex, db, rg, sites):
     short = f"{case['qualified']}: {case['message']}" if case["message"] else case["qualified"]
     by_message = explain(errdex, db, short)
     by_traceback = explain(errdex, db, case["traceback"])
-    truth = sites.get((case["path"], case["line"]), [])
-    ids = {i for i, _ in truth}
-    return {
-        "message": rank(by_message, ids, case["path"], case["line"]),
-        "traceback": rank(by_traceback, ids, case["path"], case["line"]),
-        "traceback_first_site": rank(by_traceback, ids, case["path"], case["line"], True),
-        "ripgrep": ripgrep(root, longest_fragment(case["message"]), case["path"], case["line"]),
-        "fuzzy": bool(by_message and by_message[0]["fuzzy"]),
-        # Findable from the message: a template with literal text, or none at all.
-        "by_message_possible": any(t == "" or literal_fragment(t) for _, t in truth),
-        # A message with words of its own: a bare `raise NotImplementedError`
-        # is findable but the same at every site that raises it bare.
-        "has_literal": any(literal_fragment(t) for _, t in truth),
-        "in_catalog": bool(truth),
-    }
+    inner, others = truth_frames(case)
+    inner_truth = lookup(sites, inner)
+    other_truth = [x for f in others for x in lookup(sites, f)]
+    inner_ids = {i for i, _ in inner_truth}
+    other_ids = {i for i, _ in other_truth} - inner_ids
+    truth = inner_truth or other_truth
+    r = {}
+    r["message"], r["message_where"] = rank(by_message, inner_ids, other_ids)
+    r["traceback"], r["traceback_where"] = rank(by_traceback, inner_ids, other_ids)
+    r["traceback_first_site"], _ = rank(by_traceback, inner_ids, other_ids, inner, True)
+    r["ripgrep"], r["ripgrep_where"] = rg(longest_fragment(case["message"]), inner, others)
+    r["fuzzy"] = bool(by_message and by_message[0].get("fuzzy"))
+    # Findable from the message: a template with literal text, or none at all.
+    r["by_message_possible"] = any(t == "" or literal_fragment(t) for _, t in truth)
+    # A message with words of its own: a bare `raise NotImplementedError`
+    # is findable but the same at every site that raises it bare.
+    r["has_literal"] = any(literal_fragment(t) for _, t in truth)
+    r["in_catalog"] = bool(truth)
+    r["top_message"] = by_message[0]["id"] if by_message else None
+    r["top_traceback"] = by_traceback[0]["id"] if by_traceback else None
+    return r
+
+
+def at(results, key, k, subset=None):
+    chosen = [r for r in results if subset is None or r[subset]]
+    hits = sum(1 for r in chosen if r[key] is not None and r[key] <= k)
+    return hits / len(chosen) if chosen else 0
+
+
+def group_table(results):
+    return {"cases": len(results),
+            "in catalog": sum(r["in_catalog"] for r in results),
+            "findable": sum(r["by_message_possible"] for r in results),
+            "message top-1": at(results, "message", 1), "message top-5": at(results, "message", 5),
+            "traceback top-1": at(results, "traceback", 1),
+            "traceback top-5": at(results, "traceback", 5),
+            "ripgrep top-1": at(results, "ripgrep", 1), "ripgrep top-5": at(results, "ripgrep", 5),
+            "message top-1, findable": at(results, "message", 1, "by_message_possible"),
+            "message top-5, findable": at(results, "message", 5, "by_message_possible")}
+
+
+def where_counts(results, key):
+    """Of the top-5 hits, how many at the innermost frame and how many at
+    another library frame of the traceback."""
+    c = collections.Counter(r[key + "_where"] for r in results
+                            if r[key] is not None and r[key] <= 5)
+    return {"innermost": c["innermost"], "other frame": c["other"]}
+
+
+def pct(v):
+    return v if isinstance(v, int) else f"{100 * v:.1f}%"
+
+
+def print_groups(title, groups, cols=("message top-1", "message top-5", "traceback top-1",
+                                      "traceback top-5", "ripgrep top-1", "ripgrep top-5")):
+    print(f"\n{title:28} {'n':>5} " + " ".join(f"{c.replace(' top-', ' @'):>12}" for c in cols))
+    for name, t in groups.items():
+        print(f"{name[:28]:28} {t['cases']:5} " + " ".join(f"{pct(t[c]):>12}" for c in cols))
+
+
+DIFF_COLS = ("message top-1", "message top-5", "traceback top-1", "traceback top-5")
+
+
+def differences(now, before):
+    """{row name: {metric: percentage points}} for overall, idioms, libraries."""
+    rows = {"overall": (now["overall"], before.get("overall", {}))}
+    for section in ("by idiom", "by library"):
+        for name, t in now.get(section, {}).items():
+            if name in before.get(section, {}):
+                rows[f"{section[3:]}: {name}"] = (t, before[section][name])
+    return {name: {c: round(100 * (a[c] - b[c]), 1) for c in DIFF_COLS if c in a and c in b}
+            for name, (a, b) in rows.items()}
+
+
+def print_differences(diff):
+    print("\ndifferences from --before (percentage points)")
+    print(f"{'':40} " + " ".join(f"{c.replace(' top-', ' @'):>12}" for c in DIFF_COLS))
+    for name, d in diff.items():
+        print(f"{name[:40]:40} " + " ".join(
+            f"{d[c]:+12.1f}" if c in d else f"{'':>12}" for c in DIFF_COLS))
 
 
 def main():
@@ -123,52 +257,88 @@ def main():
     ap.add_argument("cases")
     ap.add_argument("--errdex", required=True)
     ap.add_argument("--db", required=True)
-    ap.add_argument("--root", required=True, help="source tree for the ripgrep baseline")
+    ap.add_argument("--root", help="source tree for the ripgrep baseline (default: the whole "
+                    "library tree of this interpreter, tests excluded)")
     ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--json", action="store_true")
+    ap.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    ap.add_argument("--before", help="an earlier --json output: print the differences")
+    ap.add_argument("--details", help="write each case's ranks here (JSON lines)")
+    ap.add_argument("--limit", type=int, default=0, help="score only the first N cases")
     ap.add_argument("--misses", type=int, default=0, help="print this many message-only misses")
     args = ap.parse_args()
     cases = [json.loads(l) for l in open(args.cases)]
+    if args.limit:
+        cases = cases[:args.limit]
     sites = catalog_sites(args.errdex, args.db)
+    rg = Ripgrep(args.root)
+    done = [0]
+
+    def one(c):
+        try:
+            r = score(c, args.errdex, args.db, rg, sites)
+        except Exception as e:  # one bad case must not lose the run: scored as a miss
+            print(f"  {c.get('id')}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+            r = {k: None for k in ("message", "message_where", "traceback", "traceback_where",
+                                   "traceback_first_site", "ripgrep", "ripgrep_where",
+                                   "top_message", "top_traceback")}
+            r.update(fuzzy=False, by_message_possible=False, has_literal=False,
+                     in_catalog=False, error=f"{type(e).__name__}: {e}")
+        done[0] += 1
+        if done[0] % 100 == 0:
+            print(f"  {done[0]}/{len(cases)} scored", file=sys.stderr, flush=True)
+        return r
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        results = list(pool.map(lambda c: score(c, args.errdex, args.db, args.root, sites), cases))
+        results = list(pool.map(one, cases))
     n = len(cases)
-
-    def at(key, k, subset=None):
-        chosen = [r for r in results if subset is None or r[subset]]
-        hits = sum(1 for r in chosen if r[key] is not None and r[key] <= k)
-        return hits / len(chosen) if chosen else 0
-
-    table = {
-        "cases": n,
-        "sites": len({(c["path"], c["line"]) for c in cases}),
-        "true site in the catalog": sum(r["in_catalog"] for r in results) / n if n else 0,
-        "findable from the message": sum(r["by_message_possible"] for r in results),
-        "message top-1": at("message", 1),
-        "message top-5": at("message", 5),
-        "message top-1, findable": at("message", 1, "by_message_possible"),
-        "message top-5, findable": at("message", 5, "by_message_possible"),
+    overall = group_table(results)
+    overall.update({
+        "sites": len({truth_frames(c)[0] for c in cases}),
+        "libraries": len({c.get("library") for c in cases}),
         "with literal text": sum(r["has_literal"] for r in results),
-        "message top-1, literal text": at("message", 1, "has_literal"),
-        "message top-5, literal text": at("message", 5, "has_literal"),
-        "traceback top-1": at("traceback", 1),
-        "traceback top-5": at("traceback", 5),
-        "traceback top-1, first site": at("traceback_first_site", 1),
-        "ripgrep top-1": at("ripgrep", 1),
-        "ripgrep top-5": at("ripgrep", 5),
-    }
+        "message top-1, literal text": at(results, "message", 1, "has_literal"),
+        "message top-5, literal text": at(results, "message", 5, "has_literal"),
+        "traceback top-1, first site": at(results, "traceback_first_site", 1),
+        "message top-1, fuzzy": sum(1 for r in results if r["fuzzy"]) / n if n else 0,
+    })
+    groups = {}
+    for section, keyf in (("by idiom", lambda c: [c.get("idiom", "?")]),
+                          ("by library", lambda c: [c.get("library", "?")]),
+                          ("by tag", lambda c: c.get("tags", []))):
+        buckets = collections.defaultdict(list)
+        for c, r in zip(cases, results):
+            for key in keyf(c):
+                buckets[key].append(r)
+        groups[section] = {k: group_table(v) for k, v in sorted(buckets.items())}
+    out = {"overall": overall, **groups,
+           "where (top-5 hits)": {k: where_counts(results, k)
+                                  for k in ("message", "traceback", "ripgrep")},
+           "errdex": args.errdex, "db": args.db, "cases_file": args.cases}
+    if args.details:
+        with open(args.details, "w") as f:
+            for c, r in zip(cases, results):
+                f.write(json.dumps({"id": c.get("id"), "library": c.get("library"),
+                                    "idiom": c.get("idiom"), **r}, sort_keys=True) + "\n")
+    if args.before:
+        out["differences"] = differences(out, json.load(open(args.before)))
     if args.json:
-        print(json.dumps(table, indent=1))
+        print(json.dumps(out, indent=1))
     else:
-        for k, v in table.items():
-            print(f"{k:32} {v if isinstance(v, int) else f'{100 * v:.1f}%'}")
+        for k, v in overall.items():
+            print(f"{k:32} {pct(v)}")
+        print("where (top-5 hits): " + json.dumps(out["where (top-5 hits)"]))
+        print_groups("idiom", groups["by idiom"])
+        print_groups("library", groups["by library"])
+        print_groups("tag", groups["by tag"])
+        if args.before:
+            print_differences(out["differences"])
     shown = 0
     for c, r in zip(cases, results):
         if shown < args.misses and r["by_message_possible"] and (r["message"] is None or
                                                                   r["message"] > 1):
             shown += 1
-            print(f"miss ({r['message']}): {c['path']}:{c['line']} {c['qualified']}: "
-                  f"{c['message'][:150]!r}")
+            inner = truth_frames(c)[0] or ("", "", 0)
+            print(f"miss ({r['message']}): {inner[0]}:{inner[1]}:{inner[2]} {c['qualified']}: "
+                  f"{c['message'][:150]!r}", file=sys.stderr if args.json else sys.stdout)
 
 
 if __name__ == "__main__":
