@@ -197,6 +197,7 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
   s.commit = snap->second.commit;
   s.date = snap->second.date;
   s.subdir = snap->second.subdir;
+  s.root = snap->second.root;
   s.language = row.Text(2);
   s.path = row.Text(3);
   s.line = static_cast<int>(row.Int(4));

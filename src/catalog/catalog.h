@@ -68,6 +68,9 @@ struct SiteRecord {
   std::string trigger;             // those conditions as a sentence
   std::string url;                 // the library's repository URL
   std::string subdir;              // where the indexed root sits in the repository
+  // The indexed path on the indexing machine: a frame's full path tells two
+  // libraries with the same relative paths apart (vendored copies).
+  std::string root;
 };
 
 // The revision a site is shown at: --rev when it is not the commit, else

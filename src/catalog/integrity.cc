@@ -86,6 +86,7 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
                               n.commit = row.Text(3);
                               n.date = row.Text(4);
                               n.kind = row.Text(5);
+                              n.root = row.Text(6);
                               n.subdir = row.Text(7);
                               n.indexed_at = row.Text(9);
                               n.files = row.Int(10);

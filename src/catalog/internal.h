@@ -28,6 +28,7 @@ struct Catalog::Base {
     std::string commit;
     std::string date;
     std::string kind;
+    std::string root;
     std::string subdir;
     std::string indexed_at;
     int64_t files = 0;

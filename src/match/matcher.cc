@@ -101,6 +101,21 @@ std::vector<uint32_t> Trigrams(std::string_view text) {
   return out;
 }
 
+// How many trailing '/'-separated components `a` and `b` share.
+int SharedTail(std::string_view a, std::string_view b) {
+  int shared = 0;
+  while (!a.empty() && !b.empty()) {
+    size_t sa = a.rfind('/'), sb = b.rfind('/');
+    std::string_view ca = sa == std::string_view::npos ? a : a.substr(sa + 1);
+    std::string_view cb = sb == std::string_view::npos ? b : b.substr(sb + 1);
+    if (ca != cb || ca.empty()) break;
+    ++shared;
+    a = sa == std::string_view::npos ? std::string_view() : a.substr(0, sa);
+    b = sb == std::string_view::npos ? std::string_view() : b.substr(0, sb);
+  }
+  return shared;
+}
+
 }  // namespace
 
 double Similarity(std::string_view a, std::string_view b) {
@@ -143,11 +158,12 @@ std::vector<std::string> PathSuffixes(std::string_view path) {
   return out;
 }
 
-int FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& site) {
-  int best = 0;
+FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& site) {
+  FrameFit best;
   for (size_t i = 0; i < frames.size(); ++i) {
     const Frame& f = frames[i];
-    if (!PathEndsWith(NormalizePath(f.path), site.path)) continue;
+    std::string path = NormalizePath(f.path);
+    if (!PathEndsWith(path, site.path)) continue;
     bool on_statement = f.line >= site.line && f.line <= std::max(site.line, site.end_line);
     bool innermost = i + 1 == frames.size();
     int level = 0;
@@ -156,7 +172,9 @@ int FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& s
     } else if (!f.function.empty() && LastQualifier(site.function) == LastQualifier(f.function)) {
       level = 1;  // same function, another version's line numbers
     }
-    best = std::max(best, level);
+    if (level == 0 || level < best.level) continue;
+    int depth = SharedTail(path, NormalizePath(site.root + "/" + site.path));
+    if (level > best.level || depth > best.depth) best = {level, depth};
   }
   return best;
 }
@@ -467,9 +485,12 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     int best_frame = 0;
     std::vector<catalog::SiteRecord> on_frames, others;
     for (catalog::SiteRecord& s : e.sites) {
-      int level = FrameEvidence(frames, s);
-      best_frame = std::max(best_frame, level);
-      (level >= 2 ? on_frames : others).push_back(std::move(s));
+      FrameFit fit = FrameEvidence(frames, s);
+      if (fit.level > best_frame || (fit.level == best_frame && fit.depth > m.frame_depth)) {
+        m.frame_depth = fit.depth;
+      }
+      best_frame = std::max(best_frame, fit.level);
+      (fit.level >= 2 ? on_frames : others).push_back(std::move(s));
     }
     m.frame_sites = static_cast<int>(on_frames.size());
     e.sites = std::move(on_frames);
@@ -515,6 +536,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   }
   std::sort(matches.begin(), matches.end(), [](const Match& x, const Match& y) {
     if (x.rank != y.rank) return x.rank > y.rank;
+    if (x.frame_depth != y.frame_depth) return x.frame_depth > y.frame_depth;
     if (x.error.message.LiteralSize() != y.error.message.LiteralSize()) {
       return x.error.message.LiteralSize() > y.error.message.LiteralSize();
     }

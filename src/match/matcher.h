@@ -25,6 +25,10 @@ struct Match {
   double score = 0;            // 0..1
   double rank = 0;             // the score before clamping: orders matches that both reach 1
   int frame_level = 0;         // 3 a frame on the raise line, 2 near it, 1 in its file
+  // Path components a frame at frame_level shares with the site's indexed
+  // root and path: of two copies of one file (pip's and setuptools'
+  // vendored `packaging`), the frame's own library shares more.
+  int frame_depth = 0;
   bool fuzzy = false;          // found by similar wording, not by its template
   std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text
   int frame_sites = 0;   // sites a traceback frame points at (they come first)
@@ -81,10 +85,17 @@ class Matcher {
   std::unordered_map<int64_t, std::unique_ptr<RE2>> truncatable_regexes_;
 };
 
-// Which of `frames` (innermost last) point at `site`: 2 for the innermost
-// frame on the statement's lines, 1 for another frame, 0 for none. A frame
-// points at a site when its path ends with the site's path.
-int FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& site);
+// How well `frames` (innermost last) point at `site`. A frame points at a
+// site when its path ends with the site's path. `level`: 3 the innermost
+// frame on the statement's lines, 2 another frame on them, 1 a frame in the
+// same function at other lines (another version), 0 none. `depth`: the path
+// components the best such frame shares with the site's indexed root and
+// path (a frame of the same install shares the root's too).
+struct FrameFit {
+  int level = 0;
+  int depth = 0;
+};
+FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& site);
 
 // The catalog path suffixes a runtime frame path can stand for, longest first.
 std::vector<std::string> PathSuffixes(std::string_view path);

@@ -42,6 +42,7 @@ void Index(const std::filesystem::path& root, const std::string& library, const 
   catalog::SnapshotInfo info;
   info.library = library;
   info.kind = "dir";
+  info.root = root.string();
   PrefilterBuilder prefilter;
   ASSERT_TRUE(cat->WriteSnapshot(info, x, &prefilter).has_value());
 }
@@ -244,6 +245,39 @@ TEST(Matcher, TheRaiseUnderTheLastFrameBeatsAnEqualMatchElsewhere) {
     EXPECT_EQ((*m)[0].error.library, std::string("test/") + lib);
     EXPECT_DOUBLE_EQ((*m)[0].score, 1.0);
     EXPECT_LT((*m)[1].score, 0.9) << "no frame on its raise";
+  }
+}
+
+TEST(Matcher, AFramesFullPathPicksItsOwnCopyOfAVendoredFile) {
+  // pip and setuptools both vendor `packaging`: the same relative path, the
+  // same raise. The frame's directories above that path name the copy.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  for (const char* lib : {"pip", "setuptools", "pkg_resources"}) {
+    std::filesystem::path root = dir.path() / "site-packages" / lib;
+    std::filesystem::create_directories(root / "_vendor" / "packaging");
+    std::ofstream(root / "_vendor" / "packaging" / "specifiers.py")
+        << "class InvalidSpecifier(ValueError):\n    pass\n\n"
+        << "def parse(spec):\n    raise InvalidSpecifier(f\"Invalid specifier: '{spec}'\")\n";
+    Index(root, std::string("pypi/") + lib, db);
+  }
+  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
+  ASSERT_TRUE(cat.has_value());
+  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
+  ASSERT_TRUE(matcher.has_value());
+  for (const char* lib : {"pip", "setuptools", "pkg_resources"}) {
+    // Indexed on this machine, and a traceback from another's install.
+    for (const std::string& prefix :
+         {(dir.path() / "site-packages").string(), std::string("/usr/lib/python3/dist-packages")}) {
+      std::string traceback = "Traceback (most recent call last):\n  File \"" + prefix + "/" + lib +
+                              "/_vendor/packaging/specifiers.py\", line 5, in parse\n" +
+                              "InvalidSpecifier: Invalid specifier: '~=1'\n";
+      Result<std::vector<Match>> m = matcher->Explain(ParseRuntimeText(traceback).back(), {});
+      ASSERT_TRUE(m.has_value());
+      ASSERT_EQ(m->size(), 3u);
+      EXPECT_EQ((*m)[0].error.library, std::string("pypi/") + lib) << prefix;
+      EXPECT_GT((*m)[0].frame_depth, (*m)[1].frame_depth) << prefix;
+    }
   }
 }
 
