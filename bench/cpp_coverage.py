@@ -2,7 +2,7 @@
 """How many of a tree's C/C++ error sites with a literal message errdex caught.
 
 An independent census, by regular expressions over comment-free text (the way
-../shared/EXTRACTION.md counted, never errdex's own parser): every `throw`,
+an idiom census counts, never errdex's own parser): every `throw`,
 `absl::XxxError(`, xla/tsl status helper (`InvalidArgument(`, `XxxStrCat(`),
 `PyErr_SetString/Format/WarnEx/WarnFormat(` and `CHECK...(...) <<` whose
 arguments hold a string literal, outside `#define` bodies. Each is looked up

@@ -1,4 +1,4 @@
-// JSON forms of catalog records: the shapes of DESIGN.md "Contracts" that
+// JSON forms of catalog records: the shapes (doc/catalog.md, "JSON forms") that
 // scripts outside errdex read (`list --json`, `show --json`, /api/errors/<id>).
 // Extend them; never rename or remove a field.
 #pragma once
