@@ -11,6 +11,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <sqlite3.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -617,6 +618,32 @@ TEST(Serve, ReindexingWhileServingIsSeenWithinASecond) {
   EXPECT_EQ(res->status, 200) << "a cached 404 outlived the catalog it came from";
   (*s)->Stop();
   t.join();
+}
+
+TEST(Serve, ADamagedCatalogIsRefusedAtStart) {
+  testing::TempDir dir;
+  dir.Write("lib/m.py", "def f(x):\n    if x:\n        raise ValueError('bad x')\n");
+  std::string db = (dir.path() / "c.db").string();
+  ASSERT_EQ(testing::RunErrdex(
+                {"--db", db, "index", (dir.path() / "lib").string(), "--name", "t/l", "-q"})
+                .exit_code,
+            0);
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  ASSERT_TRUE(Server::Create(options).has_value());
+  // A site's line changed behind errdex's back: its row no longer matches
+  // its hash, which no page might read for a long time.
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE site SET line = line + 1", nullptr, nullptr, nullptr),
+            SQLITE_OK);
+  sqlite3_close(raw);
+  Result<std::unique_ptr<Server>> s = Server::Create(options);
+  ASSERT_FALSE(s.has_value());
+  EXPECT_EQ(s.error().code, ErrorCode::kCorrupt);
+  EXPECT_NE(s.error().message.find("the catalog is damaged"), std::string::npos)
+      << s.error().message;
 }
 
 TEST(Serve, AMissingCatalogIsRefusedNotCreated) {
