@@ -50,7 +50,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import libroots  # noqa: E402
-import make_cases  # noqa: E402  (its list of unsafe names)
+import make_cases  # noqa: E402  (its unsuitable arguments and unsafe names)
 
 # make_cases.py's unsuitable arguments, and a few that parsers and templates
 # choke on.

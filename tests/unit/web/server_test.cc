@@ -36,6 +36,15 @@ constexpr const char* kHostile = "<script>alert(1)</script> & 'quoted' \"double\
 
 using Clock = std::chrono::steady_clock;
 
+// Writes `source` as lib/m.py under `dir` and indexes lib/ as t/l into
+// `db`; errdex's exit code.
+int IndexModule(testing::TempDir& dir, const std::string& source, const std::string& db) {
+  dir.Write("lib/m.py", source);
+  return testing::RunErrdex(
+             {"--db", db, "index", (dir.path() / "lib").string(), "--name", "t/l", "-q"})
+      .exit_code;
+}
+
 int64_t MsSince(Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start).count();
 }
@@ -481,12 +490,8 @@ TEST_F(ServerTest, SlowConnectionsDoNotDelayOthers) {
 
 TEST(Serve, AClientThatNeverFinishesItsHeaderIsClosedAtTheDeadline) {
   testing::TempDir dir;
-  dir.Write("lib/m.py", "raise ValueError('first')\n");
   std::string db = (dir.path() / "c.db").string();
-  ASSERT_EQ(testing::RunErrdex(
-                {"--db", db, "index", (dir.path() / "lib").string(), "--name", "t/l", "-q"})
-                .exit_code,
-            0);
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
   ServeOptions options;
   options.db = db;
   options.port = 0;
@@ -520,10 +525,7 @@ TEST(Serve, AClientThatNeverFinishesItsHeaderIsClosedAtTheDeadline) {
 TEST(Serve, ACatalogTruncatedOrReplacedWhileServingIsSurvived) {
   testing::TempDir dir;
   auto index = [&](const std::string& message, const std::string& db) {
-    dir.Write("lib/m.py", "raise ValueError('" + message + "')\n");
-    return testing::RunErrdex(
-               {"--db", db, "index", (dir.path() / "lib").string(), "--name", "t/l", "-q"})
-        .exit_code;
+    return IndexModule(dir, "raise ValueError('" + message + "')\n", db);
   };
   fs::path live = dir.path() / "live.db";
   fs::path first = dir.path() / "first.db";
@@ -591,14 +593,8 @@ TEST(Serve, ACatalogTruncatedOrReplacedWhileServingIsSurvived) {
 
 TEST(Serve, ReindexingWhileServingIsSeenWithinASecond) {
   testing::TempDir dir;
-  dir.Write("lib/m.py", "raise ValueError('first')\n");
   std::string db = (dir.path() / "c.db").string();
-  auto index = [&] {
-    return testing::RunErrdex(
-               {"--db", db, "index", (dir.path() / "lib").string(), "--name", "t/l", "-q"})
-        .exit_code;
-  };
-  ASSERT_EQ(index(), 0);
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
   ServeOptions options;
   options.db = db;
   options.port = 0;
@@ -610,8 +606,7 @@ TEST(Serve, ReindexingWhileServingIsSeenWithinASecond) {
   auto res = c.Get(second);
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 404);
-  dir.Write("lib/m.py", "raise ValueError('second')\n");
-  ASSERT_EQ(index(), 0);
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('second')\n", db), 0);
   std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   res = c.Get(second);
   ASSERT_TRUE(res);
@@ -622,12 +617,8 @@ TEST(Serve, ReindexingWhileServingIsSeenWithinASecond) {
 
 TEST(Serve, ADamagedCatalogIsRefusedAtStart) {
   testing::TempDir dir;
-  dir.Write("lib/m.py", "def f(x):\n    if x:\n        raise ValueError('bad x')\n");
   std::string db = (dir.path() / "c.db").string();
-  ASSERT_EQ(testing::RunErrdex(
-                {"--db", db, "index", (dir.path() / "lib").string(), "--name", "t/l", "-q"})
-                .exit_code,
-            0);
+  ASSERT_EQ(IndexModule(dir, "def f(x):\n    if x:\n        raise ValueError('bad x')\n", db), 0);
   ServeOptions options;
   options.db = db;
   options.port = 0;
