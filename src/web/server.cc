@@ -380,11 +380,9 @@ void Server::Stop() { impl_->ioc.stop(); }
 Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options) {
   size_t cores = std::max(1u, std::thread::hardware_concurrency());
   size_t workers = options.threads > 0 ? static_cast<size_t>(options.threads) : cores + 1;
-  // Fails now, not at the first request, when the catalog cannot be read.
-  Result<std::unique_ptr<Handler>> handler = Handler::Create(options, workers);
-  if (!handler) return tl::unexpected(handler.error());
-  // A damaged catalog is refused at start, rather than found out a page at a
-  // time: the whole of `errdex check` (0.1 s for the standard library).
+  // A damaged catalog is refused at start, before any matcher is loaded,
+  // rather than found out a page at a time: the whole of `errdex check`
+  // (0.1 s for the standard library).
   {
     Result<catalog::Catalog> cat = catalog::Catalog::Open(options.db, catalog::OpenMode::kReadOnly);
     if (!cat) return tl::unexpected(cat.error());
@@ -395,6 +393,9 @@ Result<std::unique_ptr<Server>> Server::Create(const ServeOptions& options) {
                                            " (run errdex check)");
     }
   }
+  // Fails now, not at the first request, when the catalog cannot be read.
+  Result<std::unique_ptr<Handler>> handler = Handler::Create(options, workers);
+  if (!handler) return tl::unexpected(handler.error());
   size_t descriptors = RaiseDescriptorLimit();
   // Each site holds a few descriptors (database, WAL, shared memory).
   size_t reserve = 64 + 4 * workers;
