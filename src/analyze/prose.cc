@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/native_errors.h"
+#include "core/text.h"
 
 namespace errdex::analyze {
 namespace {
@@ -68,6 +69,15 @@ std::string What(const catalog::ErrorRecord& e) {
              (e.sites.size() == 2 ? " other place" : " other places");
   }
   std::string type = e.exception.empty() ? "This error" : Tick(e.exception);
+  // A call into a helper that raises with the text it is given (a sink):
+  // the raise is in the helper, the words are written at the call.
+  if (e.kind == "raise" && s.language == "python" && !s.via.empty() &&
+      !StartsWith(s.statement, "raise") && !s.function.empty()) {
+    return type + " is raised by " + Tick(s.via) + " with the text that " + Tick(s.function) +
+           " passes to it in " + Tick(s.path) + " (line " + std::to_string(s.line) + ")" +
+           (e.sites.size() > 1 ? ", among " + std::to_string(e.sites.size()) + " places" : "") +
+           ", of " + e.library + ".";
+  }
   if (e.kind == "warning") return type + " is a warning " + e.library + " issues " + where + ".";
   if (e.kind == "assert") {
     return "This " + Tick("AssertionError") + " is an " + Tick("assert") + " in " + e.library +

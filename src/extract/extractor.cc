@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -17,6 +18,7 @@
 #include "extract/cpp/cpp_extractor.h"
 #include "extract/python/py_extractor.h"
 #include "extract/python/py_linker.h"
+#include "extract/source_lines.h"
 #include "extract/ts_util.h"
 
 namespace errdex::extract {
@@ -188,6 +190,22 @@ void CapMessages(Extraction& out) {
   }
 }
 
+// Sites the linker made at calls into sinks carry no excerpt (the call was
+// kept light while its file was parsed): read those files once more.
+void FillMissingExcerpts(Extraction& out,
+                         const std::function<std::optional<std::string>(const std::string&)>& read) {
+  std::map<std::string, std::vector<Site*>> missing;
+  for (Site& s : out.sites) {
+    if (s.excerpt.empty() && s.language == "python" && s.line > 0) missing[s.path].push_back(&s);
+  }
+  for (auto& [path, sites] : missing) {
+    std::optional<std::string> text = read(path);
+    if (!text) continue;
+    SourceLines lines(*text);
+    for (Site* s : sites) lines.FillExcerpt(*s, 20, 20, 16384);
+  }
+}
+
 ParserPtr NewPythonParser(uint64_t timeout_micros) {
   ParserPtr parser(ts_parser_new());
   ts_parser_set_language(parser.get(), python::PythonLanguage());
@@ -279,6 +297,15 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   }
   out.files_scanned = static_cast<int64_t>(files.size());
   python::LinkPython(results, out);
+  std::map<std::string, const source::SourceFile*> by_path;
+  for (const source::SourceFile& f : files) by_path.emplace(f.path, &f);
+  FillMissingExcerpts(out, [&](const std::string& path) -> std::optional<std::string> {
+    auto it = by_path.find(path);
+    if (it == by_path.end()) return std::nullopt;
+    Result<std::string> bytes = source::ReadFile(it->second->absolute, options.max_file_size);
+    if (!bytes) return std::nullopt;
+    return std::move(*bytes);
+  });
   for (cpp::FileResult& r : native) {
     for (Site& s : r.sites) out.sites.push_back(std::move(s));
     for (NonSite& s : r.non_sites) out.non_sites.push_back(std::move(s));
@@ -313,6 +340,7 @@ Extraction ExtractPythonSource(std::string_view path, std::string_view text) {
   out.files_scanned = 1;
   out.bytes_scanned = static_cast<int64_t>(text.size());
   python::LinkPython(results, out);
+  FillMissingExcerpts(out, [&](const std::string&) { return std::optional<std::string>(text); });
   CapMessages(out);
   return out;
 }

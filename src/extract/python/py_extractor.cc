@@ -119,6 +119,27 @@ constexpr std::string_view kOsErrors[] = {
     "WindowsError",
 };
 
+// Callees that take text but never raise with it (containers, logging,
+// string methods, builtins): calls to them are not kept as sink candidates,
+// which keeps the light call records few. A name missing here only costs a
+// record the linker drops.
+constexpr std::string_view kNotSinks[] = {
+    "__init__", "add",       "append",    "compile",   "critical", "debug",    "decode",
+    "encode",   "endswith",  "exception", "extend",    "find",     "format",   "get",
+    "getattr",  "hasattr",   "index",     "info",      "insert",   "isinstance", "join",
+    "len",      "log",       "lstrip",    "match",     "open",     "pop",      "print",
+    "remove",   "replace",   "rfind",     "rsplit",    "rstrip",   "search",   "setattr",
+    "setdefault", "split",   "startswith", "strip",    "sub",      "update",   "warning",
+    "write",    "writelines",
+};
+
+// Variables that usually hold a message: a call passing one may hand text
+// to a sink (`msg = "..."; self.fail(msg)`).
+constexpr std::string_view kMessageNames[] = {
+    "description", "detail", "err", "errmsg", "error_message", "explanation",
+    "message",     "msg",    "reason", "text",
+};
+
 constexpr int kMaxAlternatives = 8;
 constexpr int64_t kMaxEvalStepsPerFile = 2'000'000;
 constexpr int64_t kMaxFlowStatementsPerFile = 5'000'000;
@@ -1306,8 +1327,7 @@ class FileExtractor {
       case kCall: {
         TSNode fn = Field(expr, "function");
         // raise X(...).with_traceback(tb)
-        if (K(fn) == kAttribute && Text(Field(fn, "attribute")) == "with_traceback" &&
-            K(Field(fn, "object")) == kCall) {
+        if (K(fn) == kAttribute && Text(Field(fn, "attribute")) == "with_traceback") {
           return RaisedValue(Field(fn, "object"), stmt, kind, cause, ctx, depth + 1, out, reason);
         }
         std::string written = CollapseWhitespace(Text(fn));
@@ -1424,7 +1444,103 @@ class FileExtractor {
       result_.non_sites.push_back(NonSite{result_.path, StartLine(stmt), reason});
       return;
     }
-    for (ProtoSite& p : sites) result_.sites.push_back(std::move(p));
+    Scope* scope = FunctionScope();
+    for (ProtoSite& p : sites) {
+      if (scope != nullptr && UsesParameter(p, scope->node)) {
+        CurrentFunctionInfo(*scope).sink_sites.push_back(result_.sites.size());
+      }
+      result_.sites.push_back(std::move(p));
+    }
+  }
+
+  // Whether the exception raised at `p` takes its type or some text from a
+  // parameter of `function`: then callers decide what the error says.
+  bool UsesParameter(const ProtoSite& p, TSNode function) {
+    if (!p.callee.empty() && IsParam(function, p.callee)) return true;
+    for (const CallArg& a : p.args) {
+      if (a.splat) continue;
+      if (!a.arg.value) {
+        if (IsParam(function, a.arg.expression)) return true;
+        continue;
+      }
+      for (const Piece& piece : a.arg.value->pieces()) {
+        if (piece.is_value && IsParam(function, piece.text)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Text written at the call: a string, a translated or formatted string.
+  bool CarriesText(TSNode node) const {
+    if (IsStringExpression(node)) return true;
+    if (K(node) != kCall) return false;
+    TSNode fn = Field(node, "function");
+    if (K(fn) == kIdentifier) {
+      std::string_view f = Text(fn);
+      if (f != "_" && f != "gettext" && f != "ngettext" && f != "N_") return false;
+      TSNode args = Field(node, "arguments");
+      return ts_node_named_child_count(args) > 0 && CarriesText(ts_node_named_child(args, 0));
+    }
+    return K(fn) == kAttribute && Text(Field(fn, "attribute")) == "format" &&
+           CarriesText(Field(fn, "object"));
+  }
+
+  // A call that passes text (or the caller's own parameter) to a function
+  // that may raise with it: kept for the linker, which knows the sinks.
+  void OnSinkCall(TSNode call, TSNode stmt) {
+    TSNode fn = Field(call, "function");
+    TSNode args = Field(call, "arguments");
+    if (ts_node_is_null(args) || K(args) != kArgumentList) return;
+    std::string_view name;
+    std::string receiver;
+    if (K(fn) == kIdentifier) {
+      name = Text(fn);
+    } else if (K(fn) == kAttribute) {
+      name = Text(Field(fn, "attribute"));
+      receiver = std::string(LastComponent(CollapseWhitespace(Text(Field(fn, "object")))));
+    } else {
+      return;
+    }
+    if (name.empty() || IsCapitalized(name) || Contains(name, kNotSinks)) return;
+    Scope* scope = FunctionScope();
+    bool text = false;
+    bool forwards = false;
+    for (TSNode a : NamedChildren(args)) {
+      TSNode v = K(a) == kKeywordArgument ? Field(a, "value") : a;
+      if (ts_node_is_null(v)) continue;
+      if (CarriesText(v)) text = true;
+      if (K(v) != kIdentifier) continue;
+      if (scope != nullptr && IsParam(scope->node, Text(v))) {
+        forwards = true;
+      } else if (Contains(Text(v), kMessageNames)) {
+        text = true;  // msg = "..." above, passed on here
+      }
+    }
+    if (!text && !forwards) return;
+    SinkCall c;
+    c.site.kind = SiteKind::kRaise;
+    c.site.language = "python";
+    c.site.path = result_.path;
+    c.site.line = StartLine(stmt);
+    c.site.column = StartColumn(stmt);
+    c.site.end_line = EndLine(stmt);
+    c.site.function = CurrentQualname();
+    c.site.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
+    c.site.guards = PythonGuards(scope != nullptr ? scope->node : root_, stmt, src_, &guards_);
+    c.site.trigger = TriggerSentence(c.site.guards);
+    c.site.internal = LooksUnreachable(c.site.guards);
+    c.callee = std::string(name);
+    c.receiver = std::move(receiver);
+    if (scope != nullptr) {
+      const Scope* owner = ScopeAbove(static_cast<size_t>(scope - scopes_.data()));
+      if (owner != nullptr && owner->is_class) c.owner = owner->name;
+      // Any caller may be a sink in turn, when its own parameter is in the
+      // text it passes (`self.fail("error: " + msg)`).
+      CurrentFunctionInfo(*scope);
+      c.function = scope->function_info;
+    }
+    c.arg_alternatives = ArgAlternatives(args, ContextAt(stmt));
+    result_.calls.push_back(std::move(c));
   }
 
   void OnAssert(TSNode stmt) {
@@ -1469,7 +1585,10 @@ class FileExtractor {
       return;
     }
     // super().__init__(...) / Base.__init__(self, ...) inside an exception's __init__.
-    if (K(fn) != kAttribute || Text(Field(fn, "attribute")) != "__init__") return;
+    if (K(fn) != kAttribute || Text(Field(fn, "attribute")) != "__init__") {
+      OnSinkCall(call, ts_node_parent(call));
+      return;
+    }
     ClassInfo* cls = MethodClass("__init__");
     if (cls == nullptr || cls->super_args) return;
     TSNode object = Field(fn, "object");
@@ -1588,7 +1707,10 @@ class FileExtractor {
     if (K(value) == kCall) {
       std::string_view callee = LastComponent(Text(Field(value, "function")));
       std::string short_name = ShortName(callee);
-      if (!LooksLikeExceptionClass(short_name) && !IsLocalExceptionClass(short_name)) return;
+      if (!LooksLikeExceptionClass(short_name) && !IsLocalExceptionClass(short_name)) {
+        OnSinkCall(value, stmt);
+        return;
+      }
       std::vector<ProtoSite> sites;
       std::string reason;
       RaisedValue(value, stmt, SiteKind::kReturn, "", ctx, 0, sites, reason);

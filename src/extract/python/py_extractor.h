@@ -75,6 +75,21 @@ struct FunctionInfo {
   std::vector<Param> params;           // self/cls of a method left out
   std::vector<size_t> returned_sites;  // indexes into FileResult::sites
   std::vector<Template> returned_messages;
+  // Raises whose message or type comes from a parameter: the function is a
+  // sink, and a caller passing text makes an error of its own.
+  std::vector<size_t> sink_sites;  // indexes into FileResult::sites
+};
+
+// A call that may hand a message to a sink. Kept light (no excerpt, no
+// guards): most calls reach no sink, and only the linker, which sees every
+// file, can tell.
+struct SinkCall {
+  Site site;              // at the call statement; the excerpt is filled in later
+  std::string callee;     // short name: "fail"
+  std::string receiver;   // "self", "cls", "ctx"; empty for a plain name
+  std::string owner;      // the class of the calling method, if any
+  int function = -1;      // the caller's FileResult::functions index, -1 if none
+  std::vector<std::vector<CallArg>> arg_alternatives;
 };
 
 struct FileResult {
@@ -83,6 +98,7 @@ struct FileResult {
   std::vector<NonSite> non_sites;
   std::vector<ClassInfo> classes;
   std::vector<FunctionInfo> functions;
+  std::vector<SinkCall> calls;
   std::vector<FileIssue> issues;
 };
 

@@ -1,10 +1,12 @@
 #include "extract/python/py_linker.h"
 
 #include "core/text.h"
+#include "extract/python/py_syntax.h"
 
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -17,6 +19,21 @@ namespace {
 using Bindings = std::map<std::string, FormatArg, std::less<>>;
 
 constexpr size_t kMaxMro = 16;
+// Helpers calling helpers are followed this many calls deep.
+constexpr int kMaxSinkDepth = 3;
+constexpr size_t kMaxSinkRaises = 16;
+
+// Receivers whose methods take text to log or print, never to raise: a
+// library's own sink of the same name (`error`) is not what they call.
+constexpr std::string_view kNotSinkReceivers[] = {
+    "LOG", "LOGGER", "_LOGGER", "_log", "_logger", "log", "logger", "logging",
+    "os",  "re",     "sys",     "warnings",
+};
+
+template <typename List>
+bool Contains(const List& list, std::string_view x) {
+  return std::find(std::begin(list), std::end(list), x) != std::end(list);
+}
 
 size_t CommonPrefix(std::string_view a, std::string_view b) {
   size_t n = 0;
@@ -59,14 +76,18 @@ class Linker {
   }
 
   void Run(Extraction& out) {
+    FindSinks();
     for (FileResult& f : files_) {
+      std::vector<Site> sites;
       for (const ProtoSite& p : f.sites) {
-        for (Site& s : Resolve(p)) {
-          s.message.AssignNames();
-          // `raise AssertionError(...)` is an assert that survives `python -O`.
-          if (s.exception == "AssertionError") s.internal = true;
-          out.sites.push_back(std::move(s));
-        }
+        for (Site& s : Resolve(p)) sites.push_back(std::move(s));
+      }
+      for (const SinkCall& c : f.calls) SinkCallSites(c, sites);
+      for (Site& s : sites) {
+        s.message.AssignNames();
+        // `raise AssertionError(...)` is an assert that survives `python -O`.
+        if (s.exception == "AssertionError") s.internal = true;
+        out.sites.push_back(std::move(s));
       }
       for (NonSite& n : f.non_sites) out.non_sites.push_back(std::move(n));
       for (FileIssue& i : f.issues) out.issues.push_back(std::move(i));
@@ -335,7 +356,204 @@ class Linker {
     return out;
   }
 
+  // ------------------------------------------------------------------ sinks
+
+  // One way a sink raises, before its parameters are bound to a caller's
+  // arguments.
+  struct SinkRaise {
+    std::string exception;
+    std::string exception_written;
+    std::string type_param;  // the parameter that passes the type, if any
+    Template message;
+    bool guarded = false;  // a condition inside the sink (or a call on the way) decides
+  };
+
+  static bool HasParam(const FunctionInfo& fn, std::string_view name) {
+    return std::any_of(fn.params.begin(), fn.params.end(),
+                       [&](const Param& p) { return p.name == name; });
+  }
+
+  static bool MentionsParam(const FunctionInfo& fn, const Template& t) {
+    for (const Piece& p : t.pieces()) {
+      if (p.is_value && HasParam(fn, p.text)) return true;
+    }
+    return false;
+  }
+
+  bool AddSinkRaise(const FunctionInfo* fn, SinkRaise r) {
+    std::vector<SinkRaise>& raises = sinks_[fn];
+    if (raises.size() >= kMaxSinkRaises) return false;
+    std::string display = r.message.Display();
+    for (const SinkRaise& have : raises) {
+      if (have.exception == r.exception && have.type_param == r.type_param &&
+          have.message.Display() == display) {
+        return false;
+      }
+    }
+    raises.push_back(std::move(r));
+    return true;
+  }
+
+  // The functions that raise with a parameter, then, round by round, those
+  // that pass their own parameter on to one (a helper calling a helper).
+  void FindSinks() {
+    for (FileResult& f : files_) {
+      for (const FunctionInfo& fn : f.functions) {
+        for (size_t index : fn.sink_sites) {
+          const ProtoSite& p = f.sites[index];
+          if (p.site.internal) continue;
+          bool guarded = !p.site.guards.empty();
+          std::string type_param = HasParam(fn, p.callee) ? p.callee : "";
+          for (Site& s : Resolve(p)) {
+            AddSinkRaise(&fn, SinkRaise{std::move(s.exception), std::move(s.exception_written),
+                                        type_param, std::move(s.message), guarded});
+          }
+        }
+      }
+    }
+    for (int round = 0; round < kMaxSinkDepth; ++round) {
+      bool grew = false;
+      for (FileResult& f : files_) {
+        for (const SinkCall& c : f.calls) {
+          if (c.function < 0) continue;
+          const FunctionInfo* caller = &f.functions[static_cast<size_t>(c.function)];
+          const FunctionInfo* sink = FindSink(c);
+          if (sink == nullptr || sink == caller) continue;
+          std::vector<SinkRaise> raises = sinks_[sink];
+          for (const SinkRaise& r : raises) {
+            for (const std::vector<CallArg>& args : c.arg_alternatives) {
+              std::optional<SinkRaise> bound = Bind(*sink, r, args);
+              if (!bound) continue;
+              if (!MentionsParam(*caller, bound->message) &&
+                  !HasParam(*caller, bound->type_param)) {
+                continue;
+              }
+              if (!HasParam(*caller, bound->type_param)) bound->type_param.clear();
+              bound->guarded |= !c.site.guards.empty();
+              grew |= AddSinkRaise(caller, std::move(*bound));
+            }
+          }
+        }
+      }
+      if (!grew) break;
+    }
+  }
+
+  // `r` with the sink's parameters bound to `args`; the type passed as an
+  // argument is resolved when the argument names a class.
+  std::optional<SinkRaise> Bind(const FunctionInfo& sink, const SinkRaise& r,
+                                const std::vector<CallArg>& args) const {
+    // Only what the caller passes: a default may be replaced inside the sink
+    // before the raise (`if where is None: where = ...`).
+    std::vector<Param> params = sink.params;
+    for (Param& p : params) p.default_value.reset();
+    Bindings b;
+    BindArguments(params, args, b);
+    SinkRaise out = r;
+    out.message = Substitute(r.message, b);
+    if (!r.type_param.empty()) {
+      auto it = b.find(r.type_param);
+      if (it == b.end() || it->second.value) return std::nullopt;
+      std::string written = it->second.expression;
+      std::string_view last = LastComponent(written);
+      if (last.empty()) return std::nullopt;
+      if (LooksLikeExceptionClass(last) || FindClass(last, sink.path) != nullptr) {
+        out.exception = std::string(last);
+        out.exception_written = written;
+        out.type_param.clear();
+      } else {
+        out.type_param = written;  // the caller's own parameter, maybe
+      }
+    }
+    return out;
+  }
+
+  bool IsMethodOf(const FunctionInfo& fn, std::string_view class_name) const {
+    std::string_view q = fn.qualified;
+    size_t dot = q.rfind('.');
+    if (dot == std::string_view::npos) return false;
+    std::string_view owner = q.substr(0, dot);
+    size_t outer = owner.rfind('.');
+    if (outer != std::string_view::npos) owner = owner.substr(outer + 1);
+    return owner == class_name;
+  }
+
+  // The sink a call reaches: through the calling class's hierarchy for
+  // self/cls, the module function of that name for a plain call, and for
+  // another receiver (`ctx.fail`) the one sink of that name, or the one in
+  // the caller's file. Ambiguity gives none: a wrong site is worse.
+  const FunctionInfo* FindSink(const SinkCall& c) const {
+    auto it = functions_.find(c.callee);
+    if (it == functions_.end()) return nullptr;
+    std::vector<const FunctionRef*> candidates;
+    for (const FunctionRef* r : it->second) {
+      auto s = sinks_.find(r->info);
+      if (s != sinks_.end() && !s->second.empty()) candidates.push_back(r);
+    }
+    if (candidates.empty()) return nullptr;
+    if (c.receiver == "self" || c.receiver == "cls") {
+      if (c.owner.empty()) return nullptr;
+      const ClassInfo* owner = FindClass(c.owner, c.site.path);
+      if (owner == nullptr) return nullptr;
+      for (const ClassInfo* k : Mro(owner)) {
+        for (const FunctionRef* r : candidates) {
+          if (IsMethodOf(*r->info, k->name) && r->path == k->path) return r->info;
+        }
+      }
+      return nullptr;
+    }
+    if (c.receiver.empty()) {
+      std::vector<const FunctionRef*> functions;
+      for (const FunctionRef* r : candidates) {
+        if (r->info->qualified == c.callee) functions.push_back(r);
+      }
+      const FunctionRef* r = Nearest(functions, c.site.path);
+      return r == nullptr ? nullptr : r->info;
+    }
+    if (Contains(kNotSinkReceivers, c.receiver)) return nullptr;
+    if (candidates.size() == 1) return candidates[0]->info;
+    const FunctionRef* same_file = nullptr;
+    for (const FunctionRef* r : candidates) {
+      if (r->path != c.site.path) continue;
+      if (same_file != nullptr) return nullptr;
+      same_file = r;
+    }
+    return same_file == nullptr ? nullptr : same_file->info;
+  }
+
+  // The errors a call makes by passing text to a sink: at the call, with the
+  // sink's type, when the caller wrote some of the text.
+  void SinkCallSites(const SinkCall& c, std::vector<Site>& out) {
+    const FunctionInfo* sink = FindSink(c);
+    if (sink == nullptr) return;
+    auto it = sinks_.find(sink);
+    std::set<std::pair<std::string, std::string>> seen;
+    for (const SinkRaise& r : it->second) {
+      for (const std::vector<CallArg>& args : c.arg_alternatives) {
+        std::optional<SinkRaise> bound = Bind(*sink, r, args);
+        if (!bound || !bound->type_param.empty()) continue;
+        if (bound->message.LiteralSize() <= r.message.LiteralSize()) continue;
+        if (!seen.emplace(bound->exception, bound->message.Display()).second) continue;
+        Site s = c.site;
+        s.exception = std::move(bound->exception);
+        s.exception_written = std::move(bound->exception_written);
+        s.message = std::move(bound->message);
+        s.via = sink->qualified;
+        if (bound->guarded) {
+          // The call alone does not decide: say so rather than claim it does.
+          std::string base = s.trigger.empty() ? "raised whenever `" + s.function +
+                                                     "` reaches line " + std::to_string(s.line)
+                                               : s.trigger;
+          s.trigger = base + ", and only when a condition inside `" + sink->qualified +
+                      "` also holds";
+        }
+        out.push_back(std::move(s));
+      }
+    }
+  }
+
   std::vector<FileResult>& files_;
+  std::unordered_map<const FunctionInfo*, std::vector<SinkRaise>> sinks_;
   std::unordered_map<std::string, std::vector<const ClassInfo*>> classes_;
   std::unordered_map<std::string, std::vector<const FunctionRef*>> functions_;
   std::vector<std::unique_ptr<FunctionRef>> refs_;

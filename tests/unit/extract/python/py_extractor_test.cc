@@ -333,5 +333,86 @@ TEST(PythonExtractor, PathologicalInputsAreBounded) {
   Extract(nested_ifs);
 }
 
+// The sites made at calls into helpers that raise with what they are given.
+std::vector<std::string> SinkSites(const std::string& code) {
+  std::vector<std::string> out;
+  for (const Site& s : Extract(code).sites) {
+    if (s.via.empty() || s.statement.rfind("raise", 0) == 0) continue;
+    out.push_back(std::to_string(s.line) + " " + s.exception + ": " + s.message.Display() +
+                  " via " + s.via);
+  }
+  return out;
+}
+
+TEST(PythonSinks, CallerTextThroughAMethodOfTheClassHierarchy) {
+  std::vector<std::string> sites = SinkSites(
+      "class Base:\n"
+      "  def fail(self, message, param=None):\n"
+      "    raise ValueError(message)\n"
+      "class Choice(Base):\n"
+      "  def convert(self, value):\n"
+      "    self.fail(f'{value!r} is not a choice')\n"
+      "class Other:\n"
+      "  def fail(self, message):\n"
+      "    raise TypeError(message)\n");
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0], "6 ValueError: {value!r} is not a choice via Base.fail");
+}
+
+TEST(PythonSinks, TypePassedAsArgumentAndChainsOfHelpers) {
+  std::vector<std::string> sites = SinkSites(
+      "def _raise_error(cls, explanation):\n"
+      "  raise cls(explanation)\n"
+      "def error(msg):\n"
+      "  _raise_error(TypeError, 'error: ' + msg)\n"
+      "def f(x):\n"
+      "  _raise_error(ValueError, 'x must be positive')\n"
+      "  error('bad input')\n");
+  EXPECT_EQ(sites, (std::vector<std::string>{
+                       "4 TypeError: error: {msg} via _raise_error",
+                       "6 ValueError: x must be positive via _raise_error",
+                       "7 TypeError: error: bad input via error",
+                   }));
+}
+
+TEST(PythonSinks, NoSiteForALoggerOrACallWithoutText) {
+  // A logger's error() is not the library's sink named error, and a call
+  // passing on its own parameter (`p.error(m)`) writes no text itself.
+  EXPECT_TRUE(SinkSites("class P:\n"
+                        "  def error(self, message):\n"
+                        "    raise ValueError(message)\n"
+                        "def g(log, e):\n"
+                        "  log.error('could not parse %s' % e)\n"
+                        "def h(p, m):\n"
+                        "  p.error(m)\n")
+                  .empty());
+}
+
+TEST(PythonSinks, DefaultsAreNotBoundAndGuardedSinksSaySo) {
+  Extraction x = Extract(
+      "def check(cond, message, where=None):\n"
+      "  if not cond:\n"
+      "    raise ValueError(f'{message} at {where}')\n"
+      "def f(n):\n"
+      "  check(n > 0, 'n must be positive')\n");
+  const Site* call = nullptr;
+  for (const Site& s : x.sites) {
+    if (s.line == 5) call = &s;
+  }
+  ASSERT_NE(call, nullptr);
+  // `where` keeps its placeholder: check may replace a default before raising.
+  EXPECT_EQ(call->message.Display(), "n must be positive at {where}");
+  EXPECT_NE(call->trigger.find("a condition inside `check` also holds"), std::string::npos)
+      << call->trigger;
+  EXPECT_NE(call->excerpt.find("check(n > 0"), std::string::npos);
+}
+
+TEST(PythonSinks, WithTracebackRaisesTheObjectItIsCalledOn) {
+  EXPECT_EQ(One("def f():\n"
+                "  exc = ValueError('stored and raised later')\n"
+                "  raise exc.with_traceback(None)\n"),
+            "ValueError: stored and raised later");
+}
+
 }  // namespace
 }  // namespace errdex::extract
