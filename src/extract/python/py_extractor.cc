@@ -282,6 +282,12 @@ class FileExtractor {
         warn_functions_.insert(local);
       }
       if (local != original) aliases_[local] = std::string(LastComponent(original));
+      imported_.insert(local);
+    }
+    if (K(stmt) == kImportFrom) {
+      for (TSNode c : Children(stmt)) {
+        if (K(c) == kWildcardImport) star_import_ = true;
+      }
     }
   }
 
@@ -518,14 +524,18 @@ class FileExtractor {
   // The definitions of `name` that reach ctx.at, innermost scope first.
   // Returns false when the name is unknown (a builtin, an import, a global
   // assigned elsewhere): then it is a value, not a resolvable string.
+  // `param_reaches`, when given, is set when `name` is a parameter that some
+  // path leaves as the caller passed it.
   bool ResolveName(std::string_view name, const EvalContext& ctx, DefList& defs,
-                   std::vector<EvalContext>& where) {
+                   std::vector<EvalContext>& where, bool* param_reaches = nullptr) {
     for (size_t i = ctx.functions.size(); i-- > 0;) {
       TSNode fn = ctx.functions[i];
       TSNode body = Field(fn, "body");
       if (ts_node_is_null(body)) continue;
-      DefList found = Reaching(name, body, ctx.at);
+      bool from_entry = false;
+      DefList found = Reaching(name, body, ctx.at, &from_entry);
       if (!found.empty()) {
+        if (param_reaches != nullptr && from_entry && IsParam(fn, name)) *param_reaches = true;
         EvalContext inner = ctx;
         inner.functions.resize(i + 1);
         for (size_t k = 0; k < found.size(); ++k) where.push_back(inner);
@@ -559,9 +569,10 @@ class FileExtractor {
   // flow walk covers the whole scope, once per name per raise, which made a
   // module or function of thousands of raises quadratic. Within the file's
   // flow budget; past it, names are no longer followed (they stay values).
-  DefList Reaching(std::string_view name, TSNode body, TSNode target) {
+  DefList Reaching(std::string_view name, TSNode body, TSNode target,
+                   bool* from_entry = nullptr) {
     if (flow_budget_ < 0 || !BoundIn(name, body)) return {};
-    DefList found = ReachingDefinitions(src_, name, body, target, &flow_budget_);
+    DefList found = ReachingDefinitions(src_, name, body, target, &flow_budget_, from_entry);
     if (flow_budget_ >= 0) return found;
     Budget("name-resolution", target);
     return {};
@@ -798,12 +809,16 @@ class FileExtractor {
     }
     DefList defs;
     std::vector<EvalContext> where;
-    if (ResolveName(name, ctx, defs, where)) {
+    bool param_reaches = false;
+    if (ResolveName(name, ctx, defs, where, &param_reaches)) {
       for (size_t i = 0; i < defs.size(); ++i) {
         for (Template& t : EvalDef(*defs[i], name, where[i], depth + 1)) {
           AddAlternative(out, std::move(t));
         }
       }
+      // `if message is None: message = "..."`: what the caller passed is the
+      // other alternative.
+      if (param_reaches && !out.empty()) AddAlternative(out, AsValue(node, ValueKind::kAny));
     }
     if (memo) name_memo_[key] = out;
     return out;
@@ -1594,16 +1609,29 @@ class FileExtractor {
     TSNode object = Field(fn, "object");
     bool via_super = K(object) == kCall && Text(Field(object, "function")) == "super";
     EvalContext ctx = ContextAt(call);
-    std::vector<CallArg> args = CallArgs(Field(call, "arguments"), ctx, 0);
+    std::vector<std::vector<CallArg>> alternatives = ArgAlternatives(Field(call, "arguments"), ctx);
     if (!via_super) {
-      if (args.empty() || args[0].arg.expression != "self") return;
-      args.erase(args.begin());
+      for (std::vector<CallArg>& args : alternatives) {
+        if (args.empty() || args[0].arg.expression != "self") return;
+        args.erase(args.begin());
+      }
       cls->super_target = ShortName(Text(object));
     }
-    cls->super_args = std::move(args);
+    cls->super_args = std::move(alternatives);
   }
 
   void OnAssignment(TSNode node) {
+    if (!scopes_.empty() && scopes_.back().is_class && scopes_.back().class_info >= 0) {
+      // code = 404 / description = "..." in a class body: what self.code
+      // reads unless __init__ sets it.
+      TSNode left = Field(node, "left");
+      TSNode right = Field(node, "right");
+      if (K(left) != kIdentifier || ts_node_is_null(right)) return;
+      ClassInfo& info = result_.classes[static_cast<size_t>(scopes_.back().class_info)];
+      info.class_attrs.emplace_back(std::string(Text(left)),
+                                    Arg(right, ContextAt(ts_node_parent(node))));
+      return;
+    }
     ClassInfo* cls = MethodClass("__init__");
     if (cls == nullptr) return;
     TSNode left = Field(node, "left");
@@ -1611,7 +1639,11 @@ class FileExtractor {
     if (K(left) != kAttribute || ts_node_is_null(right)) return;
     if (Text(Field(left, "object")) != "self") return;
     EvalContext ctx = ContextAt(ts_node_parent(node));
-    cls->self_attrs.emplace_back(std::string(Text(Field(left, "attribute"))), Arg(right, ctx));
+    std::string attr(Text(Field(left, "attribute")));
+    TSNode block = ts_node_parent(ts_node_parent(node));
+    TSNode owner = ts_node_is_null(block) ? TSNode{} : ts_node_parent(block);
+    if (ts_node_is_null(owner) || K(owner) != kFunctionDefinition) cls->conditional_attrs.insert(attr);
+    cls->self_attrs.emplace_back(std::move(attr), Arg(right, ctx));
   }
 
   void OnWarn(TSNode call) {
@@ -1701,15 +1733,25 @@ class FileExtractor {
     EvalContext ctx = ContextAt(stmt);
     if (ClassInfo* cls = MethodClass("__str__")) {
       Alternatives alts = EvalOrValue(value, ctx, 0, ValueKind::kAny);
-      if (!cls->str_template) cls->str_template = alts.front();
+      for (Template& t : alts) {
+        if (cls->str_templates.size() >= static_cast<size_t>(kMaxAlternatives)) break;
+        cls->str_templates.push_back(std::move(t));
+      }
       return;
     }
     if (K(value) == kCall) {
       std::string_view callee = LastComponent(Text(Field(value, "function")));
       std::string short_name = ShortName(callee);
+      bool tentative = false;
       if (!LooksLikeExceptionClass(short_name) && !IsLocalExceptionClass(short_name)) {
         OnSinkCall(value, stmt);
-        return;
+        TSNode fn = Field(value, "function");
+        // `return error(msg, pos)` with `error` imported: maybe a class.
+        if (K(fn) != kIdentifier || module_functions_.count(short_name) > 0 ||
+            (imported_.count(short_name) == 0 && !star_import_)) {
+          return;
+        }
+        tentative = true;
       }
       std::vector<ProtoSite> sites;
       std::string reason;
@@ -1717,6 +1759,7 @@ class FileExtractor {
       FunctionInfo& info = CurrentFunctionInfo(*scope);
       for (ProtoSite& p : sites) {
         info.returned_sites.push_back(result_.sites.size());
+        p.tentative = tentative;
         p.site.via = info.qualified;
         result_.sites.push_back(std::move(p));
       }
@@ -1751,6 +1794,8 @@ class FileExtractor {
   std::set<std::string> warn_functions_;
   std::unordered_map<std::string, TSNode> module_functions_;
   std::set<std::string> module_classes_;
+  std::set<std::string> imported_;  // names bound by `from m import name`
+  bool star_import_ = false;        // `from m import *`: any name may be imported
   std::unordered_map<std::string, DefList> module_defs_;
   std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;
   SourceLines lines_{src_};

@@ -8,6 +8,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,9 @@ struct ProtoSite {
   std::string callee;  // short name of the called class or function
   bool callee_is_class = false;
   bool has_call = false;  // the exception was constructed with a call
+  // `return error(...)` with an imported lowercase name: a site only if the
+  // linker finds `error` to be an exception class.
+  bool tentative = false;
   std::vector<CallArg> args;
 };
 
@@ -59,11 +63,15 @@ struct ClassInfo {
   std::vector<Param> init_params;  // without self
   // The arguments __init__ passes to super().__init__ / Base.__init__(self, ...),
   // evaluated in __init__ (its parameters appear as values named after them).
-  std::optional<std::vector<CallArg>> super_args;
+  // One list per way __init__ can build them (`if message is None: message =
+  // ...` gives two).
+  std::optional<std::vector<std::vector<CallArg>>> super_args;
   // The class named in Base.__init__(self, ...); empty for super().__init__.
   std::string super_target;
-  std::vector<std::pair<std::string, FormatArg>> self_attrs;  // self.x = <expr>
-  std::optional<Template> str_template;                       // what __str__ returns
+  std::vector<std::pair<std::string, FormatArg>> self_attrs;   // self.x = <expr>
+  std::vector<std::pair<std::string, FormatArg>> class_attrs;  // x = <expr> in the class body
+  std::set<std::string> conditional_attrs;  // self.x set only inside an if/try in __init__
+  std::vector<Template> str_templates;  // what __str__ returns, every branch
 };
 
 // A function that returns an exception (its return statements are sites) or

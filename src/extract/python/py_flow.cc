@@ -1,6 +1,7 @@
 #include "extract/python/py_flow.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "extract/python/py_syntax.h"
 #include "extract/ts_util.h"
@@ -39,9 +40,20 @@ class Flow {
     // (module constants): exits do not hide the assignments after them.
     ignore_exits_ = ts_node_is_null(target_);
     FlowState s;
-    if (Block(body, s, 0, false, !ts_node_is_null(target_))) return at_target_.defs;
-    return s.live ? s.defs : DefList{};
+    s.defs = {entry_};
+    DefList out;
+    if (Block(body, s, 0, false, !ts_node_is_null(target_))) {
+      out = at_target_.defs;
+    } else if (s.live) {
+      out = s.defs;
+    }
+    auto entry = std::find(out.begin(), out.end(), entry_);
+    from_entry_ = entry != out.end();
+    if (from_entry_) out.erase(entry);
+    return out;
   }
+
+  bool from_entry() const { return from_entry_; }
 
   bool found() const { return found_; }
 
@@ -256,6 +268,7 @@ class Flow {
               d->value = right;
               d->stmt = stmt;
               d->base = s.defs;
+              d->base.erase(std::remove(d->base.begin(), d->base.end(), entry_), d->base.end());
               d->in_loop = in_loop;
               s.defs = {d};
             } else {
@@ -402,14 +415,20 @@ class Flow {
   FlowState at_target_;
   bool found_ = false;
   bool ignore_exits_ = false;
+  // Stands for "no definition yet" while the walk runs; taken out at the end.
+  DefPtr entry_ = std::make_shared<const Def>();
+  bool from_entry_ = false;
   int64_t* budget_ = nullptr;
 };
 
 }  // namespace
 
 DefList ReachingDefinitions(std::string_view source, std::string_view name, TSNode body,
-                            TSNode target, int64_t* budget) {
-  return Flow(source, name, target, budget).Run(body);
+                            TSNode target, int64_t* budget, bool* from_entry) {
+  Flow flow(source, name, target, budget);
+  DefList out = flow.Run(body);
+  if (from_entry != nullptr) *from_entry = flow.from_entry();
+  return out;
 }
 
 }  // namespace errdex::extract::python

@@ -35,7 +35,10 @@ struct Def {
 // stop at nested function and class definitions, which are other scopes.
 // `budget`, when given, is decremented per statement visited; once it is
 // spent the walk stops and what it returns is incomplete (callers drop it).
+// `from_entry`, when given, is set when some path from the start of `body`
+// reaches the target without any definition (a parameter that an `if` may
+// or may not reassign still holds what the caller passed).
 DefList ReachingDefinitions(std::string_view source, std::string_view name, TSNode body,
-                            TSNode target, int64_t* budget = nullptr);
+                            TSNode target, int64_t* budget = nullptr, bool* from_entry = nullptr);
 
 }  // namespace errdex::extract::python

@@ -22,6 +22,8 @@ constexpr size_t kMaxMro = 16;
 // Helpers calling helpers are followed this many calls deep.
 constexpr int kMaxSinkDepth = 3;
 constexpr size_t kMaxSinkRaises = 16;
+// The messages one exception class can compose from one call.
+constexpr size_t kMaxMessages = 8;
 
 // Receivers whose methods take text to log or print, never to raise: a
 // library's own sink of the same name (`error`) is not what they call.
@@ -169,8 +171,9 @@ class Linker {
     return out;
   }
 
-  // The message class `c` builds from constructor arguments `args`.
-  Template Compose(const ClassInfo* c, const std::vector<CallArg>& args) const {
+  // The messages class `c` builds from constructor arguments `args`: one
+  // per way its __init__ chain and __str__ can go, at most kMaxMessages.
+  std::vector<Template> Compose(const ClassInfo* c, const std::vector<CallArg>& args) const {
     std::vector<const ClassInfo*> mro = Mro(c);
     // The class's own name is known wherever it is raised.
     Bindings class_name;
@@ -178,76 +181,184 @@ class Linker {
                                   "self.__class__.__qualname__", "type(self).__qualname__"}) {
       class_name[std::string(expr)] = FormatArg{std::string(expr), Template::Literal(c->name)};
     }
-    return Substitute(ComposeArgs(mro, args), class_name);
+    std::vector<Template> out;
+    ComposeFrom(mro, 0, args, args, Bindings{}, out);
+    for (Template& t : out) t = Substitute(t, class_name);
+    return out;
   }
 
-  Template ComposeArgs(const std::vector<const ClassInfo*>& mro,
-                       const std::vector<CallArg>& args) const {
-    Bindings init_bindings;
+  // self.x a class body sets (the raised class first), for what __init__
+  // does not set or sets from a parameter left at its None default.
+  static void AddClassAttributes(const std::vector<const ClassInfo*>& mro, Bindings& attrs) {
     for (const ClassInfo* k : mro) {
-      if (k->has_init) {
-        BindArguments(k->init_params, args, init_bindings);
-        break;
-      }
-    }
-    for (const ClassInfo* k : mro) {
-      if (!k->str_template) continue;
-      // __str__ reads attributes __init__ set: self.x = <expr of parameters>.
-      Bindings attrs;
-      for (const ClassInfo* owner : mro) {
-        for (const auto& [attr, value] : owner->self_attrs) {
-          std::string key = "self." + attr;
-          if (attrs.count(key)) continue;
-          FormatArg bound = value;
-          if (value.value) {
-            bound.value = Substitute(*value.value, init_bindings);
-          } else if (auto it = init_bindings.find(value.expression); it != init_bindings.end()) {
-            // A parameter left at a None default is usually filled in later in
-            // __init__ (`if message is None: message = name`): unknown, not None.
-            if (it->second.expression == "None") {
-              bound = FormatArg{key, std::nullopt};
-            } else {
-              bound = it->second;
-            }
-          }
-          attrs[key] = bound;
+      for (const auto& [attr, value] : k->class_attrs) {
+        std::string key = "self." + attr;
+        if (attrs.count(key)) continue;
+        if (value.value) {
+          attrs[key] = value;
+        } else if (IsPlainConstant(value.expression)) {
+          // code = 404: str() prints the source text.
+          attrs[key] = FormatArg{value.expression, Template::Literal(value.expression)};
         }
       }
-      return Substitute(Substitute(*k->str_template, attrs), init_bindings);
     }
-    std::vector<CallArg> current = args;
-    for (size_t i = 0; i < mro.size(); ++i) {
+  }
+
+  static bool IsArgsFormat(const Template& t) {
+    const std::vector<Piece>& pieces = t.pieces();
+    return pieces.size() == 1 && pieces[0].is_value &&
+           (pieces[0].text == "self.args[0] % self.args[1:]" ||
+            pieces[0].text == "self.args[0] % tuple(self.args[1:])");
+  }
+
+  // self.args[i] (and the lazy `self.args[0] % self.args[1:]` of classes
+  // that format in __str__) from the arguments the exception was built with.
+  static std::vector<Template> ArgsTuple(const Template& t, const std::vector<CallArg>& args) {
+    std::vector<const CallArg*> positional;
+    for (const CallArg& a : args) {
+      if (a.splat) return {t};
+      if (a.keyword.empty()) positional.push_back(&a);
+    }
+    if (IsArgsFormat(t) && !positional.empty() && positional[0]->arg.value) {
+      PercentArgs rest;
+      rest.is_tuple = true;
+      rest.expression = "self.args[1:]";
+      for (size_t i = 1; i < positional.size(); ++i) rest.positional.push_back(positional[i]->arg);
+      return {ApplyPercent(*positional[0]->arg.value, rest)};
+    }
+    Bindings b;
+    for (size_t i = 0; i < positional.size(); ++i) {
+      b["self.args[" + std::to_string(i) + "]"] = positional[i]->arg;
+    }
+    return {Substitute(t, b)};
+  }
+
+  // Walks the __init__ chain from mro[i] with the arguments `current`,
+  // collecting the attributes each __init__ sets (under its own bindings),
+  // then applies the first __str__ of the MRO, or prints the arguments that
+  // reach a builtin base.
+  void ComposeFrom(const std::vector<const ClassInfo*>& mro, size_t i,
+                   const std::vector<CallArg>& original, const std::vector<CallArg>& current,
+                   Bindings attrs, std::vector<Template>& out) const {
+    if (out.size() >= kMaxMessages) return;
+    for (; i < mro.size(); ++i) {
       const ClassInfo* k = mro[i];
       if (!k->has_init) continue;
-      // Without super().__init__(...) the exception keeps the arguments it
-      // was constructed with (BaseException.__new__ stores them).
-      if (!k->super_args) return BuiltinMessage(BuiltinBase(mro), args);
       Bindings b;
       BindArguments(k->init_params, current, b);
-      std::vector<CallArg> next;
-      for (const CallArg& a : *k->super_args) {
-        // super().__init__(*args): the positional arguments *args gathered.
-        if (a.splat && a.keyword.empty() && IsVariadic(k->init_params, a.arg.expression)) {
-          for (CallArg& rest : Gathered(k->init_params, current)) next.push_back(std::move(rest));
+      for (const auto& [attr, value] : k->self_attrs) {
+        std::string key = "self." + attr;
+        if (attrs.count(key)) continue;
+        FormatArg bound = value;
+        if (value.value) {
+          bound.value = Substitute(*value.value, b);
+        } else if (auto it = b.find(value.expression); it != b.end()) {
+          // A parameter left at a None default is usually filled in later in
+          // __init__ (`if message is None: message = name`): unknown, not None.
+          // Set only under a condition (`if description is not None:`), the
+          // class attribute of that name stays what self.x reads.
+          if (it->second.expression == "None" && k->conditional_attrs.count(attr)) continue;
+          bound = it->second.expression == "None" ? FormatArg{key, std::nullopt} : it->second;
+        }
+        attrs[key] = bound;
+      }
+      // Without super().__init__(...) the exception keeps the arguments it
+      // was constructed with (BaseException.__new__ stores them).
+      if (!k->super_args) return Finish(mro, original, original, attrs, BuiltinBase(mro), out);
+      for (const std::vector<CallArg>& alternative : *k->super_args) {
+        if (PassesNoneDefault(*k->super_args, alternative, b)) continue;
+        std::vector<CallArg> next;
+        for (const CallArg& a : alternative) {
+          // super().__init__(*args): the positional arguments *args gathered.
+          if (a.splat && a.keyword.empty() && IsVariadic(k->init_params, a.arg.expression)) {
+            for (CallArg& rest : Gathered(k->init_params, current)) next.push_back(std::move(rest));
+            continue;
+          }
+          if (a.splat && StartsWith(a.arg.expression, "**")) continue;  // keywords: not printed
+          next.push_back(WithValue(a, b));
+        }
+        if (k->super_target.empty()) {
+          ComposeFrom(mro, i + 1, original, next, attrs, out);
           continue;
         }
-        if (a.splat && StartsWith(a.arg.expression, "**")) continue;  // keywords: not printed
-        next.push_back(WithValue(a, b));
+        // Base.__init__(self, ...) goes straight to Base, skipping the classes
+        // between; a base outside the library prints the arguments.
+        auto target = std::find_if(mro.begin(), mro.end(),
+                                   [&](const ClassInfo* m) { return m->name == k->super_target; });
+        if (target == mro.end()) {
+          Finish(mro, original, next, attrs, k->super_target, out);
+          continue;
+        }
+        // Only a later class in the MRO can be next; a call back to the class
+        // itself or an earlier one is a recursion no message comes out of.
+        auto next_index = static_cast<size_t>(target - mro.begin());
+        if (next_index <= i) {
+          AddTemplate(out, Template::Value("message", ValueKind::kAny));
+          continue;
+        }
+        ComposeFrom(mro, next_index, original, next, attrs, out);
       }
-      current = std::move(next);
-      if (k->super_target.empty()) continue;
-      // Base.__init__(self, ...) goes straight to Base, skipping the classes
-      // between; a base outside the library prints the arguments.
-      auto target = std::find_if(mro.begin(), mro.end(),
-                                 [&](const ClassInfo* m) { return m->name == k->super_target; });
-      if (target == mro.end()) return BuiltinMessage(k->super_target, current);
-      // Only a later class in the MRO can be next; a call back to the class
-      // itself or an earlier one is a recursion no message comes out of.
-      auto next_index = static_cast<size_t>(target - mro.begin());
-      if (next_index <= i) return Template::Value("message", ValueKind::kAny);
-      i = next_index - 1;
+      return;
     }
-    return BuiltinMessage(BuiltinBase(mro), current);
+    Finish(mro, original, current, attrs, BuiltinBase(mro), out);
+  }
+
+  // The way through __init__ that hands on a parameter the caller left at
+  // its None default: `if message is None: message = ...` is the other way.
+  static bool PassesNoneDefault(const std::vector<std::vector<CallArg>>& alternatives,
+                                const std::vector<CallArg>& alternative, const Bindings& b) {
+    for (size_t j = 0; j < alternative.size(); ++j) {
+      const CallArg& a = alternative[j];
+      if (a.splat || a.arg.value) continue;
+      auto it = b.find(a.arg.expression);
+      if (it == b.end() || it->second.value || it->second.expression != "None") continue;
+      // Only where another way gives this argument a value of its own.
+      for (const std::vector<CallArg>& other : alternatives) {
+        if (j < other.size() && other[j].arg.value) return true;
+      }
+    }
+    return false;
+  }
+
+  static void AddTemplate(std::vector<Template>& out, Template t) {
+    if (out.size() >= kMaxMessages) return;
+    std::string display = t.Display();
+    for (const Template& have : out) {
+      if (have.Display() == display) return;
+    }
+    out.push_back(std::move(t));
+  }
+
+  // The text str() gives once the __init__ chain has run: the first __str__
+  // of the MRO over the attributes set, else the arguments the builtin
+  // base was given (`args`, as the class was called: `original`).
+  void Finish(const std::vector<const ClassInfo*>& mro, const std::vector<CallArg>& original,
+              const std::vector<CallArg>& args, Bindings attrs, const std::string& builtin,
+              std::vector<Template>& out) const {
+    AddClassAttributes(mro, attrs);
+    for (const ClassInfo* k : mro) {
+      if (k->str_templates.empty()) continue;
+      Bindings init_bindings;
+      for (const ClassInfo* owner : mro) {
+        if (owner->has_init) {
+          BindArguments(owner->init_params, original, init_bindings);
+          break;
+        }
+      }
+      // A branch with no words of its own (`return super().__str__()` in an
+      // except) next to branches with words is a fallback, not an error text.
+      bool any_literal =
+          std::any_of(k->str_templates.begin(), k->str_templates.end(),
+                      [](const Template& t) { return t.LiteralSize() > 0 || IsArgsFormat(t); });
+      for (const Template& t : k->str_templates) {
+        if (any_literal && t.LiteralSize() == 0 && !IsArgsFormat(t)) continue;
+        for (Template& r : ArgsTuple(t, args)) {
+          AddTemplate(out, Substitute(Substitute(r, attrs), init_bindings));
+        }
+      }
+      return;
+    }
+    AddTemplate(out, Substitute(BuiltinMessage(builtin, args), attrs));
   }
 
   // True when `expression` ("*args") spreads the *args parameter of `params`.
@@ -278,9 +389,19 @@ class Linker {
 
   bool BuildsMessage(const ClassInfo* c) const {
     for (const ClassInfo* k : Mro(c)) {
-      if (k->has_init || k->str_template) return true;
+      if (k->has_init || !k->str_templates.empty()) return true;
     }
     return false;
+  }
+
+  // Whether a call spelled `written` reaches a function returning exceptions.
+  bool ReturnsSites(const std::string& name, std::string_view written) const {
+    auto it = functions_.find(name);
+    if (it == functions_.end()) return false;
+    bool plain = written.find('.') == std::string_view::npos;
+    return std::any_of(it->second.begin(), it->second.end(), [&](const FunctionRef* r) {
+      return !r->info->returned_sites.empty() && (!plain || r->info->qualified == r->info->name);
+    });
   }
 
   // A whole-message argument that is a call to a helper returning a message.
@@ -307,12 +428,25 @@ class Linker {
     ProtoSite p = original;
     std::vector<Site> out;
     InlineMessageHelpers(p);
+    // `error(...)` with a lowercase name the library defines as an exception
+    // class (re's `error`), unless a function of that name returns one.
+    if (!p.callee_is_class && p.has_call && !ReturnsSites(p.callee, p.site.exception_written)) {
+      const ClassInfo* c = FindClass(p.callee, p.site.path);
+      if (c != nullptr && IsException(c, 0)) p.callee_is_class = true;
+    }
+    if (p.tentative && !p.callee_is_class) return out;
     if (p.callee_is_class) {
       const ClassInfo* c = FindClass(p.callee, p.site.path);
       if (c != nullptr && BuildsMessage(c)) {
-        p.site.message = Compose(c, p.args);
         if (p.site.via.empty()) p.site.via = c->name;
-      } else if (c != nullptr || p.has_call) {
+        for (Template& t : Compose(c, p.args)) {
+          Site s = p.site;
+          s.message = std::move(t);
+          out.push_back(std::move(s));
+        }
+        return out;
+      }
+      if (c != nullptr || p.has_call) {
         p.site.message = BuiltinMessage(c ? BuiltinBase(Mro(c)) : p.callee, p.args);
       }
       out.push_back(std::move(p.site));
@@ -326,9 +460,13 @@ class Linker {
     // bound to this call's arguments.
     auto it = functions_.find(p.callee);
     std::vector<const FunctionRef*> returning;
+    // A plain name calls a module function, never a method of that name.
+    bool plain = p.site.exception_written.find('.') == std::string::npos;
     if (it != functions_.end()) {
       for (const FunctionRef* r : it->second) {
-        if (!r->info->returned_sites.empty()) returning.push_back(r);
+        if (r->info->returned_sites.empty()) continue;
+        if (plain && r->info->qualified != r->info->name) continue;
+        returning.push_back(r);
       }
     }
     const FunctionRef* ref = Nearest(returning, p.site.path);
@@ -341,17 +479,23 @@ class Linker {
     BindArguments(ref->info->params, p.args, b);
     for (size_t index : ref->info->returned_sites) {
       const ProtoSite& returned = ref->file->sites[index];
-      Site s = p.site;
-      s.exception = returned.site.exception;
-      s.exception_written = returned.site.exception_written;
-      Template message = returned.site.message;
-      if (returned.callee_is_class) {
-        const ClassInfo* c = FindClass(returned.callee, returned.site.path);
-        if (c != nullptr && BuildsMessage(c)) message = Compose(c, returned.args);
+      std::vector<Template> messages{returned.site.message};
+      const ClassInfo* c = FindClass(returned.callee, returned.site.path);
+      bool is_class = returned.callee_is_class || (c != nullptr && IsException(c, 0));
+      if (returned.tentative && !is_class) continue;
+      if (is_class && c != nullptr && BuildsMessage(c)) {
+        messages = Compose(c, returned.args);
+      } else if (is_class && c != nullptr) {
+        messages = {BuiltinMessage(BuiltinBase(Mro(c)), returned.args)};
       }
-      s.message = Substitute(message, b);
-      s.via = ref->info->qualified;
-      out.push_back(std::move(s));
+      for (const Template& message : messages) {
+        Site s = p.site;
+        s.exception = returned.site.exception;
+        s.exception_written = returned.site.exception_written;
+        s.message = Substitute(message, b);
+        s.via = ref->info->qualified;
+        out.push_back(std::move(s));
+      }
     }
     return out;
   }

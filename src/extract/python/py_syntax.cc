@@ -51,6 +51,7 @@ const SymbolTable& Symbols() {
                                      {"import_statement", kImport},
                                      {"import_from_statement", kImportFrom},
                                      {"aliased_import", kAliasedImport},
+                                     {"wildcard_import", kWildcardImport},
                                      {"dotted_name", kDottedName},
                                      {"pattern_list", kPatternList},
                                      {"tuple_pattern", kTuplePattern},

@@ -58,6 +58,7 @@ enum Kind : uint16_t {
   kImport,
   kImportFrom,
   kAliasedImport,
+  kWildcardImport,
   kDottedName,
   kPatternList,
   kTuplePattern,

@@ -414,5 +414,56 @@ TEST(PythonSinks, WithTracebackRaisesTheObjectItIsCalledOn) {
             "ValueError: stored and raised later");
 }
 
+TEST(PythonComposed, EveryWayThroughInitIsATemplate) {
+  // The message parameter reassigned under a condition: the default text
+  // when the caller leaves it out, the caller's text when it passes one.
+  const std::string classes =
+      "class NoSuchOption(Exception):\n"
+      "  def __init__(self, name, message=None):\n"
+      "    if message is None:\n"
+      "      message = 'No such option {!r}.'.format(name)\n"
+      "    super().__init__(message)\n";
+  EXPECT_EQ(Messages(classes + "raise NoSuchOption(opt)\n"),
+            (std::vector<std::string>{"NoSuchOption: No such option {opt!r}."}));
+  EXPECT_EQ(Messages(classes + "raise NoSuchOption(opt, message='not here')\n"),
+            (std::vector<std::string>{"NoSuchOption: No such option {opt!r}.",
+                                      "NoSuchOption: not here"}));
+}
+
+TEST(PythonComposed, LazyPercentInStrAndClassAttributes) {
+  EXPECT_EQ(One("class ParserError(ValueError):\n"
+                "  def __str__(self):\n"
+                "    try:\n"
+                "      return self.args[0] % self.args[1:]\n"
+                "    except TypeError:\n"
+                "      return super().__str__()\n"
+                "raise ParserError('Unknown string format: %s', s)\n"),
+            "ParserError: Unknown string format: {s}");
+  EXPECT_EQ(One("class HTTPError(Exception):\n"
+                "  code = None\n"
+                "  description = None\n"
+                "  def __init__(self, description=None):\n"
+                "    if description is not None:\n"
+                "      self.description = description\n"
+                "  def __str__(self):\n"
+                "    return f'{self.code}: {self.description}'\n"
+                "class Gone(HTTPError):\n"
+                "  code = 410\n"
+                "  description = 'The resource is gone.'\n"
+                "raise Gone()\n"),
+            "Gone: 410: The resource is gone.");
+}
+
+TEST(PythonComposed, LowercaseClassOfTheLibraryIsAClass) {
+  EXPECT_EQ(Messages("class error(Exception):\n"
+                     "  def __init__(self, msg, pos=None):\n"
+                     "    if pos is not None:\n"
+                     "      msg = '%s at position %d' % (msg, pos)\n"
+                     "    super().__init__(msg)\n"
+                     "raise error('nothing to repeat', 0)\n"),
+            (std::vector<std::string>{"error: nothing to repeat at position 0",
+                                      "error: nothing to repeat"}));
+}
+
 }  // namespace
 }  // namespace errdex::extract
