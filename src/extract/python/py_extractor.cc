@@ -142,6 +142,8 @@ constexpr std::string_view kMessageNames[] = {
 
 constexpr int kMaxAlternatives = 8;
 constexpr int64_t kMaxEvalStepsPerFile = 2'000'000;
+// Nodes one `raise self.x` may visit looking for where x was stored.
+constexpr int64_t kMaxStoreScan = 200'000;
 constexpr int64_t kMaxFlowStatementsPerFile = 5'000'000;
 constexpr int kMaxEvalDepth = 48;
 constexpr size_t kMaxStatementBytes = 4096;
@@ -706,12 +708,11 @@ class FileExtractor {
     }
     switch (K(node)) {
       case kString:
-        out.push_back(DecodeString(node));
-        return out;
+        return DecodeString(node, &ctx, depth);
       case kConcatenatedString: {
         Template t;
         for (TSNode part : NamedChildren(node)) {
-          if (K(part) == kString) t.Append(DecodeString(part));
+          if (K(part) == kString) t.Append(DecodeString(part, nullptr, depth).front());
         }
         out.push_back(std::move(t));
         return out;
@@ -875,9 +876,10 @@ class FileExtractor {
       PercentArgs args;
       args.expression = CollapseWhitespace(Text(right));
       TSNode rhs = right;
+      std::vector<std::vector<FormatArg>> choices;
       if (K(rhs) == kTuple) {
         args.is_tuple = true;
-        for (TSNode e : NamedChildren(rhs)) args.positional.push_back(Arg(e, ctx, depth + 1));
+        for (TSNode e : NamedChildren(rhs)) choices.push_back(ArgOptions(e, ctx, depth + 1));
       } else if (K(rhs) == kDictionary) {
         args.is_dict = true;
         for (TSNode pair : NamedChildren(rhs)) {
@@ -889,9 +891,12 @@ class FileExtractor {
           args.named[key[0].pieces()[0].text] = Arg(Field(pair, "value"), ctx, depth + 1);
         }
       } else {
-        args.positional.push_back(Arg(rhs, ctx, depth + 1));
+        choices.push_back(ArgOptions(rhs, ctx, depth + 1));
       }
-      for (const Template& f : formats) AddAlternative(out, ApplyPercent(f, args));
+      for (std::vector<FormatArg>& positional : Product(choices)) {
+        args.positional = std::move(positional);
+        for (const Template& f : formats) AddAlternative(out, ApplyPercent(f, args));
+      }
       return out;
     }
     return out;
@@ -1053,16 +1058,28 @@ class FileExtractor {
   // evaluated once, where the call is.
   void ApplyFormatCall(const Alternatives& formats, TSNode args, const EvalContext& ctx, int depth,
                        Alternatives& out) {
-    std::vector<FormatArg> positional;
-    std::map<std::string, FormatArg, std::less<>> keywords;
+    // Positional arguments first, then keywords, one slot each.
+    std::vector<std::vector<FormatArg>> choices;
+    std::vector<std::string> names;
     for (TSNode a : NamedChildren(args)) {
-      if (K(a) == kKeywordArgument) {
-        keywords[std::string(Text(Field(a, "name")))] = Arg(Field(a, "value"), ctx, depth + 1);
-      } else if (K(a) != kListSplat && K(a) != kDictionarySplat && K(a) != kComment) {
-        positional.push_back(Arg(a, ctx, depth + 1));
+      if (K(a) != kKeywordArgument && K(a) != kListSplat && K(a) != kDictionarySplat &&
+          K(a) != kComment) {
+        choices.push_back(ArgOptions(a, ctx, depth + 1));
       }
     }
-    for (const Template& f : formats) AddAlternative(out, ApplyStrFormat(f, positional, keywords));
+    size_t n_positional = choices.size();
+    for (TSNode a : NamedChildren(args)) {
+      if (K(a) != kKeywordArgument) continue;
+      names.emplace_back(Text(Field(a, "name")));
+      choices.push_back(ArgOptions(Field(a, "value"), ctx, depth + 1));
+    }
+    for (std::vector<FormatArg>& choice : Product(choices)) {
+      std::vector<FormatArg> positional(choice.begin(),
+                                        choice.begin() + static_cast<std::ptrdiff_t>(n_positional));
+      std::map<std::string, FormatArg, std::less<>> keywords;
+      for (size_t k = 0; k < names.size(); ++k) keywords[names[k]] = choice[n_positional + k];
+      for (const Template& f : formats) AddAlternative(out, ApplyStrFormat(f, positional, keywords));
+    }
   }
 
   Alternatives InlineHelper(TSNode function, TSNode args, const EvalContext& ctx, int depth) {
@@ -1104,6 +1121,38 @@ class FileExtractor {
       for (auto c = children.rbegin(); c != children.rend(); ++c) stack.push_back({*c, d + 1});
     }
     return out;
+  }
+
+  // Every string `node` can be (`"many" if a else "few"` is two), or the
+  // expression alone when it is none errdex can follow.
+  std::vector<FormatArg> ArgOptions(TSNode node, const EvalContext& ctx, int depth) {
+    std::vector<FormatArg> out;
+    std::string expression = CollapseWhitespace(Text(node));
+    for (Template& t : Eval(node, ctx, depth + 1)) {
+      if (IsOpaque(t)) continue;
+      out.push_back(FormatArg{expression, std::move(t)});
+      if (out.size() >= static_cast<size_t>(kMaxAlternatives)) break;
+    }
+    if (out.empty()) out.push_back(FormatArg{expression, std::nullopt});
+    return out;
+  }
+
+  // Every choice of one option per slot, at most kMaxAlternatives of them.
+  static std::vector<std::vector<FormatArg>> Product(
+      const std::vector<std::vector<FormatArg>>& slots) {
+    std::vector<std::vector<FormatArg>> combos(1);
+    for (const std::vector<FormatArg>& options : slots) {
+      std::vector<std::vector<FormatArg>> next;
+      for (const auto& combo : combos) {
+        for (const FormatArg& o : options) {
+          if (next.size() >= static_cast<size_t>(kMaxAlternatives)) break;
+          next.push_back(combo);
+          next.back().push_back(o);
+        }
+      }
+      combos = std::move(next);
+    }
+    return combos;
   }
 
   FormatArg Arg(TSNode node, const EvalContext& ctx, int depth = 0) {
@@ -1155,10 +1204,13 @@ class FileExtractor {
     return p;
   }
 
-  Template DecodeString(TSNode node) {
-    Template t;
+  // The string's template; with `ctx`, one per branch of a conditional
+  // written inside an f-string (`{'many' if n > 1 else 'one'}`), whose
+  // words are as literal as the rest.
+  Alternatives DecodeString(TSNode node, const EvalContext* ctx, int depth) {
+    Alternatives all(1);
     std::vector<TSNode> children = Children(node);
-    if (children.empty()) return t;
+    if (children.empty()) return all;
     std::string_view start = Text(children.front());
     size_t quote = start.find_first_of("'\"");
     std::string_view prefix = start.substr(0, quote);
@@ -1173,12 +1225,44 @@ class FileExtractor {
       TSNode c = children[i];
       if (K(c) != kInterpolation) continue;
       uint32_t b = ts_node_start_byte(c);
-      if (b > pos) AppendStringSegment(src_.substr(pos, b - pos), raw, fstring, t);
-      AppendInterpolation(c, t);
+      if (b > pos) {
+        for (Template& t : all) AppendStringSegment(src_.substr(pos, b - pos), raw, fstring, t);
+      }
+      Alternatives branches = ctx != nullptr ? ConditionalBranches(c, *ctx, depth) : Alternatives{};
+      if (branches.empty()) {
+        for (Template& t : all) AppendInterpolation(c, t);
+      } else {
+        all = Concat(all, branches, std::nullopt);
+      }
       pos = ts_node_end_byte(c);
     }
-    if (end > pos) AppendStringSegment(src_.substr(pos, end - pos), raw, fstring, t);
-    return t;
+    if (end > pos) {
+      for (Template& t : all) AppendStringSegment(src_.substr(pos, end - pos), raw, fstring, t);
+    }
+    return all;
+  }
+
+  // The strings `{a if c else b}` can print, when both branches are strings
+  // errdex can follow and nothing converts them; empty otherwise.
+  Alternatives ConditionalBranches(TSNode interpolation, const EvalContext& ctx, int depth) {
+    TSNode expr = Field(interpolation, "expression");
+    if (ts_node_is_null(expr) || K(expr) != kConditional) return {};
+    if (!ts_node_is_null(Field(interpolation, "type_conversion")) ||
+        !ts_node_is_null(Field(interpolation, "format_specifier"))) {
+      return {};
+    }
+    std::vector<TSNode> parts = NamedChildren(expr);
+    if (parts.size() != 3) return {};
+    Alternatives out;
+    for (TSNode branch : {parts[0], parts[2]}) {
+      Alternatives alts = Eval(branch, ctx, depth + 1);
+      if (alts.empty()) return {};
+      for (Template& t : alts) {
+        if (IsOpaque(t)) return {};
+        AddAlternative(out, std::move(t));
+      }
+    }
+    return out;
   }
 
   void AppendInterpolation(TSNode node, Template& t) {
@@ -1406,14 +1490,124 @@ class FileExtractor {
       case kAttribute: {
         std::string short_name = ShortName(Text(expr));
         if (IsCapitalized(short_name)) return ClassRaise(expr, stmt, kind, cause, out);
+        if (RaiseStored(expr, stmt, kind, cause, depth, out, reason)) return true;
         reason = "reraise-variable";
         return false;
+      }
+      case kSubscript: {
+        TSNode value = Field(expr, "value");
+        if (!ts_node_is_null(value) && (K(value) == kAttribute || K(value) == kIdentifier) &&
+            RaiseStored(value, stmt, kind, cause, depth, out, reason)) {
+          return true;
+        }
+        break;
       }
       default:
         break;
     }
     reason = "reraise-variable";
     return false;
+  }
+
+  // `raise self._error`, `raise self.errors[0]`, `raise errors[-1]`: the
+  // exceptions built where the attribute is assigned or the list appended
+  // to (in the class for self.x, in the function for a local), raised here.
+  bool RaiseStored(TSNode target, TSNode stmt, SiteKind kind, const std::string& cause, int depth,
+                   std::vector<ProtoSite>& out, std::string& reason) {
+    std::string text = CollapseWhitespace(Text(target));
+    TSNode scope{};
+    if (K(target) == kAttribute && Text(Field(target, "object")) == "self") {
+      for (size_t i = scopes_.size(); i-- > 0;) {
+        if (scopes_[i].is_class) {
+          scope = scopes_[i].node;
+          break;
+        }
+      }
+    } else if (K(target) == kIdentifier) {
+      if (const Scope* f = FunctionScope()) scope = f->node;
+    }
+    if (ts_node_is_null(scope)) return false;
+    bool any = false;
+    for (TSNode call : StoredExceptions(scope, text)) {
+      std::vector<ProtoSite> found;
+      if (!RaisedValue(call, stmt, kind, cause, ContextOf(call), depth + 1, found, reason)) continue;
+      for (ProtoSite& p : found) out.push_back(std::move(p));
+      any = true;
+    }
+    return any;
+  }
+
+  // Exception constructors stored into `target` within `scope`: `target =
+  // X(...)`, `target.append(X(...))`, `target = [X(...)]`. A bounded walk.
+  std::vector<TSNode> StoredExceptions(TSNode scope, std::string_view target) {
+    std::vector<TSNode> out;
+    if (eval_steps_ > kMaxEvalStepsPerFile) return out;
+    auto consider = [&](TSNode value) {
+      if (ts_node_is_null(value)) return;
+      if (K(value) == kList) {
+        for (TSNode e : NamedChildren(value)) {
+          if (K(e) == kCall) out.push_back(e);
+        }
+        return;
+      }
+      if (K(value) != kCall) return;
+      std::string_view callee = LastComponent(Text(Field(value, "function")));
+      std::string short_name = ShortName(callee);
+      if (LooksLikeExceptionClass(short_name) || module_classes_.count(short_name) > 0) {
+        out.push_back(value);
+      }
+    };
+    TSTreeCursor c = ts_tree_cursor_new(scope);
+    int64_t visited = 0;
+    bool descend = true;
+    while (out.size() < static_cast<size_t>(kMaxAlternatives) && ++visited < kMaxStoreScan) {
+      TSNode n = ts_tree_cursor_current_node(&c);
+      if (K(n) == kAssignment && CollapseWhitespace(Text(Field(n, "left"))) == target) {
+        consider(Field(n, "right"));
+      } else if (K(n) == kCall) {
+        TSNode fn = Field(n, "function");
+        if (K(fn) == kAttribute && CollapseWhitespace(Text(Field(fn, "object"))) == target) {
+          std::string_view method = Text(Field(fn, "attribute"));
+          TSNode args = Field(n, "arguments");
+          if ((method == "append" || method == "add") && ts_node_named_child_count(args) == 1) {
+            consider(ts_node_named_child(args, 0));
+          }
+        }
+      }
+      if (descend && ts_tree_cursor_goto_first_child(&c)) continue;
+      descend = true;
+      if (ts_tree_cursor_goto_next_sibling(&c)) continue;
+      bool more = false;
+      while (ts_tree_cursor_goto_parent(&c)) {
+        if (ts_node_eq(ts_tree_cursor_current_node(&c), scope)) break;
+        if (ts_tree_cursor_goto_next_sibling(&c)) {
+          more = true;
+          break;
+        }
+      }
+      if (!more) break;
+    }
+    ts_tree_cursor_delete(&c);
+    eval_steps_ += visited;  // shares the file's evaluation budget
+    return out;
+  }
+
+  // Where `node` is evaluated: the functions around it and its statement.
+  EvalContext ContextOf(TSNode node) const {
+    EvalContext ctx;
+    std::vector<TSNode> functions;
+    TSNode stmt{};
+    for (TSNode n = node; !ts_node_is_null(n); n = ts_node_parent(n)) {
+      TSNode parent = ts_node_parent(n);
+      if (ts_node_is_null(stmt) && !ts_node_is_null(parent) &&
+          (K(parent) == kBlock || K(parent) == kModule)) {
+        stmt = n;
+      }
+      if (K(n) == kFunctionDefinition && !ts_node_eq(n, node)) functions.push_back(n);
+    }
+    ctx.functions.assign(functions.rbegin(), functions.rend());
+    ctx.at = ts_node_is_null(stmt) ? node : stmt;
+    return ctx;
   }
 
   Site RelocateSite(Site s, TSNode stmt, SiteKind kind) {
