@@ -865,7 +865,12 @@ class FileExtractor {
     if (o == "+") {
       Alternatives l = Eval(left, ctx, depth + 1);
       Alternatives r = Eval(right, ctx, depth + 1);
-      if (l.empty() && r.empty()) return out;
+      // Only a string on one side makes `+` a concatenation: `pos + 1` of
+      // two values is arithmetic, one value `{pos + 1}`, not `{pos}{1}`.
+      auto text = [](const Alternatives& a) {
+        return std::any_of(a.begin(), a.end(), [](const Template& t) { return !IsOpaque(t); });
+      };
+      if (!text(l) && !text(r)) return out;
       if (l.empty()) l.push_back(AsValue(left, ValueKind::kStr));
       if (r.empty()) r.push_back(AsValue(right, ValueKind::kStr));
       return Concat(l, r, std::nullopt);

@@ -465,5 +465,15 @@ TEST(PythonComposed, LowercaseClassOfTheLibraryIsAClass) {
                                       "error: nothing to repeat"}));
 }
 
+TEST(PythonExtractor, PlusOfTwoValuesIsArithmeticNotConcatenation) {
+  EXPECT_EQ(One("def f(label):\n"
+                "  for pos, cp in enumerate(label):\n"
+                "    raise ValueError('bad at position {}'.format(pos + 1))\n"),
+            "ValueError: bad at position {pos + 1}");
+  EXPECT_EQ(One("def f(name):\n"
+                "  raise ValueError(name + ' < 0')\n"),
+            "ValueError: {name} < 0");
+}
+
 }  // namespace
 }  // namespace errdex::extract
