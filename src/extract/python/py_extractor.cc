@@ -1946,7 +1946,8 @@ class FileExtractor {
         OnSinkCall(value, stmt);
         TSNode fn = Field(value, "function");
         // `return error(msg, pos)` with `error` imported: maybe a class.
-        if (K(fn) != kIdentifier || module_functions_.count(short_name) > 0 ||
+        if (K(fn) != kIdentifier || IsCapitalized(short_name) ||
+            module_functions_.count(short_name) > 0 ||
             (imported_.count(short_name) == 0 && !star_import_)) {
           return;
         }

@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -84,6 +85,7 @@ class Linker {
       for (const ProtoSite& p : f.sites) {
         for (Site& s : Resolve(p)) sites.push_back(std::move(s));
       }
+      DropWordlessAlternatives(sites);
       for (const SinkCall& c : f.calls) SinkCallSites(c, sites);
       for (Site& s : sites) {
         s.message.AssignNames();
@@ -434,7 +436,10 @@ class Linker {
       const ClassInfo* c = FindClass(p.callee, p.site.path);
       if (c != nullptr && IsException(c, 0)) p.callee_is_class = true;
     }
-    if (p.tentative && !p.callee_is_class) return out;
+    if (p.tentative) {
+      const ClassInfo* c = FindClass(p.callee, p.site.path);
+      if (c == nullptr || !IsException(c, 0)) return out;
+    }
     if (p.callee_is_class) {
       const ClassInfo* c = FindClass(p.callee, p.site.path);
       if (c != nullptr && BuildsMessage(c)) {
@@ -482,7 +487,7 @@ class Linker {
       std::vector<Template> messages{returned.site.message};
       const ClassInfo* c = FindClass(returned.callee, returned.site.path);
       bool is_class = returned.callee_is_class || (c != nullptr && IsException(c, 0));
-      if (returned.tentative && !is_class) continue;
+      if (returned.tentative && (c == nullptr || !IsException(c, 0))) continue;
       if (is_class && c != nullptr && BuildsMessage(c)) {
         messages = Compose(c, returned.args);
       } else if (is_class && c != nullptr) {
@@ -498,6 +503,21 @@ class Linker {
       }
     }
     return out;
+  }
+
+  // One raise whose message has alternatives with words and one without
+  // (`if message is None: message = "..."` leaves the caller's message as
+  // the other way): the wordless one would match any message of the type.
+  // What callers pass is their own error, at the call (a sink).
+  static void DropWordlessAlternatives(std::vector<Site>& sites) {
+    std::set<std::tuple<int, int, std::string>> worded;
+    for (const Site& s : sites) {
+      if (s.message.LiteralSize() > 0) worded.emplace(s.line, s.column, s.exception);
+    }
+    std::erase_if(sites, [&](const Site& s) {
+      return s.message.LiteralSize() == 0 && !s.message.pieces().empty() &&
+             worded.count({s.line, s.column, s.exception}) > 0;
+    });
   }
 
   // ------------------------------------------------------------------ sinks
