@@ -502,6 +502,12 @@ class Linker {
         out.push_back(std::move(s));
       }
     }
+    if (out.empty()) {
+      // Every exception the helper returns was a guess that failed: the
+      // raise stays a site of its own, as when no helper is found.
+      p.site.message = BuiltinMessage(p.callee, p.args);
+      out.push_back(std::move(p.site));
+    }
     return out;
   }
 
