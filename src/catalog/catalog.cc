@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -454,10 +455,26 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     displays.push_back(ToValidUtf8(s.message.Display()));
   }
   std::string digest = ComputeDigest(info, x, pieces_json, guards_json);
-  std::set<std::string> ids;
+  // Sites whose templates differ only in placeholder names are one error
+  // (ErrorIdentity); it shows the template of its first site in path and
+  // line order.
+  std::vector<std::string> identities;
+  std::vector<std::string> site_ids;
+  std::unordered_map<std::string, size_t> first_site;
+  identities.reserve(x.sites.size());
+  site_ids.reserve(x.sites.size());
   for (size_t i = 0; i < x.sites.size(); ++i) {
-    ids.insert(ErrorId(info.library, ToValidUtf8(x.sites[i].exception), displays[i]));
+    const Site& s = x.sites[i];
+    identities.push_back(ToValidUtf8(ErrorIdentity(s.message)));
+    site_ids.push_back(ErrorId(info.library, ToValidUtf8(s.exception), identities[i]));
+    auto [it, fresh] = first_site.emplace(site_ids[i], i);
+    const Site& f = x.sites[it->second];
+    if (!fresh && std::tie(s.path, s.line, s.column, displays[i]) <
+                      std::tie(f.path, f.line, f.column, displays[it->second])) {
+      it->second = i;
+    }
   }
+  std::set<std::string> ids(site_ids.begin(), site_ids.end());
 
   WriteScope scope(*this);
   ERRDEX_TRY(scope.Begin());
@@ -538,8 +555,19 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     if (!max_row) return tl::unexpected(max_row.error());
     int64_t first_new_pk = max_pk->Int(0) + 1;
 
-    Result<Statement> find_error =
-        db_.Prepare("SELECT pk, library_pk, exception, template FROM error WHERE id = ?1");
+    Result<Statement> find_error = db_.Prepare(
+        "SELECT pk, library_pk, exception, template, pieces FROM error WHERE id = ?1");
+    // An error this snapshot raises takes the template of its first site here.
+    Result<Statement> retemplate = db_.Prepare(
+        "UPDATE error SET template = ?2, pieces = ?3 WHERE pk = ?1");
+    Result<Statement> fts_drop = db_.Prepare(
+        "INSERT INTO error_fts (error_fts, rowid, template, exception) VALUES ('delete', ?1, ?2, "
+        "?3)");
+    Result<Statement> fts_put =
+        db_.Prepare("INSERT INTO error_fts (rowid, template, exception) VALUES (?1, ?2, ?3)");
+    if (!retemplate) return tl::unexpected(retemplate.error());
+    if (!fts_drop) return tl::unexpected(fts_drop.error());
+    if (!fts_put) return tl::unexpected(fts_put.error());
     Result<Statement> insert_error = db_.Prepare(
         "INSERT INTO error (id, library_pk, exception, template, kind, pieces, literal_size, "
         "dynamic, internal) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
@@ -558,26 +586,42 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     for (size_t i = 0; i < x.sites.size(); ++i) {
       const Site& s = x.sites[i];
       std::string exception = ToValidUtf8(s.exception);
-      std::string id = ErrorId(info.library, exception, displays[i]);
+      const std::string& id = site_ids[i];
       auto known = error_pks.find(id);
       int64_t error_pk;
       if (known != error_pks.end()) {
         error_pk = known->second;
       } else {
+        // The error's template: its first site's (the same error whichever).
+        size_t first = first_site.at(id);
         find_error->Bind(1, id);
         Result<bool> found = find_error->Step();
         if (!found) return tl::unexpected(found.error());
         if (*found) {
           error_pk = find_error->Int(0);
-          if (find_error->Int(1) != library_pk || find_error->Text(2) != exception ||
-              find_error->Text(3) != displays[i]) {
+          std::string stored_template = find_error->Text(3);
+          Result<Template> stored = Fail(ErrorCode::kCorrupt, "unreadable pieces");
+          try {
+            stored = PiecesFromJson(nlohmann::json::parse(find_error->Text(4)));
+          } catch (const nlohmann::json::exception&) {
+          }
+          if (find_error->Int(1) != library_pk || find_error->Text(2) != exception || !stored ||
+              ToValidUtf8(ErrorIdentity(*stored)) != identities[i]) {
             return Fail(ErrorCode::kInternal, "error id collision on " + id);
           }
           find_error->Reset();
+          if (stored_template != displays[first]) {
+            fts_drop->Bind(1, error_pk).Bind(2, stored_template).Bind(3, exception);
+            ERRDEX_TRY(fts_drop->Run());
+            retemplate->Bind(1, error_pk).Bind(2, displays[first]).Bind(3, pieces_json[first]);
+            ERRDEX_TRY(retemplate->Run());
+            fts_put->Bind(1, error_pk).Bind(2, displays[first]).Bind(3, exception);
+            ERRDEX_TRY(fts_put->Run());
+          }
         } else {
           find_error->Reset();
-          insert_error->Bind(1, id).Bind(2, library_pk).Bind(3, exception).Bind(4, displays[i]);
-          insert_error->Bind(5, SiteKindName(s.kind)).Bind(6, pieces_json[i]);
+          insert_error->Bind(1, id).Bind(2, library_pk).Bind(3, exception).Bind(4, displays[first]);
+          insert_error->Bind(5, SiteKindName(x.sites[first].kind)).Bind(6, pieces_json[first]);
           insert_error->Bind(7, static_cast<int64_t>(s.message.LiteralSize()));
           insert_error->Bind(8, s.message.IsDynamic()).Bind(9, s.internal);
           ERRDEX_TRY(insert_error->Run());
@@ -909,6 +953,28 @@ Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases(
                                     bases.push_back(one);
                                   }
                                 }
+                              }));
+  return out;
+}
+
+Result<std::vector<ExceptionClassRecord>> Catalog::ExceptionClasses() {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  std::vector<ExceptionClassRecord> out;
+  ERRDEX_TRY(ScanSnapshotRows(db_, "exception_class", kClassHashColumns, &Base::Snapshot::n_classes,
+                              &Base::Snapshot::classes_sum, **base, [&](const Statement& row) {
+                                ExceptionClassRecord c;
+                                c.name = row.Text(1);
+                                c.path = row.Text(3);
+                                c.line = static_cast<int>(row.Int(4));
+                                auto snap = (*base)->snapshots.find(row.Int(0));
+                                if (snap != (*base)->snapshots.end()) {
+                                  c.root = snap->second.root;
+                                  c.subdir = snap->second.subdir;
+                                  auto lib = (*base)->libraries.find(snap->second.library_pk);
+                                  if (lib != (*base)->libraries.end()) c.library = lib->second.name;
+                                }
+                                out.push_back(std::move(c));
                               }));
   return out;
 }

@@ -116,7 +116,7 @@ TEST(Catalog, WritesAndReadsBack) {
   EXPECT_EQ(e->sites[0].commit, "abc");
 
   Result<ErrorRecord> tmem =
-      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {self}"));
+      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {str}"));
   ASSERT_TRUE(tmem.has_value());
   ASSERT_EQ(tmem->message.pieces().size(), 2u);
   EXPECT_EQ(tmem->message.pieces()[1].name, "self");
@@ -169,7 +169,7 @@ TEST(Catalog, ReindexingReplacesTheSnapshotsSites) {
   EXPECT_EQ(stats->sites, 2);
   EXPECT_EQ(stats->errors, 2);
   EXPECT_FALSE(
-      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {self}")).has_value());
+      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {str}")).has_value());
 }
 
 TEST(Catalog, SnapshotsOfOneLibraryShareErrors) {
