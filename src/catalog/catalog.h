@@ -21,7 +21,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -287,6 +287,9 @@ class Catalog {
   friend class WriteTransaction;
   explicit Catalog(Database db);
   Result<void> Migrate(OpenMode mode, const std::string& path);
+  // Upgrade to 6: gives every error the id of its template's identity and
+  // merges the errors that differ only in placeholder names.
+  Result<void> RekeyErrors();
   // Whether reads check hashes: not inside a write, whose hashes are
   // written at its commit.
   bool Verifying() const { return db_.InAutocommit(); }
