@@ -385,6 +385,8 @@ Result<void> Catalog::RekeyErrors() {
   Result<Statement> unindex = db_.Prepare(
       "INSERT INTO error_fts (error_fts, rowid, template, exception) "
       "SELECT 'delete', pk, template, exception FROM error WHERE pk = ?1");
+  // Foreign keys are not on yet: the analysis goes by hand, not by cascade.
+  Result<Statement> drop_analysis = db_.Prepare("DELETE FROM analysis WHERE error_pk = ?1");
   Result<Statement> drop = db_.Prepare("DELETE FROM error WHERE pk = ?1");
   Result<Statement> drop_enrichment = db_.Prepare("DELETE FROM enrichment WHERE error_id = ?1");
   // New ids go through a "rekey:" form first, so that no id is ever held
@@ -393,8 +395,8 @@ Result<void> Catalog::RekeyErrors() {
   Result<Statement> rekey_enrichment = db_.Prepare(
       "UPDATE OR IGNORE enrichment SET error_id = 'rekey:' || ?2 WHERE error_id = ?1");
   Result<Statement> no_prefilter = db_.Prepare("DELETE FROM prefilter WHERE library_pk = ?1");
-  for (auto* st : {&first, &move, &unindex, &drop, &drop_enrichment, &rekey, &rekey_enrichment,
-                   &no_prefilter}) {
+  for (auto* st : {&first, &move, &unindex, &drop_analysis, &drop, &drop_enrichment, &rekey,
+                   &rekey_enrichment, &no_prefilter}) {
     if (!*st) return tl::unexpected(st->error());
   }
   std::set<int64_t> merged_libraries;
@@ -417,6 +419,8 @@ Result<void> Catalog::RekeyErrors() {
         ERRDEX_TRY(move->Run());
         unindex->Bind(1, rows[i].pk);
         ERRDEX_TRY(unindex->Run());
+        drop_analysis->Bind(1, rows[i].pk);
+        ERRDEX_TRY(drop_analysis->Run());
         drop->Bind(1, rows[i].pk);
         ERRDEX_TRY(drop->Run());
       }

@@ -397,6 +397,8 @@ TEST(Catalog, VersionFiveIsUpgradedToOneErrorPerIdentity) {
        "FROM error WHERE id = '" + old_second + "';"
        "UPDATE site SET error_pk = (SELECT pk FROM error WHERE id = '" + old_second +
        "') WHERE path = 'b.py';"
+       "INSERT INTO analysis (error_pk, family, data) SELECT pk, 'invalid-value', '{}' "
+       "FROM error;"
        "PRAGMA user_version = 5;");
   Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_FALSE(read_only.has_value());
@@ -408,6 +410,7 @@ TEST(Catalog, VersionFiveIsUpgradedToOneErrorPerIdentity) {
   ASSERT_TRUE(report.has_value());
   EXPECT_TRUE(report->problems.empty()) << report->problems.front();
   EXPECT_EQ(report->errors, 1);
+  EXPECT_EQ(report->analyses, 1);  // the merged error's went with it
   Result<ErrorRecord> e = upgraded->Get(id);
   ASSERT_TRUE(e.has_value()) << e.error().message;
   EXPECT_EQ(e->template_text, "Int cannot represent non-integer value: {input_value}");
