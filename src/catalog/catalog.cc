@@ -392,8 +392,8 @@ Result<void> Catalog::RekeyErrors() {
   // New ids go through a "rekey:" form first, so that no id is ever held
   // twice on the way (an old id may equal another error's new one).
   Result<Statement> rekey = db_.Prepare("UPDATE error SET id = 'rekey:' || ?2 WHERE pk = ?1");
-  Result<Statement> rekey_enrichment = db_.Prepare(
-      "UPDATE OR IGNORE enrichment SET error_id = 'rekey:' || ?2 WHERE error_id = ?1");
+  Result<Statement> rekey_enrichment =
+      db_.Prepare("UPDATE OR IGNORE enrichment SET error_id = 'rekey:' || ?2 WHERE error_id = ?1");
   Result<Statement> no_prefilter = db_.Prepare("DELETE FROM prefilter WHERE library_pk = ?1");
   for (auto* st : {&first, &move, &unindex, &drop_analysis, &drop, &drop_enrichment, &rekey,
                    &rekey_enrichment, &no_prefilter}) {
@@ -440,9 +440,10 @@ Result<void> Catalog::RekeyErrors() {
       ERRDEX_TRY(drop_enrichment->Run());
     }
   }
-  ERRDEX_TRY(db_.Exec("UPDATE error SET id = substr(id, 7) WHERE id LIKE 'rekey:%';"
-                      "UPDATE enrichment SET error_id = substr(error_id, 7) "
-                      "WHERE error_id LIKE 'rekey:%'"));
+  ERRDEX_TRY(
+      db_.Exec("UPDATE error SET id = substr(id, 7) WHERE id LIKE 'rekey:%';"
+               "UPDATE enrichment SET error_id = substr(error_id, 7) "
+               "WHERE error_id LIKE 'rekey:%'"));
   // The prefilters of libraries whose errors merged name errors that are
   // gone: the matcher rebuilds them in memory until `errdex index` stores
   // new ones. Kind and internal follow the merged sites.
@@ -662,11 +663,11 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     if (!max_row) return tl::unexpected(max_row.error());
     int64_t first_new_pk = max_pk->Int(0) + 1;
 
-    Result<Statement> find_error = db_.Prepare(
-        "SELECT pk, library_pk, exception, template, pieces FROM error WHERE id = ?1");
+    Result<Statement> find_error =
+        db_.Prepare("SELECT pk, library_pk, exception, template, pieces FROM error WHERE id = ?1");
     // An error this snapshot raises takes the template of its first site here.
-    Result<Statement> retemplate = db_.Prepare(
-        "UPDATE error SET template = ?2, pieces = ?3 WHERE pk = ?1");
+    Result<Statement> retemplate =
+        db_.Prepare("UPDATE error SET template = ?2, pieces = ?3 WHERE pk = ?1");
     Result<Statement> fts_drop = db_.Prepare(
         "INSERT INTO error_fts (error_fts, rowid, template, exception) VALUES ('delete', ?1, ?2, "
         "?3)");

@@ -29,8 +29,7 @@ std::string ErrorIdentity(const Template& message) {
   return out;
 }
 
-std::string ErrorId(std::string_view library, std::string_view exception,
-                    const Template& message) {
+std::string ErrorId(std::string_view library, std::string_view exception, const Template& message) {
   return ErrorId(library, exception, ErrorIdentity(message));
 }
 

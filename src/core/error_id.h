@@ -22,8 +22,7 @@ std::string ErrorIdentity(const Template& message);
 // (the identity of the template, above).
 std::string ErrorId(std::string_view library, std::string_view exception,
                     std::string_view identity);
-std::string ErrorId(std::string_view library, std::string_view exception,
-                    const Template& message);
+std::string ErrorId(std::string_view library, std::string_view exception, const Template& message);
 
 // True for a string of 16 lowercase hex digits.
 bool IsErrorId(std::string_view text);

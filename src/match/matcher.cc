@@ -26,8 +26,8 @@ constexpr double kMinSimilarity = 0.45;
 // Directories projects keep copies of other projects under: of two errors
 // with the same text, the one outside them is the original.
 constexpr std::string_view kVendoredDirs[] = {
-    "_vendor",  "vendor",     "_vendored", "vendored", "third_party", "_third_party",
-    "thirdparty", "extern",   "_extern",   "externals", "_externals", "bundled", "_bundled"};
+    "_vendor", "vendor",  "_vendored", "vendored",   "third_party", "_third_party", "thirdparty",
+    "extern",  "_extern", "externals", "_externals", "bundled",     "_bundled"};
 
 // Standard libraries: packages copy their messages (a backport, a vendored
 // module), so on equal evidence the standard library's error comes first.
@@ -194,9 +194,8 @@ ModuleFit FitModule(std::string_view module, const catalog::ExceptionClassRecord
   // The indexed root is often the package itself (site-packages/idna).
   std::string_view root = c.root;
   while (!root.empty() && root.back() == '/') root.remove_suffix(1);
-  std::string_view top = root.substr(root.rfind('/') == std::string_view::npos
-                                         ? 0
-                                         : root.rfind('/') + 1);
+  std::string_view top =
+      root.substr(root.rfind('/') == std::string_view::npos ? 0 : root.rfind('/') + 1);
   if (!IsIdentifier(top)) top = {};  // python3.11, decorator.py, site-packages-x
   if (m == p) return kModuleExact;
   if (!top.empty() && m.size() == p.size() + 1 && m.front() == top &&
@@ -597,10 +596,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     const Assessment& a = *by_pk.at(e.pk);
     Match m;
     int best_frame = 0;
-    m.vendored = !e.sites.empty() && std::all_of(e.sites.begin(), e.sites.end(),
-                                                 [](const catalog::SiteRecord& s) {
-                                                   return IsVendoredPath(s.path);
-                                                 });
+    m.vendored = !e.sites.empty() &&
+                 std::all_of(e.sites.begin(), e.sites.end(),
+                             [](const catalog::SiteRecord& s) { return IsVendoredPath(s.path); });
     std::vector<catalog::SiteRecord> on_frames, others;
     for (catalog::SiteRecord& s : e.sites) {
       FrameFit fit = FrameEvidence(frames, s);

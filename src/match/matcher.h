@@ -37,7 +37,7 @@ struct Match {
   // How the printed module of a qualified type (`idna.core.IDNAError`) names
   // a file of this error's library defining that class: what tells the
   // original from a vendored copy of the same text.
-  int module_fit = 0;    // a ModuleFit
+  int module_fit = 0;     // a ModuleFit
   bool vendored = false;  // every site lies under a vendored directory (pip/_vendor/...)
   std::string evidence;  // why, in a few words
 };

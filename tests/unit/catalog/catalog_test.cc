@@ -387,19 +387,26 @@ TEST(Catalog, VersionFiveIsUpgradedToOneErrorPerIdentity) {
   // What schema 5 stored: two errors, ids hashing the display form.
   std::string second = BadValue("output_value").Display();
   Exec(path,
-       "UPDATE error SET id = '" + old_first + "';"
-       "UPDATE enrichment SET error_id = '" + old_second + "';"
-       "INSERT INTO error (id, library_pk, exception, template, kind, pieces, literal_size, "
-       "dynamic, internal) SELECT '" + old_second + "', library_pk, exception, '" + second +
-       "', kind, replace(pieces, 'input_value', 'output_value'), literal_size, dynamic, "
-       "internal FROM error;"
-       "INSERT INTO error_fts (rowid, template, exception) SELECT pk, template, exception "
-       "FROM error WHERE id = '" + old_second + "';"
-       "UPDATE site SET error_pk = (SELECT pk FROM error WHERE id = '" + old_second +
-       "') WHERE path = 'b.py';"
-       "INSERT INTO analysis (error_pk, family, data) SELECT pk, 'invalid-value', '{}' "
-       "FROM error;"
-       "PRAGMA user_version = 5;");
+       "UPDATE error SET id = '" + old_first +
+           "';"
+           "UPDATE enrichment SET error_id = '" +
+           old_second +
+           "';"
+           "INSERT INTO error (id, library_pk, exception, template, kind, pieces, literal_size, "
+           "dynamic, internal) SELECT '" +
+           old_second + "', library_pk, exception, '" + second +
+           "', kind, replace(pieces, 'input_value', 'output_value'), literal_size, dynamic, "
+           "internal FROM error;"
+           "INSERT INTO error_fts (rowid, template, exception) SELECT pk, template, exception "
+           "FROM error WHERE id = '" +
+           old_second +
+           "';"
+           "UPDATE site SET error_pk = (SELECT pk FROM error WHERE id = '" +
+           old_second +
+           "') WHERE path = 'b.py';"
+           "INSERT INTO analysis (error_pk, family, data) SELECT pk, 'invalid-value', '{}' "
+           "FROM error;"
+           "PRAGMA user_version = 5;");
   Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_FALSE(read_only.has_value());
   EXPECT_NE(read_only.error().message.find("upgrades it to version 6"), std::string::npos);

@@ -12,8 +12,8 @@ TEST(ErrorId, IsStableAcrossBuilds) {
   EXPECT_EQ(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {self}"), "1c14a62d9897091b");
   Template t = Template::Literal("Invalid TMEMLayout: ");
   t.AppendValue("self", ValueKind::kStr);
-  EXPECT_EQ(ErrorId("jax-ml/jax", "ValueError", t), ErrorId("jax-ml/jax", "ValueError",
-                                                             "Invalid TMEMLayout: {str}"));
+  EXPECT_EQ(ErrorId("jax-ml/jax", "ValueError", t),
+            ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {str}"));
 }
 
 TEST(ErrorId, LiteralTemplatesKeepTheirIds) {

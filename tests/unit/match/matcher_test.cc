@@ -317,8 +317,7 @@ TEST(Matcher, TheQualifiedTypeNamesTheLibraryOfTwoWithTheSameText) {
   IndexFiles(site / "idna", "pypi/idna", db, {{"core.py", kIdnaCore}, {"__init__.py", ""}});
   IndexFiles(site / "pip", "pypi/pip", db,
              {{"_vendor/idna/core.py", kIdnaCore}, {"_vendor/idna/__init__.py", ""}});
-  for (const auto& [type, library] :
-       std::vector<std::pair<std::string, std::string>>{
+  for (const auto& [type, library] : std::vector<std::pair<std::string, std::string>>{
            {"idna.core.IDNAError", "pypi/idna"}, {"pip._vendor.idna.core.IDNAError", "pypi/pip"}}) {
     std::vector<Match> m = ExplainIn(db, type + ": Empty domain");
     ASSERT_EQ(m.size(), 2u) << type;
@@ -353,8 +352,7 @@ TEST(Matcher, OnEqualEvidenceTheOriginalComesBeforeItsVendoredCopies) {
   EXPECT_TRUE(m[1].vendored);
   EXPECT_DOUBLE_EQ(m[0].score, m[1].score) << "a tie, broken by evidence";
   // The standard library before a package that copies its text.
-  const std::string zip =
-      "def check(f):\n    raise ValueError('File is not a zip file')\n";
+  const std::string zip = "def check(f):\n    raise ValueError('File is not a zip file')\n";
   IndexFiles(dir.path() / "lib" / "python3.11", "python/cpython", db, {{"zipfile.py", zip}});
   IndexFiles(site / "backport", "pypi/backport", db, {{"zipfile.py", zip}});
   m = ExplainIn(db, "ValueError: File is not a zip file");
@@ -384,13 +382,13 @@ TEST(Matcher, TemplatesDifferingOnlyInPlaceholderNamesAreOneMatch) {
 
 TEST(Matcher, FitModuleAndVendoredPaths) {
   catalog::ExceptionClassRecord idna{"IDNAError", "pypi/idna", "/sp/idna", "", "core.py", 1};
-  catalog::ExceptionClassRecord pip{"IDNAError", "pypi/pip", "/sp/pip/", "",
-                                    "_vendor/idna/core.py", 1};
-  catalog::ExceptionClassRecord std_json{"JSONDecodeError", "python/cpython",
-                                         "/usr/lib/python3.11", "", "json/decoder.py", 1};
+  catalog::ExceptionClassRecord pip{
+      "IDNAError", "pypi/pip", "/sp/pip/", "", "_vendor/idna/core.py", 1};
+  catalog::ExceptionClassRecord std_json{
+      "JSONDecodeError", "python/cpython", "/usr/lib/python3.11", "", "json/decoder.py", 1};
   catalog::ExceptionClassRecord src_layout{"E", "o/r", "/src/r", "", "src/r/errors.py", 1};
-  catalog::ExceptionClassRecord init{"TooSlowError", "pypi/trio", "/sp/trio", "",
-                                     "_timeouts.py", 1};
+  catalog::ExceptionClassRecord init{
+      "TooSlowError", "pypi/trio", "/sp/trio", "", "_timeouts.py", 1};
   EXPECT_EQ(FitModule("idna.core", idna), kModuleExact);
   EXPECT_EQ(FitModule("idna.core", pip), kModuleVendoredCopy);
   EXPECT_EQ(FitModule("pip._vendor.idna.core", pip), kModuleExact);
