@@ -197,11 +197,11 @@ ModuleFit FitModule(std::string_view module, const catalog::ExceptionClassRecord
   std::string_view top =
       root.substr(root.rfind('/') == std::string_view::npos ? 0 : root.rfind('/') + 1);
   if (!IsIdentifier(top)) top = {};  // python3.11, decorator.py, site-packages-x
-  if (m == p) return kModuleExact;
   if (!top.empty() && m.size() == p.size() + 1 && m.front() == top &&
       std::equal(p.begin(), p.end(), m.begin() + 1)) {
-    return kModuleExact;
+    return kModuleRootPackage;
   }
+  if (m == p) return kModuleExact;
   if (m.size() < p.size() && std::equal(m.rbegin(), m.rend(), p.rbegin())) {
     // A tail of the path: a copy under pip/_vendor, or a src/ layout.
     return IsVendoredDir(p[p.size() - m.size() - 1]) ? kModuleVendoredCopy : kModuleExact;

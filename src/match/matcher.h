@@ -48,7 +48,11 @@ enum ModuleFit : int {
   kModuleNone = 0,
   kModulePackage = 1,       // only the top package agrees (a class re-exported by `pkg`)
   kModuleVendoredCopy = 2,  // the tail of a vendored copy's path (pip/_vendor/idna/core.py)
-  kModuleExact = 3,         // the file itself (idna/core.py, or src/idna/core.py)
+  kModuleExact = 3,         // the file's path itself (idna/core.py, or src/idna/core.py)
+  // The file under an indexed root that is the package itself
+  // (site-packages/idna + core.py): stronger than the path alone, which a
+  // copy nested in another package has too (cfnlint/jsonschema/exceptions.py).
+  kModuleRootPackage = 4,
 };
 ModuleFit FitModule(std::string_view module, const catalog::ExceptionClassRecord& c);
 

@@ -389,9 +389,16 @@ TEST(Matcher, FitModuleAndVendoredPaths) {
   catalog::ExceptionClassRecord src_layout{"E", "o/r", "/src/r", "", "src/r/errors.py", 1};
   catalog::ExceptionClassRecord init{
       "TooSlowError", "pypi/trio", "/sp/trio", "", "_timeouts.py", 1};
-  EXPECT_EQ(FitModule("idna.core", idna), kModuleExact);
+  EXPECT_EQ(FitModule("idna.core", idna), kModuleRootPackage);
+  // cfnlint keeps a copy of jsonschema as cfnlint/jsonschema: its path fits
+  // the printed module, less well than jsonschema's own package.
+  catalog::ExceptionClassRecord nested{"FormatError", "pypi/cfnlint", "/sp/cfnlint", "",
+                                       "jsonschema/exceptions.py", 1};
+  catalog::ExceptionClassRecord own{"FormatError", "pypi/jsonschema", "/sp/jsonschema", "",
+                                    "exceptions.py", 1};
+  EXPECT_LT(FitModule("jsonschema.exceptions", nested), FitModule("jsonschema.exceptions", own));
   EXPECT_EQ(FitModule("idna.core", pip), kModuleVendoredCopy);
-  EXPECT_EQ(FitModule("pip._vendor.idna.core", pip), kModuleExact);
+  EXPECT_EQ(FitModule("pip._vendor.idna.core", pip), kModuleRootPackage);
   EXPECT_EQ(FitModule("pip._vendor.idna.core", idna), kModuleNone);
   EXPECT_EQ(FitModule("json.decoder", std_json), kModuleExact);
   EXPECT_EQ(FitModule("json", std_json), kModulePackage);
