@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <set>
+#include <tuple>
 #include <unordered_map>
 #include <utility>
 
@@ -294,11 +295,12 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
 
   // Creation and upgrades: in one transaction, hashes included; a failed
   // upgrade leaves the old catalog.
-  auto run = [&](const std::string& sql) -> Result<void> {
+  auto run = [&](const std::string& sql, bool rekey = false) -> Result<void> {
     ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
     write_depth_ = 1;
     dirty_all_ = true;
     Result<void> done = db_.Exec(sql);
+    if (done && rekey) done = RekeyErrors();
     if (done) done = Seal(/*rehash_rows=*/true);
     if (done) {
       done = db_.Exec("PRAGMA application_id = " + std::to_string(kApplicationId) +
@@ -328,7 +330,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     if (*version <= 2) sql += kMigrateFrom2Sql;
     if (*version <= 3) sql += kAnalysisTablesSql;
     if (*version <= 4) sql += kIntegritySql;
-    ERRDEX_TRY(run(sql));
+    ERRDEX_TRY(run(sql, /*rekey=*/*version <= 5));
   } else if (*app != kApplicationId) {
     return Fail(ErrorCode::kCorrupt, path + " is a SQLite database but not an errdex catalog");
   } else if (*version < kSchemaVersion) {
@@ -348,6 +350,113 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
   ERRDEX_TRY(db_.Exec("PRAGMA mmap_size = 0"));
   if (mode == OpenMode::kReadWrite) ERRDEX_TRY(db_.Exec("PRAGMA synchronous = NORMAL"));
   return {};
+}
+
+Result<void> Catalog::RekeyErrors() {
+  struct Row {
+    int64_t pk = 0;
+    int64_t library_pk = 0;
+    std::string id, new_id, exception, template_text;
+  };
+  Result<Statement> read = db_.Prepare(
+      "SELECT e.pk, e.library_pk, e.id, l.name, e.exception, e.pieces, e.template FROM error e "
+      "JOIN library l ON l.pk = e.library_pk ORDER BY e.pk");
+  if (!read) return tl::unexpected(read.error());
+  std::map<std::string, std::vector<Row>> by_id;
+  while (true) {
+    Result<bool> more = read->Step();
+    if (!more) return tl::unexpected(more.error());
+    if (!*more) break;
+    Row r{read->Int(0), read->Int(1), read->Text(2), "", read->Text(4), read->Text(6)};
+    Result<Template> pieces = Fail(ErrorCode::kCorrupt, "unreadable pieces");
+    try {
+      pieces = PiecesFromJson(nlohmann::json::parse(read->Text(5)));
+    } catch (const nlohmann::json::exception&) {
+    }
+    if (!pieces) return Damaged("the template of error " + r.id + " is unreadable");
+    r.new_id = ErrorId(read->Text(3), r.exception, ToValidUtf8(ErrorIdentity(*pieces)));
+    by_id[r.new_id].push_back(std::move(r));
+  }
+  // Of errors that become one, the one whose first site comes first in path
+  // and line order keeps its row and template; the others' sites move to it.
+  Result<Statement> first = db_.Prepare(
+      "SELECT path, line, col FROM site WHERE error_pk = ?1 ORDER BY path, line, col LIMIT 1");
+  Result<Statement> move = db_.Prepare("UPDATE site SET error_pk = ?2 WHERE error_pk = ?1");
+  Result<Statement> unindex = db_.Prepare(
+      "INSERT INTO error_fts (error_fts, rowid, template, exception) "
+      "SELECT 'delete', pk, template, exception FROM error WHERE pk = ?1");
+  // Foreign keys are not on yet: the analysis goes by hand, not by cascade.
+  Result<Statement> drop_analysis = db_.Prepare("DELETE FROM analysis WHERE error_pk = ?1");
+  Result<Statement> drop = db_.Prepare("DELETE FROM error WHERE pk = ?1");
+  Result<Statement> drop_enrichment = db_.Prepare("DELETE FROM enrichment WHERE error_id = ?1");
+  // New ids go through a "rekey:" form first, so that no id is ever held
+  // twice on the way (an old id may equal another error's new one).
+  Result<Statement> rekey = db_.Prepare("UPDATE error SET id = 'rekey:' || ?2 WHERE pk = ?1");
+  Result<Statement> rekey_enrichment =
+      db_.Prepare("UPDATE OR IGNORE enrichment SET error_id = 'rekey:' || ?2 WHERE error_id = ?1");
+  Result<Statement> no_prefilter = db_.Prepare("DELETE FROM prefilter WHERE library_pk = ?1");
+  for (auto* st : {&first, &move, &unindex, &drop_analysis, &drop, &drop_enrichment, &rekey,
+                   &rekey_enrichment, &no_prefilter}) {
+    if (!*st) return tl::unexpected(st->error());
+  }
+  std::set<int64_t> merged_libraries;
+  for (auto& [new_id, rows] : by_id) {
+    size_t keep = 0;
+    if (rows.size() > 1) {
+      std::tuple<std::string, int64_t, int64_t> best;
+      for (size_t i = 0; i < rows.size(); ++i) {
+        first->Bind(1, rows[i].pk);
+        Result<bool> row = first->Step();
+        if (!row) return tl::unexpected(row.error());
+        auto key = *row ? std::make_tuple(first->Text(0), first->Int(1), first->Int(2))
+                        : std::make_tuple(std::string("\xff"), int64_t{0}, int64_t{0});
+        first->Reset();
+        if (i == 0 || key < best) best = key, keep = i;
+      }
+      for (size_t i = 0; i < rows.size(); ++i) {
+        if (i == keep) continue;
+        move->Bind(1, rows[i].pk).Bind(2, rows[keep].pk);
+        ERRDEX_TRY(move->Run());
+        unindex->Bind(1, rows[i].pk);
+        ERRDEX_TRY(unindex->Run());
+        drop_analysis->Bind(1, rows[i].pk);
+        ERRDEX_TRY(drop_analysis->Run());
+        drop->Bind(1, rows[i].pk);
+        ERRDEX_TRY(drop->Run());
+      }
+      merged_libraries.insert(rows[keep].library_pk);
+    }
+    if (rows[keep].id != new_id) {
+      rekey->Bind(1, rows[keep].pk).Bind(2, new_id);
+      ERRDEX_TRY(rekey->Run());
+    }
+    // A model's prose for any of them (the kept one's first) describes them all.
+    std::swap(rows[0], rows[keep]);
+    for (const Row& r : rows) {
+      if (r.id == new_id) continue;
+      rekey_enrichment->Bind(1, r.id).Bind(2, new_id);
+      ERRDEX_TRY(rekey_enrichment->Run());
+      drop_enrichment->Bind(1, r.id);
+      ERRDEX_TRY(drop_enrichment->Run());
+    }
+  }
+  ERRDEX_TRY(
+      db_.Exec("UPDATE error SET id = substr(id, 7) WHERE id LIKE 'rekey:%';"
+               "UPDATE enrichment SET error_id = substr(error_id, 7) "
+               "WHERE error_id LIKE 'rekey:%'"));
+  // The prefilters of libraries whose errors merged name errors that are
+  // gone: the matcher rebuilds them in memory until `errdex index` stores
+  // new ones. Kind and internal follow the merged sites.
+  for (int64_t library_pk : merged_libraries) {
+    no_prefilter->Bind(1, library_pk);
+    ERRDEX_TRY(no_prefilter->Run());
+  }
+  return db_.Exec(
+      "UPDATE error SET "
+      "kind = (SELECT s.kind FROM site s WHERE s.error_pk = error.pk "
+      "        ORDER BY s.snapshot_pk, s.path, s.line LIMIT 1), "
+      "internal = NOT EXISTS (SELECT 1 FROM site s WHERE s.error_pk = error.pk AND "
+      "                       s.internal = 0)");
 }
 
 Result<int64_t> Catalog::DataVersion() {
@@ -454,10 +563,26 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     displays.push_back(ToValidUtf8(s.message.Display()));
   }
   std::string digest = ComputeDigest(info, x, pieces_json, guards_json);
-  std::set<std::string> ids;
+  // Sites whose templates differ only in placeholder names are one error
+  // (ErrorIdentity); it shows the template of its first site in path and
+  // line order.
+  std::vector<std::string> identities;
+  std::vector<std::string> site_ids;
+  std::unordered_map<std::string, size_t> first_site;
+  identities.reserve(x.sites.size());
+  site_ids.reserve(x.sites.size());
   for (size_t i = 0; i < x.sites.size(); ++i) {
-    ids.insert(ErrorId(info.library, ToValidUtf8(x.sites[i].exception), displays[i]));
+    const Site& s = x.sites[i];
+    identities.push_back(ToValidUtf8(ErrorIdentity(s.message)));
+    site_ids.push_back(ErrorId(info.library, ToValidUtf8(s.exception), identities[i]));
+    auto [it, fresh] = first_site.emplace(site_ids[i], i);
+    const Site& f = x.sites[it->second];
+    if (!fresh && std::tie(s.path, s.line, s.column, displays[i]) <
+                      std::tie(f.path, f.line, f.column, displays[it->second])) {
+      it->second = i;
+    }
   }
+  std::set<std::string> ids(site_ids.begin(), site_ids.end());
 
   WriteScope scope(*this);
   ERRDEX_TRY(scope.Begin());
@@ -539,7 +664,18 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     int64_t first_new_pk = max_pk->Int(0) + 1;
 
     Result<Statement> find_error =
-        db_.Prepare("SELECT pk, library_pk, exception, template FROM error WHERE id = ?1");
+        db_.Prepare("SELECT pk, library_pk, exception, template, pieces FROM error WHERE id = ?1");
+    // An error this snapshot raises takes the template of its first site here.
+    Result<Statement> retemplate =
+        db_.Prepare("UPDATE error SET template = ?2, pieces = ?3 WHERE pk = ?1");
+    Result<Statement> fts_drop = db_.Prepare(
+        "INSERT INTO error_fts (error_fts, rowid, template, exception) VALUES ('delete', ?1, ?2, "
+        "?3)");
+    Result<Statement> fts_put =
+        db_.Prepare("INSERT INTO error_fts (rowid, template, exception) VALUES (?1, ?2, ?3)");
+    if (!retemplate) return tl::unexpected(retemplate.error());
+    if (!fts_drop) return tl::unexpected(fts_drop.error());
+    if (!fts_put) return tl::unexpected(fts_put.error());
     Result<Statement> insert_error = db_.Prepare(
         "INSERT INTO error (id, library_pk, exception, template, kind, pieces, literal_size, "
         "dynamic, internal) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
@@ -558,26 +694,42 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     for (size_t i = 0; i < x.sites.size(); ++i) {
       const Site& s = x.sites[i];
       std::string exception = ToValidUtf8(s.exception);
-      std::string id = ErrorId(info.library, exception, displays[i]);
+      const std::string& id = site_ids[i];
       auto known = error_pks.find(id);
       int64_t error_pk;
       if (known != error_pks.end()) {
         error_pk = known->second;
       } else {
+        // The error's template: its first site's (the same error whichever).
+        size_t first = first_site.at(id);
         find_error->Bind(1, id);
         Result<bool> found = find_error->Step();
         if (!found) return tl::unexpected(found.error());
         if (*found) {
           error_pk = find_error->Int(0);
-          if (find_error->Int(1) != library_pk || find_error->Text(2) != exception ||
-              find_error->Text(3) != displays[i]) {
+          std::string stored_template = find_error->Text(3);
+          Result<Template> stored = Fail(ErrorCode::kCorrupt, "unreadable pieces");
+          try {
+            stored = PiecesFromJson(nlohmann::json::parse(find_error->Text(4)));
+          } catch (const nlohmann::json::exception&) {
+          }
+          if (find_error->Int(1) != library_pk || find_error->Text(2) != exception || !stored ||
+              ToValidUtf8(ErrorIdentity(*stored)) != identities[i]) {
             return Fail(ErrorCode::kInternal, "error id collision on " + id);
           }
           find_error->Reset();
+          if (stored_template != displays[first]) {
+            fts_drop->Bind(1, error_pk).Bind(2, stored_template).Bind(3, exception);
+            ERRDEX_TRY(fts_drop->Run());
+            retemplate->Bind(1, error_pk).Bind(2, displays[first]).Bind(3, pieces_json[first]);
+            ERRDEX_TRY(retemplate->Run());
+            fts_put->Bind(1, error_pk).Bind(2, displays[first]).Bind(3, exception);
+            ERRDEX_TRY(fts_put->Run());
+          }
         } else {
           find_error->Reset();
-          insert_error->Bind(1, id).Bind(2, library_pk).Bind(3, exception).Bind(4, displays[i]);
-          insert_error->Bind(5, SiteKindName(s.kind)).Bind(6, pieces_json[i]);
+          insert_error->Bind(1, id).Bind(2, library_pk).Bind(3, exception).Bind(4, displays[first]);
+          insert_error->Bind(5, SiteKindName(x.sites[first].kind)).Bind(6, pieces_json[first]);
           insert_error->Bind(7, static_cast<int64_t>(s.message.LiteralSize()));
           insert_error->Bind(8, s.message.IsDynamic()).Bind(9, s.internal);
           ERRDEX_TRY(insert_error->Run());
@@ -909,6 +1061,28 @@ Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases(
                                     bases.push_back(one);
                                   }
                                 }
+                              }));
+  return out;
+}
+
+Result<std::vector<ExceptionClassRecord>> Catalog::ExceptionClasses() {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  std::vector<ExceptionClassRecord> out;
+  ERRDEX_TRY(ScanSnapshotRows(db_, "exception_class", kClassHashColumns, &Base::Snapshot::n_classes,
+                              &Base::Snapshot::classes_sum, **base, [&](const Statement& row) {
+                                ExceptionClassRecord c;
+                                c.name = row.Text(1);
+                                c.path = row.Text(3);
+                                c.line = static_cast<int>(row.Int(4));
+                                auto snap = (*base)->snapshots.find(row.Int(0));
+                                if (snap != (*base)->snapshots.end()) {
+                                  c.root = snap->second.root;
+                                  c.subdir = snap->second.subdir;
+                                  auto lib = (*base)->libraries.find(snap->second.library_pk);
+                                  if (lib != (*base)->libraries.end()) c.library = lib->second.name;
+                                }
+                                out.push_back(std::move(c));
                               }));
   return out;
 }

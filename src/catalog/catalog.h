@@ -21,7 +21,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 5;
+inline constexpr int kSchemaVersion = 6;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -186,6 +186,16 @@ struct SiteLocation {
   int end_line = 0;
 };
 
+// An exception class a snapshot defines, and where.
+struct ExceptionClassRecord {
+  std::string name;  // short name
+  std::string library;
+  std::string root;    // the snapshot's indexed path
+  std::string subdir;  // the snapshot's directory within its repository
+  std::string path;    // the defining file, relative to root
+  int line = 0;
+};
+
 class Catalog {
  public:
   // Opens (kReadWrite: creating if needed) the catalog at `path`. Refuses a
@@ -261,6 +271,8 @@ class Catalog {
   Result<std::vector<int64_t>> ErrorsWithoutMessage(std::string_view exception);
   // Exception classes: short name -> the short names of its bases.
   Result<std::map<std::string, std::vector<std::string>>> ExceptionBases();
+  // Every exception class of every snapshot, with its library and file.
+  Result<std::vector<ExceptionClassRecord>> ExceptionClasses();
 
   // --- Integrity.
 
@@ -275,6 +287,9 @@ class Catalog {
   friend class WriteTransaction;
   explicit Catalog(Database db);
   Result<void> Migrate(OpenMode mode, const std::string& path);
+  // Upgrade to 6: gives every error the id of its template's identity and
+  // merges the errors that differ only in placeholder names.
+  Result<void> RekeyErrors();
   // Whether reads check hashes: not inside a write, whose hashes are
   // written at its commit.
   bool Verifying() const { return db_.InAutocommit(); }

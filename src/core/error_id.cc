@@ -6,15 +6,42 @@
 
 namespace errdex {
 
+std::string ErrorIdentity(const Template& message) {
+  std::string out;
+  for (const Piece& p : message.pieces()) {
+    if (!p.is_value) {
+      for (char c : p.text) {
+        out.push_back(c);
+        if (c == '{' || c == '}') out.push_back(c);
+      }
+      continue;
+    }
+    // The kind stands for the conversion (`!r`, `%r` are both repr); what
+    // follows a Python spec's ':' changes the text, so it counts too.
+    out.push_back('{');
+    out.append(ValueKindName(p.kind));
+    if (size_t colon = p.spec.find(':'); colon != std::string::npos && p.spec.front() != '%') {
+      out.append(p.spec, colon, std::string::npos);
+    }
+    if (p.max_length >= 0) out.append("." + std::to_string(p.max_length));
+    out.push_back('}');
+  }
+  return out;
+}
+
+std::string ErrorId(std::string_view library, std::string_view exception, const Template& message) {
+  return ErrorId(library, exception, ErrorIdentity(message));
+}
+
 std::string ErrorId(std::string_view library, std::string_view exception,
-                    std::string_view display_template) {
+                    std::string_view identity) {
   std::string key;
-  key.reserve(library.size() + exception.size() + display_template.size() + 2);
+  key.reserve(library.size() + exception.size() + identity.size() + 2);
   key.append(library);
   key.push_back('\0');
   key.append(exception);
   key.push_back('\0');
-  key.append(display_template);
+  key.append(identity);
   XXH64_hash_t h = XXH3_64bits(key.data(), key.size());
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));

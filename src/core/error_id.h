@@ -5,12 +5,24 @@
 #include <string>
 #include <string_view>
 
+#include "core/template.h"
+
 namespace errdex {
 
-// 16 lowercase hex digits of XXH3-64 over `library \0 exception \0 template`
-// (the template's display form).
+// What makes two templates one error: the literal text (braces doubled, as
+// in the display form) and, for each value, where it stands, its kind
+// (repr, str, int...), its format spec (`:.3f`) and its bound (`%.200s`) --
+// not its name or expression. `f"...{inspect(input_value)}"` and
+// `f"...{inspect(output_value)}"` are one error; `{x!r}` and `{x}` are two.
+// A template with no values has its display form as identity, so the ids of
+// such errors are those earlier errdex versions gave them.
+std::string ErrorIdentity(const Template& message);
+
+// 16 lowercase hex digits of XXH3-64 over `library \0 exception \0 identity`
+// (the identity of the template, above).
 std::string ErrorId(std::string_view library, std::string_view exception,
-                    std::string_view display_template);
+                    std::string_view identity);
+std::string ErrorId(std::string_view library, std::string_view exception, const Template& message);
 
 // True for a string of 16 lowercase hex digits.
 bool IsErrorId(std::string_view text);

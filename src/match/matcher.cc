@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
+#include <tuple>
 #include <unordered_set>
 
 #include "core/native_errors.h"
@@ -20,6 +22,22 @@ constexpr int kMinPartialBytes = 12;
 constexpr size_t kMaxFrames = 16;
 constexpr size_t kMaxRegexCache = 8192;
 constexpr double kMinSimilarity = 0.45;
+
+// Directories projects keep copies of other projects under: of two errors
+// with the same text, the one outside them is the original.
+constexpr std::string_view kVendoredDirs[] = {
+    "_vendor", "vendor",  "_vendored", "vendored",   "third_party", "_third_party", "thirdparty",
+    "extern",  "_extern", "externals", "_externals", "bundled",     "_bundled"};
+
+// Standard libraries: packages copy their messages (a backport, a vendored
+// module), so on equal evidence the standard library's error comes first.
+constexpr std::string_view kStandardLibraries[] = {"python/cpython"};
+
+// What a qualified type's module adds to or takes from an error's score: the
+// printed module names a file of the error's library defining the class, or
+// the library defines a class of that name elsewhere (its own, another one).
+constexpr double kModuleAgrees = 0.03;
+constexpr double kModuleDisagrees = -0.03;
 
 // Types that carry another error's message: they neither confirm nor contradict.
 constexpr std::string_view kWrapperTypes[] = {"XlaRuntimeError", "JaxRuntimeError",
@@ -54,17 +72,17 @@ std::string LiteralText(const Template& t) {
 
 // Code under a test directory raises errors at the library's own tests, not
 // at its users: on a tie, library code wins.
+bool IsTestPath(std::string_view p) {
+  return p.find("/test/") != std::string_view::npos ||
+         p.find("/tests/") != std::string_view::npos || StartsWith(p, "test/") ||
+         StartsWith(p, "tests/") || p.find("/test_") != std::string_view::npos ||
+         StartsWith(p, "test_") || EndsWith(p, "_test.py");
+}
+
 bool OnlyInTests(const std::vector<catalog::SiteRecord>& sites) {
   if (sites.empty()) return false;
-  for (const catalog::SiteRecord& s : sites) {
-    std::string_view p = s.path;
-    bool test = p.find("/test/") != std::string_view::npos ||
-                p.find("/tests/") != std::string_view::npos || StartsWith(p, "test/") ||
-                StartsWith(p, "tests/") || p.find("/test_") != std::string_view::npos ||
-                StartsWith(p, "test_") || EndsWith(p, "_test.py");
-    if (!test) return false;
-  }
-  return true;
+  return std::all_of(sites.begin(), sites.end(),
+                     [](const catalog::SiteRecord& s) { return IsTestPath(s.path); });
 }
 
 // A small tie-breaker from the values' shape: a repr slot that caught a
@@ -116,7 +134,83 @@ int SharedTail(std::string_view a, std::string_view b) {
   return shared;
 }
 
+std::vector<std::string_view> SplitOn(std::string_view text, char sep) {
+  std::vector<std::string_view> out;
+  for (size_t b = 0; b <= text.size();) {
+    size_t e = text.find(sep, b);
+    if (e == std::string_view::npos) e = text.size();
+    if (e > b) out.push_back(text.substr(b, e - b));
+    b = e + 1;
+  }
+  return out;
+}
+
+bool IsIdentifier(std::string_view s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s.front()))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+  });
+}
+
+bool IsVendoredDir(std::string_view dir) {
+  return std::find(std::begin(kVendoredDirs), std::end(kVendoredDirs), dir) !=
+         std::end(kVendoredDirs);
+}
+
+// Sites users most likely hit first: the library's own code before its
+// vendored copies and its tests.
+int SiteOrder(const catalog::SiteRecord& s) {
+  return (IsVendoredPath(s.path) ? 2 : 0) + (IsTestPath(s.path) ? 1 : 0);
+}
+
 }  // namespace
+
+bool IsVendoredPath(std::string_view path) {
+  std::string normal = NormalizePath(path);
+  std::vector<std::string_view> parts = SplitOn(normal, '/');
+  if (!parts.empty()) parts.pop_back();  // the file itself
+  return std::any_of(parts.begin(), parts.end(), IsVendoredDir);
+}
+
+bool IsStandardLibrary(std::string_view library) {
+  return std::find(std::begin(kStandardLibraries), std::end(kStandardLibraries), library) !=
+         std::end(kStandardLibraries);
+}
+
+ModuleFit FitModule(std::string_view module, const catalog::ExceptionClassRecord& c) {
+  std::vector<std::string_view> m = SplitOn(module, '.');
+  if (m.empty()) return kModuleNone;
+  // The file's module path within the snapshot: `_vendor/idna/core.py` ->
+  // _vendor.idna.core, `pkg/__init__.py` -> pkg.
+  std::string path = NormalizePath(c.path);
+  for (std::string_view ext : {".pyi", ".py"}) {
+    if (EndsWith(path, ext)) {
+      path.resize(path.size() - ext.size());
+      break;
+    }
+  }
+  std::vector<std::string_view> p = SplitOn(path, '/');
+  if (!p.empty() && p.back() == "__init__") p.pop_back();
+  // The indexed root is often the package itself (site-packages/idna).
+  std::string_view root = c.root;
+  while (!root.empty() && root.back() == '/') root.remove_suffix(1);
+  std::string_view top =
+      root.substr(root.rfind('/') == std::string_view::npos ? 0 : root.rfind('/') + 1);
+  if (!IsIdentifier(top)) top = {};  // python3.11, decorator.py, site-packages-x
+  if (!top.empty() && m.size() == p.size() + 1 && m.front() == top &&
+      std::equal(p.begin(), p.end(), m.begin() + 1)) {
+    return kModuleRootPackage;
+  }
+  if (m == p) return kModuleExact;
+  if (m.size() < p.size() && std::equal(m.rbegin(), m.rend(), p.rbegin())) {
+    // A tail of the path: a copy under pip/_vendor, or a src/ layout.
+    return IsVendoredDir(p[p.size() - m.size() - 1]) ? kModuleVendoredCopy : kModuleExact;
+  }
+  if ((!top.empty() && m.front() == top) || (p.size() >= 2 && m.front() == p.front())) {
+    return kModulePackage;
+  }
+  return kModuleNone;
+}
 
 double Similarity(std::string_view a, std::string_view b) {
   std::vector<uint32_t> ta = Trigrams(a);
@@ -191,6 +285,9 @@ Result<Matcher> Matcher::Open(catalog::Catalog* catalog, std::vector<std::string
   Result<std::map<std::string, std::vector<std::string>>> bases = catalog->ExceptionBases();
   if (!bases) return tl::unexpected(bases.error());
   m.bases_ = std::move(*bases);
+  Result<std::vector<catalog::ExceptionClassRecord>> classes = catalog->ExceptionClasses();
+  if (!classes) return tl::unexpected(classes.error());
+  for (catalog::ExceptionClassRecord& c : *classes) m.classes_[c.name].push_back(std::move(c));
   Result<void> visited = catalog->VisitPrefilters([&](const catalog::PrefilterBlob& b,
                                                       std::string_view blob) -> Result<void> {
     Library lib;
@@ -312,6 +409,22 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   if (type.empty()) type = ShortExceptionName(input.exception);
   std::vector<Frame> frames = input.frames;
   if (frames.size() > kMaxFrames) frames.erase(frames.begin(), frames.end() - kMaxFrames);
+  // A qualified type names the module its class is defined in: per library
+  // defining a class of that name, how well (ModuleFit).
+  std::unordered_map<std::string, int> module_fits;
+  int best_module_fit = kModuleNone;
+  if (size_t dot = input.exception.rfind('.');
+      dot != std::string::npos && input.exception.find("::") == std::string::npos) {
+    std::string_view module = std::string_view(input.exception).substr(0, dot);
+    auto defs = classes_.find(type);
+    if (defs != classes_.end()) {
+      for (const catalog::ExceptionClassRecord& c : defs->second) {
+        int& fit = module_fits[c.library];
+        fit = std::max(fit, static_cast<int>(FitModule(module, c)));
+        best_module_fit = std::max(best_module_fit, fit);
+      }
+    }
+  }
 
   // 1. Templates whose literal fragments occur in the message. Only those
   // with every fragment present can match all of it; the others are kept
@@ -483,6 +596,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     const Assessment& a = *by_pk.at(e.pk);
     Match m;
     int best_frame = 0;
+    m.vendored = !e.sites.empty() &&
+                 std::all_of(e.sites.begin(), e.sites.end(),
+                             [](const catalog::SiteRecord& s) { return IsVendoredPath(s.path); });
     std::vector<catalog::SiteRecord> on_frames, others;
     for (catalog::SiteRecord& s : e.sites) {
       FrameFit fit = FrameEvidence(frames, s);
@@ -492,6 +608,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       best_frame = std::max(best_frame, fit.level);
       (fit.level >= 2 ? on_frames : others).push_back(std::move(s));
     }
+    std::stable_sort(others.begin(), others.end(),
+                     [](const catalog::SiteRecord& x, const catalog::SiteRecord& y) {
+                       return SiteOrder(x) < SiteOrder(y);
+                     });
     m.frame_sites = static_cast<int>(on_frames.size());
     e.sites = std::move(on_frames);
     e.sites.insert(e.sites.end(), std::make_move_iterator(others.begin()),
@@ -510,6 +630,17 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     double score =
         base + TypeFactor(type, input.status, e.exception) + ValueFit(e.message, m.values);
     if (OnlyInTests(e.sites)) score -= 0.02;
+    if (best_module_fit > kModuleNone && e.exception == type) {
+      auto fit = module_fits.find(e.library);
+      m.module_fit = fit == module_fits.end() ? kModuleNone : fit->second;
+      if (m.module_fit == best_module_fit) {
+        score += kModuleAgrees;
+        m.evidence += "; the type's module is defined in this library";
+      } else if (fit != module_fits.end()) {
+        // The library defines a class of that name, not the one printed.
+        score += kModuleDisagrees;
+      }
+    }
     if (best_frame == 3) score += 0.35;
     if (best_frame == 2) score += 0.2;
     if (best_frame == 1) score += 0.05;
@@ -534,12 +665,26 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     as_message.frames = input.frames;
     return Explain(as_message, options);
   }
-  std::sort(matches.begin(), matches.end(), [](const Match& x, const Match& y) {
+  // Equal scores are ordered by evidence, then by where the errors are
+  // (never by the id, a hash): the frame's own copy, the original before a
+  // vendored copy, the standard library before a package copying its text,
+  // more literal text.
+  auto where = [](const Match& m) {
+    const catalog::SiteRecord* s = m.error.sites.empty() ? nullptr : &m.error.sites.front();
+    return std::make_tuple(m.error.library, s ? s->path : std::string(), s ? s->line : 0,
+                           m.error.exception, m.error.template_text);
+  };
+  std::sort(matches.begin(), matches.end(), [&](const Match& x, const Match& y) {
     if (x.rank != y.rank) return x.rank > y.rank;
     if (x.frame_depth != y.frame_depth) return x.frame_depth > y.frame_depth;
+    if (x.vendored != y.vendored) return !x.vendored;
+    bool xs = IsStandardLibrary(x.error.library), ys = IsStandardLibrary(y.error.library);
+    if (xs != ys) return xs;
     if (x.error.message.LiteralSize() != y.error.message.LiteralSize()) {
       return x.error.message.LiteralSize() > y.error.message.LiteralSize();
     }
+    auto wx = where(x), wy = where(y);
+    if (wx != wy) return wx < wy;
     return x.error.id < y.error.id;
   });
   if (matches.size() > options.top) matches.resize(options.top);

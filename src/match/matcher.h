@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 #include <vector>
@@ -33,8 +34,35 @@ struct Match {
   std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text
   int frame_sites = 0;   // sites a traceback frame points at (they come first)
   bool strong = false;   // a full match, most of the message, or a frame on the raise
+  // How the printed module of a qualified type (`idna.core.IDNAError`) names
+  // a file of this error's library defining that class: what tells the
+  // original from a vendored copy of the same text.
+  int module_fit = 0;     // a ModuleFit
+  bool vendored = false;  // every site lies under a vendored directory (pip/_vendor/...)
   std::string evidence;  // why, in a few words
 };
+
+// How a printed module (`idna.core` of `idna.core.IDNAError`) names the file
+// an exception class is defined in, weakest first.
+enum ModuleFit : int {
+  kModuleNone = 0,
+  kModulePackage = 1,       // only the top package agrees (a class re-exported by `pkg`)
+  kModuleVendoredCopy = 2,  // the tail of a vendored copy's path (pip/_vendor/idna/core.py)
+  kModuleExact = 3,         // the file's path itself (idna/core.py, or src/idna/core.py)
+  // The file under an indexed root that is the package itself
+  // (site-packages/idna + core.py): stronger than the path alone, which a
+  // copy nested in another package has too (cfnlint/jsonschema/exceptions.py).
+  kModuleRootPackage = 4,
+};
+ModuleFit FitModule(std::string_view module, const catalog::ExceptionClassRecord& c);
+
+// True when a component of the directory part of `path` is one projects
+// keep copies of other projects under (`_vendor`, `third_party`, ...).
+bool IsVendoredPath(std::string_view path);
+
+// True for a library that is a language's standard library (python/cpython):
+// packages copy its messages, not the other way round.
+bool IsStandardLibrary(std::string_view library);
 
 struct ExplainOptions {
   size_t top = 5;
@@ -81,6 +109,8 @@ class Matcher {
   catalog::Catalog* catalog_;
   std::vector<Library> libraries_;
   std::map<std::string, std::vector<std::string>> bases_;
+  // Exception classes by short name, where each is defined.
+  std::unordered_map<std::string, std::vector<catalog::ExceptionClassRecord>> classes_;
   std::unordered_map<int64_t, std::unique_ptr<RE2>> regexes_;
   std::unordered_map<int64_t, std::unique_ptr<RE2>> truncatable_regexes_;
 };

@@ -82,9 +82,18 @@ class AnalyzeTest : public ::testing::Test {
 
   catalog::ErrorRecord Get(const std::string& library, const std::string& exception,
                            const std::string& display) {
-    Result<catalog::ErrorRecord> e = catalog_->Get(ErrorId(library, exception, display));
-    EXPECT_TRUE(e.has_value()) << display;
-    return e ? *e : catalog::ErrorRecord{};
+    // By its display form: the id hashes the template's identity instead.
+    Result<std::vector<catalog::ErrorRecord>> all = catalog_->List({});
+    EXPECT_TRUE(all.has_value());
+    for (const catalog::ErrorRecord& r : all ? *all : std::vector<catalog::ErrorRecord>{}) {
+      if (r.library == library && r.exception == exception && r.template_text == display) {
+        Result<catalog::ErrorRecord> e = catalog_->Get(r.id);
+        EXPECT_TRUE(e.has_value()) << display;
+        return e ? *e : catalog::ErrorRecord{};
+      }
+    }
+    ADD_FAILURE() << "no error " << display;
+    return catalog::ErrorRecord{};
   }
 
   TempDir dir_;

@@ -116,7 +116,7 @@ TEST(Catalog, WritesAndReadsBack) {
   EXPECT_EQ(e->sites[0].commit, "abc");
 
   Result<ErrorRecord> tmem =
-      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {self}"));
+      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {str}"));
   ASSERT_TRUE(tmem.has_value());
   ASSERT_EQ(tmem->message.pieces().size(), 2u);
   EXPECT_EQ(tmem->message.pieces()[1].name, "self");
@@ -169,7 +169,7 @@ TEST(Catalog, ReindexingReplacesTheSnapshotsSites) {
   EXPECT_EQ(stats->sites, 2);
   EXPECT_EQ(stats->errors, 2);
   EXPECT_FALSE(
-      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {self}")).has_value());
+      cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {str}")).has_value());
 }
 
 TEST(Catalog, SnapshotsOfOneLibraryShareErrors) {
@@ -299,7 +299,7 @@ TEST(Catalog, VersionFourIsUpgradedWithHashesForItsRows) {
   Exec(path, DowngradeToVersion4Sql());
   Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_FALSE(read_only.has_value());
-  EXPECT_NE(read_only.error().message.find("upgrades it to version 5"), std::string::npos);
+  EXPECT_NE(read_only.error().message.find("upgrades it to version 6"), std::string::npos);
   ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
   Result<Catalog> upgraded = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_TRUE(upgraded.has_value()) << upgraded.error().message;
@@ -314,6 +314,117 @@ TEST(Catalog, VersionFourIsUpgradedWithHashesForItsRows) {
   EXPECT_EQ(after->sites[1].excerpt, before.sites[1].excerpt);
   ASSERT_TRUE(after->family.has_value());
   EXPECT_EQ(after->family->errors, 1);
+}
+
+Template BadValue(const std::string& expression) {
+  Template t = Template::Literal("Int cannot represent non-integer value: ");
+  t.AppendValue(expression, ValueKind::kStr);
+  t.AssignNames();
+  return t;
+}
+
+// graphql raises one message at two sites naming its value differently: one
+// error listing both sites, shown with its first site's template.
+TEST(Catalog, TemplatesDifferingOnlyInPlaceholderNamesAreOneError) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  Extraction x;
+  x.sites.push_back(MakeSite("type/scalars.py", 91, "GraphQLError", BadValue("output_value")));
+  x.sites.push_back(MakeSite("type/scalars.py", 77, "GraphQLError", BadValue("input_value")));
+  Template repr = Template::Literal("Int cannot represent non-integer value: ");
+  repr.AppendValue("input_value", ValueKind::kRepr, "!r");
+  repr.AssignNames();
+  x.sites.push_back(MakeSite("type/scalars.py", 120, "GraphQLError", repr));
+  Result<WriteSummary> w = cat->WriteSnapshot(Info(), x);
+  ASSERT_TRUE(w.has_value()) << w.error().message;
+  EXPECT_EQ(w->errors, 2);  // a repr is another error
+  std::string id = ErrorId("jax-ml/jax", "GraphQLError", BadValue("anything"));
+  Result<ErrorRecord> e = cat->Get(id);
+  ASSERT_TRUE(e.has_value()) << e.error().message;
+  EXPECT_EQ(e->template_text, "Int cannot represent non-integer value: {input_value}");
+  ASSERT_EQ(e->sites.size(), 2u);
+  EXPECT_EQ(e->sites[0].line, 77);
+  EXPECT_EQ(e->sites[1].line, 91);
+
+  // Re-indexed without the first site: the error shows the template of
+  // the site that is first now, and search finds it by that.
+  x.sites.erase(x.sites.begin() + 1);
+  ASSERT_TRUE(cat->WriteSnapshot(Info(), x).has_value());
+  e = cat->Get(id);
+  ASSERT_TRUE(e.has_value()) << e.error().message;
+  EXPECT_EQ(e->template_text, "Int cannot represent non-integer value: {output_value}");
+  ASSERT_EQ(e->sites.size(), 1u);
+  Result<std::vector<ErrorRecord>> found = cat->Search("output_value", 5);
+  ASSERT_TRUE(found.has_value());
+  ASSERT_EQ(found->size(), 1u);
+  EXPECT_EQ(found->front().id, id);
+  Result<CheckReport> report = cat->Check();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+}
+
+// A version 5 catalog gave each placeholder name its own error and id: the
+// upgrade merges them under the new id, keeping the model-written prose.
+TEST(Catalog, VersionFiveIsUpgradedToOneErrorPerIdentity) {
+  TempDir dir;
+  std::string path = (dir.path() / "v5.db").string();
+  std::string lib = "jax-ml/jax";
+  std::string id = ErrorId(lib, "GraphQLError", BadValue("x"));
+  std::string old_first = ErrorId(lib, "GraphQLError", BadValue("input_value").Display());
+  std::string old_second = ErrorId(lib, "GraphQLError", BadValue("output_value").Display());
+  {
+    Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+    Extraction x;
+    x.sites.push_back(MakeSite("a.py", 1, "GraphQLError", BadValue("input_value")));
+    x.sites.push_back(MakeSite("b.py", 1, "GraphQLError", BadValue("output_value")));
+    ASSERT_TRUE(cat->WriteSnapshot(Info(), x).has_value());
+    Enrichment prose;
+    prose.model = "m";
+    prose.meaning = "an integer was expected";
+    ASSERT_TRUE(cat->WriteEnrichment(id, prose).has_value());
+  }
+  // What schema 5 stored: two errors, ids hashing the display form.
+  std::string second = BadValue("output_value").Display();
+  Exec(path,
+       "UPDATE error SET id = '" + old_first +
+           "';"
+           "UPDATE enrichment SET error_id = '" +
+           old_second +
+           "';"
+           "INSERT INTO error (id, library_pk, exception, template, kind, pieces, literal_size, "
+           "dynamic, internal) SELECT '" +
+           old_second + "', library_pk, exception, '" + second +
+           "', kind, replace(pieces, 'input_value', 'output_value'), literal_size, dynamic, "
+           "internal FROM error;"
+           "INSERT INTO error_fts (rowid, template, exception) SELECT pk, template, exception "
+           "FROM error WHERE id = '" +
+           old_second +
+           "';"
+           "UPDATE site SET error_pk = (SELECT pk FROM error WHERE id = '" +
+           old_second +
+           "') WHERE path = 'b.py';"
+           "INSERT INTO analysis (error_pk, family, data) SELECT pk, 'invalid-value', '{}' "
+           "FROM error;"
+           "PRAGMA user_version = 5;");
+  Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
+  ASSERT_FALSE(read_only.has_value());
+  EXPECT_NE(read_only.error().message.find("upgrades it to version 6"), std::string::npos);
+  ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
+  Result<Catalog> upgraded = Catalog::Open(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(upgraded.has_value()) << upgraded.error().message;
+  Result<CheckReport> report = upgraded->Check();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+  EXPECT_EQ(report->errors, 1);
+  EXPECT_EQ(report->analyses, 1);  // the merged error's went with it
+  Result<ErrorRecord> e = upgraded->Get(id);
+  ASSERT_TRUE(e.has_value()) << e.error().message;
+  EXPECT_EQ(e->template_text, "Int cannot represent non-integer value: {input_value}");
+  EXPECT_EQ(e->sites.size(), 2u);
+  ASSERT_TRUE(e->enrichment.has_value());
+  EXPECT_EQ(e->enrichment->meaning, "an integer was expected");
+  EXPECT_FALSE(upgraded->Get(old_second).has_value());
 }
 
 // An index run holds one transaction across its writes: until it commits,

@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include <cstdio>
+#include <map>
 #include <random>
 #include <set>
 
@@ -279,6 +280,137 @@ TEST(Matcher, AFramesFullPathPicksItsOwnCopyOfAVendoredFile) {
       EXPECT_GT((*m)[0].frame_depth, (*m)[1].frame_depth) << prefix;
     }
   }
+}
+
+// Writes `files` (path -> text) under `root` and indexes it as `library`.
+void IndexFiles(const std::filesystem::path& root, const std::string& library,
+                const std::string& db, const std::map<std::string, std::string>& files) {
+  for (const auto& [path, text] : files) {
+    std::filesystem::create_directories((root / path).parent_path());
+    std::ofstream(root / path) << text;
+  }
+  Index(root, library, db);
+}
+
+std::vector<Match> ExplainIn(const std::string& db, const std::string& text) {
+  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
+  EXPECT_TRUE(cat.has_value());
+  if (!cat) return {};
+  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
+  EXPECT_TRUE(matcher.has_value());
+  if (!matcher) return {};
+  Result<std::vector<Match>> m = matcher->Explain(ParseRuntimeText(text).back(), {});
+  EXPECT_TRUE(m.has_value());
+  return m ? *m : std::vector<Match>{};
+}
+
+constexpr const char* kIdnaCore =
+    "class IDNAError(UnicodeError):\n    pass\n\n"
+    "def encode(s):\n    if not s:\n        raise IDNAError('Empty domain')\n";
+
+TEST(Matcher, TheQualifiedTypeNamesTheLibraryOfTwoWithTheSameText) {
+  // pip vendors idna: the same class, the same raise. What the interpreter
+  // prints, idna.core.IDNAError or pip._vendor.idna.core.IDNAError, says which.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "idna", "pypi/idna", db, {{"core.py", kIdnaCore}, {"__init__.py", ""}});
+  IndexFiles(site / "pip", "pypi/pip", db,
+             {{"_vendor/idna/core.py", kIdnaCore}, {"_vendor/idna/__init__.py", ""}});
+  for (const auto& [type, library] : std::vector<std::pair<std::string, std::string>>{
+           {"idna.core.IDNAError", "pypi/idna"}, {"pip._vendor.idna.core.IDNAError", "pypi/pip"}}) {
+    std::vector<Match> m = ExplainIn(db, type + ": Empty domain");
+    ASSERT_EQ(m.size(), 2u) << type;
+    EXPECT_EQ(m[0].error.library, library) << type;
+    EXPECT_GT(m[0].score, m[1].score) << type;
+    EXPECT_NE(m[0].evidence.find("module"), std::string::npos) << m[0].evidence;
+  }
+  // A bare type name says nothing of the module: the original first.
+  std::vector<Match> bare = ExplainIn(db, "IDNAError: Empty domain");
+  ASSERT_EQ(bare.size(), 2u);
+  EXPECT_EQ(bare[0].error.library, "pypi/idna");
+  EXPECT_TRUE(bare[1].vendored);
+}
+
+TEST(Matcher, OnEqualEvidenceTheOriginalComesBeforeItsVendoredCopies) {
+  // A builtin type names no module: only where the copies live decides.
+  // (By name, pypi/pip and pypi/pkg_resources would sort first.)
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  const std::string core =
+      "def set_parse_action(fn):\n    if not callable(fn):\n"
+      "        raise TypeError('parse actions must be callable')\n";
+  IndexFiles(site / "pip", "pypi/pip", db, {{"_vendor/pyparsing/core.py", core}});
+  IndexFiles(site / "pkg_resources", "pypi/pkg_resources", db,
+             {{"_vendor/pyparsing/core.py", core}});
+  IndexFiles(site / "pyparsing", "pypi/pyparsing", db, {{"core.py", core}});
+  std::vector<Match> m = ExplainIn(db, "TypeError: parse actions must be callable");
+  ASSERT_EQ(m.size(), 3u);
+  EXPECT_EQ(m[0].error.library, "pypi/pyparsing");
+  EXPECT_FALSE(m[0].vendored);
+  EXPECT_TRUE(m[1].vendored);
+  EXPECT_DOUBLE_EQ(m[0].score, m[1].score) << "a tie, broken by evidence";
+  // The standard library before a package that copies its text.
+  const std::string zip = "def check(f):\n    raise ValueError('File is not a zip file')\n";
+  IndexFiles(dir.path() / "lib" / "python3.11", "python/cpython", db, {{"zipfile.py", zip}});
+  IndexFiles(site / "backport", "pypi/backport", db, {{"zipfile.py", zip}});
+  m = ExplainIn(db, "ValueError: File is not a zip file");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].error.library, "python/cpython");
+}
+
+TEST(Matcher, TemplatesDifferingOnlyInPlaceholderNamesAreOneMatch) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  IndexFiles(dir.path() / "graphql", "pypi/graphql", db,
+             {{"type/scalars.py",
+               "def serialize_int(output_value):\n"
+               "    raise GraphQLError(f'Int cannot represent non-integer value: "
+               "{inspect(output_value)}')\n\n"
+               "def coerce_int(input_value):\n"
+               "    raise GraphQLError(f'Int cannot represent non-integer value: "
+               "{inspect(input_value)}')\n"}});
+  std::vector<Match> m = ExplainIn(
+      db, "graphql.error.graphql_error.GraphQLError: Int cannot represent non-integer value: 1.5");
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].error.sites.size(), 2u);
+  EXPECT_EQ(m[0].error.template_text,
+            "Int cannot represent non-integer value: {inspect(output_value)}");  // line 2 first
+  EXPECT_EQ(m[0].values.size(), 1u);
+}
+
+TEST(Matcher, FitModuleAndVendoredPaths) {
+  catalog::ExceptionClassRecord idna{"IDNAError", "pypi/idna", "/sp/idna", "", "core.py", 1};
+  catalog::ExceptionClassRecord pip{
+      "IDNAError", "pypi/pip", "/sp/pip/", "", "_vendor/idna/core.py", 1};
+  catalog::ExceptionClassRecord std_json{
+      "JSONDecodeError", "python/cpython", "/usr/lib/python3.11", "", "json/decoder.py", 1};
+  catalog::ExceptionClassRecord src_layout{"E", "o/r", "/src/r", "", "src/r/errors.py", 1};
+  catalog::ExceptionClassRecord init{
+      "TooSlowError", "pypi/trio", "/sp/trio", "", "_timeouts.py", 1};
+  EXPECT_EQ(FitModule("idna.core", idna), kModuleRootPackage);
+  // cfnlint keeps a copy of jsonschema as cfnlint/jsonschema: its path fits
+  // the printed module, less well than jsonschema's own package.
+  catalog::ExceptionClassRecord nested{"FormatError", "pypi/cfnlint", "/sp/cfnlint", "",
+                                       "jsonschema/exceptions.py", 1};
+  catalog::ExceptionClassRecord own{"FormatError", "pypi/jsonschema", "/sp/jsonschema", "",
+                                    "exceptions.py", 1};
+  EXPECT_LT(FitModule("jsonschema.exceptions", nested), FitModule("jsonschema.exceptions", own));
+  EXPECT_EQ(FitModule("idna.core", pip), kModuleVendoredCopy);
+  EXPECT_EQ(FitModule("pip._vendor.idna.core", pip), kModuleRootPackage);
+  EXPECT_EQ(FitModule("pip._vendor.idna.core", idna), kModuleNone);
+  EXPECT_EQ(FitModule("json.decoder", std_json), kModuleExact);
+  EXPECT_EQ(FitModule("json", std_json), kModulePackage);
+  EXPECT_EQ(FitModule("r.errors", src_layout), kModuleExact);
+  EXPECT_EQ(FitModule("trio", init), kModulePackage);
+  EXPECT_EQ(FitModule("other.core", idna), kModuleNone);
+  EXPECT_TRUE(IsVendoredPath("_vendor/idna/core.py"));
+  EXPECT_TRUE(IsVendoredPath("src/third_party/x/y.cc"));
+  EXPECT_FALSE(IsVendoredPath("core.py"));
+  EXPECT_FALSE(IsVendoredPath("vendor.py"));  // a file, not a directory
+  EXPECT_TRUE(IsStandardLibrary("python/cpython"));
+  EXPECT_FALSE(IsStandardLibrary("pypi/pip"));
 }
 
 TEST(Matcher, PathSuffixesAndSimilarity) {

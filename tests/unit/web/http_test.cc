@@ -53,7 +53,8 @@ ServeOptions* HttpTest::options_ = nullptr;
 Handler* HttpTest::handler_ = nullptr;
 
 TEST_F(HttpTest, PipelinedRequestsAreAnsweredInOrderUntilClose) {
-  std::string id = ErrorId("t/l", "ValueError", "bad stage {stage}");
+  // The identity the id hashes: values by kind, not by name.
+  std::string id = ErrorId("t/l", "ValueError", "bad stage {str}");
   std::string out = Serve("GET /api/errors/" + id +
                           " HTTP/1.1\r\nHost: x\r\n\r\n"
                           "GET /api/libraries HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
