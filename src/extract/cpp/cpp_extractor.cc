@@ -31,6 +31,7 @@ constexpr int kMaxEvalStepsPerFile = 200000;
 constexpr size_t kMaxScanStepsPerFile = 4000000;
 constexpr size_t kMaxPieces = 128;
 constexpr size_t kMaxTemplateBytes = 16384;
+constexpr size_t kMaxAlternatives = 8;  // messages one sink raises (branches, `?:`)
 
 std::string_view LastComponent(std::string_view name) {
   size_t colon = name.rfind("::");
@@ -479,7 +480,9 @@ class Extractor {
         }
         if (info.sink == Sink::kPyErrSetString && args.size() >= 2) msg = Message(args[1]);
         if (info.sink == Sink::kPyErrFormat && args.size() >= 2) msg = Printf(args, 1, true);
-        if (info.sink == Sink::kPyErrObject && args.size() >= 2) msg = Value(args[1]);
+        // PyErr_SetObject(type, msg) where msg holds text built before
+        // (PyUnicode_FromFormat); an exception object or tuple stays a value.
+        if (info.sink == Sink::kPyErrObject && args.size() >= 2) msg = Message(args[1]);
         break;
       case Sink::kPyWarn:
       case Sink::kPyWarnFormat:
@@ -741,21 +744,58 @@ class Extractor {
 
   // ------------------------------------------------------------ messages
 
-  // The whole message argument of a sink. `cond ? "a" : "b"` is two
-  // messages: the first is returned, the other raised at the same site too.
+  // The whole message argument of a sink. Every alternative is raised at
+  // the same site: the first is returned, the others queued in
+  // alternatives_ (`cond ? "a" : "b"`, a local assigned in branches).
   Template Message(TSNode n) {
+    std::vector<Template> all = Alternatives(n);
+    Template first = std::move(all.front());
+    for (size_t i = 1; i < all.size(); ++i) alternatives_.push_back(std::move(all[i]));
+    return first;
+  }
+
+  // What a message or format expression can be: both arms of `?:`, every
+  // definition of a local that reaches it; one template otherwise. Text
+  // with no literal of its own (a NULL a branch replaces) is left out when
+  // another alternative has some.
+  std::vector<Template> Alternatives(TSNode n, int depth = 0) {
     while (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
       n = ts_node_named_child(n, 0);
     }
-    if (K(n) == kConditional) {
-      Template a = Eval(Field(n, "consequence"), 1);
-      Template b = Eval(Field(n, "alternative"), 1);
-      if (!a.IsDynamic() && !b.IsDynamic()) {
-        alternatives_.push_back(std::move(b));
-        return a;
+    std::vector<Template> out;
+    if (K(n) == kConditional && depth < 4) {
+      out = Alternatives(Field(n, "consequence"), depth + 1);
+      for (Template& t : Alternatives(Field(n, "alternative"), depth + 1)) {
+        out.push_back(std::move(t));
       }
+    } else if (K(n) == kIdentifier) {
+      out = ResolveAll(n, 0);
+    } else {
+      out.push_back(Eval(n, 0));
     }
-    return Eval(n, 0);
+    KeepLiteralAlternatives(out);
+    return out;
+  }
+
+  static bool HasLiteralText(const Template& t) {
+    for (const errdex::Piece& p : t.pieces()) {
+      if (!p.is_value && !Trim(p.text).empty()) return true;
+    }
+    return false;
+  }
+
+  static void KeepLiteralAlternatives(std::vector<Template>& all) {
+    if (all.empty()) all.emplace_back();
+    bool any = std::any_of(all.begin(), all.end(), HasLiteralText);
+    std::vector<Template> kept;
+    std::unordered_set<std::string> seen;
+    for (Template& t : all) {
+      if (any && !HasLiteralText(t)) continue;
+      if (kept.size() >= kMaxAlternatives || !seen.insert(t.Display()).second) continue;
+      kept.push_back(std::move(t));
+    }
+    if (kept.empty()) kept.push_back(std::move(all.front()));
+    all = std::move(kept);
   }
 
   // One argument of a concatenation as template text.
@@ -765,12 +805,46 @@ class Extractor {
     return Template::Value(CollapseWhitespace(Text(n)), kind);
   }
 
+  // printf-style: every alternative of the format, and of an argument that
+  // is `cond ? "a" : "b"`, is a message of its own (queued as Message does).
   Template Printf(const std::vector<TSNode>& args, size_t format_at, bool python) {
     if (format_at >= args.size()) return {};
-    Template format = Eval(args[format_at], 0);
-    std::vector<Arg> rest;
-    for (size_t i = format_at + 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
-    return ApplyPrintf(format, rest, python ? PrintfDialect::kPython : PrintfDialect::kC);
+    std::vector<Template> formats = Alternatives(args[format_at]);
+    std::vector<std::vector<Arg>> arg_sets(1);
+    for (size_t i = format_at + 1; i < args.size(); ++i) {
+      TSNode a = args[i];
+      while (K(a) == kParenthesized && ts_node_named_child_count(a) == 1) {
+        a = ts_node_named_child(a, 0);
+      }
+      std::vector<Arg> choices{ArgOf(args[i])};
+      if (K(a) == kConditional && IsStringExpression(a)) {
+        choices.clear();
+        for (TSNode arm : {Field(a, "consequence"), Field(a, "alternative")}) {
+          Arg c = ArgOf(arm);
+          if (!c.value) c.expression = CollapseWhitespace(Text(args[i]));
+          choices.push_back(std::move(c));
+        }
+      }
+      std::vector<std::vector<Arg>> next;
+      for (const std::vector<Arg>& set : arg_sets) {
+        for (const Arg& c : choices) {
+          if (next.size() >= kMaxAlternatives) break;
+          next.push_back(set);
+          next.back().push_back(c);
+        }
+      }
+      arg_sets = std::move(next);
+    }
+    std::vector<Template> all;
+    for (const Template& f : formats) {
+      for (const std::vector<Arg>& set : arg_sets) {
+        all.push_back(ApplyPrintf(f, set, python ? PrintfDialect::kPython : PrintfDialect::kC));
+      }
+    }
+    KeepLiteralAlternatives(all);
+    Template first = std::move(all.front());
+    for (size_t i = 1; i < all.size(); ++i) alternatives_.push_back(std::move(all[i]));
+    return first;
   }
 
   Arg ArgOf(TSNode n) {
@@ -841,7 +915,9 @@ class Extractor {
     std::string_view name =
         LastComponent(Text(K(fn) == kFieldExpression ? Field(fn, "field") : fn));
     return name == "StrCat" || name == "StrFormat" || name == "Substitute" || name == "str" ||
-           name == "c_str" || name == "data" || name == "format" || name == "string";
+           name == "c_str" || name == "data" || name == "format" || name == "string" ||
+           name == "PyUnicode_FromFormat" || name == "PyUnicode_FromString" ||
+           name == "PyBytes_FromFormat" || name == "PyUnicode_FromStringAndSize";
   }
 
   // What a message argument can be: text, or a name that may hold some.
@@ -1022,6 +1098,14 @@ class Extractor {
       for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
       return ApplyPrintf(format, rest, PrintfDialect::kC);
     }
+    // The Python C-API's text objects: PyUnicode_FromFormat("...", ...).
+    if ((last == "PyUnicode_FromFormat" || last == "PyBytes_FromFormat") && !args.empty()) {
+      Template format = Eval(args[0], depth + 1);
+      std::vector<Arg> rest;
+      for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
+      return ApplyPrintf(format, rest, PrintfDialect::kPython);
+    }
+    if (last == "PyUnicode_FromString" && args.size() == 1) return Eval(args[0], depth + 1);
     if (last == "Substitute" && !args.empty()) {
       Template format = Eval(args[0], depth + 1);
       std::vector<Arg> rest;
@@ -1040,14 +1124,17 @@ class Extractor {
     return Value(call);
   }
 
-  // A local string or stream: its last definition before `use` in the
-  // enclosing function, with what was appended to it since (+=, StrAppend,
-  // `<<`), or a constant at namespace scope.
-  Template Resolve(TSNode use, int depth) {
+  // A local string or stream: its definitions before `use` in the enclosing
+  // function that reach it, with what was appended to it since (+=,
+  // StrAppend, `<<`, snprintf into it), or a constant at namespace scope.
+  // One template, the last definition's; ResolveAll gives them all.
+  Template Resolve(TSNode use, int depth) { return ResolveAll(use, depth).back(); }
+
+  std::vector<Template> ResolveAll(TSNode use, int depth) {
     std::string_view name = Text(use);
     TSNode scope = EnclosingFunction();
     uint32_t before = ts_node_start_byte(use);
-    std::optional<Template> value;
+    std::optional<std::vector<Template>> value;
     if (!ts_node_is_null(scope)) value = ScanScope(Field(scope, "body"), name, before, depth);
     if (!value) {
       auto it = globals_.find(std::string(name));
@@ -1057,24 +1144,85 @@ class Extractor {
       }
       value = it->second;
     }
-    if (!value || value->empty()) return Value(use);
+    if (!value || value->empty() ||
+        std::all_of(value->begin(), value->end(), [](const Template& t) { return t.empty(); })) {
+      return {Value(use)};
+    }
     return *value;
   }
 
-  std::optional<Template> ScanScope(TSNode scope, std::string_view name, uint32_t before, int depth,
-                                    bool skip_functions = false) {
+  // A branch of the code: an if's arm, a case, a loop's body or a `?:` arm
+  // (`body`), inside `construct`; `outer` indexes the enclosing branch.
+  struct Branch {
+    TSNode body;
+    TSNode construct;
+    bool loop = false;
+    int outer = -1;
+  };
+
+  static bool Holds(TSNode n, uint32_t at) {
+    return ts_node_start_byte(n) <= at && at < ts_node_end_byte(n);
+  }
+
+  // How a definition inside `branch` bears on a use at byte `use`: 1 it
+  // always precedes the use (no branch, or the use's own), 0 it may (an arm
+  // the use comes after), -1 never (a sibling arm of an if, case or `?:`).
+  static int Reaches(const std::vector<Branch>& branches, int branch, uint32_t use) {
+    int reaches = 1;
+    for (int b = branch; b >= 0; b = branches[static_cast<size_t>(b)].outer) {
+      const Branch& br = branches[static_cast<size_t>(b)];
+      if (Holds(br.body, use)) continue;
+      if (Holds(br.construct, use) && !br.loop) return -1;
+      reaches = 0;
+    }
+    return reaches;
+  }
+
+  // A definition's effect on the alternatives: `replace` when it reaches
+  // the use for sure, else added beside the ones before.
+  static void Define(std::vector<Template>& value, Template t, int reaches) {
+    if (reaches == 1) value.clear();
+    if (value.size() < kMaxAlternatives) value.push_back(std::move(t));
+  }
+
+  static void AppendTo(std::vector<Template>& value, const Template& tail, int reaches) {
+    size_t n = value.size();
+    for (size_t i = 0; i < n; ++i) {
+      if (reaches == 1) {
+        value[i].Append(tail);
+      } else if (value.size() < kMaxAlternatives) {
+        Template t = value[i];
+        t.Append(tail);
+        value.push_back(std::move(t));
+      }
+    }
+  }
+
+  std::optional<std::vector<Template>> ScanScope(TSNode scope, std::string_view name,
+                                                 uint32_t before, int depth,
+                                                 bool skip_functions = false) {
     if (ts_node_is_null(scope)) return std::nullopt;
-    std::optional<Template> value;
-    std::vector<std::pair<TSNode, TSNode>> stack{{scope, TSNode{}}};  // node, parent
+    std::optional<std::vector<Template>> value;
+    std::vector<Branch> branches;
+    struct Item {
+      TSNode n, parent;
+      int branch;
+    };
+    std::vector<Item> stack{{scope, TSNode{}, -1}};
     size_t visited = 0;
+    auto cap = [&](TSNode at) {
+      for (Template& t : *value) Cap(t, at);
+    };
     while (!stack.empty() && ++visited < kMaxNodesPerScopeScan &&
            ++scan_steps_ < kMaxScanStepsPerFile) {
-      auto [n, parent] = stack.back();
+      auto [n, parent, branch] = stack.back();
       stack.pop_back();
       if (ts_node_start_byte(n) >= before) continue;
       uint16_t k = K(n);
       if (skip_functions && (k == kFunctionDefinition || k == kLambda)) continue;
+      int reaches = Reaches(branches, branch, before);
       if (k == kInitDeclarator && DeclaredName(Field(n, "declarator")) == name) {
+        if (reaches < 0) continue;
         TSNode v = Field(n, "value");
         if (K(v) == kArgumentList || K(v) == kInitializerList) {
           std::vector<TSNode> inits = NamedChildren(v);
@@ -1082,30 +1230,47 @@ class Extractor {
         }
         // `std::string m(...)`, `std::string m{}`: an empty string to start with.
         bool string_type = IsStringType(parent);
+        if (!value) value.emplace();
         if (ts_node_is_null(v)) {
-          value = string_type ? Template() : Template::Value(name, ValueKind::kAny);
+          Define(*value, string_type ? Template() : Template::Value(name, ValueKind::kAny), 1);
         } else {
           // Numbers change after their definition; only strings are followed.
-          value =
-              IsStringExpression(v) ? Eval(v, depth + 1) : Template::Value(name, ValueKind::kAny);
+          Define(*value,
+                 IsStringExpression(v) ? Eval(v, depth + 1) : Template::Value(name, ValueKind::kAny),
+                 1);
         }
         continue;
       }
       if (k == kDeclaration) {
         for (TSNode d : NamedChildren(n)) {
-          if (K(d) != kInitDeclarator && DeclaredName(d) == name) {
-            value = IsStringType(n) ? Template() : Template::Value(name, ValueKind::kAny);
+          if (K(d) != kInitDeclarator && DeclaredName(d) == name && reaches >= 0) {
+            if (!value) value.emplace();
+            Define(*value, IsStringType(n) ? Template() : Template::Value(name, ValueKind::kAny),
+                   1);
           }
         }
       }
       if (k == kAssignment && value && Text(Field(n, "left")) == name) {
+        if (reaches < 0) continue;
         std::string_view op = Text(Field(n, "operator"));
         TSNode r = Field(n, "right");
-        Template right =
-            IsStringExpression(r) ? Eval(r, depth + 1) : Template::Value(name, ValueKind::kAny);
-        if (op == "=") value = std::move(right);
-        if (op == "+=") value->Append(right);
-        Cap(*value, n);
+        if (op == "=") {
+          std::vector<Template> rights;
+          if (K(r) == kConditional && IsStringExpression(r)) {
+            rights = Alternatives(r, 1);
+          } else {
+            rights.push_back(IsStringExpression(r) ? Eval(r, depth + 1)
+                                                   : Template::Value(name, ValueKind::kAny));
+          }
+          Define(*value, std::move(rights[0]), reaches);
+          for (size_t i = 1; i < rights.size(); ++i) Define(*value, std::move(rights[i]), 0);
+        }
+        if (op == "+=") {
+          AppendTo(*value,
+                   IsStringExpression(r) ? Eval(r, depth + 1) : Template::Value(name, ValueKind::kAny),
+                   reaches);
+        }
+        cap(n);
         continue;
       }
       if (k == kBinaryExpression && value && Text(Field(n, "operator")) == "<<") {
@@ -1117,26 +1282,71 @@ class Extractor {
           left = Field(left, "left");
         }
         if (Text(left) == name) {
+          if (reaches < 0) continue;
+          Template tail;
           for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
-            value->Append(Eval(*it, depth + 1));
+            tail.Append(Eval(*it, depth + 1));
           }
-          Cap(*value, n);
+          AppendTo(*value, tail, reaches);
+          cap(n);
           continue;
         }
       }
       if (k == kCall && value) {
         std::vector<TSNode> args = Args(n);
-        if (LastComponent(Text(Field(n, "function"))) == "StrAppend" && !args.empty() &&
-            Text(args[0]).size() == name.size() + 1 && Text(args[0]).substr(1) == name) {
-          for (size_t i = 1; i < args.size(); ++i) value->Append(Eval(args[i], depth + 1));
-          Cap(*value, n);
+        std::string_view fn = LastComponent(Text(Field(n, "function")));
+        if (fn == "StrAppend" && !args.empty() && Text(args[0]).size() == name.size() + 1 &&
+            Text(args[0]).substr(1) == name) {
+          if (reaches < 0) continue;
+          Template tail;
+          for (size_t i = 1; i < args.size(); ++i) tail.Append(Eval(args[i], depth + 1));
+          AppendTo(*value, tail, reaches);
+          cap(n);
+          continue;
+        }
+        // snprintf(buf, size, fmt, ...), PyOS_snprintf, sprintf(buf, fmt, ...): buf holds
+        // the formatted text (each alternative of the format).
+        size_t format_at = fn == "sprintf" ? 1 : (fn == "snprintf" || fn == "PyOS_snprintf") ? 2 : 0;
+        if (format_at != 0 && args.size() > format_at && Text(args[0]) == name) {
+          if (reaches < 0) continue;
+          std::vector<Template> formats = Alternatives(args[format_at], 1);
+          std::vector<Arg> rest;
+          for (size_t i = format_at + 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
+          for (size_t i = 0; i < formats.size(); ++i) {
+            Define(*value, ApplyPrintf(formats[i], rest, PrintfDialect::kC), i == 0 ? reaches : 0);
+          }
+          cap(n);
           continue;
         }
       }
       std::vector<TSNode> kids = NamedChildren(n);
-      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, n);
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+        stack.push_back(Item{*it, n, ChildBranch(n, parent, *it, branch, branches)});
+      }
     }
     return value;
+  }
+
+  // The branch `child` of `n` is in, pushed on `branches` when it opens one
+  // (an if's or `?:`'s arm, a loop's body, a case of a switch); else `outer`.
+  int ChildBranch(TSNode n, TSNode parent, TSNode child, int outer,
+                  std::vector<Branch>& branches) const {
+    uint16_t k = K(n);
+    bool arm = false;
+    bool loop = false;
+    TSNode construct = n;
+    if (k == kIfStatement || k == kConditional) {
+      arm = SameNode(child, Field(n, "consequence")) || SameNode(child, Field(n, "alternative"));
+    } else if (k == kWhileStatement || k == kForStatement || k == kForRange) {
+      arm = loop = SameNode(child, Field(n, "body"));
+    } else if (k == kCompoundStatement && !ts_node_is_null(parent) && K(parent) == kSwitch &&
+               K(child) == kCaseStatement) {
+      arm = true;
+      construct = parent;
+    }
+    if (!arm || branches.size() >= 4096) return outer;
+    branches.push_back(Branch{child, construct, loop, outer});
+    return static_cast<int>(branches.size() - 1);
   }
 
   std::string_view DeclaredName(TSNode d) const {
@@ -1527,7 +1737,7 @@ class Extractor {
       ancestors_;  // root ... the node the walk is at  // other messages of the sink being handled
   int eval_steps_ = 0;
   size_t scan_steps_ = 0;
-  std::unordered_map<std::string, std::optional<Template>> globals_;
+  std::unordered_map<std::string, std::optional<std::vector<Template>>> globals_;
 };
 
 // Names that make a macro body a sink, for SinkMacros.
