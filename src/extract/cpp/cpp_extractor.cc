@@ -31,7 +31,9 @@ constexpr int kMaxEvalStepsPerFile = 200000;
 constexpr size_t kMaxScanStepsPerFile = 4000000;
 constexpr size_t kMaxPieces = 128;
 constexpr size_t kMaxTemplateBytes = 16384;
-constexpr size_t kMaxAlternatives = 8;  // messages one sink raises (branches, `?:`)
+constexpr size_t kMaxAlternatives = 8;
+constexpr size_t kMaxHelperCallsPerFile = 20000;
+constexpr int kMaxHelperDepth = 3;  // helpers calling helpers with their parameter  // messages one sink raises (branches, `?:`)
 
 std::string_view LastComponent(std::string_view name) {
   size_t colon = name.rfind("::");
@@ -109,7 +111,7 @@ SinkInfo ClassifyName(std::string_view callee, bool member) {
   if (StartsWith(name, "PyErr_")) {
     std::string_view f = name.substr(6);
     if (f == "SetString") info.sink = Sink::kPyErrSetString;
-    if (f == "Format") info.sink = Sink::kPyErrFormat;
+    if (f == "Format" || f == "FormatV") info.sink = Sink::kPyErrFormat;
     if (f == "SetNone") info.sink = Sink::kPyErrNoMessage;
     if (f == "SetObject") info.sink = Sink::kPyErrObject;
     if (f == "WarnEx") info.sink = Sink::kPyWarn;
@@ -387,6 +389,13 @@ std::string ExpandBody(const MacroDef& def, const std::vector<std::string>& args
   return out;
 }
 
+bool HasLiteral(const Template& t) {
+  for (const errdex::Piece& p : t.pieces()) {
+    if (!p.is_value && !Trim(p.text).empty()) return true;
+  }
+  return false;
+}
+
 class Extractor {
  public:
   Extractor(std::string_view path, std::string_view source, bool is_c, const MacroTable& macros,
@@ -456,8 +465,12 @@ class Extractor {
       }
     }
     SinkInfo info = ClassifyName(callee, member);
-    if (info.sink == Sink::kNone) return;
+    if (info.sink == Sink::kNone) {
+      if (!member && K(fn) == kIdentifier) RecordCall(call, callee);
+      return;
+    }
     std::vector<TSNode> args = Args(call);
+    NoteHelper(info, callee, args);
     Site site = BaseSite(call, SiteKind::kRaise);
     site.exception = info.exception;
     site.exception_written = callee;
@@ -1534,6 +1547,158 @@ class Extractor {
     return out;
   }
 
+  // ------------------------------------------------------------- helpers
+
+  // Parameter names of the function around the walk's node, `...` for a
+  // variadic one, "" for an unnamed one (positions kept).
+  std::vector<std::string> ParamList() const {
+    std::vector<std::string> out;
+    TSNode f = EnclosingFunction();
+    if (ts_node_is_null(f) || K(f) != kFunctionDefinition) return out;
+    TSNode d = Field(f, "declarator");
+    for (int guard = 0; guard < 8 && !ts_node_is_null(d) && ts_node_is_null(Field(d, "parameters"));
+         ++guard) {
+      d = Field(d, "declarator");
+    }
+    for (TSNode p : Children(Field(d, "parameters"))) {
+      if (K(p) == kVariadicParameterDeclaration || Text(p) == "...") {
+        out.emplace_back("...");
+      } else if (K(p) == kParameterDeclaration || K(p) == kOptionalParameterDeclaration) {
+        out.emplace_back(DeclaredName(Field(p, "declarator")));
+      }
+    }
+    return out;
+  }
+
+  // The plain name of the function around the walk's node and whether it is
+  // `static` (visible in its own file only).
+  std::pair<std::string, bool> PlainFunction() const {
+    TSNode f = EnclosingFunction();
+    if (ts_node_is_null(f) || K(f) != kFunctionDefinition) return {"", false};
+    std::string name = DeclaratorName(Field(f, "declarator"));
+    size_t open = name.find('(');
+    if (open != std::string::npos) name = DeclaratorName(Field(Field(f, "declarator"), "declarator"));
+    bool is_static = false;
+    for (TSNode c : NamedChildren(f)) {
+      if (SameNode(c, Field(f, "body"))) break;
+      if (Text(c) == "static") is_static = true;
+    }
+    return {std::string(LastComponent(name)), is_static};
+  }
+
+  TSNode Unwrapped(TSNode n) const {
+    for (int guard = 0; guard < 8; ++guard) {
+      if (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
+        n = ts_node_named_child(n, 0);
+      } else if (K(n) == kCastExpression) {
+        n = Field(n, "value");
+      } else {
+        break;
+      }
+    }
+    return n;
+  }
+
+  // A Python C-API sink whose message or format is a parameter of the
+  // function around it: that function is a helper its callers raise through.
+  void NoteHelper(const SinkInfo& info, std::string_view callee, const std::vector<TSNode>& args) {
+    size_t msg_at = 1;
+    HelperSink h;
+    switch (info.sink) {
+      case Sink::kPyErrSetString:
+        break;
+      case Sink::kPyErrFormat:
+        h.printf = true;
+        break;
+      case Sink::kPyWarn:
+        h.kind = SiteKind::kWarning;
+        break;
+      case Sink::kPyWarnFormat:
+        h.kind = SiteKind::kWarning;
+        h.printf = true;
+        msg_at = 2;
+        break;
+      case Sink::kNumpyDeprecate:
+        h.kind = SiteKind::kWarning;
+        h.exception = info.exception;
+        msg_at = 0;
+        break;
+      default:
+        return;
+    }
+    if (args.size() <= msg_at) return;
+    TSNode m = Unwrapped(args[msg_at]);
+    if (K(m) != kIdentifier) return;
+    std::vector<std::string> params = ParamList();
+    auto index = [&](std::string_view name) {
+      auto it = std::find(params.begin(), params.end(), name);
+      return it == params.end() ? -1 : static_cast<int>(it - params.begin());
+    };
+    h.message_param = index(Text(m));
+    if (h.message_param < 0) return;
+    auto [name, is_static] = PlainFunction();
+    if (name.empty()) return;
+    h.name = name;
+    h.path = path_;
+    h.file_local = is_static;
+    if (info.sink != Sink::kNumpyDeprecate) {
+      if (!info.exception.empty()) {
+        h.exception = info.exception;
+      } else {
+        h.type_param = index(Trim(Text(Unwrapped(args[0]))));
+        if (h.type_param < 0) h.exception = PythonTypeOf(Text(args[0]));
+      }
+    }
+    if (h.printf) {
+      if (EndsWith(callee, "FormatV")) {
+        h.first_vararg = index("...");
+      } else {
+        for (size_t i = msg_at + 1; i < args.size(); ++i) {
+          h.format_args.push_back(CollapseWhitespace(Text(args[i])));
+        }
+      }
+    }
+    result_.helpers.push_back(std::move(h));
+  }
+
+  // A call of a plain function that passes text (or one of its caller's
+  // parameters, for chains of helpers): kept for LinkHelpers.
+  void RecordCall(TSNode call, std::string_view callee) {
+    if (macro_depth_ > 0 || IsMacroName(callee) ||
+        result_.helper_calls.size() >= kMaxHelperCallsPerFile) {
+      return;
+    }
+    std::vector<TSNode> args = Args(call);
+    if (args.empty()) return;
+    std::vector<std::string> params = ParamList();
+    bool useful = false;
+    HelperCall c;
+    for (TSNode a : args) {
+      TSNode u = Unwrapped(a);
+      c.args.push_back(CollapseWhitespace(Text(a)));
+      c.values.emplace_back();
+      if (IsStringExpression(u) && !IsLiteralFreeCall(u)) {
+        c.values.back() = Alternatives(u);
+        useful = useful || std::any_of(c.values.back().begin(), c.values.back().end(),
+                                       HasLiteralText);
+      } else if (K(u) == kIdentifier &&
+                 std::find(params.begin(), params.end(), Text(u)) != params.end()) {
+        useful = true;
+      }
+    }
+    if (!useful) return;
+    c.callee = std::string(callee);
+    auto fn = PlainFunction();
+    c.caller = fn.first;
+    c.caller_static = fn.second;
+    c.caller_params = std::move(params);
+    c.site = BaseSite(call, SiteKind::kRaise);
+    result_.helper_calls.push_back(std::move(c));
+  }
+
+  // `x.c_str()`, `s.data()`: text, but none of the call's own.
+  bool IsLiteralFreeCall(TSNode n) const { return K(n) == kCall && K(Field(n, "function")) == kFieldExpression; }
+
   // ------------------------------------------------------------- guards
 
   // The condition an if/while/switch tests, without C++'s condition_clause
@@ -1775,6 +1940,121 @@ bool MentionsSink(std::string_view body) {
 }
 
 }  // namespace
+
+void LinkHelpers(std::vector<FileResult>& files) {
+  std::vector<HelperSink> helpers;
+  for (FileResult& f : files) {
+    for (HelperSink& h : f.helpers) helpers.push_back(std::move(h));
+    f.helpers.clear();
+  }
+  // name -> helpers of that name; a file's own static one first.
+  std::unordered_map<std::string, std::vector<size_t>> by_name;
+  auto index_all = [&] {
+    by_name.clear();
+    for (size_t i = 0; i < helpers.size(); ++i) by_name[helpers[i].name].push_back(i);
+  };
+  auto lookup = [&](const std::string& name, const std::string& path) -> const HelperSink* {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) return nullptr;
+    const HelperSink* global = nullptr;
+    for (size_t i : it->second) {
+      const HelperSink& h = helpers[i];
+      if (h.file_local && h.path == path) return &h;
+      if (!h.file_local && global == nullptr) global = &h;
+    }
+    return global;
+  };
+  auto param_index = [](const std::vector<std::string>& params, std::string_view name) {
+    auto it = std::find(params.begin(), params.end(), name);
+    return it == params.end() ? -1 : static_cast<int>(it - params.begin());
+  };
+  index_all();
+  // A function that passes its own parameter as a helper's message is a
+  // helper too (one level deeper).
+  for (int round = 0; round < kMaxHelperDepth; ++round) {
+    std::vector<HelperSink> found;
+    std::unordered_set<std::string> named;
+    for (const FileResult& f : files) {
+      for (const HelperCall& c : f.helper_calls) {
+        const HelperSink* h = lookup(c.callee, c.site.path);
+        if (h == nullptr || h->depth != round || c.caller.empty() ||
+            static_cast<size_t>(h->message_param) >= c.args.size()) {
+          continue;
+        }
+        int q = param_index(c.caller_params, c.args[static_cast<size_t>(h->message_param)]);
+        if (q < 0 || lookup(c.caller, c.site.path) != nullptr ||
+            !named.insert(c.site.path + ":" + c.caller).second) {
+          continue;
+        }
+        HelperSink g;
+        g.name = c.caller;
+        g.path = c.site.path;
+        g.file_local = c.caller_static;
+        g.message_param = q;
+        g.kind = h->kind;
+        g.printf = h->printf;
+        g.depth = h->depth + 1;
+        g.exception = h->exception;
+        if (h->type_param >= 0 && static_cast<size_t>(h->type_param) < c.args.size()) {
+          const std::string& t = c.args[static_cast<size_t>(h->type_param)];
+          g.type_param = param_index(c.caller_params, t);
+          if (g.type_param < 0) g.exception = PythonTypeOf(t);
+        }
+        if (h->first_vararg >= 0) {
+          g.first_vararg = param_index(c.caller_params, "...");
+          for (size_t i = static_cast<size_t>(h->first_vararg); g.first_vararg < 0 && i < c.args.size();
+               ++i) {
+            g.format_args.push_back(c.args[i]);
+          }
+        } else {
+          g.format_args = h->format_args;
+        }
+        found.push_back(std::move(g));
+      }
+    }
+    if (found.empty()) break;
+    for (HelperSink& g : found) helpers.push_back(std::move(g));
+    index_all();
+  }
+  // Every call that passes text as a helper's message raises it there.
+  for (FileResult& f : files) {
+    std::unordered_set<std::string> emitted;
+    for (HelperCall& c : f.helper_calls) {
+      const HelperSink* h = lookup(c.callee, c.site.path);
+      if (h == nullptr || static_cast<size_t>(h->message_param) >= c.values.size()) continue;
+      const std::vector<Template>& messages = c.values[static_cast<size_t>(h->message_param)];
+      std::vector<Arg> rest;
+      if (h->first_vararg >= 0) {
+        for (size_t i = static_cast<size_t>(h->first_vararg); i < c.args.size(); ++i) {
+          Arg a;
+          a.expression = c.args[i];
+          if (c.values[i].size() == 1 && !c.values[i][0].IsDynamic()) a.value = c.values[i][0];
+          rest.push_back(std::move(a));
+        }
+      } else {
+        for (const std::string& e : h->format_args) rest.push_back(Arg{e, std::nullopt});
+      }
+      for (const Template& m : messages) {
+        if (!HasLiteral(m)) continue;
+        Site s = c.site;
+        s.kind = h->kind;
+        s.exception = h->exception;
+        if (h->type_param >= 0 && static_cast<size_t>(h->type_param) < c.args.size()) {
+          s.exception = PythonTypeOf(c.args[static_cast<size_t>(h->type_param)]);
+        }
+        s.exception_written = h->name;
+        s.via = h->name;
+        s.message = h->printf ? ApplyPrintf(m, rest, PrintfDialect::kPython) : m;
+        s.message.AssignNames();
+        std::string key = std::to_string(s.line) + ":" + std::to_string(s.column) + ":" +
+                          s.exception + ":" + s.message.Display();
+        if (emitted.insert(std::move(key)).second) f.sites.push_back(std::move(s));
+      }
+    }
+    f.helper_calls.clear();
+    f.helper_calls.shrink_to_fit();
+  }
+}
 
 bool IsCppSourcePath(std::string_view path, bool* is_c) {
   static constexpr std::string_view kCpp[] = {".cc",  ".cpp", ".cxx", ".h",   ".hh",
