@@ -239,6 +239,14 @@ class Reference:
             self.entries.append((re.compile(regex, re.S), fmt, idiom, etype, at, rel))
 
 
+# What CPython says when a Python function is called with the wrong
+# arguments (numpy's own C argument parser is in npy_argparse.c, labelled).
+CPYTHON_CALL = re.compile(r"^\w[\w.]*\(\) (takes \d+ positional arguments? but \d+ (was|were) given|"
+                          r"missing \d+ required (positional|keyword-only) arguments?|"
+                          r"got an unexpected keyword argument|got multiple values for argument|"
+                          r"takes \d+ positional arguments? but)")
+
+
 def short_type(t):
     return t.rsplit(".", 1)[-1]
 
@@ -255,7 +263,7 @@ def label(ref, case):
     msg, typ = case["message"], case["type"]
     labels, idioms, type_mismatch = [], [], False
     for cls, (shown, pattern) in STR_CLASSES.items():
-        if short_type(typ) == shown and re.fullmatch(pattern, msg, re.S):
+        if short_type(typ) in (shown, cls) and re.fullmatch(pattern, msg, re.S):
             labels += ref.str_sites.get(cls, [])
             idioms.append("python __str__")
     if not labels:
@@ -271,7 +279,9 @@ def label(ref, case):
              "local (snprintf/FromFormat)", "helper", "other"]
     idiom = min(idioms, key=order.index) if idioms else None
     reason = None
-    if not labels:
+    if not labels and CPYTHON_CALL.search(msg):
+        reason = "CPython's check of a Python function's arguments"
+    elif not labels:
         reason = "type differs from the matching literal" if type_mismatch else \
             "no C literal matches"
     return sorted(set(labels)), idiom, reason

@@ -31,7 +31,7 @@ constexpr int kMaxEvalStepsPerFile = 200000;
 constexpr size_t kMaxScanStepsPerFile = 4000000;
 constexpr size_t kMaxPieces = 128;
 constexpr size_t kMaxTemplateBytes = 16384;
-constexpr size_t kMaxAlternatives = 8;
+constexpr size_t kMaxAlternatives = 16;
 constexpr size_t kMaxHelperCallsPerFile = 20000;
 constexpr int kMaxHelperDepth = 3;  // helpers calling helpers with their parameter  // messages one sink raises (branches, `?:`)
 
@@ -836,6 +836,14 @@ class Extractor {
           Arg c = ArgOf(arm);
           if (!c.value) c.expression = CollapseWhitespace(Text(args[i]));
           choices.push_back(std::move(c));
+        }
+      } else if (K(a) == kIdentifier) {
+        // `"%s at position %d", parse_error, i`: each text the local holds.
+        std::vector<Template> held = ResolveAll(a, 0);
+        KeepLiteralAlternatives(held);
+        if (held.size() > 1 && std::all_of(held.begin(), held.end(), HasLiteralText)) {
+          choices.clear();
+          for (Template& t : held) choices.push_back(Arg{std::string(Text(a)), std::move(t)});
         }
       }
       std::vector<std::vector<Arg>> next;
