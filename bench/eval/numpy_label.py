@@ -31,6 +31,8 @@ import os
 import re
 import sys
 
+GLOBAL_CONST = re.compile(r"^(?:static\s+)?(?:const\s+)?char\s*(?:const\s*)?\*\s*(?:const\s+)?(\w+)"
+                          r"\s*(?:\[\])?\s*=")
 PYERR_CALL = re.compile(r"\b(PyErr_SetString|PyErr_Format|PyErr_SetObject|npy_PyErr_\w+)\s*\(\s*"
                         r"([\w>.*-]*)")
 
@@ -185,6 +187,15 @@ class Reference:
                 for k in range(lo, hi + 1):
                     if "PyErr_SetObject" in lines[k - 1]:
                         self.str_sites.setdefault(cls, []).append((rel, k))
+                    # `return raise_casting_error(exc_type, ...)`: that
+                    # function's PyErr_SetObject lines, in the same file.
+                    cm = re.search(r"\b(\w+)\(\s*exc_type\b", lines[k - 1])
+                    if cm:
+                        for d, dl in enumerate(lines):
+                            if dl.startswith(cm.group(1) + "("):
+                                for e in range(d + 1, function_end(lines, d + 1) + 1):
+                                    if "PyErr_SetObject" in lines[e - 1]:
+                                        self.str_sites.setdefault(cls, []).append((rel, e))
         for m in LIT_RUN.finditer(text):
             run = m.group(0)
             fmt = ""
@@ -228,6 +239,14 @@ class Reference:
                 idiom = "helper"
                 etype = None
                 at = [line_of(open_at)]
+            elif before.endswith("=") and GLOBAL_CONST.match(lines[lit_line - 1]):
+                # `static const char *MSG = "...";` at file scope: the lines
+                # that raise with MSG.
+                idiom = "local (branches)"
+                const = GLOBAL_CONST.match(lines[lit_line - 1]).group(1)
+                at = [k + 1 for k, ln in enumerate(lines)
+                      if PYERR_CALL.search(ln) and re.search(r"\b" + const + r"\b", ln)]
+                nxt = None
             elif before.endswith(("=", "?", ":", "return")):
                 idiom = "local (branches)"
                 at = [lit_line]
@@ -245,6 +264,12 @@ CPYTHON_CALL = re.compile(r"^\w[\w.]*\(\) (takes \d+ positional arguments? but \
                           r"missing \d+ required (positional|keyword-only) arguments?|"
                           r"got an unexpected keyword argument|got multiple values for argument|"
                           r"takes \d+ positional arguments? but)")
+# CPython's getargs and METH_O/METH_NOARGS checks, whatever a C literal
+# says (f2py's fortranobject.c has the same words).
+CPYTHON_GETARGS = re.compile(r"^([\w.]+\(\) takes no keyword arguments|"
+                             r"[\w.]+\(\) takes exactly one argument \(\d+ given\)|"
+                             r"function (takes (exactly|at most|at least) \d+ arguments? \(\d+ given\)|"
+                             r"missing required argument '\w+' \(pos \d+\)))$")
 
 
 def short_type(t):
@@ -262,6 +287,8 @@ def label(ref, case):
     """labels [(path, line)], idiom, reason when unlabelled."""
     msg, typ = case["message"], case["type"]
     labels, idioms, type_mismatch = [], [], False
+    if CPYTHON_GETARGS.match(msg):
+        return [], None, "CPython's check of a Python function's arguments"
     for cls, (shown, pattern) in STR_CLASSES.items():
         if short_type(typ) in (shown, cls) and re.fullmatch(pattern, msg, re.S):
             labels += ref.str_sites.get(cls, [])

@@ -58,6 +58,7 @@ enum class Sink {
   kPyErrFormat,     // (type, fmt, ...)
   kPyErrNoMessage,  // PyErr_SetNone(type), PyErr_NoMemory()...
   kPyErrObject,     // PyErr_SetObject(type, obj): built at run time
+  kPyFixedMessage,  // PySequence_Fast(obj, msg): the type fixed by the name
   kPyWarn,          // PyErr_WarnEx(category, msg, level)
   kPyWarnFormat,    // PyErr_WarnFormat(category, level, fmt, ...)
   kNumpyDeprecate,  // DEPRECATE(msg), DEPRECATE_FUTUREWARNING(msg)
@@ -96,6 +97,31 @@ const std::pair<std::string_view, std::string_view> kCheckOps[] = {
     {"EQ", "=="}, {"NE", "!="}, {"LT", "<"}, {"LE", "<="}, {"GT", ">"}, {"GE", ">="},
 };
 
+// The Python C-API's error sinks (and numpy's) by name: what they raise
+// when the type is fixed by the name, and how they take the message.
+struct CApiSink {
+  std::string_view name;
+  Sink sink;
+  std::string_view exception;  // empty: the first argument names it
+  bool internal = false;
+};
+constexpr CApiSink kCApiSinks[] = {
+    {"PyErr_SetString", Sink::kPyErrSetString, ""},
+    {"PyErr_Format", Sink::kPyErrFormat, ""},
+    {"PyErr_FormatV", Sink::kPyErrFormat, ""},
+    {"PyErr_SetNone", Sink::kPyErrNoMessage, ""},
+    {"PyErr_SetObject", Sink::kPyErrObject, ""},
+    {"PyErr_WarnEx", Sink::kPyWarn, ""},
+    {"PyErr_WarnFormat", Sink::kPyWarnFormat, ""},
+    {"PyErr_NoMemory", Sink::kPyErrNoMessage, "MemoryError"},
+    {"PyErr_BadArgument", Sink::kPyErrNoMessage, "TypeError"},
+    {"PyErr_BadInternalCall", Sink::kPyErrNoMessage, "SystemError", true},
+    // PySequence_Fast(obj, msg): TypeError(msg) when obj is not iterable.
+    {"PySequence_Fast", Sink::kPyFixedMessage, "TypeError"},
+    {"DEPRECATE", Sink::kNumpyDeprecate, "DeprecationWarning"},
+    {"DEPRECATE_FUTUREWARNING", Sink::kNumpyDeprecate, "FutureWarning"},
+};
+
 // What calling `callee` (as written, scopes included) does; `member` for
 // `x.f(...)`/`x->f(...)`.
 SinkInfo ClassifyName(std::string_view callee, bool member) {
@@ -108,34 +134,15 @@ SinkInfo ClassifyName(std::string_view callee, bool member) {
     if (info.sink != Sink::kNone) info.exception = "MLIRError";
     return info;
   }
-  if (StartsWith(name, "PyErr_")) {
-    std::string_view f = name.substr(6);
-    if (f == "SetString") info.sink = Sink::kPyErrSetString;
-    if (f == "Format" || f == "FormatV") info.sink = Sink::kPyErrFormat;
-    if (f == "SetNone") info.sink = Sink::kPyErrNoMessage;
-    if (f == "SetObject") info.sink = Sink::kPyErrObject;
-    if (f == "WarnEx") info.sink = Sink::kPyWarn;
-    if (f == "WarnFormat") info.sink = Sink::kPyWarnFormat;
-    if (f == "NoMemory") {
-      info.sink = Sink::kPyErrNoMessage;
-      info.exception = "MemoryError";
+  for (const CApiSink& c : kCApiSinks) {
+    if (name == c.name && scope.empty()) {
+      info.sink = c.sink;
+      info.exception = std::string(c.exception);
+      info.internal = c.internal;
+      return info;
     }
-    if (f == "BadArgument") {
-      info.sink = Sink::kPyErrNoMessage;
-      info.exception = "TypeError";
-    }
-    if (f == "BadInternalCall") {
-      info.sink = Sink::kPyErrNoMessage;
-      info.exception = "SystemError";
-      info.internal = true;
-    }
-    return info;
   }
-  if (name == "DEPRECATE" || name == "DEPRECATE_FUTUREWARNING") {
-    info.sink = Sink::kNumpyDeprecate;
-    info.exception = name == "DEPRECATE" ? "DeprecationWarning" : "FutureWarning";
-    return info;
-  }
+  if (StartsWith(name, "PyErr_")) return info;
   bool binding = scope == "nb" || scope == "nanobind" || scope == "py" || scope == "pybind11";
   if (binding || scope.empty()) {
     if (name == "raise" && binding) {
@@ -496,6 +503,10 @@ class Extractor {
         // PyErr_SetObject(type, msg) where msg holds text built before
         // (PyUnicode_FromFormat); an exception object or tuple stays a value.
         if (info.sink == Sink::kPyErrObject && args.size() >= 2) msg = Message(args[1]);
+        break;
+      case Sink::kPyFixedMessage:
+        if (args.size() < 2) return;
+        msg = Message(args[1]);
         break;
       case Sink::kPyWarn:
       case Sink::kPyWarnFormat:
@@ -938,7 +949,8 @@ class Extractor {
     return name == "StrCat" || name == "StrFormat" || name == "Substitute" || name == "str" ||
            name == "c_str" || name == "data" || name == "format" || name == "string" ||
            name == "PyUnicode_FromFormat" || name == "PyUnicode_FromString" ||
-           name == "PyBytes_FromFormat" || name == "PyUnicode_FromStringAndSize";
+           name == "PyBytes_FromFormat" || name == "PyUnicode_FromStringAndSize" ||
+           name == "PyUnicode_Format";
   }
 
   // What a message argument can be: text, or a name that may hold some.
@@ -1127,6 +1139,12 @@ class Extractor {
       return ApplyPrintf(format, rest, PrintfDialect::kPython);
     }
     if (last == "PyUnicode_FromString" && args.size() == 1) return Eval(args[0], depth + 1);
+    // PyUnicode_Format(format, args): Python's `%`; the values are in a tuple.
+    if (last == "PyUnicode_Format" && args.size() == 2) {
+      Template format = Eval(args[0], depth + 1);
+      if (format.IsDynamic()) return Value(call);
+      return ApplyPrintf(format, {}, PrintfDialect::kC);
+    }
     if (last == "Substitute" && !args.empty()) {
       Template format = Eval(args[0], depth + 1);
       std::vector<Arg> rest;
