@@ -893,6 +893,20 @@ class Extractor {
     return a;
   }
 
+  // `msg = other`, `msg = c ? "a" : other`: text, or names that may hold
+  // some (numbers are left to be values).
+  bool TextOrNames(TSNode n, int depth = 0) const {
+    while (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
+      n = ts_node_named_child(n, 0);
+    }
+    if (K(n) == kIdentifier) return true;
+    if (K(n) == kConditional && depth < 4) {
+      return TextOrNames(Field(n, "consequence"), depth + 1) &&
+             TextOrNames(Field(n, "alternative"), depth + 1);
+    }
+    return IsStringExpression(n);
+  }
+
   // An expression whose value is text: literals, string-building calls,
   // concatenations of them.
   bool IsStringExpression(TSNode n) const {
@@ -1170,6 +1184,15 @@ class Extractor {
   Template Resolve(TSNode use, int depth) { return ResolveAll(use, depth).back(); }
 
   std::vector<Template> ResolveAll(TSNode use, int depth) {
+    // Names defined through one another (`a = c ? a : "x"`) end here.
+    if (resolving_ >= kMaxEvalDepth || depth > kMaxEvalDepth) return {Value(use)};
+    ++resolving_;
+    std::vector<Template> out = ResolveAllUncapped(use, depth);
+    --resolving_;
+    return out;
+  }
+
+  std::vector<Template> ResolveAllUncapped(TSNode use, int depth) {
     std::string_view name = Text(use);
     TSNode scope = EnclosingFunction();
     uint32_t before = ts_node_start_byte(use);
@@ -1272,6 +1295,10 @@ class Extractor {
         if (!value) value.emplace();
         if (ts_node_is_null(v)) {
           Define(*value, string_type ? Template() : Template::Value(name, ValueKind::kAny), 1);
+        } else if ((string_type && K(v) == kIdentifier) ||
+                   (K(v) == kConditional && TextOrNames(v))) {
+          std::vector<Template> all = Alternatives(v, 1);
+          for (size_t i = 0; i < all.size(); ++i) Define(*value, std::move(all[i]), i == 0 ? 1 : 0);
         } else {
           // Numbers change after their definition; only strings are followed.
           Define(*value,
@@ -1290,13 +1317,14 @@ class Extractor {
         }
       }
       if (k == kAssignment && value && Text(Field(n, "left")) == name) {
-        if (reaches < 0) continue;
+        // `a = c ? a : "y"`: the use inside reads what `a` held before.
+        if (reaches < 0 || Holds(n, before)) continue;
         std::string_view op = Text(Field(n, "operator"));
         TSNode r = Field(n, "right");
         if (op == "=") {
           std::vector<Template> rights;
-          if (K(r) == kConditional && IsStringExpression(r)) {
-            rights = Alternatives(r, 1);
+          if (TextOrNames(r)) {
+            rights = Alternatives(r, 1);  // `msg = other_msg`: what that one holds
           } else {
             rights.push_back(IsStringExpression(r) ? Eval(r, depth + 1)
                                                    : Template::Value(name, ValueKind::kAny));
@@ -1927,6 +1955,7 @@ class Extractor {
   std::vector<TSNode>
       ancestors_;  // root ... the node the walk is at  // other messages of the sink being handled
   int eval_steps_ = 0;
+  int resolving_ = 0;  // ResolveAll calls under way (names that refer to each other)
   size_t scan_steps_ = 0;
   std::unordered_map<std::string, std::optional<std::vector<Template>>> globals_;
 };

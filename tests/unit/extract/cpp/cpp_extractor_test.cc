@@ -314,5 +314,19 @@ TEST(CppExtractor, HelperSinksRaiseAtEachCallThatPassesText) {
   EXPECT_TRUE(Has(m, "KeyError:15: missing key"));
 }
 
+TEST(CppExtractor, NamesDefinedThroughEachOtherEnd) {
+  std::vector<std::string> m = Messages("a.c",
+                                        "static int f(int c) {\n"
+                                        "  const char *a = \"x\";\n"
+                                        "  a = c ? a : \"y\";\n"
+                                        "  const char *b = a;\n"
+                                        "  b = c ? b : a;\n"
+                                        "  a = b;\n"
+                                        "  PyErr_SetString(PyExc_ValueError, c ? a : b);\n"
+                                        "  return -1;\n"
+                                        "}\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: x", "ValueError: y"}));
+}
+
 }  // namespace
 }  // namespace errdex::extract
