@@ -497,6 +497,10 @@ class Extractor {
         if (info.exception.empty()) {
           if (args.empty()) return;
           site.exception = PythonTypeOf(Text(args[0]));
+          if (K(args[0]) == kIdentifier) {
+            std::string imported = CachedImport(Text(args[0]));
+            if (!imported.empty()) site.exception = imported;
+          }
         }
         if (info.sink == Sink::kPyErrSetString && args.size() >= 2) msg = Message(args[1]);
         if (info.sink == Sink::kPyErrFormat && args.size() >= 2) msg = Printf(args, 1, true);
@@ -1298,6 +1302,9 @@ class Extractor {
         } else if ((string_type && K(v) == kIdentifier) ||
                    (K(v) == kConditional && TextOrNames(v))) {
           std::vector<Template> all = Alternatives(v, 1);
+          if (!std::any_of(all.begin(), all.end(), HasLiteralText)) {
+            all = {string_type ? Template() : Template::Value(name, ValueKind::kAny)};
+          }
           for (size_t i = 0; i < all.size(); ++i) Define(*value, std::move(all[i]), i == 0 ? 1 : 0);
         } else {
           // Numbers change after their definition; only strings are followed.
@@ -1325,6 +1332,10 @@ class Extractor {
           std::vector<Template> rights;
           if (TextOrNames(r)) {
             rights = Alternatives(r, 1);  // `msg = other_msg`: what that one holds
+            // `val = tmp` between numbers: still a value named by this name.
+            if (!std::any_of(rights.begin(), rights.end(), HasLiteralText)) {
+              rights = {Template::Value(name, ValueKind::kAny)};
+            }
           } else {
             rights.push_back(IsStringExpression(r) ? Eval(r, depth + 1)
                                                    : Template::Value(name, ValueKind::kAny));
@@ -1602,6 +1613,37 @@ class Extractor {
   }
 
   // ------------------------------------------------------------- helpers
+
+  // The class numpy's `npy_cache_import("numpy.core._exceptions",
+  // "AxisError", &cls)` stores in `cls`, looked for in the function around
+  // the walk's node, then in the file; "" when there is none.
+  std::string CachedImport(std::string_view variable) const {
+    TSNode f = EnclosingFunction();
+    std::string target = "&" + std::string(variable);
+    // A parameter holds whatever the caller passed: no file-wide guess.
+    std::vector<std::string> params = ParamList();
+    bool parameter = std::find(params.begin(), params.end(), variable) != params.end();
+    for (std::string_view hay : {ts_node_is_null(f) ? std::string_view() : Text(f),
+                                 parameter ? std::string_view() : src_}) {
+      static constexpr std::string_view kCall = "npy_cache_import";
+      for (size_t at = hay.find(kCall); at != std::string_view::npos; at = hay.find(kCall, at + 1)) {
+        size_t open = hay.find('(', at);
+        size_t close = hay.find(')', open == std::string_view::npos ? at : open);
+        if (open == std::string_view::npos || close == std::string_view::npos ||
+            close - open > 400) {
+          continue;
+        }
+        std::vector<std::string> args = SplitMacroArguments(hay.substr(open + 1, close - open - 1));
+        if (args.size() != 3 || CollapseWhitespace(args[2]) != target) continue;
+        std::string name = args[1];
+        if (name.size() < 3 || name.front() != '"' || name.back() != '"') continue;
+        name = name.substr(1, name.size() - 2);
+        bool ident = std::all_of(name.begin(), name.end(), IsIdentChar);
+        if (ident && !name.empty()) return name;
+      }
+    }
+    return "";
+  }
 
   // Parameter names of the function around the walk's node, `...` for a
   // variadic one, "" for an unnamed one (positions kept).
