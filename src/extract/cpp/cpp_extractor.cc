@@ -844,7 +844,8 @@ class Extractor {
       while (K(a) == kParenthesized && ts_node_named_child_count(a) == 1) {
         a = ts_node_named_child(a, 0);
       }
-      std::vector<Arg> choices{ArgOf(args[i])};
+      std::vector<Arg> choices;
+      if (K(a) != kIdentifier) choices.push_back(ArgOf(args[i]));
       if (K(a) == kConditional && IsStringExpression(a)) {
         choices.clear();
         for (TSNode arm : {Field(a, "consequence"), Field(a, "alternative")}) {
@@ -854,11 +855,23 @@ class Extractor {
         }
       } else if (K(a) == kIdentifier) {
         // `"%s at position %d", parse_error, i`: each text the local holds.
+        // One scan of the function: what ArgOf would find is the last one.
         std::vector<Template> held = ResolveAll(a, 0);
-        KeepLiteralAlternatives(held);
-        if (held.size() > 1 && std::all_of(held.begin(), held.end(), HasLiteralText)) {
-          choices.clear();
-          for (Template& t : held) choices.push_back(Arg{std::string(Text(a)), std::move(t)});
+        std::vector<Template> texts = held;
+        KeepLiteralAlternatives(texts);
+        if (texts.size() > 1 && std::all_of(texts.begin(), texts.end(), HasLiteralText)) {
+          for (Template& t : texts) choices.push_back(Arg{std::string(Text(a)), std::move(t)});
+        } else {
+          Arg one;
+          one.expression = CollapseWhitespace(Text(args[i]));
+          Template t = std::move(held.back());
+          Cap(t, a);
+          if (!t.IsDynamic()) {
+            one.value = std::move(t);
+          } else if (t.pieces().size() == 1) {
+            one.expression = t.pieces()[0].text;
+          }
+          choices.push_back(std::move(one));
         }
       }
       std::vector<std::vector<Arg>> next;
@@ -1768,6 +1781,7 @@ class Extractor {
     if (args.empty()) return;
     std::vector<std::string> params = ParamList();
     bool useful = false;
+    bool text = false;  // else only a parameter passed on: a chain, never a site
     HelperCall c;
     for (TSNode a : args) {
       TSNode u = Unwrapped(a);
@@ -1775,8 +1789,9 @@ class Extractor {
       c.values.emplace_back();
       if (IsStringExpression(u) && !IsLiteralFreeCall(u)) {
         c.values.back() = Alternatives(u);
-        useful = useful || std::any_of(c.values.back().begin(), c.values.back().end(),
-                                       HasLiteralText);
+        text = text || std::any_of(c.values.back().begin(), c.values.back().end(),
+                                   HasLiteralText);
+        useful = useful || text;
       } else if (K(u) == kIdentifier &&
                  std::find(params.begin(), params.end(), Text(u)) != params.end()) {
         useful = true;
@@ -1788,7 +1803,11 @@ class Extractor {
     c.caller = fn.first;
     c.caller_static = fn.second;
     c.caller_params = std::move(params);
-    c.site = BaseSite(call, SiteKind::kRaise);
+    if (text) {
+      c.site = BaseSite(call, SiteKind::kRaise);
+    } else {
+      c.site.path = path_;  // where LinkHelpers looks the callee up
+    }
     result_.helper_calls.push_back(std::move(c));
   }
 
