@@ -299,8 +299,38 @@ MISC = [
 ]
 
 
+# Messages numpy's C builds in a local, picks in branches, raises through a
+# helper or leaves to an exception class's __str__.
+IDIOMS = (
+    [f"{g}({a})" for g in ("np.matmul", "np.core._umath_tests.inner1d",
+                           "np.core._umath_tests.matrix_multiply")
+     for a in ("1, A", "A, 1", "A3, 2.5")] +
+    [f"A[np.array({m})]" for m in ("[True, False, True]", "[[True, False]]", "[True] * 5")] +
+    [f"A[:, np.array({m})]" for m in ("[True, False]", "[True] * 4")] +
+    [f"R.__setitem__(0, {t})" for t in ("(1, 2, 3)", "(1,)", "()")] +
+    [f"np.{c}[{a}]" for c in ("ndarray", "dtype", "number", "integer", "floating",
+                              "complexfloating", "signedinteger", "inexact")
+     for a in ("int, int, int", "int, int")] +
+    [f"np.einsum(A, {s}, A)" for s in ("5", "'ij'", "None", "1.5")] +
+    [f"np.matmul(A, A.T, keepdims=True, axes={a})" for a in
+     ("[(0, 1), (0, 1), (0, 1)]", "[(0, 1), (0, 1), (0,)]")] +
+    [f"np.matmul(A, A.T, axes={a})" for a in ("[(0,), (0,), (0,)]", "[(0, 1)]", "5", "[(0, 1), (0, 1), 5]")] +
+    [f"np.broadcast_shapes({a}, {b})" for a, b in (("(2,)", "(3,)"), ("(2, 3)", "(4,)"),
+                                                    ("(1, 2)", "(3, 1, 5)"))] +
+    [f"np.dot({a}, {b})" for a, b in (("A", "A"), ("A3", "A"), ("np.ones((2, 2, 2))", "A3"))] +
+    [f"np.linalg.{f}(np.ones((2, 3)))" for f in ("inv", "det", "eig", "cholesky", "slogdet")] +
+    [f"np.add(np.ones({a}), np.ones({b}), out=np.ones({c}))" for a, b, c in
+     (("3", "3", "4"), ("(2, 3)", "3", "(3, 2)"))] +
+    [f"np.zeros({n}, dtype='i1').view([('a', 'i1')] * {k})" for n, k in ((3, 2), (5, 3))] +
+    [f"np.core.multiarray.normalize_axis_index({a}, {n})" for a, n in ((5, 2), (-7, 3), (2, 0))] +
+    [f"np.shares_memory(A, A[::-1], max_work={w})" for w in (1, 0)] +
+    [f"np.empty({sh}, dtype={d})" for sh, d in (("(2**40, 2**20)", "'f8'"), ("(2**38,)", "'c16'"),
+                                               ("(2**33, 2**4)", "'U9'"))]
+)
+
+
 def scenario_programs():
-    out = [("misc", m) for m in MISC]
+    out = [("misc", m) for m in MISC] + [("idioms", m) for m in IDIOMS]
     for s in DTYPE_STRINGS:
         out.append(("dtype", f"np.dtype({s!r})"))
         out.append(("dtype", f"np.zeros(2, dtype={s!r})"))
@@ -377,8 +407,13 @@ def discover(programs, jobs):
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.DEVNULL, text=True)
                 feed = "".join(json.dumps({"i": i, "src": programs[i][1]}) + "\n" for i in chunk)
-                threading.Thread(target=lambda: (p.stdin.write(feed), p.stdin.close()),
-                                 daemon=True).start() if feed else None
+                def write(feed=feed, p=p):
+                    try:
+                        p.stdin.write(feed)
+                        p.stdin.close()
+                    except (BrokenPipeError, OSError):
+                        pass  # the worker died: the program it died on is noted below
+                threading.Thread(target=write, daemon=True).start()
                 done = set()
                 for line in p.stdout:
                     r = json.loads(line)
@@ -509,9 +544,13 @@ def main():
                     help="at most this many cases per message shape (values blanked)")
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--limit", type=int, default=0, help="programs to try (0: all)")
+    ap.add_argument("--scenarios-only", action="store_true",
+                    help="no introspection, no ufunc sweep (a quick run)")
     args = ap.parse_args()
     from concurrent.futures import ThreadPoolExecutor
-    programs = scenario_programs() + ufunc_programs() + introspection_programs()
+    programs = scenario_programs()
+    if not args.scenarios_only:
+        programs += ufunc_programs() + introspection_programs()
     if args.limit:
         programs = programs[:args.limit]
     t0 = time.time()

@@ -10,7 +10,8 @@ literal sits decides the idiom and the line:
 
 - `literal format`: an argument of PyErr_SetString / PyErr_Format /
   PyErr_SetObject / npy_PyErr_* / PyErr_Warn*: the call's line, and the type
-  (its PyExc_* first argument) must be the case's type;
+  (its PyExc_* first argument) must be the case's type; `conditional ?:
+  text` when that call has a `cond ? "a" : "b"` among its arguments;
 - `local (branches)`: assigned to a variable or an arm of `?:`, and
   `local (snprintf/FromFormat)`: an argument of PyOS_snprintf, snprintf or
   PyUnicode_FromFormat: the literal's line and the next PyErr_* call's line in
@@ -23,7 +24,8 @@ literal sits decides the idiom and the line:
 
 Formats with fewer than 4 literal characters label nothing (`"%s"`).
 
-    python3 bench/eval/numpy_label.py --cases cases.jsonl --src NUMPY_TREE --out labelled.jsonl
+    python3 bench/eval/numpy_label.py --cases cases.jsonl [more.jsonl...] --src NUMPY_TREE \
+        --out labelled.jsonl
 """
 import argparse
 import json
@@ -219,7 +221,12 @@ class Reference:
                 args = text[open_at + 1:m.start()]
                 tm = re.match(r"\s*\(?\s*(PyExc_\w+|npy_\w+|\w+)", args)
                 etype = tm.group(1) if tm and callee.startswith("PyErr_") else None
-                self.entries.append((re.compile(regex, re.S), fmt, "literal format", etype,
+                # `cond ? "a" : "b"` among the call's arguments (or as its format).
+                call_text = text[open_at:open_at + 800].split(";")[0]
+                idiom = "literal format"
+                if re.search(r'\?\s*"(?:[^"\\]|\\.)*"\s*:\s*"', call_text):
+                    idiom = "conditional ?: text"
+                self.entries.append((re.compile(regex, re.S), fmt, idiom, etype,
                                      [line_of(open_at)], rel))
                 continue
             # Not a sink's own argument: the literal's line and the next raise.
@@ -302,7 +309,7 @@ def label(ref, case):
                 continue
             labels += [(rel, n) for n in at]
             idioms.append(idiom)
-    order = ["python __str__", "literal format", "local (branches)",
+    order = ["python __str__", "literal format", "conditional ?: text", "local (branches)",
              "local (snprintf/FromFormat)", "helper", "other"]
     idiom = min(idioms, key=order.index) if idioms else None
     reason = None
@@ -316,17 +323,23 @@ def label(ref, case):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cases", required=True)
+    ap.add_argument("--cases", required=True, nargs="+",
+                    help="case files; a message (with its type) already seen is left out")
     ap.add_argument("--src", required=True, help="numpy source tree (holds numpy/)")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     ref = Reference(args.src)
     print(f"{len(ref.entries)} literals, __str__ classes raised at "
           f"{sum(len(v) for v in ref.str_sites.values())} lines", file=sys.stderr)
-    counts = {}
+    counts, seen = {}, set()
+    lines = [line for path in args.cases for line in open(path)]
     with open(args.out, "w") as out:
-        for line in open(args.cases):
+        for line in lines:
             case = json.loads(line)
+            if (case["type"], case["message"]) in seen:
+                counts["duplicate (left out)"] = counts.get("duplicate (left out)", 0) + 1
+                continue
+            seen.add((case["type"], case["message"]))
             if case["group"] == "c":
                 labels, idiom, reason = label(ref, case)
                 case["labels"], case["idiom"] = labels, idiom
