@@ -31,9 +31,10 @@ constexpr int kMaxEvalStepsPerFile = 200000;
 constexpr size_t kMaxScanStepsPerFile = 4000000;
 constexpr size_t kMaxPieces = 128;
 constexpr size_t kMaxTemplateBytes = 16384;
-constexpr size_t kMaxAlternatives = 16;
+constexpr size_t kMaxAlternatives = 16;  // messages one sink raises (branches, `?:`)
 constexpr size_t kMaxHelperCallsPerFile = 20000;
-constexpr int kMaxHelperDepth = 3;  // helpers calling helpers with their parameter  // messages one sink raises (branches, `?:`)
+constexpr int kMaxHelperDepth = 3;  // helpers calling helpers with their parameter
+constexpr std::string_view kUnsetName = "\x01unset";  // see Extractor::Unset
 
 std::string_view LastComponent(std::string_view name) {
   size_t colon = name.rfind("::");
@@ -786,10 +787,27 @@ class Extractor {
   // definition of a local that reaches it; one template otherwise. Text
   // with no literal of its own (a NULL a branch replaces) is left out when
   // another alternative has some.
-  std::vector<Template> Alternatives(TSNode n, int depth = 0) {
-    while (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
-      n = ts_node_named_child(n, 0);
+  // `m.c_str()`, `s.data()`, `oss.str()`, `(m)`: the name holding the text.
+  TSNode TextName(TSNode n) const {
+    for (int guard = 0; guard < 8; ++guard) {
+      if (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
+        n = ts_node_named_child(n, 0);
+        continue;
+      }
+      if (K(n) == kCall && Args(n).empty() && K(Field(n, "function")) == kFieldExpression) {
+        std::string_view method = Text(Field(Field(n, "function"), "field"));
+        if (method == "c_str" || method == "data" || method == "str") {
+          n = Field(Field(n, "function"), "argument");
+          continue;
+        }
+      }
+      break;
     }
+    return n;
+  }
+
+  std::vector<Template> Alternatives(TSNode n, int depth = 0) {
+    n = TextName(n);
     std::vector<Template> out;
     if (K(n) == kConditional && depth < 4) {
       out = Alternatives(Field(n, "consequence"), depth + 1);
@@ -812,17 +830,31 @@ class Extractor {
     return false;
   }
 
+  // A string declared without a value (`std::string m;`, `char buf[64];`):
+  // empty, but not a text of its own beside what branches assign to it.
+  static Template Unset() { return Template::Value(std::string(kUnsetName), ValueKind::kAny); }
+  static bool IsUnset(const Template& t) {
+    return t.pieces().size() == 1 && t.pieces()[0].is_value && t.pieces()[0].text == kUnsetName;
+  }
+
+  // A value with no text of its own (a NULL, a parameter, Unset): left out
+  // when another alternative has text. `""` from `c ? "" : "s"` is kept.
+  static bool NoText(const Template& t) { return IsUnset(t) || (t.IsDynamic() && !HasLiteralText(t)); }
+
   static void KeepLiteralAlternatives(std::vector<Template>& all) {
     if (all.empty()) all.emplace_back();
     bool any = std::any_of(all.begin(), all.end(), HasLiteralText);
     std::vector<Template> kept;
     std::unordered_set<std::string> seen;
     for (Template& t : all) {
-      if (any && !HasLiteralText(t)) continue;
+      if (any && NoText(t)) continue;
       if (kept.size() >= kMaxAlternatives || !seen.insert(t.Display()).second) continue;
       kept.push_back(std::move(t));
     }
     if (kept.empty()) kept.push_back(std::move(all.front()));
+    for (Template& t : kept) {
+      if (IsUnset(t)) t = Template();
+    }
     all = std::move(kept);
   }
 
@@ -840,10 +872,7 @@ class Extractor {
     std::vector<Template> formats = Alternatives(args[format_at]);
     std::vector<std::vector<Arg>> arg_sets(1);
     for (size_t i = format_at + 1; i < args.size(); ++i) {
-      TSNode a = args[i];
-      while (K(a) == kParenthesized && ts_node_named_child_count(a) == 1) {
-        a = ts_node_named_child(a, 0);
-      }
+      TSNode a = TextName(args[i]);
       std::vector<Arg> choices;
       if (K(a) != kIdentifier) choices.push_back(ArgOf(args[i]));
       if (K(a) == kConditional && IsStringExpression(a)) {
@@ -859,12 +888,13 @@ class Extractor {
         std::vector<Template> held = ResolveAll(a, 0);
         std::vector<Template> texts = held;
         KeepLiteralAlternatives(texts);
-        if (texts.size() > 1 && std::all_of(texts.begin(), texts.end(), HasLiteralText)) {
+        if (texts.size() > 1 &&
+            std::none_of(texts.begin(), texts.end(), [](const Template& t) { return NoText(t); })) {
           for (Template& t : texts) choices.push_back(Arg{std::string(Text(a)), std::move(t)});
         } else {
           Arg one;
           one.expression = CollapseWhitespace(Text(args[i]));
-          Template t = std::move(held.back());
+          Template t = texts.size() == 1 ? std::move(texts[0]) : Value(a);
           Cap(t, a);
           if (!t.IsDynamic()) {
             one.value = std::move(t);
@@ -1197,8 +1227,15 @@ class Extractor {
   // A local string or stream: its definitions before `use` in the enclosing
   // function that reach it, with what was appended to it since (+=,
   // StrAppend, `<<`, snprintf into it), or a constant at namespace scope.
-  // One template, the last definition's; ResolveAll gives them all.
-  Template Resolve(TSNode use, int depth) { return ResolveAll(use, depth).back(); }
+  // One template (a value when branches give several); ResolveAll gives them all.
+  Template Resolve(TSNode use, int depth) {
+    std::vector<Template> all = ResolveAll(use, depth);
+    KeepLiteralAlternatives(all);
+    // Where one template must stand for all (a StrFormat argument), texts
+    // chosen in branches are a value.
+    if (all.size() > 1) return Value(use);
+    return std::move(all.front());
+  }
 
   std::vector<Template> ResolveAll(TSNode use, int depth) {
     // Names defined through one another (`a = c ? a : "x"`) end here.
@@ -1224,10 +1261,11 @@ class Extractor {
       value = it->second;
     }
     if (!value || value->empty() ||
-        std::all_of(value->begin(), value->end(), [](const Template& t) { return t.empty(); })) {
+        std::all_of(value->begin(), value->end(),
+                    [](const Template& t) { return t.empty() || IsUnset(t); })) {
       return {Value(use)};
     }
-    return *value;
+    return *value;  // an Unset among them is dropped (or emptied) by KeepLiteralAlternatives
   }
 
   // A branch of the code: an if's arm, a case, a loop's body or a `?:` arm
@@ -1257,23 +1295,52 @@ class Extractor {
     return reaches;
   }
 
-  // A definition's effect on the alternatives: `replace` when it reaches
-  // the use for sure, else added beside the ones before.
-  static void Define(std::vector<Template>& value, Template t, int reaches) {
-    if (reaches == 1) value.clear();
+  // The alternatives the last conditional definition added: the ones a
+  // later definition in the same branch (`if (x) { m += ": "; m += s; }`)
+  // changes, rather than adding more beside them.
+  struct Fork {
+    int branch = -2;
+    size_t start = 0;
+  };
+
+  // A definition's effect on the alternatives: it replaces them when it
+  // reaches the use for sure (reaches 1); else it is added beside them, or
+  // replaces what its own branch added before. `more`: another text of the
+  // same definition (a `?:`), added to what it added.
+  static void Define(std::vector<Template>& value, Template t, int reaches, Fork& fork,
+                     int branch, bool more = false) {
+    if (more) {
+      if (value.size() < kMaxAlternatives) value.push_back(std::move(t));
+      return;
+    }
+    if (reaches == 1) {
+      value.clear();
+      fork = Fork{};
+    } else if (fork.branch == branch && fork.start <= value.size()) {
+      value.resize(fork.start);
+    } else {
+      fork = Fork{branch, value.size()};
+    }
     if (value.size() < kMaxAlternatives) value.push_back(std::move(t));
   }
 
-  static void AppendTo(std::vector<Template>& value, const Template& tail, int reaches) {
+  static void AppendTo(std::vector<Template>& value, const Template& tail, int reaches, Fork& fork,
+                       int branch) {
+    auto append = [&](Template& t) {
+      if (IsUnset(t)) t = Template();
+      t.Append(tail);
+    };
+    if (reaches == 1 || (fork.branch == branch && fork.start <= value.size())) {
+      for (size_t i = reaches == 1 ? 0 : fork.start; i < value.size(); ++i) append(value[i]);
+      if (reaches == 1) fork = Fork{};
+      return;
+    }
     size_t n = value.size();
-    for (size_t i = 0; i < n; ++i) {
-      if (reaches == 1) {
-        value[i].Append(tail);
-      } else if (value.size() < kMaxAlternatives) {
-        Template t = value[i];
-        t.Append(tail);
-        value.push_back(std::move(t));
-      }
+    fork = Fork{branch, n};
+    for (size_t i = 0; i < n && value.size() < kMaxAlternatives; ++i) {
+      Template t = value[i];
+      append(t);
+      value.push_back(std::move(t));
     }
   }
 
@@ -1283,6 +1350,7 @@ class Extractor {
     if (ts_node_is_null(scope)) return std::nullopt;
     std::optional<std::vector<Template>> value;
     std::vector<Branch> branches;
+    Fork fork;
     struct Item {
       TSNode n, parent;
       int branch;
@@ -1311,19 +1379,22 @@ class Extractor {
         bool string_type = IsStringType(parent);
         if (!value) value.emplace();
         if (ts_node_is_null(v)) {
-          Define(*value, string_type ? Template() : Template::Value(name, ValueKind::kAny), 1);
+          Define(*value, string_type ? Unset() : Template::Value(name, ValueKind::kAny), 1, fork,
+                 branch);
         } else if ((string_type && K(v) == kIdentifier) ||
                    (K(v) == kConditional && TextOrNames(v))) {
           std::vector<Template> all = Alternatives(v, 1);
           if (!std::any_of(all.begin(), all.end(), HasLiteralText)) {
             all = {string_type ? Template() : Template::Value(name, ValueKind::kAny)};
           }
-          for (size_t i = 0; i < all.size(); ++i) Define(*value, std::move(all[i]), i == 0 ? 1 : 0);
+          for (size_t i = 0; i < all.size(); ++i) {
+            Define(*value, std::move(all[i]), 1, fork, branch, i > 0);
+          }
         } else {
           // Numbers change after their definition; only strings are followed.
           Define(*value,
                  IsStringExpression(v) ? Eval(v, depth + 1) : Template::Value(name, ValueKind::kAny),
-                 1);
+                 1, fork, branch);
         }
         continue;
       }
@@ -1331,8 +1402,8 @@ class Extractor {
         for (TSNode d : NamedChildren(n)) {
           if (K(d) != kInitDeclarator && DeclaredName(d) == name && reaches >= 0) {
             if (!value) value.emplace();
-            Define(*value, IsStringType(n) ? Template() : Template::Value(name, ValueKind::kAny),
-                   1);
+            Define(*value, IsStringType(n) ? Unset() : Template::Value(name, ValueKind::kAny),
+                   1, fork, branch);
           }
         }
       }
@@ -1353,13 +1424,15 @@ class Extractor {
             rights.push_back(IsStringExpression(r) ? Eval(r, depth + 1)
                                                    : Template::Value(name, ValueKind::kAny));
           }
-          Define(*value, std::move(rights[0]), reaches);
-          for (size_t i = 1; i < rights.size(); ++i) Define(*value, std::move(rights[i]), 0);
+          Define(*value, std::move(rights[0]), reaches, fork, branch);
+          for (size_t i = 1; i < rights.size(); ++i) {
+            Define(*value, std::move(rights[i]), reaches, fork, branch, true);
+          }
         }
         if (op == "+=") {
           AppendTo(*value,
                    IsStringExpression(r) ? Eval(r, depth + 1) : Template::Value(name, ValueKind::kAny),
-                   reaches);
+                   reaches, fork, branch);
         }
         cap(n);
         continue;
@@ -1378,7 +1451,7 @@ class Extractor {
           for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
             tail.Append(Eval(*it, depth + 1));
           }
-          AppendTo(*value, tail, reaches);
+          AppendTo(*value, tail, reaches, fork, branch);
           cap(n);
           continue;
         }
@@ -1391,7 +1464,7 @@ class Extractor {
           if (reaches < 0) continue;
           Template tail;
           for (size_t i = 1; i < args.size(); ++i) tail.Append(Eval(args[i], depth + 1));
-          AppendTo(*value, tail, reaches);
+          AppendTo(*value, tail, reaches, fork, branch);
           cap(n);
           continue;
         }
@@ -1404,7 +1477,8 @@ class Extractor {
           std::vector<Arg> rest;
           for (size_t i = format_at + 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
           for (size_t i = 0; i < formats.size(); ++i) {
-            Define(*value, ApplyPrintf(formats[i], rest, PrintfDialect::kC), i == 0 ? reaches : 0);
+            Define(*value, ApplyPrintf(formats[i], rest, PrintfDialect::kC), reaches, fork, branch,
+                   i > 0);
           }
           cap(n);
           continue;
