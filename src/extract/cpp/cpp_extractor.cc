@@ -1430,8 +1430,11 @@ class Extractor {
           }
         }
         if (op == "+=") {
+          // `m += other`: what `other` holds, else a value named by it.
           AppendTo(*value,
-                   IsStringExpression(r) ? Eval(r, depth + 1) : Template::Value(name, ValueKind::kAny),
+                   IsStringExpression(r) || K(r) == kIdentifier
+                       ? Eval(r, depth + 1)
+                       : Template::Value(CollapseWhitespace(Text(r)), ValueKind::kAny),
                    reaches, fork, branch);
         }
         cap(n);

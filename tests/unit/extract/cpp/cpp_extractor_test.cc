@@ -328,5 +328,22 @@ TEST(CppExtractor, NamesDefinedThroughEachOtherEnd) {
   EXPECT_EQ(m, (std::vector<std::string>{"ValueError: x", "ValueError: y"}));
 }
 
+TEST(CppExtractor, AppendsInOneBranchMakeOneText) {
+  std::vector<std::string> m = Messages("a.cc",
+                                        "absl::Status F(const std::string& out, int n) {\n"
+                                        "  std::string e = \"tool failed\";\n"
+                                        "  if (!out.empty()) {\n"
+                                        "    e += \": \";\n"
+                                        "    e += out;\n"
+                                        "  }\n"
+                                        "  const std::string plural = n == 1 ? \"\" : \"s\";\n"
+                                        "  if (n) return absl::InvalidArgumentError(\n"
+                                        "      absl::StrFormat(\"%d item%s\", n, plural));\n"
+                                        "  return absl::InternalError(e);\n"
+                                        "}\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"INVALID_ARGUMENT: {n} item{plural}",
+                                         "INTERNAL: tool failed", "INTERNAL: tool failed: {out}"}));
+}
+
 }  // namespace
 }  // namespace errdex::extract
