@@ -1240,9 +1240,14 @@ class Extractor {
   std::vector<Template> ResolveAll(TSNode use, int depth) {
     // Names defined through one another (`a = c ? a : "x"`) end here.
     if (resolving_ >= kMaxEvalDepth || depth > kMaxEvalDepth) return {Value(use)};
+    // Each use of a name is resolved once (`a = b; b = a; ...` would
+    // otherwise resolve the same uses again and again).
+    uint32_t key = ts_node_start_byte(use);
+    if (auto it = resolved_.find(key); it != resolved_.end()) return it->second;
     ++resolving_;
     std::vector<Template> out = ResolveAllUncapped(use, depth);
     --resolving_;
+    resolved_.emplace(key, out);
     return out;
   }
 
@@ -1431,8 +1436,9 @@ class Extractor {
         }
         if (op == "+=") {
           // `m += other`: what `other` holds, else a value named by it.
+          // Not resolved: `m += m` a thousand times would be as many scans.
           AppendTo(*value,
-                   IsStringExpression(r) || K(r) == kIdentifier
+                   IsStringExpression(r)
                        ? Eval(r, depth + 1)
                        : Template::Value(CollapseWhitespace(Text(r)), ValueKind::kAny),
                    reaches, fork, branch);
@@ -2094,6 +2100,7 @@ class Extractor {
       ancestors_;  // root ... the node the walk is at  // other messages of the sink being handled
   int eval_steps_ = 0;
   int resolving_ = 0;  // ResolveAll calls under way (names that refer to each other)
+  std::unordered_map<uint32_t, std::vector<Template>> resolved_;  // by the use's offset
   size_t scan_steps_ = 0;
   std::unordered_map<std::string, std::optional<std::vector<Template>>> globals_;
 };
