@@ -823,12 +823,7 @@ class Extractor {
     return out;
   }
 
-  static bool HasLiteralText(const Template& t) {
-    for (const errdex::Piece& p : t.pieces()) {
-      if (!p.is_value && !Trim(p.text).empty()) return true;
-    }
-    return false;
-  }
+  static bool HasLiteralText(const Template& t) { return HasLiteral(t); }
 
   // A string declared without a value (`std::string m;`, `char buf[64];`):
   // empty, but not a text of its own beside what branches assign to it.
