@@ -834,7 +834,9 @@ class Extractor {
 
   // A value with no text of its own (a NULL, a parameter, Unset): left out
   // when another alternative has text. `""` from `c ? "" : "s"` is kept.
-  static bool NoText(const Template& t) { return IsUnset(t) || (t.IsDynamic() && !HasLiteralText(t)); }
+  static bool NoText(const Template& t) {
+    return IsUnset(t) || (t.IsDynamic() && !HasLiteralText(t));
+  }
 
   static void KeepLiteralAlternatives(std::vector<Template>& all) {
     if (all.empty()) all.emplace_back();
@@ -1307,8 +1309,8 @@ class Extractor {
   // reaches the use for sure (reaches 1); else it is added beside them, or
   // replaces what its own branch added before. `more`: another text of the
   // same definition (a `?:`), added to what it added.
-  static void Define(std::vector<Template>& value, Template t, int reaches, Fork& fork,
-                     int branch, bool more = false) {
+  static void Define(std::vector<Template>& value, Template t, int reaches, Fork& fork, int branch,
+                     bool more = false) {
     if (more) {
       if (value.size() < kMaxAlternatives) value.push_back(std::move(t));
       return;
@@ -1392,9 +1394,10 @@ class Extractor {
           }
         } else {
           // Numbers change after their definition; only strings are followed.
-          Define(*value,
-                 IsStringExpression(v) ? Eval(v, depth + 1) : Template::Value(name, ValueKind::kAny),
-                 1, fork, branch);
+          Define(
+              *value,
+              IsStringExpression(v) ? Eval(v, depth + 1) : Template::Value(name, ValueKind::kAny),
+              1, fork, branch);
         }
         continue;
       }
@@ -1402,8 +1405,8 @@ class Extractor {
         for (TSNode d : NamedChildren(n)) {
           if (K(d) != kInitDeclarator && DeclaredName(d) == name && reaches >= 0) {
             if (!value) value.emplace();
-            Define(*value, IsStringType(n) ? Unset() : Template::Value(name, ValueKind::kAny),
-                   1, fork, branch);
+            Define(*value, IsStringType(n) ? Unset() : Template::Value(name, ValueKind::kAny), 1,
+                   fork, branch);
           }
         }
       }
@@ -1474,7 +1477,9 @@ class Extractor {
         }
         // snprintf(buf, size, fmt, ...), PyOS_snprintf, sprintf(buf, fmt, ...): buf holds
         // the formatted text (each alternative of the format).
-        size_t format_at = fn == "sprintf" ? 1 : (fn == "snprintf" || fn == "PyOS_snprintf") ? 2 : 0;
+        size_t format_at = fn == "sprintf"                               ? 1
+                           : (fn == "snprintf" || fn == "PyOS_snprintf") ? 2
+                                                                         : 0;
         if (format_at != 0 && args.size() > format_at && Text(args[0]) == name) {
           if (reaches < 0) continue;
           std::vector<Template> formats = Alternatives(args[format_at], 1);
@@ -1717,7 +1722,8 @@ class Extractor {
     for (std::string_view hay : {ts_node_is_null(f) ? std::string_view() : Text(f),
                                  parameter ? std::string_view() : src_}) {
       static constexpr std::string_view kCall = "npy_cache_import";
-      for (size_t at = hay.find(kCall); at != std::string_view::npos; at = hay.find(kCall, at + 1)) {
+      for (size_t at = hay.find(kCall); at != std::string_view::npos;
+           at = hay.find(kCall, at + 1)) {
         size_t open = hay.find('(', at);
         size_t close = hay.find(')', open == std::string_view::npos ? at : open);
         if (open == std::string_view::npos || close == std::string_view::npos ||
@@ -1764,7 +1770,8 @@ class Extractor {
     if (ts_node_is_null(f) || K(f) != kFunctionDefinition) return {"", false};
     std::string name = DeclaratorName(Field(f, "declarator"));
     size_t open = name.find('(');
-    if (open != std::string::npos) name = DeclaratorName(Field(Field(f, "declarator"), "declarator"));
+    if (open != std::string::npos)
+      name = DeclaratorName(Field(Field(f, "declarator"), "declarator"));
     bool is_static = false;
     for (TSNode c : NamedChildren(f)) {
       if (SameNode(c, Field(f, "body"))) break;
@@ -1867,8 +1874,7 @@ class Extractor {
       c.values.emplace_back();
       if (IsStringExpression(u) && !IsLiteralFreeCall(u)) {
         c.values.back() = Alternatives(u);
-        text = text || std::any_of(c.values.back().begin(), c.values.back().end(),
-                                   HasLiteralText);
+        text = text || std::any_of(c.values.back().begin(), c.values.back().end(), HasLiteralText);
         useful = useful || text;
       } else if (K(u) == kIdentifier &&
                  std::find(params.begin(), params.end(), Text(u)) != params.end()) {
@@ -1890,7 +1896,9 @@ class Extractor {
   }
 
   // `x.c_str()`, `s.data()`: text, but none of the call's own.
-  bool IsLiteralFreeCall(TSNode n) const { return K(n) == kCall && K(Field(n, "function")) == kFieldExpression; }
+  bool IsLiteralFreeCall(TSNode n) const {
+    return K(n) == kCall && K(Field(n, "function")) == kFieldExpression;
+  }
 
   // ------------------------------------------------------------- guards
 
@@ -2197,8 +2205,8 @@ void LinkHelpers(std::vector<FileResult>& files) {
         }
         if (h->first_vararg >= 0) {
           g.first_vararg = param_index(c.caller_params, "...");
-          for (size_t i = static_cast<size_t>(h->first_vararg); g.first_vararg < 0 && i < c.args.size();
-               ++i) {
+          for (size_t i = static_cast<size_t>(h->first_vararg);
+               g.first_vararg < 0 && i < c.args.size(); ++i) {
             g.format_args.push_back(c.args[i]);
           }
         } else {

@@ -46,22 +46,22 @@ struct HelperSink {
   int type_param = -1;      // the parameter holding the exception type, if any
   std::string exception;    // else the type it raises
   SiteKind kind = SiteKind::kRaise;
-  bool printf = false;      // the message is a printf format (Python's dialect)
-  int first_vararg = -1;    // `...`: the caller's arguments from here fill it
+  bool printf = false;                   // the message is a printf format (Python's dialect)
+  int first_vararg = -1;                 // `...`: the caller's arguments from here fill it
   std::vector<std::string> format_args;  // else the helper's own arguments do
-  int depth = 0;            // 0: raises itself; n: through n helpers
+  int depth = 0;                         // 0: raises itself; n: through n helpers
 };
 
 // A call of a plain function with text or a parameter of its caller among
 // its arguments: a site when LinkHelpers finds the function to be a helper.
 struct HelperCall {
   std::string callee;
-  std::string caller;                  // the enclosing function
+  std::string caller;  // the enclosing function
   bool caller_static = false;
   std::vector<std::string> caller_params;
-  std::vector<std::string> args;       // argument text
+  std::vector<std::string> args;              // argument text
   std::vector<std::vector<Template>> values;  // alternatives of text arguments
-  Site site;                           // at the call, message and type unset
+  Site site;                                  // at the call, message and type unset
 };
 
 struct FileResult {

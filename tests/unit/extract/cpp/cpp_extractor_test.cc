@@ -256,15 +256,16 @@ TEST(CppExtractor, AnAssignmentInABranchDoesNotReplaceTheDefault) {
 }
 
 TEST(CppExtractor, ASiblingArmsAssignmentDoesNotReachTheRaise) {
-  std::vector<std::string> m = Messages("a.c",
-                                        "static int f(int k) {\n"
-                                        "  const char *msg;\n"
-                                        "  switch (k) {\n"
-                                        "    case 1: msg = \"one\"; PyErr_SetString(PyExc_ValueError, msg); break;\n"
-                                        "    default: msg = \"other\"; PyErr_SetString(PyExc_TypeError, msg);\n"
-                                        "  }\n"
-                                        "  return -1;\n"
-                                        "}\n");
+  std::vector<std::string> m =
+      Messages("a.c",
+               "static int f(int k) {\n"
+               "  const char *msg;\n"
+               "  switch (k) {\n"
+               "    case 1: msg = \"one\"; PyErr_SetString(PyExc_ValueError, msg); break;\n"
+               "    default: msg = \"other\"; PyErr_SetString(PyExc_TypeError, msg);\n"
+               "  }\n"
+               "  return -1;\n"
+               "}\n");
   EXPECT_EQ(m, (std::vector<std::string>{"ValueError: one", "TypeError: other"}));
 }
 
