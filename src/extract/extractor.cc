@@ -306,6 +306,7 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     if (!bytes) return std::nullopt;
     return std::move(*bytes);
   });
+  cpp::LinkHelpers(native);  // C helpers that raise with their caller's text
   for (cpp::FileResult& r : native) {
     for (Site& s : r.sites) out.sites.push_back(std::move(s));
     for (NonSite& s : r.non_sites) out.non_sites.push_back(std::move(s));
@@ -321,7 +322,10 @@ Extraction ExtractCppSource(std::string_view path, std::string_view text) {
   cpp::MacroTable macros = cpp::SinkMacros(std::move(defs));
   ParserPtr parser(ts_parser_new());
   ts_parser_set_timeout_micros(parser.get(), 20'000'000);
-  cpp::FileResult r = cpp::ExtractCppBytes(parser.get(), path, std::string(text), macros);
+  std::vector<cpp::FileResult> one(1);
+  one[0] = cpp::ExtractCppBytes(parser.get(), path, std::string(text), macros);
+  cpp::LinkHelpers(one);
+  cpp::FileResult& r = one[0];
   Extraction out;
   out.files_scanned = 1;
   out.bytes_scanned = static_cast<int64_t>(text.size());

@@ -31,6 +31,10 @@ constexpr int kMaxEvalStepsPerFile = 200000;
 constexpr size_t kMaxScanStepsPerFile = 4000000;
 constexpr size_t kMaxPieces = 128;
 constexpr size_t kMaxTemplateBytes = 16384;
+constexpr size_t kMaxAlternatives = 16;  // messages one sink raises (branches, `?:`)
+constexpr size_t kMaxHelperCallsPerFile = 20000;
+constexpr int kMaxHelperDepth = 3;  // helpers calling helpers with their parameter
+constexpr std::string_view kUnsetName = "\x01unset";  // see Extractor::Unset
 
 std::string_view LastComponent(std::string_view name) {
   size_t colon = name.rfind("::");
@@ -55,6 +59,7 @@ enum class Sink {
   kPyErrFormat,     // (type, fmt, ...)
   kPyErrNoMessage,  // PyErr_SetNone(type), PyErr_NoMemory()...
   kPyErrObject,     // PyErr_SetObject(type, obj): built at run time
+  kPyFixedMessage,  // PySequence_Fast(obj, msg): the type fixed by the name
   kPyWarn,          // PyErr_WarnEx(category, msg, level)
   kPyWarnFormat,    // PyErr_WarnFormat(category, level, fmt, ...)
   kNumpyDeprecate,  // DEPRECATE(msg), DEPRECATE_FUTUREWARNING(msg)
@@ -93,6 +98,31 @@ const std::pair<std::string_view, std::string_view> kCheckOps[] = {
     {"EQ", "=="}, {"NE", "!="}, {"LT", "<"}, {"LE", "<="}, {"GT", ">"}, {"GE", ">="},
 };
 
+// The Python C-API's error sinks (and numpy's) by name: what they raise
+// when the type is fixed by the name, and how they take the message.
+struct CApiSink {
+  std::string_view name;
+  Sink sink;
+  std::string_view exception;  // empty: the first argument names it
+  bool internal = false;
+};
+constexpr CApiSink kCApiSinks[] = {
+    {"PyErr_SetString", Sink::kPyErrSetString, ""},
+    {"PyErr_Format", Sink::kPyErrFormat, ""},
+    {"PyErr_FormatV", Sink::kPyErrFormat, ""},
+    {"PyErr_SetNone", Sink::kPyErrNoMessage, ""},
+    {"PyErr_SetObject", Sink::kPyErrObject, ""},
+    {"PyErr_WarnEx", Sink::kPyWarn, ""},
+    {"PyErr_WarnFormat", Sink::kPyWarnFormat, ""},
+    {"PyErr_NoMemory", Sink::kPyErrNoMessage, "MemoryError"},
+    {"PyErr_BadArgument", Sink::kPyErrNoMessage, "TypeError"},
+    {"PyErr_BadInternalCall", Sink::kPyErrNoMessage, "SystemError", true},
+    // PySequence_Fast(obj, msg): TypeError(msg) when obj is not iterable.
+    {"PySequence_Fast", Sink::kPyFixedMessage, "TypeError"},
+    {"DEPRECATE", Sink::kNumpyDeprecate, "DeprecationWarning"},
+    {"DEPRECATE_FUTUREWARNING", Sink::kNumpyDeprecate, "FutureWarning"},
+};
+
 // What calling `callee` (as written, scopes included) does; `member` for
 // `x.f(...)`/`x->f(...)`.
 SinkInfo ClassifyName(std::string_view callee, bool member) {
@@ -105,34 +135,15 @@ SinkInfo ClassifyName(std::string_view callee, bool member) {
     if (info.sink != Sink::kNone) info.exception = "MLIRError";
     return info;
   }
-  if (StartsWith(name, "PyErr_")) {
-    std::string_view f = name.substr(6);
-    if (f == "SetString") info.sink = Sink::kPyErrSetString;
-    if (f == "Format") info.sink = Sink::kPyErrFormat;
-    if (f == "SetNone") info.sink = Sink::kPyErrNoMessage;
-    if (f == "SetObject") info.sink = Sink::kPyErrObject;
-    if (f == "WarnEx") info.sink = Sink::kPyWarn;
-    if (f == "WarnFormat") info.sink = Sink::kPyWarnFormat;
-    if (f == "NoMemory") {
-      info.sink = Sink::kPyErrNoMessage;
-      info.exception = "MemoryError";
+  for (const CApiSink& c : kCApiSinks) {
+    if (name == c.name && scope.empty()) {
+      info.sink = c.sink;
+      info.exception = std::string(c.exception);
+      info.internal = c.internal;
+      return info;
     }
-    if (f == "BadArgument") {
-      info.sink = Sink::kPyErrNoMessage;
-      info.exception = "TypeError";
-    }
-    if (f == "BadInternalCall") {
-      info.sink = Sink::kPyErrNoMessage;
-      info.exception = "SystemError";
-      info.internal = true;
-    }
-    return info;
   }
-  if (name == "DEPRECATE" || name == "DEPRECATE_FUTUREWARNING") {
-    info.sink = Sink::kNumpyDeprecate;
-    info.exception = name == "DEPRECATE" ? "DeprecationWarning" : "FutureWarning";
-    return info;
-  }
+  if (StartsWith(name, "PyErr_")) return info;
   bool binding = scope == "nb" || scope == "nanobind" || scope == "py" || scope == "pybind11";
   if (binding || scope.empty()) {
     if (name == "raise" && binding) {
@@ -386,6 +397,13 @@ std::string ExpandBody(const MacroDef& def, const std::vector<std::string>& args
   return out;
 }
 
+bool HasLiteral(const Template& t) {
+  for (const errdex::Piece& p : t.pieces()) {
+    if (!p.is_value && !Trim(p.text).empty()) return true;
+  }
+  return false;
+}
+
 class Extractor {
  public:
   Extractor(std::string_view path, std::string_view source, bool is_c, const MacroTable& macros,
@@ -455,8 +473,12 @@ class Extractor {
       }
     }
     SinkInfo info = ClassifyName(callee, member);
-    if (info.sink == Sink::kNone) return;
+    if (info.sink == Sink::kNone) {
+      if (!member && K(fn) == kIdentifier) RecordCall(call, callee);
+      return;
+    }
     std::vector<TSNode> args = Args(call);
+    NoteHelper(info, callee, args);
     Site site = BaseSite(call, SiteKind::kRaise);
     site.exception = info.exception;
     site.exception_written = callee;
@@ -476,10 +498,20 @@ class Extractor {
         if (info.exception.empty()) {
           if (args.empty()) return;
           site.exception = PythonTypeOf(Text(args[0]));
+          if (K(args[0]) == kIdentifier) {
+            std::string imported = CachedImport(Text(args[0]));
+            if (!imported.empty()) site.exception = imported;
+          }
         }
         if (info.sink == Sink::kPyErrSetString && args.size() >= 2) msg = Message(args[1]);
         if (info.sink == Sink::kPyErrFormat && args.size() >= 2) msg = Printf(args, 1, true);
-        if (info.sink == Sink::kPyErrObject && args.size() >= 2) msg = Value(args[1]);
+        // PyErr_SetObject(type, msg) where msg holds text built before
+        // (PyUnicode_FromFormat); an exception object or tuple stays a value.
+        if (info.sink == Sink::kPyErrObject && args.size() >= 2) msg = Message(args[1]);
+        break;
+      case Sink::kPyFixedMessage:
+        if (args.size() < 2) return;
+        msg = Message(args[1]);
         break;
       case Sink::kPyWarn:
       case Sink::kPyWarnFormat:
@@ -741,21 +773,86 @@ class Extractor {
 
   // ------------------------------------------------------------ messages
 
-  // The whole message argument of a sink. `cond ? "a" : "b"` is two
-  // messages: the first is returned, the other raised at the same site too.
+  // The whole message argument of a sink. Every alternative is raised at
+  // the same site: the first is returned, the others queued in
+  // alternatives_ (`cond ? "a" : "b"`, a local assigned in branches).
   Template Message(TSNode n) {
-    while (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
-      n = ts_node_named_child(n, 0);
-    }
-    if (K(n) == kConditional) {
-      Template a = Eval(Field(n, "consequence"), 1);
-      Template b = Eval(Field(n, "alternative"), 1);
-      if (!a.IsDynamic() && !b.IsDynamic()) {
-        alternatives_.push_back(std::move(b));
-        return a;
+    std::vector<Template> all = Alternatives(n);
+    Template first = std::move(all.front());
+    for (size_t i = 1; i < all.size(); ++i) alternatives_.push_back(std::move(all[i]));
+    return first;
+  }
+
+  // What a message or format expression can be: both arms of `?:`, every
+  // definition of a local that reaches it; one template otherwise. Text
+  // with no literal of its own (a NULL a branch replaces) is left out when
+  // another alternative has some.
+  // `m.c_str()`, `s.data()`, `oss.str()`, `(m)`: the name holding the text.
+  TSNode TextName(TSNode n) const {
+    for (int guard = 0; guard < 8; ++guard) {
+      if (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
+        n = ts_node_named_child(n, 0);
+        continue;
       }
+      if (K(n) == kCall && Args(n).empty() && K(Field(n, "function")) == kFieldExpression) {
+        std::string_view method = Text(Field(Field(n, "function"), "field"));
+        if (method == "c_str" || method == "data" || method == "str") {
+          n = Field(Field(n, "function"), "argument");
+          continue;
+        }
+      }
+      break;
     }
-    return Eval(n, 0);
+    return n;
+  }
+
+  std::vector<Template> Alternatives(TSNode n, int depth = 0) {
+    n = TextName(n);
+    std::vector<Template> out;
+    if (K(n) == kConditional && depth < 4) {
+      out = Alternatives(Field(n, "consequence"), depth + 1);
+      for (Template& t : Alternatives(Field(n, "alternative"), depth + 1)) {
+        out.push_back(std::move(t));
+      }
+    } else if (K(n) == kIdentifier) {
+      out = ResolveAll(n, 0);
+    } else {
+      out.push_back(Eval(n, 0));
+    }
+    KeepLiteralAlternatives(out);
+    return out;
+  }
+
+  static bool HasLiteralText(const Template& t) { return HasLiteral(t); }
+
+  // A string declared without a value (`std::string m;`, `char buf[64];`):
+  // empty, but not a text of its own beside what branches assign to it.
+  static Template Unset() { return Template::Value(std::string(kUnsetName), ValueKind::kAny); }
+  static bool IsUnset(const Template& t) {
+    return t.pieces().size() == 1 && t.pieces()[0].is_value && t.pieces()[0].text == kUnsetName;
+  }
+
+  // A value with no text of its own (a NULL, a parameter, Unset): left out
+  // when another alternative has text. `""` from `c ? "" : "s"` is kept.
+  static bool NoText(const Template& t) {
+    return IsUnset(t) || (t.IsDynamic() && !HasLiteralText(t));
+  }
+
+  static void KeepLiteralAlternatives(std::vector<Template>& all) {
+    if (all.empty()) all.emplace_back();
+    bool any = std::any_of(all.begin(), all.end(), HasLiteralText);
+    std::vector<Template> kept;
+    std::unordered_set<std::string> seen;
+    for (Template& t : all) {
+      if (any && NoText(t)) continue;
+      if (kept.size() >= kMaxAlternatives || !seen.insert(t.Display()).second) continue;
+      kept.push_back(std::move(t));
+    }
+    if (kept.empty()) kept.push_back(std::move(all.front()));
+    for (Template& t : kept) {
+      if (IsUnset(t)) t = Template();
+    }
+    all = std::move(kept);
   }
 
   // One argument of a concatenation as template text.
@@ -765,12 +862,65 @@ class Extractor {
     return Template::Value(CollapseWhitespace(Text(n)), kind);
   }
 
+  // printf-style: every alternative of the format, and of an argument that
+  // is `cond ? "a" : "b"`, is a message of its own (queued as Message does).
   Template Printf(const std::vector<TSNode>& args, size_t format_at, bool python) {
     if (format_at >= args.size()) return {};
-    Template format = Eval(args[format_at], 0);
-    std::vector<Arg> rest;
-    for (size_t i = format_at + 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
-    return ApplyPrintf(format, rest, python ? PrintfDialect::kPython : PrintfDialect::kC);
+    std::vector<Template> formats = Alternatives(args[format_at]);
+    std::vector<std::vector<Arg>> arg_sets(1);
+    for (size_t i = format_at + 1; i < args.size(); ++i) {
+      TSNode a = TextName(args[i]);
+      std::vector<Arg> choices;
+      if (K(a) != kIdentifier) choices.push_back(ArgOf(args[i]));
+      if (K(a) == kConditional && IsStringExpression(a)) {
+        choices.clear();
+        for (TSNode arm : {Field(a, "consequence"), Field(a, "alternative")}) {
+          Arg c = ArgOf(arm);
+          if (!c.value) c.expression = CollapseWhitespace(Text(args[i]));
+          choices.push_back(std::move(c));
+        }
+      } else if (K(a) == kIdentifier) {
+        // `"%s at position %d", parse_error, i`: each text the local holds.
+        // One scan of the function: what ArgOf would find is the last one.
+        std::vector<Template> held = ResolveAll(a, 0);
+        std::vector<Template> texts = held;
+        KeepLiteralAlternatives(texts);
+        if (texts.size() > 1 &&
+            std::none_of(texts.begin(), texts.end(), [](const Template& t) { return NoText(t); })) {
+          for (Template& t : texts) choices.push_back(Arg{std::string(Text(a)), std::move(t)});
+        } else {
+          Arg one;
+          one.expression = CollapseWhitespace(Text(args[i]));
+          Template t = texts.size() == 1 ? std::move(texts[0]) : Value(a);
+          Cap(t, a);
+          if (!t.IsDynamic()) {
+            one.value = std::move(t);
+          } else if (t.pieces().size() == 1) {
+            one.expression = t.pieces()[0].text;
+          }
+          choices.push_back(std::move(one));
+        }
+      }
+      std::vector<std::vector<Arg>> next;
+      for (const std::vector<Arg>& set : arg_sets) {
+        for (const Arg& c : choices) {
+          if (next.size() >= kMaxAlternatives) break;
+          next.push_back(set);
+          next.back().push_back(c);
+        }
+      }
+      arg_sets = std::move(next);
+    }
+    std::vector<Template> all;
+    for (const Template& f : formats) {
+      for (const std::vector<Arg>& set : arg_sets) {
+        all.push_back(ApplyPrintf(f, set, python ? PrintfDialect::kPython : PrintfDialect::kC));
+      }
+    }
+    KeepLiteralAlternatives(all);
+    Template first = std::move(all.front());
+    for (size_t i = 1; i < all.size(); ++i) alternatives_.push_back(std::move(all[i]));
+    return first;
   }
 
   Arg ArgOf(TSNode n) {
@@ -785,6 +935,20 @@ class Extractor {
       }
     }
     return a;
+  }
+
+  // `msg = other`, `msg = c ? "a" : other`: text, or names that may hold
+  // some (numbers are left to be values).
+  bool TextOrNames(TSNode n, int depth = 0) const {
+    while (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
+      n = ts_node_named_child(n, 0);
+    }
+    if (K(n) == kIdentifier) return true;
+    if (K(n) == kConditional && depth < 4) {
+      return TextOrNames(Field(n, "consequence"), depth + 1) &&
+             TextOrNames(Field(n, "alternative"), depth + 1);
+    }
+    return IsStringExpression(n);
   }
 
   // An expression whose value is text: literals, string-building calls,
@@ -841,7 +1005,10 @@ class Extractor {
     std::string_view name =
         LastComponent(Text(K(fn) == kFieldExpression ? Field(fn, "field") : fn));
     return name == "StrCat" || name == "StrFormat" || name == "Substitute" || name == "str" ||
-           name == "c_str" || name == "data" || name == "format" || name == "string";
+           name == "c_str" || name == "data" || name == "format" || name == "string" ||
+           name == "PyUnicode_FromFormat" || name == "PyUnicode_FromString" ||
+           name == "PyBytes_FromFormat" || name == "PyUnicode_FromStringAndSize" ||
+           name == "PyUnicode_Format";
   }
 
   // What a message argument can be: text, or a name that may hold some.
@@ -1022,6 +1189,20 @@ class Extractor {
       for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
       return ApplyPrintf(format, rest, PrintfDialect::kC);
     }
+    // The Python C-API's text objects: PyUnicode_FromFormat("...", ...).
+    if ((last == "PyUnicode_FromFormat" || last == "PyBytes_FromFormat") && !args.empty()) {
+      Template format = Eval(args[0], depth + 1);
+      std::vector<Arg> rest;
+      for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
+      return ApplyPrintf(format, rest, PrintfDialect::kPython);
+    }
+    if (last == "PyUnicode_FromString" && args.size() == 1) return Eval(args[0], depth + 1);
+    // PyUnicode_Format(format, args): Python's `%`; the values are in a tuple.
+    if (last == "PyUnicode_Format" && args.size() == 2) {
+      Template format = Eval(args[0], depth + 1);
+      if (format.IsDynamic()) return Value(call);
+      return ApplyPrintf(format, {}, PrintfDialect::kC);
+    }
     if (last == "Substitute" && !args.empty()) {
       Template format = Eval(args[0], depth + 1);
       std::vector<Arg> rest;
@@ -1040,14 +1221,38 @@ class Extractor {
     return Value(call);
   }
 
-  // A local string or stream: its last definition before `use` in the
-  // enclosing function, with what was appended to it since (+=, StrAppend,
-  // `<<`), or a constant at namespace scope.
+  // A local string or stream: its definitions before `use` in the enclosing
+  // function that reach it, with what was appended to it since (+=,
+  // StrAppend, `<<`, snprintf into it), or a constant at namespace scope.
+  // One template (a value when branches give several); ResolveAll gives them all.
   Template Resolve(TSNode use, int depth) {
+    std::vector<Template> all = ResolveAll(use, depth);
+    KeepLiteralAlternatives(all);
+    // Where one template must stand for all (a StrFormat argument), texts
+    // chosen in branches are a value.
+    if (all.size() > 1) return Value(use);
+    return std::move(all.front());
+  }
+
+  std::vector<Template> ResolveAll(TSNode use, int depth) {
+    // Names defined through one another (`a = c ? a : "x"`) end here.
+    if (resolving_ >= kMaxEvalDepth || depth > kMaxEvalDepth) return {Value(use)};
+    // Each use of a name is resolved once (`a = b; b = a; ...` would
+    // otherwise resolve the same uses again and again).
+    uint32_t key = ts_node_start_byte(use);
+    if (auto it = resolved_.find(key); it != resolved_.end()) return it->second;
+    ++resolving_;
+    std::vector<Template> out = ResolveAllUncapped(use, depth);
+    --resolving_;
+    resolved_.emplace(key, out);
+    return out;
+  }
+
+  std::vector<Template> ResolveAllUncapped(TSNode use, int depth) {
     std::string_view name = Text(use);
     TSNode scope = EnclosingFunction();
     uint32_t before = ts_node_start_byte(use);
-    std::optional<Template> value;
+    std::optional<std::vector<Template>> value;
     if (!ts_node_is_null(scope)) value = ScanScope(Field(scope, "body"), name, before, depth);
     if (!value) {
       auto it = globals_.find(std::string(name));
@@ -1057,24 +1262,116 @@ class Extractor {
       }
       value = it->second;
     }
-    if (!value || value->empty()) return Value(use);
-    return *value;
+    if (!value || value->empty() ||
+        std::all_of(value->begin(), value->end(),
+                    [](const Template& t) { return t.empty() || IsUnset(t); })) {
+      return {Value(use)};
+    }
+    return *value;  // an Unset among them is dropped (or emptied) by KeepLiteralAlternatives
   }
 
-  std::optional<Template> ScanScope(TSNode scope, std::string_view name, uint32_t before, int depth,
-                                    bool skip_functions = false) {
+  // A branch of the code: an if's arm, a case, a loop's body or a `?:` arm
+  // (`body`), inside `construct`; `outer` indexes the enclosing branch.
+  struct Branch {
+    TSNode body;
+    TSNode construct;
+    bool loop = false;
+    int outer = -1;
+  };
+
+  static bool Holds(TSNode n, uint32_t at) {
+    return ts_node_start_byte(n) <= at && at < ts_node_end_byte(n);
+  }
+
+  // How a definition inside `branch` bears on a use at byte `use`: 1 it
+  // always precedes the use (no branch, or the use's own), 0 it may (an arm
+  // the use comes after), -1 never (a sibling arm of an if, case or `?:`).
+  static int Reaches(const std::vector<Branch>& branches, int branch, uint32_t use) {
+    int reaches = 1;
+    for (int b = branch; b >= 0; b = branches[static_cast<size_t>(b)].outer) {
+      const Branch& br = branches[static_cast<size_t>(b)];
+      if (Holds(br.body, use)) continue;
+      if (Holds(br.construct, use) && !br.loop) return -1;
+      reaches = 0;
+    }
+    return reaches;
+  }
+
+  // The alternatives the last conditional definition added: the ones a
+  // later definition in the same branch (`if (x) { m += ": "; m += s; }`)
+  // changes, rather than adding more beside them.
+  struct Fork {
+    int branch = -2;
+    size_t start = 0;
+  };
+
+  // A definition's effect on the alternatives: it replaces them when it
+  // reaches the use for sure (reaches 1); else it is added beside them, or
+  // replaces what its own branch added before. `more`: another text of the
+  // same definition (a `?:`), added to what it added.
+  static void Define(std::vector<Template>& value, Template t, int reaches, Fork& fork, int branch,
+                     bool more = false) {
+    if (more) {
+      if (value.size() < kMaxAlternatives) value.push_back(std::move(t));
+      return;
+    }
+    if (reaches == 1) {
+      value.clear();
+      fork = Fork{};
+    } else if (fork.branch == branch && fork.start <= value.size()) {
+      value.resize(fork.start);
+    } else {
+      fork = Fork{branch, value.size()};
+    }
+    if (value.size() < kMaxAlternatives) value.push_back(std::move(t));
+  }
+
+  static void AppendTo(std::vector<Template>& value, const Template& tail, int reaches, Fork& fork,
+                       int branch) {
+    auto append = [&](Template& t) {
+      if (IsUnset(t)) t = Template();
+      t.Append(tail);
+    };
+    if (reaches == 1 || (fork.branch == branch && fork.start <= value.size())) {
+      for (size_t i = reaches == 1 ? 0 : fork.start; i < value.size(); ++i) append(value[i]);
+      if (reaches == 1) fork = Fork{};
+      return;
+    }
+    size_t n = value.size();
+    fork = Fork{branch, n};
+    for (size_t i = 0; i < n && value.size() < kMaxAlternatives; ++i) {
+      Template t = value[i];
+      append(t);
+      value.push_back(std::move(t));
+    }
+  }
+
+  std::optional<std::vector<Template>> ScanScope(TSNode scope, std::string_view name,
+                                                 uint32_t before, int depth,
+                                                 bool skip_functions = false) {
     if (ts_node_is_null(scope)) return std::nullopt;
-    std::optional<Template> value;
-    std::vector<std::pair<TSNode, TSNode>> stack{{scope, TSNode{}}};  // node, parent
+    std::optional<std::vector<Template>> value;
+    std::vector<Branch> branches;
+    Fork fork;
+    struct Item {
+      TSNode n, parent;
+      int branch;
+    };
+    std::vector<Item> stack{{scope, TSNode{}, -1}};
     size_t visited = 0;
+    auto cap = [&](TSNode at) {
+      for (Template& t : *value) Cap(t, at);
+    };
     while (!stack.empty() && ++visited < kMaxNodesPerScopeScan &&
            ++scan_steps_ < kMaxScanStepsPerFile) {
-      auto [n, parent] = stack.back();
+      auto [n, parent, branch] = stack.back();
       stack.pop_back();
       if (ts_node_start_byte(n) >= before) continue;
       uint16_t k = K(n);
       if (skip_functions && (k == kFunctionDefinition || k == kLambda)) continue;
+      int reaches = Reaches(branches, branch, before);
       if (k == kInitDeclarator && DeclaredName(Field(n, "declarator")) == name) {
+        if (reaches < 0) continue;
         TSNode v = Field(n, "value");
         if (K(v) == kArgumentList || K(v) == kInitializerList) {
           std::vector<TSNode> inits = NamedChildren(v);
@@ -1082,30 +1379,69 @@ class Extractor {
         }
         // `std::string m(...)`, `std::string m{}`: an empty string to start with.
         bool string_type = IsStringType(parent);
+        if (!value) value.emplace();
         if (ts_node_is_null(v)) {
-          value = string_type ? Template() : Template::Value(name, ValueKind::kAny);
+          Define(*value, string_type ? Unset() : Template::Value(name, ValueKind::kAny), 1, fork,
+                 branch);
+        } else if ((string_type && K(v) == kIdentifier) ||
+                   (K(v) == kConditional && TextOrNames(v))) {
+          std::vector<Template> all = Alternatives(v, 1);
+          if (!std::any_of(all.begin(), all.end(), HasLiteralText)) {
+            all = {string_type ? Template() : Template::Value(name, ValueKind::kAny)};
+          }
+          for (size_t i = 0; i < all.size(); ++i) {
+            Define(*value, std::move(all[i]), 1, fork, branch, i > 0);
+          }
         } else {
           // Numbers change after their definition; only strings are followed.
-          value =
-              IsStringExpression(v) ? Eval(v, depth + 1) : Template::Value(name, ValueKind::kAny);
+          Define(
+              *value,
+              IsStringExpression(v) ? Eval(v, depth + 1) : Template::Value(name, ValueKind::kAny),
+              1, fork, branch);
         }
         continue;
       }
       if (k == kDeclaration) {
         for (TSNode d : NamedChildren(n)) {
-          if (K(d) != kInitDeclarator && DeclaredName(d) == name) {
-            value = IsStringType(n) ? Template() : Template::Value(name, ValueKind::kAny);
+          if (K(d) != kInitDeclarator && DeclaredName(d) == name && reaches >= 0) {
+            if (!value) value.emplace();
+            Define(*value, IsStringType(n) ? Unset() : Template::Value(name, ValueKind::kAny), 1,
+                   fork, branch);
           }
         }
       }
       if (k == kAssignment && value && Text(Field(n, "left")) == name) {
+        // `a = c ? a : "y"`: the use inside reads what `a` held before.
+        if (reaches < 0 || Holds(n, before)) continue;
         std::string_view op = Text(Field(n, "operator"));
         TSNode r = Field(n, "right");
-        Template right =
-            IsStringExpression(r) ? Eval(r, depth + 1) : Template::Value(name, ValueKind::kAny);
-        if (op == "=") value = std::move(right);
-        if (op == "+=") value->Append(right);
-        Cap(*value, n);
+        if (op == "=") {
+          std::vector<Template> rights;
+          if (TextOrNames(r)) {
+            rights = Alternatives(r, 1);  // `msg = other_msg`: what that one holds
+            // `val = tmp` between numbers: still a value named by this name.
+            if (!std::any_of(rights.begin(), rights.end(), HasLiteralText)) {
+              rights = {Template::Value(name, ValueKind::kAny)};
+            }
+          } else {
+            rights.push_back(IsStringExpression(r) ? Eval(r, depth + 1)
+                                                   : Template::Value(name, ValueKind::kAny));
+          }
+          Define(*value, std::move(rights[0]), reaches, fork, branch);
+          for (size_t i = 1; i < rights.size(); ++i) {
+            Define(*value, std::move(rights[i]), reaches, fork, branch, true);
+          }
+        }
+        if (op == "+=") {
+          // `m += other`: what `other` holds, else a value named by it.
+          // Not resolved: `m += m` a thousand times would be as many scans.
+          AppendTo(*value,
+                   IsStringExpression(r)
+                       ? Eval(r, depth + 1)
+                       : Template::Value(CollapseWhitespace(Text(r)), ValueKind::kAny),
+                   reaches, fork, branch);
+        }
+        cap(n);
         continue;
       }
       if (k == kBinaryExpression && value && Text(Field(n, "operator")) == "<<") {
@@ -1117,26 +1453,74 @@ class Extractor {
           left = Field(left, "left");
         }
         if (Text(left) == name) {
+          if (reaches < 0) continue;
+          Template tail;
           for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
-            value->Append(Eval(*it, depth + 1));
+            tail.Append(Eval(*it, depth + 1));
           }
-          Cap(*value, n);
+          AppendTo(*value, tail, reaches, fork, branch);
+          cap(n);
           continue;
         }
       }
       if (k == kCall && value) {
         std::vector<TSNode> args = Args(n);
-        if (LastComponent(Text(Field(n, "function"))) == "StrAppend" && !args.empty() &&
-            Text(args[0]).size() == name.size() + 1 && Text(args[0]).substr(1) == name) {
-          for (size_t i = 1; i < args.size(); ++i) value->Append(Eval(args[i], depth + 1));
-          Cap(*value, n);
+        std::string_view fn = LastComponent(Text(Field(n, "function")));
+        if (fn == "StrAppend" && !args.empty() && Text(args[0]).size() == name.size() + 1 &&
+            Text(args[0]).substr(1) == name) {
+          if (reaches < 0) continue;
+          Template tail;
+          for (size_t i = 1; i < args.size(); ++i) tail.Append(Eval(args[i], depth + 1));
+          AppendTo(*value, tail, reaches, fork, branch);
+          cap(n);
+          continue;
+        }
+        // snprintf(buf, size, fmt, ...), PyOS_snprintf, sprintf(buf, fmt, ...): buf holds
+        // the formatted text (each alternative of the format).
+        size_t format_at = fn == "sprintf"                               ? 1
+                           : (fn == "snprintf" || fn == "PyOS_snprintf") ? 2
+                                                                         : 0;
+        if (format_at != 0 && args.size() > format_at && Text(args[0]) == name) {
+          if (reaches < 0) continue;
+          std::vector<Template> formats = Alternatives(args[format_at], 1);
+          std::vector<Arg> rest;
+          for (size_t i = format_at + 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
+          for (size_t i = 0; i < formats.size(); ++i) {
+            Define(*value, ApplyPrintf(formats[i], rest, PrintfDialect::kC), reaches, fork, branch,
+                   i > 0);
+          }
+          cap(n);
           continue;
         }
       }
       std::vector<TSNode> kids = NamedChildren(n);
-      for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, n);
+      for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+        stack.push_back(Item{*it, n, ChildBranch(n, parent, *it, branch, branches)});
+      }
     }
     return value;
+  }
+
+  // The branch `child` of `n` is in, pushed on `branches` when it opens one
+  // (an if's or `?:`'s arm, a loop's body, a case of a switch); else `outer`.
+  int ChildBranch(TSNode n, TSNode parent, TSNode child, int outer,
+                  std::vector<Branch>& branches) const {
+    uint16_t k = K(n);
+    bool arm = false;
+    bool loop = false;
+    TSNode construct = n;
+    if (k == kIfStatement || k == kConditional) {
+      arm = SameNode(child, Field(n, "consequence")) || SameNode(child, Field(n, "alternative"));
+    } else if (k == kWhileStatement || k == kForStatement || k == kForRange) {
+      arm = loop = SameNode(child, Field(n, "body"));
+    } else if (k == kCompoundStatement && !ts_node_is_null(parent) && K(parent) == kSwitch &&
+               K(child) == kCaseStatement) {
+      arm = true;
+      construct = parent;
+    }
+    if (!arm || branches.size() >= 4096) return outer;
+    branches.push_back(Branch{child, construct, loop, outer});
+    return static_cast<int>(branches.size() - 1);
   }
 
   std::string_view DeclaredName(TSNode d) const {
@@ -1322,6 +1706,198 @@ class Extractor {
       if (!name.empty()) out.emplace_back(name);
     }
     return out;
+  }
+
+  // ------------------------------------------------------------- helpers
+
+  // The class numpy's `npy_cache_import("numpy.core._exceptions",
+  // "AxisError", &cls)` stores in `cls`, looked for in the function around
+  // the walk's node, then in the file; "" when there is none.
+  std::string CachedImport(std::string_view variable) const {
+    TSNode f = EnclosingFunction();
+    std::string target = "&" + std::string(variable);
+    // A parameter holds whatever the caller passed: no file-wide guess.
+    std::vector<std::string> params = ParamList();
+    bool parameter = std::find(params.begin(), params.end(), variable) != params.end();
+    for (std::string_view hay : {ts_node_is_null(f) ? std::string_view() : Text(f),
+                                 parameter ? std::string_view() : src_}) {
+      static constexpr std::string_view kCall = "npy_cache_import";
+      for (size_t at = hay.find(kCall); at != std::string_view::npos;
+           at = hay.find(kCall, at + 1)) {
+        size_t open = hay.find('(', at);
+        size_t close = hay.find(')', open == std::string_view::npos ? at : open);
+        if (open == std::string_view::npos || close == std::string_view::npos ||
+            close - open > 400) {
+          continue;
+        }
+        std::vector<std::string> args = SplitMacroArguments(hay.substr(open + 1, close - open - 1));
+        if (args.size() != 3 || CollapseWhitespace(args[2]) != target) continue;
+        std::string name = args[1];
+        if (name.size() < 3 || name.front() != '"' || name.back() != '"') continue;
+        name = name.substr(1, name.size() - 2);
+        bool ident = std::all_of(name.begin(), name.end(), IsIdentChar);
+        if (ident && !name.empty()) return name;
+      }
+    }
+    return "";
+  }
+
+  // Parameter names of the function around the walk's node, `...` for a
+  // variadic one, "" for an unnamed one (positions kept).
+  std::vector<std::string> ParamList() const {
+    std::vector<std::string> out;
+    TSNode f = EnclosingFunction();
+    if (ts_node_is_null(f) || K(f) != kFunctionDefinition) return out;
+    TSNode d = Field(f, "declarator");
+    for (int guard = 0; guard < 8 && !ts_node_is_null(d) && ts_node_is_null(Field(d, "parameters"));
+         ++guard) {
+      d = Field(d, "declarator");
+    }
+    for (TSNode p : Children(Field(d, "parameters"))) {
+      if (K(p) == kVariadicParameterDeclaration || Text(p) == "...") {
+        out.emplace_back("...");
+      } else if (K(p) == kParameterDeclaration || K(p) == kOptionalParameterDeclaration) {
+        out.emplace_back(DeclaredName(Field(p, "declarator")));
+      }
+    }
+    return out;
+  }
+
+  // The plain name of the function around the walk's node and whether it is
+  // `static` (visible in its own file only).
+  std::pair<std::string, bool> PlainFunction() const {
+    TSNode f = EnclosingFunction();
+    if (ts_node_is_null(f) || K(f) != kFunctionDefinition) return {"", false};
+    std::string name = DeclaratorName(Field(f, "declarator"));
+    size_t open = name.find('(');
+    if (open != std::string::npos)
+      name = DeclaratorName(Field(Field(f, "declarator"), "declarator"));
+    bool is_static = false;
+    for (TSNode c : NamedChildren(f)) {
+      if (SameNode(c, Field(f, "body"))) break;
+      if (Text(c) == "static") is_static = true;
+    }
+    return {std::string(LastComponent(name)), is_static};
+  }
+
+  TSNode Unwrapped(TSNode n) const {
+    for (int guard = 0; guard < 8; ++guard) {
+      if (K(n) == kParenthesized && ts_node_named_child_count(n) == 1) {
+        n = ts_node_named_child(n, 0);
+      } else if (K(n) == kCastExpression) {
+        n = Field(n, "value");
+      } else {
+        break;
+      }
+    }
+    return n;
+  }
+
+  // A Python C-API sink whose message or format is a parameter of the
+  // function around it: that function is a helper its callers raise through.
+  void NoteHelper(const SinkInfo& info, std::string_view callee, const std::vector<TSNode>& args) {
+    size_t msg_at = 1;
+    HelperSink h;
+    switch (info.sink) {
+      case Sink::kPyErrSetString:
+        break;
+      case Sink::kPyErrFormat:
+        h.printf = true;
+        break;
+      case Sink::kPyWarn:
+        h.kind = SiteKind::kWarning;
+        break;
+      case Sink::kPyWarnFormat:
+        h.kind = SiteKind::kWarning;
+        h.printf = true;
+        msg_at = 2;
+        break;
+      case Sink::kNumpyDeprecate:
+        h.kind = SiteKind::kWarning;
+        h.exception = info.exception;
+        msg_at = 0;
+        break;
+      default:
+        return;
+    }
+    if (args.size() <= msg_at) return;
+    TSNode m = Unwrapped(args[msg_at]);
+    if (K(m) != kIdentifier) return;
+    std::vector<std::string> params = ParamList();
+    auto index = [&](std::string_view name) {
+      auto it = std::find(params.begin(), params.end(), name);
+      return it == params.end() ? -1 : static_cast<int>(it - params.begin());
+    };
+    h.message_param = index(Text(m));
+    if (h.message_param < 0) return;
+    auto [name, is_static] = PlainFunction();
+    if (name.empty()) return;
+    h.name = name;
+    h.path = path_;
+    h.file_local = is_static;
+    if (info.sink != Sink::kNumpyDeprecate) {
+      if (!info.exception.empty()) {
+        h.exception = info.exception;
+      } else {
+        h.type_param = index(Trim(Text(Unwrapped(args[0]))));
+        if (h.type_param < 0) h.exception = PythonTypeOf(Text(args[0]));
+      }
+    }
+    if (h.printf) {
+      if (EndsWith(callee, "FormatV")) {
+        h.first_vararg = index("...");
+      } else {
+        for (size_t i = msg_at + 1; i < args.size(); ++i) {
+          h.format_args.push_back(CollapseWhitespace(Text(args[i])));
+        }
+      }
+    }
+    result_.helpers.push_back(std::move(h));
+  }
+
+  // A call of a plain function that passes text (or one of its caller's
+  // parameters, for chains of helpers): kept for LinkHelpers.
+  void RecordCall(TSNode call, std::string_view callee) {
+    if (macro_depth_ > 0 || IsMacroName(callee) ||
+        result_.helper_calls.size() >= kMaxHelperCallsPerFile) {
+      return;
+    }
+    std::vector<TSNode> args = Args(call);
+    if (args.empty()) return;
+    std::vector<std::string> params = ParamList();
+    bool useful = false;
+    bool text = false;  // else only a parameter passed on: a chain, never a site
+    HelperCall c;
+    for (TSNode a : args) {
+      TSNode u = Unwrapped(a);
+      c.args.push_back(CollapseWhitespace(Text(a)));
+      c.values.emplace_back();
+      if (IsStringExpression(u) && !IsLiteralFreeCall(u)) {
+        c.values.back() = Alternatives(u);
+        text = text || std::any_of(c.values.back().begin(), c.values.back().end(), HasLiteralText);
+        useful = useful || text;
+      } else if (K(u) == kIdentifier &&
+                 std::find(params.begin(), params.end(), Text(u)) != params.end()) {
+        useful = true;
+      }
+    }
+    if (!useful) return;
+    c.callee = std::string(callee);
+    auto fn = PlainFunction();
+    c.caller = fn.first;
+    c.caller_static = fn.second;
+    c.caller_params = std::move(params);
+    if (text) {
+      c.site = BaseSite(call, SiteKind::kRaise);
+    } else {
+      c.site.path = path_;  // where LinkHelpers looks the callee up
+    }
+    result_.helper_calls.push_back(std::move(c));
+  }
+
+  // `x.c_str()`, `s.data()`: text, but none of the call's own.
+  bool IsLiteralFreeCall(TSNode n) const {
+    return K(n) == kCall && K(Field(n, "function")) == kFieldExpression;
   }
 
   // ------------------------------------------------------------- guards
@@ -1526,8 +2102,10 @@ class Extractor {
   std::vector<TSNode>
       ancestors_;  // root ... the node the walk is at  // other messages of the sink being handled
   int eval_steps_ = 0;
+  int resolving_ = 0;  // ResolveAll calls under way (names that refer to each other)
+  std::unordered_map<uint32_t, std::vector<Template>> resolved_;  // by the use's offset
   size_t scan_steps_ = 0;
-  std::unordered_map<std::string, std::optional<Template>> globals_;
+  std::unordered_map<std::string, std::optional<std::vector<Template>>> globals_;
 };
 
 // Names that make a macro body a sink, for SinkMacros.
@@ -1565,6 +2143,121 @@ bool MentionsSink(std::string_view body) {
 }
 
 }  // namespace
+
+void LinkHelpers(std::vector<FileResult>& files) {
+  std::vector<HelperSink> helpers;
+  for (FileResult& f : files) {
+    for (HelperSink& h : f.helpers) helpers.push_back(std::move(h));
+    f.helpers.clear();
+  }
+  // name -> helpers of that name; a file's own static one first.
+  std::unordered_map<std::string, std::vector<size_t>> by_name;
+  auto index_all = [&] {
+    by_name.clear();
+    for (size_t i = 0; i < helpers.size(); ++i) by_name[helpers[i].name].push_back(i);
+  };
+  auto lookup = [&](const std::string& name, const std::string& path) -> const HelperSink* {
+    auto it = by_name.find(name);
+    if (it == by_name.end()) return nullptr;
+    const HelperSink* global = nullptr;
+    for (size_t i : it->second) {
+      const HelperSink& h = helpers[i];
+      if (h.file_local && h.path == path) return &h;
+      if (!h.file_local && global == nullptr) global = &h;
+    }
+    return global;
+  };
+  auto param_index = [](const std::vector<std::string>& params, std::string_view name) {
+    auto it = std::find(params.begin(), params.end(), name);
+    return it == params.end() ? -1 : static_cast<int>(it - params.begin());
+  };
+  index_all();
+  // A function that passes its own parameter as a helper's message is a
+  // helper too (one level deeper).
+  for (int round = 0; round < kMaxHelperDepth; ++round) {
+    std::vector<HelperSink> found;
+    std::unordered_set<std::string> named;
+    for (const FileResult& f : files) {
+      for (const HelperCall& c : f.helper_calls) {
+        const HelperSink* h = lookup(c.callee, c.site.path);
+        if (h == nullptr || h->depth != round || c.caller.empty() ||
+            static_cast<size_t>(h->message_param) >= c.args.size()) {
+          continue;
+        }
+        int q = param_index(c.caller_params, c.args[static_cast<size_t>(h->message_param)]);
+        if (q < 0 || lookup(c.caller, c.site.path) != nullptr ||
+            !named.insert(c.site.path + ":" + c.caller).second) {
+          continue;
+        }
+        HelperSink g;
+        g.name = c.caller;
+        g.path = c.site.path;
+        g.file_local = c.caller_static;
+        g.message_param = q;
+        g.kind = h->kind;
+        g.printf = h->printf;
+        g.depth = h->depth + 1;
+        g.exception = h->exception;
+        if (h->type_param >= 0 && static_cast<size_t>(h->type_param) < c.args.size()) {
+          const std::string& t = c.args[static_cast<size_t>(h->type_param)];
+          g.type_param = param_index(c.caller_params, t);
+          if (g.type_param < 0) g.exception = PythonTypeOf(t);
+        }
+        if (h->first_vararg >= 0) {
+          g.first_vararg = param_index(c.caller_params, "...");
+          for (size_t i = static_cast<size_t>(h->first_vararg);
+               g.first_vararg < 0 && i < c.args.size(); ++i) {
+            g.format_args.push_back(c.args[i]);
+          }
+        } else {
+          g.format_args = h->format_args;
+        }
+        found.push_back(std::move(g));
+      }
+    }
+    if (found.empty()) break;
+    for (HelperSink& g : found) helpers.push_back(std::move(g));
+    index_all();
+  }
+  // Every call that passes text as a helper's message raises it there.
+  for (FileResult& f : files) {
+    std::unordered_set<std::string> emitted;
+    for (HelperCall& c : f.helper_calls) {
+      const HelperSink* h = lookup(c.callee, c.site.path);
+      if (h == nullptr || static_cast<size_t>(h->message_param) >= c.values.size()) continue;
+      const std::vector<Template>& messages = c.values[static_cast<size_t>(h->message_param)];
+      std::vector<Arg> rest;
+      if (h->first_vararg >= 0) {
+        for (size_t i = static_cast<size_t>(h->first_vararg); i < c.args.size(); ++i) {
+          Arg a;
+          a.expression = c.args[i];
+          if (c.values[i].size() == 1 && !c.values[i][0].IsDynamic()) a.value = c.values[i][0];
+          rest.push_back(std::move(a));
+        }
+      } else {
+        for (const std::string& e : h->format_args) rest.push_back(Arg{e, std::nullopt});
+      }
+      for (const Template& m : messages) {
+        if (!HasLiteral(m)) continue;
+        Site s = c.site;
+        s.kind = h->kind;
+        s.exception = h->exception;
+        if (h->type_param >= 0 && static_cast<size_t>(h->type_param) < c.args.size()) {
+          s.exception = PythonTypeOf(c.args[static_cast<size_t>(h->type_param)]);
+        }
+        s.exception_written = h->name;
+        s.via = h->name;
+        s.message = h->printf ? ApplyPrintf(m, rest, PrintfDialect::kPython) : m;
+        s.message.AssignNames();
+        std::string key = std::to_string(s.line) + ":" + std::to_string(s.column) + ":" +
+                          s.exception + ":" + s.message.Display();
+        if (emitted.insert(std::move(key)).second) f.sites.push_back(std::move(s));
+      }
+    }
+    f.helper_calls.clear();
+    f.helper_calls.shrink_to_fit();
+  }
+}
 
 bool IsCppSourcePath(std::string_view path, bool* is_c) {
   static constexpr std::string_view kCpp[] = {".cc",  ".cpp", ".cxx", ".h",   ".hh",

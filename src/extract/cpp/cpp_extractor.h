@@ -35,11 +35,48 @@ void CollectMacros(std::string_view path, std::string_view text, std::vector<Mac
 // that raise: a sink in the body, or a call of another such macro.
 MacroTable SinkMacros(std::vector<MacroDef> defs);
 
+// A function that raises with a message (or format) its caller passes:
+// `static int type_error(const char *fmt, PyObject *obj) { PyErr_Format(
+// PyExc_TypeError, fmt, Py_TYPE(obj)->tp_name); ...}`.
+struct HelperSink {
+  std::string name;
+  std::string path;
+  bool file_local = false;  // `static`: only calls in its own file reach it
+  int message_param = -1;   // which parameter holds the message or format
+  int type_param = -1;      // the parameter holding the exception type, if any
+  std::string exception;    // else the type it raises
+  SiteKind kind = SiteKind::kRaise;
+  bool printf = false;                   // the message is a printf format (Python's dialect)
+  int first_vararg = -1;                 // `...`: the caller's arguments from here fill it
+  std::vector<std::string> format_args;  // else the helper's own arguments do
+  int depth = 0;                         // 0: raises itself; n: through n helpers
+};
+
+// A call of a plain function with text or a parameter of its caller among
+// its arguments: a site when LinkHelpers finds the function to be a helper.
+struct HelperCall {
+  std::string callee;
+  std::string caller;  // the enclosing function
+  bool caller_static = false;
+  std::vector<std::string> caller_params;
+  std::vector<std::string> args;              // argument text
+  std::vector<std::vector<Template>> values;  // alternatives of text arguments
+  Site site;                                  // at the call, message and type unset
+};
+
 struct FileResult {
   std::vector<Site> sites;
   std::vector<NonSite> non_sites;
   std::vector<FileIssue> issues;  // not UTF-8, syntax errors, parse timeouts
+  std::vector<HelperSink> helpers;
+  std::vector<HelperCall> helper_calls;
 };
+
+// The post-pass over a library's C/C++ files: helpers (and helpers that
+// call helpers with their own parameter, to a bounded depth) found in any
+// file; each call passing one text becomes a site of its own in the
+// caller's file. Clears the helper data it read.
+void LinkHelpers(std::vector<FileResult>& files);
 
 // True for the file names the C/C++ front end reads; `is_c` tells which
 // grammar the name asks for: tree-sitter-c for .c (and numpy's .c.src),

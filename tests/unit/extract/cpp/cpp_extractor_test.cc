@@ -2,6 +2,7 @@
 // pin down, and inputs no compiler would accept.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -219,6 +220,130 @@ TEST(CppExtractor, HostileInputsAreBoundedAndNeverCrash) {
       for (const Site& s : x.sites) EXPECT_LE(s.message.Display().size(), 1u << 20);
     }
   }
+}
+
+bool Has(const std::vector<std::string>& all, const std::string& one) {
+  return std::find(all.begin(), all.end(), one) != all.end();
+}
+
+TEST(CppExtractor, EveryBranchOfAFormatIsATemplate) {
+  std::vector<std::string> m = Messages("a.c",
+                                        "static int f(int a, PyObject *o) {\n"
+                                        "  const char *fmt = NULL;\n"
+                                        "  if (a) { fmt = \"one %S\"; }\n"
+                                        "  else if (a > 2) fmt = \"two %S\";\n"
+                                        "  else { fmt = \"three %S\"; }\n"
+                                        "  PyErr_Format(PyExc_ValueError, fmt, o);\n"
+                                        "  return -1;\n"
+                                        "}\n");
+  EXPECT_EQ(m.size(), 3u);
+  EXPECT_TRUE(Has(m, "ValueError: one {o}"));
+  EXPECT_TRUE(Has(m, "ValueError: two {o}"));
+  EXPECT_TRUE(Has(m, "ValueError: three {o}"));
+}
+
+TEST(CppExtractor, AnAssignmentInABranchDoesNotReplaceTheDefault) {
+  std::vector<std::string> m = Messages("a.c",
+                                        "static int f(int strict) {\n"
+                                        "  const char *msg = \"plain\";\n"
+                                        "  if (strict) msg = \"strict\";\n"
+                                        "  PyErr_SetString(PyExc_ValueError, msg);\n"
+                                        "  return -1;\n"
+                                        "}\n");
+  EXPECT_EQ(m.size(), 2u);
+  EXPECT_TRUE(Has(m, "ValueError: plain"));
+  EXPECT_TRUE(Has(m, "ValueError: strict"));
+}
+
+TEST(CppExtractor, ASiblingArmsAssignmentDoesNotReachTheRaise) {
+  std::vector<std::string> m =
+      Messages("a.c",
+               "static int f(int k) {\n"
+               "  const char *msg;\n"
+               "  switch (k) {\n"
+               "    case 1: msg = \"one\"; PyErr_SetString(PyExc_ValueError, msg); break;\n"
+               "    default: msg = \"other\"; PyErr_SetString(PyExc_TypeError, msg);\n"
+               "  }\n"
+               "  return -1;\n"
+               "}\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: one", "TypeError: other"}));
+}
+
+TEST(CppExtractor, ConditionalArgumentsAndBuffersGiveEveryText) {
+  std::vector<std::string> m =
+      Messages("a.c",
+               "static int f(int n, long size) {\n"
+               "  char buf[64];\n"
+               "  PyErr_Format(PyExc_TypeError, \"need %s\", n > 1 ? \"a tuple\" : \"an array\");\n"
+               "  PyOS_snprintf(buf, sizeof(buf), \"size %ld too large\", size);\n"
+               "  PyErr_SetString(PyExc_ValueError, buf);\n"
+               "  PyObject *o = PyUnicode_FromFormat(\"bad shape %S\", n ? o : o);\n"
+               "  PyErr_SetObject(PyExc_IndexError, o);\n"
+               "  return -1;\n"
+               "}\n");
+  EXPECT_TRUE(Has(m, "TypeError: need a tuple"));
+  EXPECT_TRUE(Has(m, "TypeError: need an array"));
+  EXPECT_TRUE(Has(m, "ValueError: size {size} too large"));
+  EXPECT_TRUE(Has(m, "IndexError: bad shape {n ? o : o}"));
+}
+
+TEST(CppExtractor, HelperSinksRaiseAtEachCallThatPassesText) {
+  Extraction x = ExtractCppSource("a.c",
+                                  "static int type_error(const char *fmt, PyObject *obj) {\n"
+                                  "  PyErr_Format(PyExc_TypeError, fmt, Py_TYPE(obj)->tp_name);\n"
+                                  "  return -1;\n"
+                                  "}\n"
+                                  "static int conv_error(const char *f, PyObject *o) {\n"
+                                  "  return type_error(f, o);\n"
+                                  "}\n"
+                                  "static int set(PyObject *type, const char *m) {\n"
+                                  "  PyErr_SetString(type, m);\n"
+                                  "  return -1;\n"
+                                  "}\n"
+                                  "int g(PyObject *o, int n) {\n"
+                                  "  if (n) return type_error(\"expected %s\", o);\n"
+                                  "  if (n > 1) return conv_error(\"cannot convert %s\", o);\n"
+                                  "  return set(PyExc_KeyError, \"missing key\");\n"
+                                  "}\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) {
+    m.push_back(s.exception + ":" + std::to_string(s.line) + ": " + s.message.Display());
+  }
+  EXPECT_EQ(m.size(), 3u);
+  EXPECT_TRUE(Has(m, "TypeError:13: expected {Py_TYPE(obj)->tp_name}"));
+  EXPECT_TRUE(Has(m, "TypeError:14: cannot convert {Py_TYPE(obj)->tp_name}"));
+  EXPECT_TRUE(Has(m, "KeyError:15: missing key"));
+}
+
+TEST(CppExtractor, NamesDefinedThroughEachOtherEnd) {
+  std::vector<std::string> m = Messages("a.c",
+                                        "static int f(int c) {\n"
+                                        "  const char *a = \"x\";\n"
+                                        "  a = c ? a : \"y\";\n"
+                                        "  const char *b = a;\n"
+                                        "  b = c ? b : a;\n"
+                                        "  a = b;\n"
+                                        "  PyErr_SetString(PyExc_ValueError, c ? a : b);\n"
+                                        "  return -1;\n"
+                                        "}\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: x", "ValueError: y"}));
+}
+
+TEST(CppExtractor, AppendsInOneBranchMakeOneText) {
+  std::vector<std::string> m = Messages("a.cc",
+                                        "absl::Status F(const std::string& out, int n) {\n"
+                                        "  std::string e = \"tool failed\";\n"
+                                        "  if (!out.empty()) {\n"
+                                        "    e += \": \";\n"
+                                        "    e += out;\n"
+                                        "  }\n"
+                                        "  const std::string plural = n == 1 ? \"\" : \"s\";\n"
+                                        "  if (n) return absl::InvalidArgumentError(\n"
+                                        "      absl::StrFormat(\"%d item%s\", n, plural));\n"
+                                        "  return absl::InternalError(e);\n"
+                                        "}\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"INVALID_ARGUMENT: {n} item{plural}",
+                                         "INTERNAL: tool failed", "INTERNAL: tool failed: {out}"}));
 }
 
 }  // namespace
