@@ -296,7 +296,17 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     out.bytes_scanned += static_cast<int64_t>(f.size);
   }
   out.files_scanned = static_cast<int64_t>(files.size());
-  python::LinkPython(results, out);
+  cpp::LinkHelpers(native);  // C helpers that raise with their caller's text
+  std::vector<Site> native_sites;
+  for (cpp::FileResult& r : native) {
+    for (Site& s : r.sites) native_sites.push_back(std::move(s));
+    for (NonSite& s : r.non_sites) out.non_sites.push_back(std::move(s));
+    for (FileIssue& i : r.issues) out.issues.push_back(std::move(i));
+  }
+  // C raising a Python class of the library by name (numpy's
+  // _UFuncNoLoopError): the class's __str__ says what the user reads.
+  python::LinkPython(results, out, &native_sites);
+  for (Site& s : native_sites) out.sites.push_back(std::move(s));
   std::map<std::string, const source::SourceFile*> by_path;
   for (const source::SourceFile& f : files) by_path.emplace(f.path, &f);
   FillMissingExcerpts(out, [&](const std::string& path) -> std::optional<std::string> {
@@ -306,12 +316,6 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     if (!bytes) return std::nullopt;
     return std::move(*bytes);
   });
-  cpp::LinkHelpers(native);  // C helpers that raise with their caller's text
-  for (cpp::FileResult& r : native) {
-    for (Site& s : r.sites) out.sites.push_back(std::move(s));
-    for (NonSite& s : r.non_sites) out.non_sites.push_back(std::move(s));
-    for (FileIssue& i : r.issues) out.issues.push_back(std::move(i));
-  }
   CapMessages(out);
   return out;
 }

@@ -526,6 +526,38 @@ class Linker {
     });
   }
 
+ public:
+  // C/C++ sites raising a library class by name with arguments errdex
+  // cannot see (`PyErr_SetObject(exc_type, args)`): the class composes the
+  // text from its constructor's parameters, left as placeholders.
+  void ComposeNative(std::vector<Site>& sites) {
+    std::vector<Site> out;
+    for (Site& s : sites) {
+      const ClassInfo* c = s.message.LiteralSize() == 0 && !s.exception.empty()
+                               ? FindClass(s.exception, s.path)
+                               : nullptr;
+      std::vector<Template> composed;
+      if (c != nullptr && IsException(c, 0) && BuildsMessage(c)) {
+        for (Template& t : Compose(c, {})) {
+          if (t.LiteralSize() > 0) composed.push_back(std::move(t));
+        }
+      }
+      if (composed.empty()) {
+        out.push_back(std::move(s));
+        continue;
+      }
+      for (Template& t : composed) {
+        Site copy = s;
+        copy.message = std::move(t);
+        copy.message.AssignNames();
+        copy.via = c->name;
+        out.push_back(std::move(copy));
+      }
+    }
+    sites = std::move(out);
+  }
+
+ private:
   // ------------------------------------------------------------------ sinks
 
   // One way a sink raises, before its parameters are bound to a caller's
@@ -732,6 +764,10 @@ class Linker {
 
 }  // namespace
 
-void LinkPython(std::vector<FileResult>& files, Extraction& out) { Linker(files).Run(out); }
+void LinkPython(std::vector<FileResult>& files, Extraction& out, std::vector<Site>* native) {
+  Linker linker(files);
+  linker.Run(out);
+  if (native != nullptr) linker.ComposeNative(*native);
+}
 
 }  // namespace errdex::extract::python

@@ -13,6 +13,11 @@ namespace errdex::extract::python {
 // Moves the sites, non-sites, issues and exception classes of `files` into
 // `out`, resolving what one file alone could not. Deterministic for the same
 // input order.
-void LinkPython(std::vector<FileResult>& files, Extraction& out);
+// `native`, when given, holds the C/C++ sites of the same library: one
+// whose message is all values and whose type is a Python exception class
+// that composes its text (numpy's C raising `_UFuncNoLoopError` by name)
+// takes the class's templates.
+void LinkPython(std::vector<FileResult>& files, Extraction& out,
+                std::vector<Site>* native = nullptr);
 
 }  // namespace errdex::extract::python

@@ -208,6 +208,34 @@ TEST(ExtractFiles, ResultsDoNotDependOnThreadCount) {
   EXPECT_EQ(one, run(4));
 }
 
+TEST(ExtractFiles, CRaisingAPythonClassByNameTakesItsStr) {
+  TempDir dir;
+  dir.Write("core/_exceptions.py",
+            "class _NoLoopError(TypeError):\n"
+            "    def __init__(self, ufunc, dtypes):\n"
+            "        self.ufunc = ufunc\n"
+            "        self.dtypes = dtypes\n"
+            "    def __str__(self):\n"
+            "        return 'ufunc {!r} has no loop for {}'.format(self.ufunc.__name__, self.dtypes)\n");
+  dir.Write("core/resolve.c",
+            "static int no_loop(PyObject *ufunc, PyObject *dtypes) {\n"
+            "    static PyObject *exc_type = NULL;\n"
+            "    npy_cache_import(\"numpy.core._exceptions\", \"_NoLoopError\", &exc_type);\n"
+            "    PyErr_SetObject(exc_type, PyTuple_Pack(2, ufunc, dtypes));\n"
+            "    return -1;\n"
+            "}\n");
+  TreeRun run = ExtractTree(dir);
+  const Site* c = nullptr;
+  for (const Site& s : run.extraction.sites) {
+    if (s.language == "c") c = &s;
+  }
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->exception, "_NoLoopError");
+  EXPECT_EQ(c->message.Display(), "ufunc {self.ufunc.__name__!r} has no loop for {dtypes}");
+  EXPECT_EQ(c->via, "_NoLoopError");
+  EXPECT_EQ(c->line, 4);
+}
+
 TEST(ExtractFiles, CrossFileHelpersAndClassesLink) {
   TempDir dir;
   dir.Write("pkg/errors.py",
