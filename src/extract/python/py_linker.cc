@@ -340,10 +340,15 @@ class Linker {
     AddClassAttributes(mro, attrs);
     for (const ClassInfo* k : mro) {
       if (k->str_templates.empty()) continue;
+      // Only what the raise passes: a default bound here would also fill a
+      // local of __str__ that shares the parameter's name (`ndim =
+      // self.ndim`), printing `None` where the class prints the attribute.
       Bindings init_bindings;
       for (const ClassInfo* owner : mro) {
         if (owner->has_init) {
-          BindArguments(owner->init_params, original, init_bindings);
+          std::vector<Param> params = owner->init_params;
+          for (Param& p : params) p.default_value.reset();
+          BindArguments(params, original, init_bindings);
           break;
         }
       }
