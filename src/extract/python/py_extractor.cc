@@ -917,7 +917,13 @@ class FileExtractor {
       TSNode object = Field(fn, "object");
       if (attr == "format") {
         Alternatives formats = Eval(object, ctx, depth + 1);
-        if (!formats.empty()) ApplyFormatCall(formats, args, ctx, depth, out);
+        if (!formats.empty()) {
+          ApplyFormatCall(formats, args, ctx, depth, out);
+        } else if (K(object) == kAttribute && Text(Field(object, "object")) == "self") {
+          // self.fmt.format(**kwargs): fmt is a class attribute, the
+          // subclass's own; the linker formats it with the raise's keywords.
+          out.push_back(Template::Value(CollapseWhitespace(Text(node)), ValueKind::kStr));
+        }
         return out;
       }
       if (attr == "join" && ts_node_named_child_count(args) == 1) {

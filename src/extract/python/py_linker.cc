@@ -322,6 +322,44 @@ class Linker {
     return false;
   }
 
+  // `{self.fmt.format(**kwargs)}` left by the front end: the class
+  // attribute `fmt` of the raised class (or the nearest base that sets it)
+  // formatted with the keyword arguments the raise passes.
+  static Template ExpandClassFormats(const Template& t, const std::vector<const ClassInfo*>& mro,
+                                     const std::vector<CallArg>& original) {
+    static constexpr std::string_view kPrefix = "self.";
+    static constexpr std::string_view kCall = ".format(";
+    bool any = false;
+    for (const Piece& p : t.pieces()) {
+      any |= p.is_value && StartsWith(p.text, kPrefix) && p.text.find(kCall) != std::string::npos;
+    }
+    if (!any) return t;
+    std::map<std::string, FormatArg, std::less<>> keywords;
+    for (const CallArg& a : original) {
+      if (!a.keyword.empty() && !a.splat) keywords[a.keyword] = a.arg;
+    }
+    Template out;
+    for (const Piece& p : t.pieces()) {
+      size_t call = p.is_value && StartsWith(p.text, kPrefix) ? p.text.find(kCall) : std::string::npos;
+      const Template* format = nullptr;
+      if (call != std::string::npos) {
+        std::string attr = p.text.substr(kPrefix.size(), call - kPrefix.size());
+        for (const ClassInfo* k : mro) {
+          for (const auto& [name, value] : k->class_attrs) {
+            if (name == attr && value.value) format = &*value.value;
+          }
+          if (format != nullptr) break;
+        }
+      }
+      if (format == nullptr) {
+        out.AppendPiece(p);
+        continue;
+      }
+      out.Append(ApplyStrFormat(*format, {}, keywords));
+    }
+    return out;
+  }
+
   static void AddTemplate(std::vector<Template>& out, Template t) {
     if (out.size() >= kMaxMessages) return;
     std::string display = t.Display();
@@ -360,12 +398,14 @@ class Linker {
       for (const Template& t : k->str_templates) {
         if (any_literal && t.LiteralSize() == 0 && !IsArgsFormat(t)) continue;
         for (Template& r : ArgsTuple(t, args)) {
-          AddTemplate(out, Substitute(Substitute(r, attrs), init_bindings));
+          AddTemplate(out, ExpandClassFormats(Substitute(Substitute(r, attrs), init_bindings),
+                                              mro, original));
         }
       }
       return;
     }
-    AddTemplate(out, Substitute(BuiltinMessage(builtin, args), attrs));
+    AddTemplate(out, ExpandClassFormats(Substitute(BuiltinMessage(builtin, args), attrs), mro,
+                                        original));
   }
 
   // True when `expression` ("*args") spreads the *args parameter of `params`.

@@ -475,5 +475,17 @@ TEST(PythonExtractor, PlusOfTwoValuesIsArithmeticNotConcatenation) {
             "ValueError: {name} < 0");
 }
 
+TEST(PythonComposed, ClassAttributeTemplateFormattedWithTheRaisesKeywords) {
+  EXPECT_EQ(One("class BaseError(Exception):\n"
+                "  fmt = 'An unspecified error occurred'\n"
+                "  def __init__(self, **kwargs):\n"
+                "    msg = self.fmt.format(**kwargs)\n"
+                "    Exception.__init__(self, msg)\n"
+                "class UnknownService(BaseError):\n"
+                "  fmt = 'Unknown service: {service_name!r}'\n"
+                "raise UnknownService(service_name=name)\n"),
+            "UnknownService: Unknown service: {name!r}");
+}
+
 }  // namespace
 }  // namespace errdex::extract
