@@ -441,6 +441,38 @@ class Linker {
     return false;
   }
 
+  // `raise self.failureException(msg)`: the type is a class attribute of the
+  // raising method's class (or a base), `failureException = AssertionError`.
+  void ResolveTypeAttribute(ProtoSite& p) {
+    std::string_view written = p.site.exception_written;
+    if (!p.has_call || p.callee_is_class || !StartsWith(written, "self.") ||
+        written.find('.', 5) != std::string_view::npos) {
+      return;
+    }
+    std::string_view function = p.site.function;
+    size_t dot = function.rfind('.');
+    if (dot == std::string_view::npos) return;
+    std::string_view owner = function.substr(0, dot);
+    if (size_t outer = owner.rfind('.'); outer != std::string_view::npos) {
+      owner = owner.substr(outer + 1);
+    }
+    const ClassInfo* c = FindClass(owner, p.site.path);
+    if (c == nullptr) return;
+    for (const ClassInfo* k : Mro(c)) {
+      for (const auto& [name, value] : k->class_attrs) {
+        if (name != p.callee || value.value) continue;
+        std::string type(LastComponent(value.expression));
+        const ClassInfo* t = FindClass(type, k->path);
+        if (!(t != nullptr ? IsException(t, 0) : IsBuiltinException(type))) return;
+        p.callee = type;
+        p.callee_is_class = true;
+        p.site.exception = type;
+        p.site.exception_written = value.expression;
+        return;
+      }
+    }
+  }
+
   // Whether a call spelled `written` reaches a function returning exceptions.
   bool ReturnsSites(const std::string& name, std::string_view written) const {
     auto it = functions_.find(name);
@@ -475,6 +507,7 @@ class Linker {
     ProtoSite p = original;
     std::vector<Site> out;
     InlineMessageHelpers(p);
+    ResolveTypeAttribute(p);
     // `error(...)` with a lowercase name the library defines as an exception
     // class (re's `error`), unless a function of that name returns one.
     if (!p.callee_is_class && p.has_call && !ReturnsSites(p.callee, p.site.exception_written)) {

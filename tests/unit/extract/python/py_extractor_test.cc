@@ -487,5 +487,17 @@ TEST(PythonComposed, ClassAttributeTemplateFormattedWithTheRaisesKeywords) {
             "UnknownService: Unknown service: {name!r}");
 }
 
+TEST(PythonComposed, TypeHeldInAClassAttribute) {
+  std::vector<std::string> m = Messages(
+      "class TestCase:\n"
+      "  failureException = AssertionError\n"
+      "  def fail(self, msg=None):\n"
+      "    raise self.failureException(msg)\n"
+      "class Mine(TestCase):\n"
+      "  def test(self):\n"
+      "    self.fail('values differ')\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"AssertionError: {msg}", "AssertionError: values differ"}));
+}
+
 }  // namespace
 }  // namespace errdex::extract
