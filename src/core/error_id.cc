@@ -10,10 +10,7 @@ std::string ErrorIdentity(const Template& message) {
   std::string out;
   for (const Piece& p : message.pieces()) {
     if (!p.is_value) {
-      for (char c : p.text) {
-        out.push_back(c);
-        if (c == '{' || c == '}') out.push_back(c);
-      }
+      AppendDisplayLiteral(out, p.text);
       continue;
     }
     // The kind stands for the conversion (`!r`, `%r` are both repr); what

@@ -84,14 +84,18 @@ void Template::Append(const Template& other) {
   for (const Piece& p : other.pieces_) AppendPiece(p);
 }
 
+void AppendDisplayLiteral(std::string& out, std::string_view text) {
+  for (char c : text) {
+    out.push_back(c);
+    if (c == '{' || c == '}') out.push_back(c);
+  }
+}
+
 std::string Template::Display() const {
   std::string out;
   for (const Piece& p : pieces_) {
     if (!p.is_value) {
-      for (char c : p.text) {
-        out.push_back(c);
-        if (c == '{' || c == '}') out.push_back(c);
-      }
+      AppendDisplayLiteral(out, p.text);
       continue;
     }
     out.push_back('{');

@@ -39,6 +39,10 @@ struct Piece {
   int max_length = -1;  // %.200s: at most 200 characters; -1 when unbounded.
 };
 
+// Appends literal text in the display form: `{` and `}` doubled, as in
+// str.format, so a literal brace never reads as a placeholder.
+void AppendDisplayLiteral(std::string& out, std::string_view text);
+
 class Template {
  public:
   Template() = default;
