@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -75,6 +76,23 @@ void Exec(const std::string& path, const std::string& sql) {
       << (error ? error : "") << " in " << sql;
   sqlite3_free(error);
   sqlite3_close(raw);
+}
+
+// An old catalog: refused for reading (naming the upgrade), upgraded when
+// opened for writing, then read again and checked clean.
+void OpenUpgraded(const std::string& path, std::optional<Catalog>& upgraded,
+                  std::optional<CheckReport>& report) {
+  Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
+  ASSERT_FALSE(read_only.has_value());
+  EXPECT_NE(read_only.error().message.find("upgrades it to version 6"), std::string::npos);
+  ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
+  Result<Catalog> opened = Catalog::Open(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(opened.has_value()) << opened.error().message;
+  Result<CheckReport> checked = opened->Check();
+  ASSERT_TRUE(checked.has_value());
+  EXPECT_TRUE(checked->problems.empty()) << checked->problems.front();
+  report = std::move(*checked);
+  upgraded.emplace(std::move(*opened));
 }
 
 // Undoes kIntegritySql: the catalog as errdex wrote it before content
@@ -297,15 +315,9 @@ TEST(Catalog, VersionFourIsUpgradedWithHashesForItsRows) {
     before = *cat->Get(id);
   }
   Exec(path, DowngradeToVersion4Sql());
-  Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
-  ASSERT_FALSE(read_only.has_value());
-  EXPECT_NE(read_only.error().message.find("upgrades it to version 6"), std::string::npos);
-  ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
-  Result<Catalog> upgraded = Catalog::Open(path, OpenMode::kReadOnly);
-  ASSERT_TRUE(upgraded.has_value()) << upgraded.error().message;
-  Result<CheckReport> report = upgraded->Check();
-  ASSERT_TRUE(report.has_value());
-  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+  std::optional<Catalog> upgraded;
+  std::optional<CheckReport> report;
+  ASSERT_NO_FATAL_FAILURE(OpenUpgraded(path, upgraded, report));
   EXPECT_EQ(report->sites, 3);
   EXPECT_EQ(report->analyses, 1);
   Result<ErrorRecord> after = upgraded->Get(id);
@@ -407,15 +419,9 @@ TEST(Catalog, VersionFiveIsUpgradedToOneErrorPerIdentity) {
            "INSERT INTO analysis (error_pk, family, data) SELECT pk, 'invalid-value', '{}' "
            "FROM error;"
            "PRAGMA user_version = 5;");
-  Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
-  ASSERT_FALSE(read_only.has_value());
-  EXPECT_NE(read_only.error().message.find("upgrades it to version 6"), std::string::npos);
-  ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
-  Result<Catalog> upgraded = Catalog::Open(path, OpenMode::kReadOnly);
-  ASSERT_TRUE(upgraded.has_value()) << upgraded.error().message;
-  Result<CheckReport> report = upgraded->Check();
-  ASSERT_TRUE(report.has_value());
-  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+  std::optional<Catalog> upgraded;
+  std::optional<CheckReport> report;
+  ASSERT_NO_FATAL_FAILURE(OpenUpgraded(path, upgraded, report));
   EXPECT_EQ(report->errors, 1);
   EXPECT_EQ(report->analyses, 1);  // the merged error's went with it
   Result<ErrorRecord> e = upgraded->Get(id);
