@@ -63,6 +63,15 @@ CommandResult RunErrdex(const std::vector<std::string>& args, const std::string&
   CommandResult result;
   int in_pipe[2], out_pipe[2], err_pipe[2];
   if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0 || pipe(err_pipe) != 0) return result;
+  // Everything the child needs is built before fork: a test that serves
+  // from other threads may fork while one of them holds the allocator's
+  // lock, and a child that allocates then waits for it for ever.
+  std::string binary = ERRDEX_BINARY;
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  argv.push_back(binary.data());
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
   pid_t pid = fork();
   if (pid == 0) {
     dup2(in_pipe[0], 0);
@@ -71,12 +80,6 @@ CommandResult RunErrdex(const std::vector<std::string>& args, const std::string&
     for (int fd : {in_pipe[0], in_pipe[1], out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1]}) {
       close(fd);
     }
-    std::vector<char*> argv;
-    std::string binary = ERRDEX_BINARY;
-    argv.push_back(binary.data());
-    std::vector<std::string> copy = args;
-    for (std::string& a : copy) argv.push_back(a.data());
-    argv.push_back(nullptr);
     execv(binary.c_str(), argv.data());
     _exit(127);
   }

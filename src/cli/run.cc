@@ -35,16 +35,18 @@ Result<RunResult> RunCommand(const std::vector<std::string>& argv, size_t keep) 
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0 || pipe2(exec_pipe, O_CLOEXEC) != 0) {
     return Fail(ErrorCode::kIo, std::string("pipe: ") + std::strerror(errno));
   }
+  // Built before fork: between fork and exec the child only makes system
+  // calls, never allocates (another thread may hold the allocator's lock).
+  std::vector<std::string> copy = argv;
+  std::vector<char*> args;
+  for (std::string& a : copy) args.push_back(a.data());
+  args.push_back(nullptr);
   pid_t pid = fork();
   if (pid < 0) return Fail(ErrorCode::kIo, std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
     dup2(out_pipe[1], 1);
     dup2(err_pipe[1], 2);
     for (int fd : {out_pipe[0], out_pipe[1], err_pipe[0], err_pipe[1], exec_pipe[0]}) close(fd);
-    std::vector<char*> args;
-    std::vector<std::string> copy = argv;
-    for (std::string& a : copy) args.push_back(a.data());
-    args.push_back(nullptr);
     execvp(args[0], args.data());
     int e = errno;
     (void)!write(exec_pipe[1], &e, sizeof e);
