@@ -202,7 +202,11 @@ void FillMissingExcerpts(Extraction& out,
     std::optional<std::string> text = read(path);
     if (!text) continue;
     SourceLines lines(*text);
-    for (Site* s : sites) lines.FillExcerpt(*s, 20, 20, 16384);
+    const python::PythonOptions excerpt;  // the bounds every other site had
+    for (Site* s : sites) {
+      lines.FillExcerpt(*s, excerpt.excerpt_before, excerpt.excerpt_after,
+                        excerpt.max_excerpt_bytes);
+    }
   }
 }
 

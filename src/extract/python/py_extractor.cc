@@ -147,11 +147,6 @@ constexpr int64_t kMaxStoreScan = 200'000;
 constexpr int64_t kMaxFlowStatementsPerFile = 5'000'000;
 constexpr int kMaxEvalDepth = 48;
 constexpr size_t kMaxStatementBytes = 4096;
-constexpr size_t kMaxExcerptBytes = 16384;
-
-bool Contains(std::string_view needle, const auto& haystack) {
-  return std::find(std::begin(haystack), std::end(haystack), needle) != std::end(haystack);
-}
 
 bool IsCapitalized(std::string_view name) {
   size_t i = name.find_first_not_of('_');
@@ -1313,7 +1308,8 @@ class FileExtractor {
 
   // ------------------------------------------------------ site construction
 
-  Site BaseSite(TSNode stmt, SiteKind kind) {
+  // Where the site is and its statement; no excerpt, no guards.
+  Site LightSite(TSNode stmt, SiteKind kind) const {
     Site s;
     s.kind = kind;
     s.language = "python";
@@ -1325,7 +1321,13 @@ class FileExtractor {
     // The source is valid UTF-8 and lines end at character boundaries; only
     // a cut needs care.
     s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
-    lines_.FillExcerpt(s, options_.excerpt_before, options_.excerpt_after, kMaxExcerptBytes);
+    return s;
+  }
+
+  Site BaseSite(TSNode stmt, SiteKind kind) {
+    Site s = LightSite(stmt, kind);
+    lines_.FillExcerpt(s, options_.excerpt_before, options_.excerpt_after,
+                       options_.max_excerpt_bytes);
     const Scope* function = FunctionScope();
     s.guards = PythonGuards(function != nullptr ? function->node : root_, stmt, src_, &guards_);
     s.trigger = TriggerSentence(s.guards);
@@ -1749,14 +1751,7 @@ class FileExtractor {
     }
     if (!text && !forwards) return;
     SinkCall c;
-    c.site.kind = SiteKind::kRaise;
-    c.site.language = "python";
-    c.site.path = result_.path;
-    c.site.line = StartLine(stmt);
-    c.site.column = StartColumn(stmt);
-    c.site.end_line = EndLine(stmt);
-    c.site.function = CurrentQualname();
-    c.site.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
+    c.site = LightSite(stmt, SiteKind::kRaise);
     c.site.guards = PythonGuards(scope != nullptr ? scope->node : root_, stmt, src_, &guards_);
     c.site.trigger = TriggerSentence(c.site.guards);
     c.site.internal = LooksUnreachable(c.site.guards);

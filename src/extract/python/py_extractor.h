@@ -113,6 +113,7 @@ struct FileResult {
 struct PythonOptions {
   int excerpt_before = 20;  // lines of context above a site
   int excerpt_after = 20;   // and below its statement
+  size_t max_excerpt_bytes = 16384;
 };
 
 // Extracts one parsed file. `source` must outlive the call and be what `tree`

@@ -33,10 +33,6 @@ constexpr std::string_view kNotSinkReceivers[] = {
     "os",  "re",     "sys",     "warnings",
 };
 
-template <typename List>
-bool Contains(const List& list, std::string_view x) {
-  return std::find(std::begin(list), std::end(list), x) != std::end(list);
-}
 
 size_t CommonPrefix(std::string_view a, std::string_view b) {
   size_t n = 0;
@@ -113,6 +109,12 @@ class Linker {
   const ClassInfo* FindClass(std::string_view name, std::string_view path) const {
     auto it = classes_.find(std::string(name));
     return it == classes_.end() ? nullptr : Nearest(it->second, path);
+  }
+
+  // The exception class of the library named `name` nearest `path`, if any.
+  const ClassInfo* LibraryException(std::string_view name, std::string_view path) {
+    const ClassInfo* c = FindClass(name, path);
+    return c != nullptr && IsException(c, 0) ? c : nullptr;
   }
 
   bool IsException(const ClassInfo* c, int depth) {
@@ -510,14 +512,12 @@ class Linker {
     ResolveTypeAttribute(p);
     // `error(...)` with a lowercase name the library defines as an exception
     // class (re's `error`), unless a function of that name returns one.
-    if (!p.callee_is_class && p.has_call && !ReturnsSites(p.callee, p.site.exception_written)) {
-      const ClassInfo* c = FindClass(p.callee, p.site.path);
-      if (c != nullptr && IsException(c, 0)) p.callee_is_class = true;
+    const ClassInfo* known = LibraryException(p.callee, p.site.path);
+    if (!p.callee_is_class && p.has_call && known != nullptr &&
+        !ReturnsSites(p.callee, p.site.exception_written)) {
+      p.callee_is_class = true;
     }
-    if (p.tentative) {
-      const ClassInfo* c = FindClass(p.callee, p.site.path);
-      if (c == nullptr || !IsException(c, 0)) return out;
-    }
+    if (p.tentative && known == nullptr) return out;
     if (p.callee_is_class) {
       const ClassInfo* c = FindClass(p.callee, p.site.path);
       if (c != nullptr && BuildsMessage(c)) {
@@ -565,7 +565,9 @@ class Linker {
       std::vector<Template> messages{returned.site.message};
       const ClassInfo* c = FindClass(returned.callee, returned.site.path);
       bool is_class = returned.callee_is_class || (c != nullptr && IsException(c, 0));
-      if (returned.tentative && (c == nullptr || !IsException(c, 0))) continue;
+      if (returned.tentative && LibraryException(returned.callee, returned.site.path) == nullptr) {
+        continue;
+      }
       if (is_class && c != nullptr && BuildsMessage(c)) {
         messages = Compose(c, returned.args);
       } else if (is_class && c != nullptr) {
@@ -612,10 +614,10 @@ class Linker {
     std::vector<Site> out;
     for (Site& s : sites) {
       const ClassInfo* c = s.message.LiteralSize() == 0 && !s.exception.empty()
-                               ? FindClass(s.exception, s.path)
+                               ? LibraryException(s.exception, s.path)
                                : nullptr;
       std::vector<Template> composed;
-      if (c != nullptr && IsException(c, 0) && BuildsMessage(c)) {
+      if (c != nullptr && BuildsMessage(c)) {
         for (Template& t : Compose(c, {})) {
           if (t.LiteralSize() > 0) composed.push_back(std::move(t));
         }
@@ -790,7 +792,7 @@ class Linker {
       const FunctionRef* r = Nearest(functions, c.site.path);
       return r == nullptr ? nullptr : r->info;
     }
-    if (Contains(kNotSinkReceivers, c.receiver)) return nullptr;
+    if (Contains(c.receiver, kNotSinkReceivers)) return nullptr;
     if (candidates.size() == 1) return candidates[0]->info;
     const FunctionRef* same_file = nullptr;
     for (const FunctionRef* r : candidates) {

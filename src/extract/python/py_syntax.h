@@ -101,6 +101,14 @@ inline uint16_t KindOf(TSNode node) {
 }
 
 // The last dotted component: "pallas_core.LoweringException" -> "LoweringException".
+// Whether `needle` is one of the names in `haystack` (a table of string_views).
+inline bool Contains(std::string_view needle, const auto& haystack) {
+  for (std::string_view h : haystack) {
+    if (h == needle) return true;
+  }
+  return false;
+}
+
 inline std::string_view LastComponent(std::string_view name) {
   size_t dot = name.rfind('.');
   return dot == std::string_view::npos ? name : name.substr(dot + 1);
