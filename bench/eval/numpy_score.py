@@ -20,7 +20,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from run_eval import explain, longest_fragment  # noqa: E402
+from run_eval import explain, longest_fragment, rg_hits  # noqa: E402
 
 KS = (1, 5)
 
@@ -53,13 +53,7 @@ def grep_rank(fragment, labels, src):
                              timeout=60)
     except (subprocess.TimeoutExpired, OSError):
         return None
-    hits = []
-    for out in run.stdout.splitlines():
-        m = re.match(r"(.*?):(\d+):", out)
-        if m:
-            hits.append((m.group(1), int(m.group(2))))
-        if len(hits) >= 5:
-            break
+    hits = rg_hits(run.stdout)
     for i, (p, n) in enumerate(hits):
         if any(p == lp and abs(n - ln) <= 3 for lp, ln in labels):
             return i + 1

@@ -46,6 +46,18 @@ METRICS = ("message top-1", "message top-5", "traceback top-1", "traceback top-5
            "message top-5, findable")
 
 
+def rg_hits(stdout, limit=5):
+    """The first `limit` (path, line) pairs of ripgrep's `-n` output."""
+    hits = []
+    for out in stdout.splitlines():
+        m = re.match(r"(.*?):(\d+):", out)
+        if m:
+            hits.append((m.group(1), int(m.group(2))))
+        if len(hits) >= limit:
+            break
+    return hits
+
+
 def explain(errdex, db, text):
     try:
         run = subprocess.run([errdex, "explain", "--json", "--db", db, "--top", "5", "-"],
@@ -175,13 +187,7 @@ class Ripgrep:
                                  capture_output=True, text=True, errors="replace", timeout=60)
         except (subprocess.TimeoutExpired, OSError, ValueError):
             return None, None
-        hits = []
-        for out in run.stdout.splitlines():
-            m = re.match(r"(.*?):(\d+):", out)
-            if m:
-                hits.append((m.group(1), int(m.group(2))))
-            if len(hits) >= 5:
-                break
+        hits = rg_hits(run.stdout)
         for i, (p, n) in enumerate(hits):
             for where, frames in (("innermost", [inner] if inner else []), ("other", others)):
                 for lib, path, line in frames:
