@@ -14,7 +14,6 @@ Python sources (tests left out), a hit right within 3 lines of a label.
 import argparse
 import json
 import os
-import re
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
