@@ -49,6 +49,15 @@ fs::path SourceDir() { return ERRDEX_SOURCE_DIR; }
 
 fs::path FixtureDir(const std::string& name) { return SourceDir() / "tests" / "fixtures" / name; }
 
+int Git(const std::filesystem::path& dir, const std::string& args, const std::string& date) {
+  std::string cmd = "cd '" + dir.string() + "' && GIT_AUTHOR_DATE='" + date +
+                    "' GIT_COMMITTER_DATE='" + date +
+                    "' git -c user.name=t -c user.email=t@example.invalid "
+                    "-c init.defaultBranch=main -c advice.detachedHead=false " +
+                    args + " >/dev/null 2>&1";
+  return std::system(cmd.c_str());
+}
+
 std::string ReadFileOrEmpty(const fs::path& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;

@@ -35,6 +35,11 @@ struct CommandResult {
 // Runs the errdex binary with `args` (no shell), optionally feeding `input`.
 CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input = "");
 
+// Runs `git ARGS` in `dir` through the shell, with a fixed identity and the
+// author and committer date `date`; returns the exit status.
+int Git(const std::filesystem::path& dir, const std::string& args,
+        const std::string& date = "2024-05-06T07:08:09+02:00");
+
 std::string ReadFileOrEmpty(const std::filesystem::path& path);
 
 // Compares `actual` with the golden file tests/golden/<name>; with

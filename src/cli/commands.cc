@@ -12,6 +12,7 @@
 #include <iostream>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@
 #include "extract/extractor.h"
 #include "match/matcher.h"
 #include "source/git_info.h"
+#include "source/git_tree.h"
 #include "source/walk.h"
 #include "web/export.h"
 #include "web/server.h"
@@ -106,7 +108,9 @@ Style TerminalStyle() {
 struct IndexArgs {
   std::string path;
   std::string name;
-  std::string rev;
+  std::vector<std::string> revs;  // --rev, repeatable
+  std::string rev_glob;           // --revs
+  size_t last = 0;                // --last
   std::string url;
   std::string commit;
   int jobs = 0;
@@ -114,6 +118,47 @@ struct IndexArgs {
   std::vector<std::string> exclude;
   bool quiet = false;
 };
+
+double Seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
+
+// One snapshot to index: what it is, and its files.
+struct IndexTarget {
+  catalog::SnapshotInfo info;
+  source::WalkResult walked;
+  double walk_seconds = 0;  // listing the files
+};
+
+Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTarget& target,
+                           const extract::Options& options, std::ostream& out, std::ostream& err);
+
+// The revisions --rev, --revs and --last name, oldest first, each once.
+Result<std::vector<source::Revision>> RevisionsToIndex(const source::GitRepository& repo,
+                                                       const IndexArgs& args) {
+  std::vector<source::Revision> revs;
+  for (const std::string& r : args.revs) {
+    Result<source::Revision> rev = repo.Resolve(r);
+    if (!rev) return Fail(rev.error().code, "--rev " + rev.error().message);
+    revs.push_back(std::move(*rev));
+  }
+  auto add = [&](Result<std::vector<source::Revision>> more, const std::string& what) -> Result<void> {
+    if (!more) return tl::unexpected(more.error());
+    if (more->empty()) return Fail(ErrorCode::kNotFound, what + ": no tag of the repository matches");
+    for (source::Revision& r : *more) revs.push_back(std::move(r));
+    return {};
+  };
+  if (!args.rev_glob.empty()) ERRDEX_TRY(add(repo.Tags(args.rev_glob), "--revs " + args.rev_glob));
+  if (args.last > 0) ERRDEX_TRY(add(repo.LastReleases(args.last), "--last"));
+  std::stable_sort(revs.begin(), revs.end(), [](const source::Revision& a,
+                                                const source::Revision& b) { return a.time < b.time; });
+  std::set<std::string> seen;
+  std::vector<source::Revision> unique;
+  for (source::Revision& r : revs) {
+    if (seen.insert(r.name).second) unique.push_back(std::move(r));
+  }
+  return unique;
+}
 
 Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream& out,
                       std::ostream& err) {
@@ -132,27 +177,69 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
   if (!fs::exists(args.path, ec)) {
     return Fail(ErrorCode::kNotFound, args.path + ": no such file or directory");
   }
-  auto started = std::chrono::steady_clock::now();
   source::WalkOptions walk_options;
   walk_options.want = extract::IsSourcePath;
   walk_options.max_file_size = args.max_file_size;
   walk_options.exclude = args.exclude;
-  Result<source::WalkResult> walked = source::Walk(args.path, walk_options);
-  if (!walked) return tl::unexpected(walked.error());
-
-  auto walked_at = std::chrono::steady_clock::now();
   Progress progress(err);
   extract::Options options;
   options.jobs = args.jobs;
   options.max_file_size = args.max_file_size;
   options.progress = [&](size_t done, size_t total) { progress.Update(done, total); };
-  Extraction extraction = extract::ExtractFiles(walked->files, options);
-  auto extracted_at = std::chrono::steady_clock::now();
-  for (FileIssue& i : walked->issues) extraction.issues.push_back(std::move(i));
-  std::stable_sort(extraction.issues.begin(), extraction.issues.end(),
-                   [](const FileIssue& a, const FileIssue& b) { return a.path < b.path; });
 
-  catalog::SnapshotInfo info;
+  // Revisions are read from the repository's objects, never checked out; a
+  // directory that is no repository (or is not tracked by one) has one
+  // snapshot, and --rev is only its name.
+  bool by_revision = args.last > 0 || !args.rev_glob.empty();
+  Result<std::unique_ptr<source::GitRepository>> repo = source::GitRepository::Open(args.path);
+  if (!repo && by_revision) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "--revs and --last read a git repository: " + repo.error().message);
+  }
+  if (repo && (by_revision || !args.revs.empty())) {
+    if (!args.commit.empty()) {
+      return Fail(ErrorCode::kInvalidArgument, "--commit is for a directory, not a revision");
+    }
+    Result<std::vector<source::Revision>> revs = RevisionsToIndex(**repo, args);
+    if (!revs) return tl::unexpected(revs.error());
+    extract::FileCache cache;
+    options.cache = &cache;
+    options.read = [&](const source::SourceFile& f, uint64_t max_size) {
+      return (*repo)->ReadBlob(f.blob, max_size);
+    };
+    std::string root = fs::canonical(args.path, ec).string();
+    for (const source::Revision& rev : *revs) {
+      IndexTarget target;
+      auto listing = std::chrono::steady_clock::now();
+      Result<source::WalkResult> listed = (*repo)->List(rev, walk_options);
+      if (!listed) return tl::unexpected(listed.error());
+      target.walked = std::move(*listed);
+      target.walk_seconds = Seconds(std::chrono::steady_clock::now() - listing);
+      catalog::SnapshotInfo& info = target.info;
+      info.library = args.name;
+      info.kind = "git";
+      info.root = root;
+      info.rev = rev.name;
+      info.commit = rev.commit;
+      info.date = rev.date;
+      info.subdir = (*repo)->subdir();
+      info.url = args.url.empty() ? WebUrl((*repo)->remote_url()) : args.url;
+      ERRDEX_TRY(IndexSnapshot(common, args, target, options, out, err));
+    }
+    if (revs->size() > 1 && !common.json) {
+      out << fmt::format("{} revisions: {} files parsed, {} reused from an earlier revision\n",
+                         revs->size(), cache.misses(), cache.hits());
+    }
+    return {};
+  }
+
+  IndexTarget target;
+  auto walking = std::chrono::steady_clock::now();
+  Result<source::WalkResult> walked = source::Walk(args.path, walk_options);
+  if (!walked) return tl::unexpected(walked.error());
+  target.walked = std::move(*walked);
+  target.walk_seconds = Seconds(std::chrono::steady_clock::now() - walking);
+  catalog::SnapshotInfo& info = target.info;
   info.library = args.name;
   info.root = fs::canonical(args.path, ec).string();
   info.kind = "dir";
@@ -173,7 +260,24 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     }
     info.commit = args.commit;
   }
-  info.rev = !args.rev.empty() ? args.rev : info.commit;
+  if (args.revs.size() > 1) {
+    return Fail(ErrorCode::kInvalidArgument,
+                "one --rev names the one snapshot of a directory, and " +
+                    repo.error().message);
+  }
+  info.rev = !args.revs.empty() ? args.revs.front() : info.commit;
+  return IndexSnapshot(common, args, target, options, out, err);
+}
+
+Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTarget& target,
+                           const extract::Options& options, std::ostream& out, std::ostream& err) {
+  auto started = std::chrono::steady_clock::now();
+  const catalog::SnapshotInfo& info = target.info;
+  Extraction extraction = extract::ExtractFiles(target.walked.files, options);
+  auto extracted_at = std::chrono::steady_clock::now();
+  for (FileIssue& i : target.walked.issues) extraction.issues.push_back(std::move(i));
+  std::stable_sort(extraction.issues.begin(), extraction.issues.end(),
+                   [](const FileIssue& a, const FileIssue& b) { return a.path < b.path; });
 
   // Everything above ran without the catalog's lock: a writer already at
   // work delays the write below, it does not cost the extraction.
@@ -202,7 +306,7 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
   ERRDEX_TRY(tx->Commit());
   auto now = std::chrono::steady_clock::now();
   auto secs = [](auto d) { return std::chrono::duration<double>(d).count(); };
-  double seconds = secs(now - started);
+  double seconds = target.walk_seconds + secs(now - started);
 
   std::map<std::string, int64_t> skipped;
   std::map<std::string, int64_t> recovered;
@@ -243,8 +347,8 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
                  {"skipped_files", skipped},
                  {"recovered_files", recovered},
                  {"seconds", seconds},
-                 {"walk_seconds", secs(walked_at - started)},
-                 {"extract_seconds", secs(extracted_at - walked_at)},
+                 {"walk_seconds", target.walk_seconds},
+                 {"extract_seconds", secs(extracted_at - started)},
                  {"write_seconds", secs(written_at - extracted_at)},
                  {"analyze_seconds", secs(now - written_at)}})
         << '\n';
@@ -582,11 +686,18 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   IndexArgs index;
   CLI::App* index_cmd = app.add_subcommand("index", "Index a source tree into the catalog");
-  index_cmd->add_option("path", index.path, "Directory (a git work tree or not) or file")
+  index_cmd
+      ->add_option("path", index.path,
+                   "Directory or file; a git repository (work tree or bare) for --rev/--revs/--last")
       ->required();
   index_cmd->add_option("--name", index.name, "Library name, OWNER/REPO")->required();
-  index_cmd->add_option("--rev", index.rev,
-                        "Revision label (default: the git HEAD commit, if any)");
+  index_cmd->add_option("--rev", index.revs,
+                        "In a git repository: a revision to read from its objects (repeatable); "
+                        "else the snapshot's name (default: the work tree as it is)");
+  index_cmd->add_option("--revs", index.rev_glob,
+                        "Every tag matching this glob (e.g. 'v1.2*'), read from git");
+  index_cmd->add_option("--last", index.last, "The N most recent release tags, read from git")
+      ->check(CLI::PositiveNumber);
   index_cmd->add_option("--url", index.url, "Repository URL (default: the git remote 'origin')");
   index_cmd->add_option("--commit", index.commit,
                         "The commit a non-git tree was taken from (40 hex digits), for links");

@@ -12,7 +12,10 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <unordered_map>
 #include <utility>
+
+#include <xxhash.h>
 
 #include "core/text.h"
 #include "extract/cpp/cpp_extractor.h"
@@ -236,11 +239,84 @@ void OnThreads(int jobs, Work work) {
 
 }  // namespace
 
+struct FileCache::Impl {
+  std::mutex mutex;
+  // Keys are "blob\0path": a front end's result names its file.
+  std::unordered_map<std::string, python::FileResult> python;
+  std::unordered_map<std::string, std::vector<cpp::MacroDef>> macros;
+  // And "\0macros" on top: C/C++ results depend on every file's sink macros.
+  std::unordered_map<std::string, cpp::FileResult> native;
+  size_t hits = 0;
+  size_t misses = 0;
+
+  template <typename Map>
+  bool Find(Map& map, const std::string& key, typename Map::mapped_type& out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = map.find(key);
+    if (it == map.end()) return false;
+    out = it->second;
+    return true;
+  }
+  template <typename Map>
+  void Put(Map& map, const std::string& key, const typename Map::mapped_type& value) {
+    std::lock_guard<std::mutex> lock(mutex);
+    map.emplace(key, value);
+  }
+  void Count(bool hit) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ++(hit ? hits : misses);
+  }
+};
+
+FileCache::FileCache() : impl_(std::make_unique<Impl>()) {}
+FileCache::~FileCache() = default;
+size_t FileCache::hits() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->hits;
+}
+size_t FileCache::misses() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return impl_->misses;
+}
+
+namespace {
+
+std::string CacheKey(const source::SourceFile& f) { return f.blob + '\0' + f.path; }
+
+// What the sink macros of a revision are, as one cache key part: C/C++
+// results are reused only under the same macros.
+std::string MacroDigest(const cpp::MacroTable& macros) {
+  std::vector<const cpp::MacroDef*> defs;
+  for (const auto& [name, def] : macros) defs.push_back(&def);
+  std::sort(defs.begin(), defs.end(),
+            [](const cpp::MacroDef* a, const cpp::MacroDef* b) { return a->name < b->name; });
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  auto add = [&](const std::string& s) { XXH3_64bits_update(state, s.data(), s.size() + 1); };
+  for (const cpp::MacroDef* d : defs) {
+    add(d->name);
+    for (const std::string& p : d->params) add(p);
+    add(d->body);
+    add(d->path);
+  }
+  uint64_t h = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return std::to_string(h);
+}
+
+}  // namespace
+
 Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Options& options) {
   int jobs = options.jobs > 0 ? options.jobs
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   jobs = static_cast<int>(
       std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, files.size())));
+  auto read = [&](const source::SourceFile& f) {
+    return options.read ? options.read(f, options.max_file_size)
+                        : source::ReadFile(f.absolute, options.max_file_size);
+  };
+  FileCache::Impl* cache = options.cache != nullptr ? &options.cache->impl() : nullptr;
+  auto cached = [&](const source::SourceFile& f) { return cache != nullptr && !f.blob.empty(); };
 
   // C/C++ files first, read once and kept: their sink macros are needed
   // before any file is extracted (a header's #define is used in the files
@@ -251,8 +327,11 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   OnThreads(jobs, [&] {
     for (size_t i = next++; i < files.size(); i = next++) {
       if (!cpp::IsCppSourcePath(files[i].path)) continue;
-      native_bytes[i] = source::ReadFile(files[i].absolute, options.max_file_size);
-      if (*native_bytes[i]) cpp::CollectMacros(files[i].path, **native_bytes[i], defined[i]);
+      if (cached(files[i]) && cache->Find(cache->macros, CacheKey(files[i]), defined[i])) continue;
+      native_bytes[i] = read(files[i]);
+      if (!*native_bytes[i]) continue;
+      cpp::CollectMacros(files[i].path, **native_bytes[i], defined[i]);
+      if (cached(files[i])) cache->Put(cache->macros, CacheKey(files[i]), defined[i]);
     }
   });
   std::vector<cpp::MacroDef> all_defined;
@@ -260,7 +339,7 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     for (cpp::MacroDef& d : defs) all_defined.push_back(std::move(d));
   }
   cpp::MacroTable macros = cpp::SinkMacros(std::move(all_defined));
-
+  std::string macro_digest = cache != nullptr ? MacroDigest(macros) : "";
   std::vector<python::FileResult> results(files.size());
   std::vector<cpp::FileResult> native(files.size());
   next = 0;
@@ -272,20 +351,32 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     ts_parser_set_timeout_micros(native_parser.get(), options.parse_timeout_micros);
     for (size_t i = next++; i < files.size(); i = next++) {
       const source::SourceFile& f = files[i];
-      bool is_native = native_bytes[i].has_value();
-      Result<std::string> bytes = is_native ? std::move(*native_bytes[i])
-                                            : source::ReadFile(f.absolute, options.max_file_size);
-      native_bytes[i].reset();
-      if (!bytes) {
-        results[i].path = f.path;
-        bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
-        results[i].issues.push_back(
-            FileIssue{f.path, too_large ? "too-large" : "unreadable", bytes.error().message, true});
-      } else if (is_native) {
-        results[i].path = f.path;
-        native[i] = cpp::ExtractCppBytes(native_parser.get(), f.path, std::move(*bytes), macros);
+      bool is_native = cpp::IsCppSourcePath(f.path);
+      std::string key = cached(f) ? CacheKey(f) : "";
+      if (!key.empty() && is_native) key += '\0' + macro_digest;
+      bool hit = !key.empty() && (is_native ? cache->Find(cache->native, key, native[i])
+                                            : cache->Find(cache->python, key, results[i]));
+      if (!key.empty()) cache->Count(hit);
+      if (hit) {
+        if (is_native) results[i].path = f.path;
+        native_bytes[i].reset();
       } else {
-        results[i] = ExtractOne(parser.get(), f.path, std::move(*bytes));
+        Result<std::string> bytes =
+            native_bytes[i].has_value() ? std::move(*native_bytes[i]) : read(f);
+        native_bytes[i].reset();
+        if (!bytes) {
+          results[i].path = f.path;
+          bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
+          results[i].issues.push_back(FileIssue{f.path, too_large ? "too-large" : "unreadable",
+                                                bytes.error().message, true});
+        } else if (is_native) {
+          results[i].path = f.path;
+          native[i] = cpp::ExtractCppBytes(native_parser.get(), f.path, std::move(*bytes), macros);
+          if (!key.empty()) cache->Put(cache->native, key, native[i]);
+        } else {
+          results[i] = ExtractOne(parser.get(), f.path, std::move(*bytes));
+          if (!key.empty()) cache->Put(cache->python, key, results[i]);
+        }
       }
       size_t n = ++done;
       if (options.progress) {
@@ -316,7 +407,7 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   FillMissingExcerpts(out, [&](const std::string& path) -> std::optional<std::string> {
     auto it = by_path.find(path);
     if (it == by_path.end()) return std::nullopt;
-    Result<std::string> bytes = source::ReadFile(it->second->absolute, options.max_file_size);
+    Result<std::string> bytes = read(*it->second);
     if (!bytes) return std::nullopt;
     return std::move(*bytes);
   });

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string_view>
 #include <vector>
 
@@ -13,10 +14,36 @@
 
 namespace errdex::extract {
 
+// What the front ends made of each file before linking, kept by content:
+// indexing N revisions of a repository parses each distinct blob once. The
+// links between files (helpers, exception classes, C macros) are redone for
+// every revision, since any file may change them. Thread-safe.
+class FileCache {
+ public:
+  FileCache();
+  ~FileCache();
+  FileCache(const FileCache&) = delete;
+  FileCache& operator=(const FileCache&) = delete;
+
+  size_t hits() const;
+  size_t misses() const;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
 struct Options {
   int jobs = 0;                                // worker threads; 0: one per core
   uint64_t max_file_size = 5u << 20;           // larger files are skipped
   uint64_t parse_timeout_micros = 20'000'000;  // per file; a slower parse is skipped
+  // Reads a file's bytes, refusing more than the limit; thread-safe. Default:
+  // from disk at `absolute`.
+  std::function<Result<std::string>(const source::SourceFile&, uint64_t max_size)> read;
+  // Where results of files with a blob id are kept and found; none if null.
+  FileCache* cache = nullptr;
   // Called from worker threads, serialised, after each file.
   std::function<void(size_t done, size_t total)> progress;
 };

@@ -7,27 +7,22 @@
 #include <memory>
 #include <system_error>
 
+#include "source/git_util.h"
+
 namespace errdex::source {
-namespace {
 
-struct LibGit2 {
-  LibGit2() {
-    git_libgit2_init();
-    // The catalog records what a tree holds; who owns the directory is not our
-    // concern (CI checkouts are often owned by another user than the indexer).
-    git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
-  }
-  ~LibGit2() { git_libgit2_shutdown(); }
-};
+void EnsureLibGit2() {
+  struct LibGit2 {
+    LibGit2() {
+      git_libgit2_init();
+      git_libgit2_opts(GIT_OPT_SET_OWNER_VALIDATION, 0);
+    }
+    ~LibGit2() { git_libgit2_shutdown(); }
+  };
+  static LibGit2 library;
+}
 
-template <typename T, void (*Free)(T*)>
-struct Deleter {
-  void operator()(T* p) const { Free(p); }
-};
-using RepoPtr = std::unique_ptr<git_repository, Deleter<git_repository, git_repository_free>>;
-using ObjectPtr = std::unique_ptr<git_object, Deleter<git_object, git_object_free>>;
-
-std::string FormatTime(git_time_t seconds, int offset_minutes) {
+std::string FormatGitTime(git_time_t seconds, int offset_minutes) {
   time_t local = static_cast<time_t>(seconds) + offset_minutes * 60;
   struct tm tm;
   gmtime_r(&local, &tm);
@@ -39,34 +34,41 @@ std::string FormatTime(git_time_t seconds, int offset_minutes) {
   return buf;
 }
 
-}  // namespace
+std::string OriginUrl(git_repository* repo) {
+  // Read from the config, not git_remote_lookup: libgit2 1.5 leaks a regex
+  // match buffer there (url.*.insteadOf handling) on every call.
+  std::string out;
+  git_config* config = nullptr;
+  if (git_repository_config_snapshot(&config, repo) == 0) {
+    const char* url = nullptr;
+    if (git_config_get_string(&url, config, "remote.origin.url") == 0 && url != nullptr) out = url;
+    git_config_free(config);
+  }
+  return out;
+}
+
+std::string GitError() {
+  const git_error* e = git_error_last();
+  return e != nullptr && e->message != nullptr ? e->message : "unknown libgit2 error";
+}
 
 std::optional<GitInfo> DescribeGit(const std::filesystem::path& path) {
-  static LibGit2 library;
+  EnsureLibGit2();
   git_repository* raw = nullptr;
   if (git_repository_open_ext(&raw, path.c_str(), 0, nullptr) != 0) return std::nullopt;
-  RepoPtr repo(raw);
+  GitRepoPtr repo(raw);
   if (git_repository_is_bare(repo.get())) return std::nullopt;
   git_object* head_raw = nullptr;
   if (git_revparse_single(&head_raw, repo.get(), "HEAD^{commit}") != 0) return std::nullopt;
-  ObjectPtr head(head_raw);
+  GitObjectPtr head(head_raw);
   auto* commit = reinterpret_cast<git_commit*>(head.get());
   GitInfo info;
   char sha[GIT_OID_HEXSZ + 1];
   git_oid_tostr(sha, sizeof sha, git_commit_id(commit));
   info.commit = sha;
   const git_signature* committer = git_commit_committer(commit);
-  info.date = FormatTime(committer->when.time, committer->when.offset);
-  // Read from the config, not git_remote_lookup: libgit2 1.5 leaks a regex
-  // match buffer there (url.*.insteadOf handling) on every call.
-  git_config* config = nullptr;
-  if (git_repository_config_snapshot(&config, repo.get()) == 0) {
-    const char* url = nullptr;
-    if (git_config_get_string(&url, config, "remote.origin.url") == 0 && url != nullptr) {
-      info.remote_url = url;
-    }
-    git_config_free(config);
-  }
+  info.date = FormatGitTime(committer->when.time, committer->when.offset);
+  info.remote_url = OriginUrl(repo.get());
   std::error_code ec;
   std::filesystem::path workdir =
       std::filesystem::canonical(git_repository_workdir(repo.get()), ec);

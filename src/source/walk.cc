@@ -59,7 +59,7 @@ class Walker {
       Issue(rel, "too-large",
             std::to_string(size) + " bytes > limit " + std::to_string(options_.max_file_size));
     } else {
-      out_.files.push_back(SourceFile{rel, absolute, size});
+      out_.files.push_back(SourceFile{rel, absolute, size, ""});
     }
   }
 
@@ -67,13 +67,7 @@ class Walker {
   bool Wanted(const std::string& rel) const { return !options_.want || options_.want(rel); }
 
   bool Excluded(const std::string& rel, const std::string& name) const {
-    for (const std::string& pattern : options_.exclude) {
-      if (fnmatch(pattern.c_str(), rel.c_str(), 0) == 0 ||
-          fnmatch(pattern.c_str(), name.c_str(), 0) == 0) {
-        return true;
-      }
-    }
-    return false;
+    return IsExcluded(options_, rel, name);
   }
 
   void Issue(const std::string& rel, std::string reason, std::string detail) {
@@ -117,10 +111,7 @@ class Walker {
         continue;
       }
       if (S_ISDIR(st.st_mode)) {
-        if (std::find(kSkippedDirectories.begin(), kSkippedDirectories.end(), name) !=
-            kSkippedDirectories.end()) {
-          continue;
-        }
+        if (IsSkippedDirectory(name)) continue;
         if (is_link && !LinkStaysInside(entry.path(), child_rel)) continue;
         if (!visited_.insert({st.st_dev, st.st_ino}).second) {
           if (is_link) Issue(child_rel, "symlink-loop", "directory already visited");
@@ -142,6 +133,21 @@ class Walker {
 };
 
 }  // namespace
+
+bool IsExcluded(const WalkOptions& options, const std::string& rel, const std::string& name) {
+  for (const std::string& pattern : options.exclude) {
+    if (fnmatch(pattern.c_str(), rel.c_str(), 0) == 0 ||
+        fnmatch(pattern.c_str(), name.c_str(), 0) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool IsSkippedDirectory(std::string_view name) {
+  return std::find(kSkippedDirectories.begin(), kSkippedDirectories.end(), name) !=
+         kSkippedDirectories.end();
+}
 
 Result<WalkResult> Walk(const fs::path& root, const WalkOptions& options) {
   std::error_code ec;

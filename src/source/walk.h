@@ -17,8 +17,9 @@ namespace errdex::source {
 
 struct SourceFile {
   std::string path;  // relative to the root, '/'-separated
-  std::filesystem::path absolute;
+  std::filesystem::path absolute;  // empty for a file read from git
   uint64_t size = 0;
+  std::string blob;  // the git blob id (hex) when read from a repository
 };
 
 struct WalkOptions {
@@ -34,6 +35,13 @@ struct WalkResult {
   std::vector<SourceFile> files;  // sorted by path
   std::vector<FileIssue> issues;  // files and directories left out, with reasons
 };
+
+// True when one of the options' exclude globs matches `rel` (the path relative
+// to the root) or `name` (its last component).
+bool IsExcluded(const WalkOptions& options, const std::string& rel, const std::string& name);
+
+// Version control and cache directories, never entered.
+bool IsSkippedDirectory(std::string_view name);
 
 // Lists the wanted files under `root` (a directory, or a single file).
 // Symbolic links are followed while they stay inside the root; a link to a

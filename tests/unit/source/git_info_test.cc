@@ -2,7 +2,6 @@
 
 #include <gtest/gtest.h>
 
-#include <cstdlib>
 #include <filesystem>
 
 #include "test_util.h"
@@ -10,16 +9,8 @@
 namespace errdex::source {
 namespace {
 
+using errdex::testing::Git;
 using errdex::testing::TempDir;
-
-int Git(const std::filesystem::path& dir, const std::string& args) {
-  std::string cmd = "cd '" + dir.string() +
-                    "' && GIT_AUTHOR_DATE='2024-05-06T07:08:09+02:00' "
-                    "GIT_COMMITTER_DATE='2024-05-06T07:08:09+02:00' git -c user.name=t "
-                    "-c user.email=t@example.invalid -c init.defaultBranch=main " +
-                    args + " >/dev/null 2>&1";
-  return std::system(cmd.c_str());
-}
 
 TEST(GitInfo, DescribesHeadRemoteAndSubdirectory) {
   TempDir dir;
