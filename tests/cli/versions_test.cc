@@ -1,0 +1,163 @@
+// Indexing a repository's revisions from git: what each snapshot holds, and
+// that reusing per-file results across revisions changes nothing.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "test_util.h"
+
+namespace errdex {
+namespace {
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using testing::CommandResult;
+using testing::Git;
+using testing::RunErrdex;
+using testing::TempDir;
+
+// Every site of snapshot `rev` with what was linked into it.
+std::vector<std::string> SiteRows(const std::string& db, const std::string& rev) {
+  sqlite3* h = nullptr;
+  std::vector<std::string> rows;
+  if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return rows;
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(h,
+                     "SELECT e.id || ' ' || e.exception || ' ' || e.template || ' @' || s.path || "
+                     "':' || s.line || ' via ' || s.via || ' when ' || s.trigger "
+                     "FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
+                     "JOIN error e ON e.pk = s.error_pk WHERE n.rev = ? ORDER BY 1",
+                     -1, &st, nullptr);
+  sqlite3_bind_text(st, 1, rev.c_str(), -1, SQLITE_TRANSIENT);
+  while (sqlite3_step(st) == SQLITE_ROW) {
+    rows.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+  }
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return rows;
+}
+
+// Three releases in which files that do not change are linked differently:
+// a helper in one file changes the type a caller in another raises, and a
+// macro in a header changes what an unchanged C file raises.
+class Releases : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    repo_ = dir_.path() / "repo";
+    dir_.Write("repo/pkg/helpers.py", "def fail(msg):\n    raise ValueError(msg)\n");
+    dir_.Write("repo/pkg/use.py",
+               "from .helpers import fail\n\ndef f(x):\n    if x < 0:\n"
+               "        fail(f'negative: {x}')\n");
+    dir_.Write("repo/src/err.h",
+               "#define CHECK_ARG(c, msg) if (!(c)) { PyErr_SetString(PyExc_ValueError, msg); "
+               "return NULL; }\n");
+    dir_.Write("repo/src/m.c",
+               "#include \"err.h\"\nstatic PyObject *g(long x) {\n  CHECK_ARG(x > 0, \"x must be "
+               "positive\");\n  return NULL;\n}\n");
+    ASSERT_EQ(Git(repo_, "init -q"), 0);
+    Commit("2022-01-01T00:00:00+00:00", "v1.0");
+    dir_.Write("repo/pkg/helpers.py", "def fail(msg):\n    raise TypeError(msg)\n");
+    dir_.Write("repo/pkg/other.py", "def h():\n    raise KeyError('new in 1.1')\n");
+    Commit("2022-02-01T00:00:00+00:00", "v1.1");
+    dir_.Write("repo/src/err.h",
+               "#define CHECK_ARG(c, msg) if (!(c)) { PyErr_SetString(PyExc_TypeError, msg); "
+               "return NULL; }\n");
+    Commit("2022-03-01T00:00:00+00:00", "v1.2");
+  }
+
+  void Commit(const std::string& date, const std::string& tag) {
+    ASSERT_EQ(Git(repo_, "add -A", date), 0);
+    ASSERT_EQ(Git(repo_, "commit -q -m " + tag, date), 0);
+    ASSERT_EQ(Git(repo_, "tag " + tag), 0);
+  }
+
+  std::string Db(const std::string& name) const { return (dir_.path() / name).string(); }
+
+  TempDir dir_;
+  fs::path repo_;
+};
+
+TEST_F(Releases, EachRevisionIsASnapshotOfItsOwnCode) {
+  // The work tree differs from every release: it must not be read.
+  dir_.Write("repo/pkg/use.py", "raise RuntimeError('uncommitted')\n");
+  CommandResult r = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", Db("all.db"),
+                               "--revs", "v1.*", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<json> lines;
+  for (size_t at = 0, nl; (nl = r.out.find('\n', at)) != std::string::npos; at = nl + 1) {
+    lines.push_back(json::parse(r.out.substr(at, nl - at)));
+  }
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["rev"], "v1.0");
+  EXPECT_EQ(lines[2]["rev"], "v1.2");
+  EXPECT_EQ(lines[2]["kind"], "git");
+  EXPECT_EQ(lines[2]["commit"].get<std::string>().size(), 40u);
+
+  auto joined = [](const std::vector<std::string>& rows) {
+    std::string all;
+    for (const std::string& row : rows) all += row + "\n";
+    return all;
+  };
+  std::string v10 = joined(SiteRows(Db("all.db"), "v1.0"));
+  std::string v11 = joined(SiteRows(Db("all.db"), "v1.1"));
+  std::string v12 = joined(SiteRows(Db("all.db"), "v1.2"));
+  EXPECT_NE(v10.find("ValueError negative: {x} @pkg/use.py:5 via fail"), std::string::npos) << v10;
+  EXPECT_NE(v11.find("TypeError negative: {x} @pkg/use.py:5 via fail"), std::string::npos) << v11;
+  EXPECT_EQ(v10.find("new in 1.1"), std::string::npos);
+  EXPECT_NE(v11.find("new in 1.1"), std::string::npos);
+  EXPECT_NE(v11.find("ValueError x must be positive @src/m.c"), std::string::npos) << v11;
+  EXPECT_NE(v12.find("TypeError x must be positive @src/m.c"), std::string::npos) << v12;
+  EXPECT_EQ(v12.find("uncommitted"), std::string::npos);
+}
+
+// The blob cache is an optimisation only: each revision indexed alone, with
+// nothing to reuse, gives the same sites as all of them in one run.
+TEST_F(Releases, ReusingFilesAcrossRevisionsChangesNoSite) {
+  CommandResult all = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", Db("all.db"),
+                                 "--rev", "v1.2", "--rev", "v1.0", "--rev", "v1.1"});
+  ASSERT_EQ(all.exit_code, 0) << all.err;
+  EXPECT_NE(all.out.find("3 revisions: 8 files parsed, 6 reused"), std::string::npos) << all.out;
+  for (const std::string rev : {"v1.0", "v1.1", "v1.2"}) {
+    std::string db = Db(rev + ".db");
+    CommandResult one = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", db, "--rev", rev});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    std::vector<std::string> alone = SiteRows(db, rev);
+    EXPECT_FALSE(alone.empty());
+    EXPECT_EQ(SiteRows(Db("all.db"), rev), alone) << rev;
+  }
+}
+
+TEST_F(Releases, LastReleasesAndClearErrors) {
+  CommandResult last = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db",
+                                  Db("last.db"), "--last", "2", "--json"});
+  ASSERT_EQ(last.exit_code, 0) << last.err;
+  EXPECT_NE(last.out.find("\"rev\":\"v1.1\""), std::string::npos);
+  EXPECT_NE(last.out.find("\"rev\":\"v1.2\""), std::string::npos);
+  EXPECT_EQ(last.out.find("\"rev\":\"v1.0\""), std::string::npos);
+
+  CommandResult missing =
+      RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", Db("x.db"), "--rev", "v9"});
+  EXPECT_EQ(missing.exit_code, 1);
+  EXPECT_NE(missing.err.find("'v9' names no commit"), std::string::npos) << missing.err;
+  CommandResult nomatch =
+      RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", Db("x.db"), "--revs", "v9*"});
+  EXPECT_EQ(nomatch.exit_code, 1);
+  EXPECT_NE(nomatch.err.find("no tag of the repository matches"), std::string::npos);
+  dir_.Write("plain/m.py", "raise ValueError('x')\n");
+  CommandResult plain = RunErrdex({"index", (dir_.path() / "plain").string(), "--name", "o/p",
+                                   "--db", Db("x.db"), "--last", "1"});
+  EXPECT_EQ(plain.exit_code, 1);
+  EXPECT_NE(plain.err.find("read a git repository"), std::string::npos) << plain.err;
+  // In a plain directory --rev is the name of its one snapshot.
+  CommandResult named = RunErrdex({"index", (dir_.path() / "plain").string(), "--name", "o/p",
+                                   "--db", Db("x.db"), "--rev", "3.11.7", "--json"});
+  ASSERT_EQ(named.exit_code, 0) << named.err;
+  EXPECT_NE(named.out.find("\"rev\":\"3.11.7\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace errdex
