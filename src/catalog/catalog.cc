@@ -193,6 +193,8 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
   if (lib == base.libraries.end()) return Damaged("a snapshot belongs to no library");
   SiteRecord s;
   s.library = lib->second.name;
+  s.snapshot_pk = row.Int(0);
+  s.version = snap->second.ordinal;
   s.url = lib->second.url;
   s.rev = snap->second.rev;
   s.commit = snap->second.commit;
@@ -219,7 +221,63 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
 }
 
 // Per parent row: how many children were read and the sum of their hashes.
+
+// Keeps the sites of one version of `e`: `version` when given (none when
+// the error is not raised there), else the newest that raises it; lists
+// every version of the library with the error's site count in it.
+void FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::string& version) {
+  int64_t library_pk = -1;
+  for (const auto& [pk, lib] : base.libraries) {
+    if (lib.name == e.library) library_pk = pk;
+  }
+  std::vector<std::pair<int, int64_t>> snaps;  // (ordinal, pk)
+  for (const auto& [pk, snap] : base.snapshots) {
+    if (snap.library_pk == library_pk) snaps.emplace_back(snap.ordinal, pk);
+  }
+  std::sort(snaps.begin(), snaps.end());
+  std::map<int64_t, int64_t> count;
+  for (const SiteRecord& s : e.sites) ++count[s.snapshot_pk];
+  e.versions.clear();
+  int64_t focus = -1;
+  for (const auto& [ordinal, pk] : snaps) {
+    const Catalog::Base::Snapshot& snap = base.snapshots.at(pk);
+    int64_t n = count.count(pk) ? count[pk] : 0;
+    e.versions.push_back(VersionPresence{snap.rev, snap.commit, snap.date, n});
+    if (version.empty() ? n > 0 : snap.rev == version) focus = pk;
+  }
+  e.version = focus >= 0 ? base.snapshots.at(focus).rev : "";
+  std::vector<SiteRecord> kept;
+  for (SiteRecord& s : e.sites) {
+    if (s.snapshot_pk == focus) kept.push_back(std::move(s));
+  }
+  e.sites = std::move(kept);
+}
+
 }  // namespace
+
+std::vector<VersionRange> RaisedIn(const std::vector<VersionPresence>& versions) {
+  std::vector<VersionRange> out;
+  bool open = false;
+  for (const VersionPresence& v : versions) {
+    if (v.sites == 0) {
+      open = false;
+      continue;
+    }
+    if (!open) out.push_back(VersionRange{v.rev, v.rev});
+    out.back().last = v.rev;
+    open = true;
+  }
+  return out;
+}
+
+std::string DescribeRanges(const std::vector<VersionRange>& ranges) {
+  std::string out;
+  for (const VersionRange& r : ranges) {
+    if (!out.empty()) out += ", ";
+    out += r.first == r.last ? r.first : r.first + "–" + r.last;
+  }
+  return out;
+}
 
 std::string DefaultPath() {
   if (const char* env = std::getenv("ERRDEX_DB"); env != nullptr && *env != '\0') return env;
@@ -945,6 +1003,7 @@ Result<void> Catalog::LoadSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetai
   if (base.verified && !tally.Matches(row.n_sites, row.sites_sum)) {
     return Damaged("the sites of error " + e.id + " do not match its hash");
   }
+  FocusVersion(e, base, version_);
   return {};
 }
 
@@ -1214,6 +1273,7 @@ Result<std::vector<ErrorRecord>> Catalog::LoadSites(std::vector<ErrorRow> rows, 
     if (base.verified && !tallies[i].Matches(rows[i].n_sites, rows[i].sites_sum)) {
       return Damaged("the sites of error " + rows[i].record.id + " do not match its hash");
     }
+    FocusVersion(rows[i].record, base, version_);
     out.push_back(std::move(rows[i].record));
   }
   return out;

@@ -47,6 +47,8 @@ struct WriteSummary {
 
 struct SiteRecord {
   std::string library;
+  int64_t snapshot_pk = 0;
+  int version = 0;  // the snapshot's place among the library's versions, 0 the oldest
   std::string rev;
   std::string commit;
   std::string date;
@@ -77,6 +79,25 @@ struct SiteRecord {
 // the commit's first 10 digits; empty when neither is known.
 std::string ShortRevision(const SiteRecord& s);
 
+// One version of a library, and how many sites an error has in it.
+struct VersionPresence {
+  std::string rev;
+  std::string commit;
+  std::string date;
+  int64_t sites = 0;  // 0: the error is not raised in this version
+};
+
+// Runs of consecutive versions that raise an error: [{first, last}], oldest
+// first. A gap between runs is versions that do not.
+struct VersionRange {
+  std::string first;
+  std::string last;
+};
+std::vector<VersionRange> RaisedIn(const std::vector<VersionPresence>& versions);
+
+// "0.4.20–0.4.30", "0.4.20", "0.4.1–0.4.3, 0.4.7"
+std::string DescribeRanges(const std::vector<VersionRange>& ranges);
+
 struct ErrorRecord {
   int64_t pk = 0;  // the row, for queries within one catalog; not stable across catalogs
   std::string id;
@@ -87,7 +108,14 @@ struct ErrorRecord {
   Template message;  // the pieces
   bool dynamic = false;
   bool internal = false;
-  std::vector<SiteRecord> sites;  // ordered by snapshot, path, line
+  // The sites of one version (`version`): the newest that raises the error,
+  // or the one the catalog was asked for (Catalog::SetVersion); ordered by
+  // path and line.
+  std::vector<SiteRecord> sites;
+  std::string version;
+  // Every version of the library, oldest first, with the error's sites in
+  // each (loaded with the sites).
+  std::vector<VersionPresence> versions;
   // Loaded by Get only.
   std::optional<Analysis> analysis;      // absent until `errdex analyze` (index runs it)
   std::optional<FamilyInfo> family;      // the analysis's family, counted across the catalog
@@ -222,6 +250,11 @@ class Catalog {
   Result<WriteSummary> WriteSnapshot(const SnapshotInfo& info, const Extraction& extraction,
                                      IndexBuilder* index = nullptr);
 
+  // Which version's sites reads return (see ErrorRecord::sites): a snapshot's
+  // rev, or empty for the newest that raises each error.
+  void SetVersion(std::string rev) { version_ = std::move(rev); }
+  const std::string& version() const { return version_; }
+
   // Errors in id order (with their sites' path, line and function).
   Result<std::vector<ErrorRecord>> List(const ListQuery& query);
 
@@ -336,6 +369,7 @@ class Catalog {
   int64_t base_version_ = -1;
   int64_t fts_version_ = -1;     // data_version at which the search index was checked
   int64_t opened_version_ = -1;  // data_version when opened
+  std::string version_;
   int write_depth_ = 0;                 // BeginWrite calls not yet ended
   std::set<int64_t> dirty_libraries_;  // written by the open transaction
   bool dirty_all_ = false;

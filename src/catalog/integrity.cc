@@ -10,6 +10,7 @@
 #include "catalog/catalog.h"
 #include "catalog/internal.h"
 #include "catalog/schema.h"
+#include "core/version.h"
 
 namespace errdex::catalog {
 
@@ -110,6 +111,14 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
       if (it != per_library.end()) per_library.erase(it);
     }
     if (!per_library.empty()) return Damaged("snapshot rows belong to no library");
+  }
+  std::map<int64_t, std::vector<std::pair<const int64_t, Base::Snapshot>*>> versions;
+  for (auto& entry : base->snapshots) versions[entry.second.library_pk].push_back(&entry);
+  for (auto& [library_pk, snaps] : versions) {
+    std::stable_sort(snaps.begin(), snaps.end(), [](const auto* a, const auto* b) {
+      return VersionBefore(a->second.date, a->second.rev, b->second.date, b->second.rev);
+    });
+    for (size_t i = 0; i < snaps.size(); ++i) snaps[i]->second.ordinal = static_cast<int>(i);
   }
 
   Tally families;

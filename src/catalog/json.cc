@@ -55,6 +55,18 @@ json ErrorSummaryJson(const ErrorRecord& e) {
           {"sites", std::move(sites)}};
 }
 
+json VersionsJson(const ErrorRecord& e) {
+  json each = json::array();
+  for (const VersionPresence& v : e.versions) {
+    each.push_back({{"rev", v.rev}, {"commit", v.commit}, {"date", v.date}, {"sites", v.sites}});
+  }
+  json ranges = json::array();
+  for (const VersionRange& r : RaisedIn(e.versions)) {
+    ranges.push_back({{"first", r.first}, {"last", r.last}});
+  }
+  return {{"shown", e.version}, {"raised_in", std::move(ranges)}, {"each", std::move(each)}};
+}
+
 json ErrorJson(const ErrorRecord& e) {
   json out = ErrorSummaryJson(e);
   out["pieces"] = PiecesToJson(e.message);
@@ -88,6 +100,7 @@ json ErrorJson(const ErrorRecord& e) {
     sites.push_back(std::move(site));
   }
   out["sites"] = std::move(sites);
+  out["versions"] = VersionsJson(e);
   if (!e.sites.empty() && !e.sites.front().url.empty()) {
     out["repository"] = e.sites.front().url;
   }

@@ -32,6 +32,9 @@ nlohmann::json FamilyJson(const FamilyInfo& f);
 // as {path, line, function}.
 nlohmann::json ErrorSummaryJson(const ErrorRecord& e);
 
+// The versions of the error's library that raise it, and whose sites are shown.
+nlohmann::json VersionsJson(const ErrorRecord& e);
+
 // The whole record (`show --json`, GET /api/errors/<id>).
 nlohmann::json ErrorJson(const ErrorRecord& e);
 

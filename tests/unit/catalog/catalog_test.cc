@@ -199,8 +199,52 @@ TEST(Catalog, SnapshotsOfOneLibraryShareErrors) {
   EXPECT_EQ(stats->snapshots, 2);
   EXPECT_EQ(stats->errors, 2);
   EXPECT_EQ(stats->sites, 6);
-  Result<ErrorRecord> e = cat->Get(ErrorId("jax-ml/jax", "RuntimeError", "Invalid pipeline stage"));
-  ASSERT_EQ(e->sites.size(), 4u);
+  std::string id = ErrorId("jax-ml/jax", "RuntimeError", "Invalid pipeline stage");
+  Result<ErrorRecord> e = cat->Get(id);
+  // One error across versions; its page shows the newest version's sites.
+  ASSERT_EQ(e->sites.size(), 2u);
+  EXPECT_EQ(e->version, "v2");
+  ASSERT_EQ(e->versions.size(), 2u);
+  EXPECT_EQ(e->versions[0].rev, "v1");
+  EXPECT_EQ(e->versions[0].sites, 2);
+  EXPECT_EQ(e->versions[1].sites, 2);
+  cat->SetVersion("v1");
+  e = cat->Get(id);
+  EXPECT_EQ(e->version, "v1");
+  EXPECT_EQ(e->sites.size(), 2u);
+  EXPECT_EQ(e->sites[0].rev, "v1");
+  cat->SetVersion("v3");
+  e = cat->Get(id);
+  EXPECT_EQ(e->version, "");
+  EXPECT_TRUE(e->sites.empty());
+}
+
+// Versions are ordered by commit date, else by name as a version; not by
+// the order they were written in.
+TEST(Catalog, VersionsInReleaseOrder) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  SnapshotInfo newer = Info("v1.10");
+  newer.date = "2024-03-01T00:00:00+00:00";
+  SnapshotInfo older = Info("v1.9");
+  older.date = "2024-03-01T01:00:00+02:00";  // an hour before, in another zone
+  Extraction fewer = Sample();
+  fewer.sites.pop_back();
+  ASSERT_TRUE(cat->WriteSnapshot(newer, Sample()).has_value());
+  ASSERT_TRUE(cat->WriteSnapshot(older, fewer).has_value());
+  Result<std::vector<ErrorRecord>> all = cat->List(ListQuery{});
+  ASSERT_TRUE(all);
+  for (const ErrorRecord& e : *all) {
+    ASSERT_EQ(e.versions.size(), 2u) << e.id;
+    EXPECT_EQ(e.versions[0].rev, "v1.9");
+    EXPECT_EQ(e.versions[1].rev, "v1.10");
+    EXPECT_EQ(e.version, "v1.10");
+    for (const SiteRecord& s : e.sites) EXPECT_EQ(s.version, 1);
+    if (e.exception == "RuntimeError") {
+      EXPECT_EQ(e.versions[0].sites, 1);
+      EXPECT_EQ(e.versions[1].sites, 2);
+    }
+  }
 }
 
 TEST(Catalog, FailedWriteLeavesThePreviousCatalog) {
