@@ -79,8 +79,9 @@ struct Distribution {
   // The catalog's OWNER/REPO: the forge's owner/repo, lowercased (GitHub
   // and GitLab names are case-insensitive and metadata spells them in
   // either case across releases: "PyCQA" and "pycqa"), else
-  // "pypi/<normalized_name>". Several distributions may share one (jax and
-  // jaxlib are both jax-ml/jax, all azure-* are Azure/azure-sdk-for-python).
+  // "pypi/<normalized_name>". Several distributions may share one: from one
+  // monorepo, pydantic and pydantic_core are both pydantic/pydantic, at
+  // different versions.
   std::string library;
   bool editable = false;  // direct_url.json says so: the files live elsewhere
   // XXH3-64 of the metadata file and the file list (METADATA and RECORD,
