@@ -740,7 +740,7 @@ class DistReader {
       Issue(absolute, "too-large",
             std::to_string(size) + " bytes > limit " + std::to_string(options_.max_file_size));
     } else {
-      d.files.push_back(SourceFile{rel, absolute, size});
+      d.files.push_back(SourceFile{rel, absolute, size, ""});
     }
   }
 
@@ -837,7 +837,7 @@ void FilesFromTopLevel(DistReader& reader, const fs::path& site_real, Distributi
       for (const SourceFile& f : walked->files) {
         std::string rel = name + "/" + f.path;
         if (IsInsideDir(f.absolute, site_real)) {
-          d.files.push_back(SourceFile{rel, d.site_dir / rel, f.size});
+          d.files.push_back(SourceFile{rel, d.site_dir / rel, f.size, ""});
         } else {
           reader.Issue(d.site_dir / rel, "symlink-outside-root", f.absolute.string());
         }
