@@ -4,6 +4,7 @@
 #include <set>
 
 #include "analyze/family.h"
+#include "analyze/lineage.h"
 #include "analyze/prose.h"
 #include "analyze/related.h"
 #include "catalog/json.h"
@@ -119,6 +120,13 @@ Result<AnalyzeSummary> AnalyzeCatalog(catalog::Catalog& catalog, std::string_vie
     std::vector<std::vector<RelatedError>> related = FindRelated(inputs);
     for (size_t k = 0; k < members.size(); ++k)
       out[members[k]].second.related = std::move(related[k]);
+    std::vector<const catalog::ErrorRecord*> records;
+    std::vector<Analysis*> analyses;
+    for (size_t i : members) {
+      records.push_back(&(*errors)[i]);
+      analyses.push_back(&out[i].second);
+    }
+    LinkRewordings(records, analyses);
   }
 
   for (size_t i = 0; i < errors->size(); ++i) {

@@ -191,6 +191,17 @@ json AnalysisToJson(const Analysis& a) {
                        {"reason", r.reason},
                        {"score", r.score}});
   }
+  auto rewordings = [](const std::vector<Rewording>& list) {
+    json out = json::array();
+    for (const Rewording& r : list) {
+      out.push_back({{"id", r.id},
+                     {"exception", ToValidUtf8(r.exception)},
+                     {"template", ToValidUtf8(r.template_text)},
+                     {"last_before", ToValidUtf8(r.last_before)},
+                     {"first_after", ToValidUtf8(r.first_after)}});
+    }
+    return out;
+  };
   json prose = {{"meaning", ToValidUtf8(a.prose.meaning)},
                 {"when", ToValidUtf8(a.prose.when)},
                 {"solutions", StringsJson(a.prose.solutions)}};
@@ -198,12 +209,16 @@ json AnalysisToJson(const Analysis& a) {
     prose["example_fix"] = {{"before", ToValidUtf8(a.prose.fix_before)},
                             {"after", ToValidUtf8(a.prose.fix_after)}};
   }
-  return {{"family", {{"slug", a.family.slug}, {"reason", ToValidUtf8(a.family.reason)}}},
-          {"labels", StringsJson(a.labels)},
-          {"valid_values", std::move(valid)},
-          {"related", std::move(related)},
-          {"prose", std::move(prose)},
-          {"provenance", "static"}};
+  json out = {{"family", {{"slug", a.family.slug}, {"reason", ToValidUtf8(a.family.reason)}}},
+              {"labels", StringsJson(a.labels)},
+              {"valid_values", std::move(valid)},
+              {"related", std::move(related)},
+              {"prose", std::move(prose)},
+              {"provenance", "static"}};
+  // Only libraries indexed at several versions have these.
+  if (!a.reworded_from.empty()) out["reworded_from"] = rewordings(a.reworded_from);
+  if (!a.reworded_to.empty()) out["reworded_to"] = rewordings(a.reworded_to);
+  return out;
 }
 
 Analysis AnalysisFromJson(const json& j) {
@@ -226,6 +241,16 @@ Analysis AnalysisFromJson(const json& j) {
       if (!x.is_object()) continue;
       a.related.push_back({Str(x, "id"), Str(x, "exception"), Str(x, "template"), Str(x, "reason"),
                            x.value("score", 0.0)});
+    }
+  }
+  for (auto [key, list] : {std::pair{"reworded_from", &a.reworded_from},
+                           std::pair{"reworded_to", &a.reworded_to}}) {
+    auto r = j.find(key);
+    if (r == j.end() || !r->is_array()) continue;
+    for (const json& x : *r) {
+      if (!x.is_object()) continue;
+      list->push_back({Str(x, "id"), Str(x, "exception"), Str(x, "template"),
+                       Str(x, "last_before"), Str(x, "first_after")});
     }
   }
   if (auto p = j.find("prose"); p != j.end() && p->is_object()) {

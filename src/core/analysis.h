@@ -24,6 +24,16 @@ struct RelatedError {
   double score = 0;    // for ordering; higher is closer
 };
 
+// An error of another wording that the same code raised in the version just
+// before or after this one: the text was changed, the error is the same.
+struct Rewording {
+  std::string id;  // the other wording's error
+  std::string exception;
+  std::string template_text;
+  std::string last_before;  // the last version with the older wording
+  std::string first_after;  // the first version with the newer one
+};
+
 // A failure family and why the error is in it.
 struct FamilyAssignment {
   std::string slug;    // "invalid-choice"
@@ -45,6 +55,8 @@ struct Analysis {
   std::vector<std::string> labels;  // "internal", "version-mismatch"
   std::vector<ValidValues> valid;
   std::vector<RelatedError> related;  // best first, at most five
+  std::vector<Rewording> reworded_from;  // earlier wordings (the predecessors)
+  std::vector<Rewording> reworded_to;    // later wordings (the successors)
   Prose prose;
 };
 

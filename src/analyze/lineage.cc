@@ -1,0 +1,113 @@
+#include "analyze/lineage.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+#include <string>
+#include <tuple>
+
+namespace errdex::analyze {
+namespace {
+
+std::set<std::string> Words(const Template& t) {
+  std::set<std::string> out;
+  std::string word;
+  auto flush = [&] {
+    if (!word.empty()) out.insert(word);
+    word.clear();
+  };
+  for (const Piece& p : t.pieces()) {
+    if (p.is_value) {
+      flush();
+      continue;
+    }
+    for (char c : p.text) {
+      if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
+        word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+      } else {
+        flush();
+      }
+    }
+    flush();
+  }
+  return out;
+}
+
+double Jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
+  if (a.empty() && b.empty()) return 1.0;
+  size_t common = 0;
+  for (const std::string& w : a) common += b.count(w);
+  return static_cast<double>(common) / static_cast<double>(a.size() + b.size() - common);
+}
+
+// A lone pair in one function is a rewording when it keeps its type or
+// some of its words; several in one function pair by their words.
+constexpr double kLoneSimilar = 0.2;
+constexpr double kSimilar = 0.4;
+
+}  // namespace
+
+void LinkRewordings(const std::vector<const catalog::ErrorRecord*>& errors,
+                    const std::vector<Analysis*>& analyses) {
+  if (errors.empty() || errors.front()->versions.size() < 2) return;
+  const std::vector<catalog::VersionPresence>& versions = errors.front()->versions;
+  // (boundary k: gone after version k, new from k + 1, path, function) -> errors
+  using Key = std::tuple<size_t, std::string, std::string>;
+  std::map<Key, std::vector<size_t>> gone;
+  std::map<Key, std::vector<size_t>> born;
+  for (size_t i = 0; i < errors.size(); ++i) {
+    const std::vector<catalog::VersionPresence>& v = errors[i]->versions;
+    if (v.size() != versions.size()) continue;
+    size_t first = v.size();
+    size_t last = 0;
+    for (size_t k = 0; k < v.size(); ++k) {
+      if (v[k].sites == 0) continue;
+      first = std::min(first, k);
+      last = k;
+    }
+    if (first == v.size()) continue;
+    std::set<std::pair<std::string, std::string>> places;
+    for (const catalog::SiteRecord& s : errors[i]->sites) places.emplace(s.path, s.function);
+    for (const auto& [path, function] : places) {
+      if (last + 1 < v.size()) gone[{last, path, function}].push_back(i);
+      if (first > 0) born[{first - 1, path, function}].push_back(i);
+    }
+  }
+  std::set<std::pair<size_t, size_t>> linked;
+  for (const auto& [key, olds] : gone) {
+    auto it = born.find(key);
+    if (it == born.end()) continue;
+    const std::vector<size_t>& news = it->second;
+    std::vector<std::tuple<double, size_t, size_t>> pairs;
+    for (size_t o : olds) {
+      for (size_t n : news) {
+        double score = Jaccard(Words(errors[o]->message), Words(errors[n]->message));
+        bool same_type = errors[o]->exception == errors[n]->exception;
+        bool lone = olds.size() == 1 && news.size() == 1;
+        if (score >= kSimilar || (lone && (same_type || score >= kLoneSimilar))) {
+          pairs.emplace_back(score + (same_type ? 0.5 : 0.0), o, n);
+        }
+      }
+    }
+    std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
+      return std::get<0>(a) > std::get<0>(b);
+    });
+    std::set<size_t> used_old;
+    std::set<size_t> used_new;
+    for (const auto& [score, o, n] : pairs) {
+      if (used_old.count(o) || used_new.count(n) || !linked.insert({o, n}).second) continue;
+      used_old.insert(o);
+      used_new.insert(n);
+      size_t k = std::get<0>(key);
+      const std::string& before = versions[k].rev;
+      const std::string& after = versions[k + 1].rev;
+      const catalog::ErrorRecord& a = *errors[o];
+      const catalog::ErrorRecord& b = *errors[n];
+      analyses[o]->reworded_to.push_back({b.id, b.exception, b.template_text, before, after});
+      analyses[n]->reworded_from.push_back({a.id, a.exception, a.template_text, before, after});
+    }
+  }
+}
+
+}  // namespace errdex::analyze
