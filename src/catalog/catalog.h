@@ -79,6 +79,10 @@ struct SiteRecord {
 // the commit's first 10 digits; empty when neither is known.
 std::string ShortRevision(const SiteRecord& s);
 
+// Catalog::SetVersion's "the sites of every version" (explain picks one
+// version per match from the traceback).
+inline constexpr std::string_view kAllVersions = "*";
+
 // One version of a library, and how many sites an error has in it.
 struct VersionPresence {
   std::string rev;
@@ -251,7 +255,7 @@ class Catalog {
                                      IndexBuilder* index = nullptr);
 
   // Which version's sites reads return (see ErrorRecord::sites): a snapshot's
-  // rev, or empty for the newest that raises each error.
+  // rev, empty for the newest that raises each error, or kAllVersions.
   void SetVersion(std::string rev) { version_ = std::move(rev); }
   const std::string& version() const { return version_; }
 

@@ -615,7 +615,25 @@ struct ExplainArgs {
   std::vector<std::string> text;
   size_t top = 5;
   std::string library;
+  std::string version;
 };
+
+// --version names a version some library of the catalog was indexed at.
+Result<void> CheckVersion(catalog::Catalog& cat, const ExplainArgs& args) {
+  if (args.version.empty()) return {};
+  Result<catalog::Stats> stats = cat.GetStats();
+  if (!stats) return tl::unexpected(stats.error());
+  std::set<std::string> known;
+  for (const catalog::SnapshotStats& s : stats->per_snapshot) {
+    if (args.library.empty() || s.library == args.library) known.insert(s.rev);
+  }
+  if (known.count(args.version)) return {};
+  std::string list;
+  for (const std::string& v : known) list += (list.empty() ? "" : ", ") + v;
+  if (list.size() > 300) list = list.substr(0, 300) + "...";
+  return Fail(ErrorCode::kNotFound, "--version " + args.version +
+                                        ": no indexed version has that name (indexed: " + list + ")");
+}
 
 Result<int> RunExplain(const Common& common, const ExplainArgs& args, std::ostream& out,
                        std::ostream& err) {
@@ -638,8 +656,11 @@ Result<int> RunExplain(const Common& common, const ExplainArgs& args, std::ostre
   request.color = TerminalStyle().color;
   request.options.top = args.top;
   request.options.library = args.library;
+  request.options.version = args.version;
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
   if (!cat) return tl::unexpected(cat.error());
+  ERRDEX_TRY(CheckVersion(*cat, args));
+  cat->SetVersion(args.version);
   Result<bool> matched = ExplainText(*cat, request, out, err);
   if (!matched) return tl::unexpected(matched.error());
   return 0;
@@ -657,11 +678,13 @@ Result<int> RunAndExplain(const Common& common, const std::vector<std::string>& 
   request.color = isatty(STDERR_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
   request.options.top = args.top;
   request.options.library = args.library;
+  request.options.version = args.version;
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
   if (!cat) {
     err << "errdex: warning: cannot explain: " << cat.error().message << '\n';
     return run->exit_code;
   }
+  cat->SetVersion(args.version);
   // The report goes where the error went: stderr, unless --json asked for data.
   std::ostream& report = common.json ? out : err;
   if (!common.json)
@@ -802,6 +825,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   explain_cmd->add_option("--top", explain.top, "At most this many matches per error (default 5)")
       ->check(CLI::Range(1, 100));
   explain_cmd->add_option("--library", explain.library, "Only errors of this library (OWNER/REPO)");
+  explain_cmd->add_option("--version", explain.version,
+                          "Only errors raised in this indexed version (a snapshot's rev)");
   explain_cmd->add_flag("--json", common.json, "One JSON object (see doc/explain.md)");
 
   std::vector<std::string> run_command;
@@ -812,6 +837,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_cmd->add_option("--top", explain.top, "At most this many matches per error (default 5)")
       ->check(CLI::Range(1, 100));
   run_cmd->add_option("--library", explain.library, "Only errors of this library (OWNER/REPO)");
+  run_cmd->add_option("--version", explain.version,
+                      "Only errors raised in this indexed version (a snapshot's rev)");
   run_cmd->add_flag("--json", common.json, "Print the explanation as JSON on stdout");
   run_cmd->positionals_at_end();
 

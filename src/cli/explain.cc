@@ -58,6 +58,29 @@ void RenderExcerpt(const catalog::SiteRecord& s, bool color, std::ostream& out) 
   }
 }
 
+// For a library indexed at several versions: where this wording is raised,
+// what the traceback says about the version, and the newer wording if the
+// newest version says it otherwise.
+void RenderVersions(const match::Match& m, bool color, std::ostream& out) {
+  const std::vector<catalog::VersionPresence>& versions = m.error.versions;
+  if (versions.size() < 2) return;
+  std::string line = "raised in " + catalog::DescribeRanges(catalog::RaisedIn(versions)) +
+                     fmt::format(" (of {} versions indexed)", versions.size());
+  if (!m.frame_versions.empty()) {
+    std::string fits;
+    for (const std::string& v : m.frame_versions) fits += (fits.empty() ? "" : ", ") + v;
+    line += "; the traceback's lines fit " + fits;
+  }
+  out << "     " << Paint(color, "\x1b[2m", Printable(line)) << '\n';
+  for (const Rewording& r : m.reworded_to) {
+    std::string text = r.template_text.size() > 160
+                           ? std::string(TruncateUtf8(r.template_text, 160)) + "..."
+                           : r.template_text;
+    out << "     " << Paint(color, "\x1b[33m", "reworded in " + Printable(r.first_after) + " as: ")
+        << Printable(text) << '\n';
+  }
+}
+
 void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
                 const std::vector<match::Match>& matches, bool color, std::ostream& out) {
   std::string head =
@@ -109,7 +132,12 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
       if (m.error.sites.size() > 1)
         out << fmt::format(" (and {} more sites)", m.error.sites.size() - 1);
       out << '\n';
+      RenderVersions(m, color, out);
+      // The page's facts for the version the match shows.
+      std::string focus = catalog.version();
+      catalog.SetVersion(m.error.version);
       Result<catalog::ErrorRecord> full = catalog.Get(m.error.id);
+      catalog.SetVersion(focus);
       if (full) {
         for (const catalog::SiteRecord& s : full->sites) {
           if (s.path == site->path && s.line == site->line && s.rev == site->rev) {

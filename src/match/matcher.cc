@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <iterator>
+#include <map>
 #include <tuple>
 #include <unordered_set>
 
@@ -271,6 +272,47 @@ FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteReco
     if (level > best.level || depth > best.depth) best = {level, depth};
   }
   return best;
+}
+
+// Keeps the sites of one version of `e`: `asked` when given (false when the
+// error is not raised there), else the newest version whose sites the
+// frames stand on best, else the newest raising it. `frame_versions` gets
+// every version the frames fit equally well.
+bool KeepOneVersion(catalog::ErrorRecord& e, const std::vector<Frame>& frames,
+                    const std::string& asked, std::vector<std::string>& frame_versions) {
+  std::map<int, std::pair<int, std::string>> by_version;  // ordinal -> (best level, rev)
+  for (const catalog::SiteRecord& s : e.sites) {
+    auto& [level, rev] = by_version[s.version];
+    level = std::max(level, FrameEvidence(frames, s).level);
+    rev = s.rev;
+  }
+  if (by_version.empty()) return asked.empty();
+  int chosen = by_version.rbegin()->first;
+  if (!asked.empty()) {
+    auto it = std::find_if(by_version.begin(), by_version.end(),
+                           [&](const auto& v) { return v.second.second == asked; });
+    if (it == by_version.end()) return false;
+    chosen = it->first;
+  } else {
+    int top = 0;
+    for (const auto& [ordinal, fit] : by_version) top = std::max(top, fit.first);
+    if (top >= 2) {
+      for (const auto& [ordinal, fit] : by_version) {
+        if (fit.first != top) continue;
+        frame_versions.push_back(fit.second);
+        chosen = ordinal;
+      }
+      // A frame that fits every version tells nothing about the version.
+      if (frame_versions.size() == by_version.size()) frame_versions.clear();
+    }
+  }
+  e.version = by_version[chosen].second;
+  std::vector<catalog::SiteRecord> kept;
+  for (catalog::SiteRecord& s : e.sites) {
+    if (s.version == chosen) kept.push_back(std::move(s));
+  }
+  e.sites = std::move(kept);
+  return true;
 }
 
 Result<std::string> PrefilterBuilder::Build(const std::vector<catalog::ErrorTemplate>& errors) {
@@ -585,8 +627,12 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (i < options.top * 4 || pinned_set.count(fits[i].first.pk))
       detail.push_back(fits[i].first.pk);
   }
+  // Every version's sites: the traceback tells which version the user runs.
+  std::string focus = catalog_->version();
+  catalog_->SetVersion(std::string(catalog::kAllVersions));
   Result<std::vector<catalog::ErrorRecord>> sited =
       catalog_->GetByPks(detail, catalog::SiteDetail::kLocations);
+  catalog_->SetVersion(focus);
   if (!sited) return tl::unexpected(sited.error());
   std::unordered_map<int64_t, const Assessment*> by_pk;
   for (const auto& [e, a] : fits) by_pk[e.pk] = &a;
@@ -595,6 +641,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   for (catalog::ErrorRecord& e : *sited) {
     const Assessment& a = *by_pk.at(e.pk);
     Match m;
+    if (!KeepOneVersion(e, frames, options.version, m.frame_versions)) continue;
     int best_frame = 0;
     m.vendored = !e.sites.empty() &&
                  std::all_of(e.sites.begin(), e.sites.end(),
@@ -688,6 +735,13 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     return x.error.id < y.error.id;
   });
   if (matches.size() > options.top) matches.resize(options.top);
+  for (Match& m : matches) {
+    const std::vector<catalog::VersionPresence>& v = m.error.versions;
+    if (v.size() < 2 || v.back().sites > 0) continue;
+    Result<catalog::ErrorRecord> full = catalog_->Get(m.error.id);
+    if (!full) return tl::unexpected(full.error());
+    if (full->analysis) m.reworded_to = full->analysis->reworded_to;
+  }
   return matches;
 }
 

@@ -40,6 +40,12 @@ struct Match {
   int module_fit = 0;     // a ModuleFit
   bool vendored = false;  // every site lies under a vendored directory (pip/_vendor/...)
   std::string evidence;  // why, in a few words
+  // Versions of the library whose sites the traceback's frames stand on
+  // (frame level 2 or 3), oldest first; empty when no frame decides.
+  std::vector<std::string> frame_versions;
+  // For an error the newest version no longer raises: the wordings that
+  // replaced it (from the analysis).
+  std::vector<Rewording> reworded_to;
 };
 
 // How a printed module (`idna.core` of `idna.core.IDNAError`) names the file
@@ -67,6 +73,7 @@ bool IsStandardLibrary(std::string_view library);
 struct ExplainOptions {
   size_t top = 5;
   std::string library;  // only this library (OWNER/REPO), if set
+  std::string version;  // only errors raised in this version (a snapshot's rev), if set
 };
 
 // Builds prefilters for the catalog at index time.

@@ -22,6 +22,28 @@ ordered_json InputJson(const ParsedError& e) {
   return input;
 }
 
+// Which versions raise the error, which one the sites are from, which ones
+// the traceback fits, and what replaced the wording if the newest does not.
+ordered_json VersionsJson(const Match& m) {
+  ordered_json ranges = ordered_json::array();
+  for (const catalog::VersionRange& r : catalog::RaisedIn(m.error.versions)) {
+    ranges.push_back({{"first", r.first}, {"last", r.last}});
+  }
+  ordered_json out = {{"shown", m.error.version},
+                      {"raised_in", std::move(ranges)},
+                      {"newest", m.error.versions.back().rev},
+                      {"traceback_fits", m.frame_versions}};
+  ordered_json reworded = ordered_json::array();
+  for (const Rewording& r : m.reworded_to) {
+    reworded.push_back({{"id", r.id},
+                        {"exception", r.exception},
+                        {"template", r.template_text},
+                        {"since", r.first_after}});
+  }
+  if (!reworded.empty()) out["reworded_as"] = std::move(reworded);
+  return out;
+}
+
 ordered_json MatchJson(const Match& m) {
   ordered_json values = ordered_json::object();
   for (const auto& [name, value] : m.values) values[name] = value;
@@ -34,16 +56,19 @@ ordered_json MatchJson(const Match& m) {
     if (static_cast<int>(i) < m.frame_sites) site["in_traceback"] = true;
     sites.push_back(std::move(site));
   }
-  return {{"id", m.error.id},
-          {"score", m.score},
-          {"fuzzy", m.fuzzy},
-          {"library", m.error.library},
-          {"exception", m.error.exception},
-          {"template", m.error.template_text},
-          {"values", std::move(values)},
-          {"sites", std::move(sites)},
-          {"sites_total", m.error.sites.size()},
-          {"evidence", m.evidence}};
+  ordered_json out = {{"id", m.error.id},
+                      {"score", m.score},
+                      {"fuzzy", m.fuzzy},
+                      {"library", m.error.library},
+                      {"exception", m.error.exception},
+                      {"template", m.error.template_text},
+                      {"values", std::move(values)},
+                      {"sites", std::move(sites)},
+                      {"sites_total", m.error.sites.size()},
+                      {"evidence", m.evidence}};
+  // A library indexed at one version has nothing to say about versions.
+  if (m.error.versions.size() > 1) out["versions"] = VersionsJson(m);
+  return out;
 }
 
 }  // namespace

@@ -161,3 +161,102 @@ TEST_F(Releases, LastReleasesAndClearErrors) {
 
 }  // namespace
 }  // namespace errdex
+
+namespace errdex {
+namespace {
+
+// One error that moves (1.1) and is then reworded (1.2).
+class MovedAndReworded : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    repo_ = dir_.path() / "repo";
+    dir_.Write("repo/pkg/core.py",
+               "def check(x):\n    if x < 0:\n        raise ValueError(f'negative value: {x}')\n");
+    ASSERT_EQ(Git(repo_, "init -q"), 0);
+    Commit("2023-01-01T00:00:00+00:00", "v1.0");
+    dir_.Write("repo/pkg/core.py",
+               "import math\n\n\ndef check(x):\n    if x < 0:\n"
+               "        raise ValueError(f'negative value: {x}')\n");
+    Commit("2023-02-01T00:00:00+00:00", "v1.1");
+    dir_.Write("repo/pkg/core.py",
+               "import math\n\n\ndef check(x):\n    if x < 0:\n"
+               "        raise ValueError(f'x must be >= 0, got negative value {x}')\n");
+    Commit("2023-03-01T00:00:00+00:00", "v1.2");
+    db_ = (dir_.path() / "c.db").string();
+    CommandResult r = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", db_, "--revs",
+                                 "v*", "-q"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+  }
+
+  void Commit(const std::string& date, const std::string& tag) {
+    ASSERT_EQ(Git(repo_, "add -A", date), 0);
+    ASSERT_EQ(Git(repo_, "commit -q -m " + tag, date), 0);
+    ASSERT_EQ(Git(repo_, "tag " + tag), 0);
+  }
+
+  json Explain(const std::string& text, std::vector<std::string> extra = {}) {
+    std::vector<std::string> args = {"explain", "--json", "--db", db_};
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.push_back("-");
+    CommandResult r = RunErrdex(args, text);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out, nullptr, false);
+  }
+
+  static std::string Traceback(int line) {
+    return "Traceback (most recent call last):\n  File \"/site/pkg/core.py\", line " +
+           std::to_string(line) +
+           ", in check\n    raise ValueError(...)\nValueError: negative value: -1\n";
+  }
+
+  TempDir dir_;
+  fs::path repo_;
+  std::string db_;
+};
+
+TEST_F(MovedAndReworded, TheTracebackLineNarrowsTheVersion) {
+  json old = Explain(Traceback(3));
+  ASSERT_FALSE(old["matches"].empty()) << old.dump();
+  json v = old["matches"][0]["versions"];
+  EXPECT_EQ(v["shown"], "v1.0");
+  EXPECT_EQ(v["traceback_fits"], json::array({"v1.0"}));
+  EXPECT_EQ(v["raised_in"], json::parse(R"([{"first":"v1.0","last":"v1.1"}])"));
+  EXPECT_EQ(v["newest"], "v1.2");
+  EXPECT_EQ(old["matches"][0]["sites"][0]["line"], 3);
+
+  json moved = Explain(Traceback(6));
+  EXPECT_EQ(moved["matches"][0]["versions"]["shown"], "v1.1");
+  EXPECT_EQ(moved["matches"][0]["sites"][0]["line"], 6);
+}
+
+TEST_F(MovedAndReworded, AnOldWordingNamesItsSuccessor) {
+  json r = Explain("ValueError: negative value: -1\n");
+  ASSERT_FALSE(r["matches"].empty());
+  json v = r["matches"][0]["versions"];
+  EXPECT_EQ(v["shown"], "v1.1");  // the newest version with this wording
+  ASSERT_EQ(v["reworded_as"].size(), 1u) << v.dump();
+  EXPECT_EQ(v["reworded_as"][0]["since"], "v1.2");
+  EXPECT_EQ(v["reworded_as"][0]["template"], "x must be >= 0, got negative value {x}");
+
+  CommandResult text = RunErrdex({"explain", "--db", db_, "ValueError: negative value: -1"});
+  EXPECT_NE(text.out.find("raised in v1.0\u2013v1.1 (of 3 versions indexed)"), std::string::npos)
+      << text.out;
+  EXPECT_NE(text.out.find("reworded in v1.2 as: x must be >= 0"), std::string::npos);
+}
+
+TEST_F(MovedAndReworded, VersionRestrictsTheMatches) {
+  json in_old = Explain("ValueError: negative value: -1\n", {"--version", "v1.0"});
+  ASSERT_FALSE(in_old["matches"].empty());
+  EXPECT_EQ(in_old["matches"][0]["versions"]["shown"], "v1.0");
+  json in_new = Explain("ValueError: negative value: -1\n", {"--version", "v1.2"});
+  for (const json& m : in_new["matches"]) {
+    EXPECT_EQ(m["versions"]["shown"], "v1.2");
+    EXPECT_NE(m["template"], "negative value: {x}");
+  }
+  CommandResult bad = RunErrdex({"explain", "--db", db_, "--version", "v7", "ValueError: x"});
+  EXPECT_EQ(bad.exit_code, 1);
+  EXPECT_NE(bad.err.find("indexed: v1.0, v1.1, v1.2"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace errdex
