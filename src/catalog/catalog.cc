@@ -243,7 +243,7 @@ void FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::string& 
     const Catalog::Base::Snapshot& snap = base.snapshots.at(pk);
     int64_t n = count.count(pk) ? count[pk] : 0;
     e.versions.push_back(VersionPresence{snap.rev, snap.commit, snap.date, n});
-    if (version.empty() || version == kAllVersions ? n > 0 : snap.rev == version) focus = pk;
+    if (n > 0 && (version.empty() || version == kAllVersions || snap.rev == version)) focus = pk;
   }
   e.version = focus >= 0 ? base.snapshots.at(focus).rev : "";
   if (version == kAllVersions) return;

@@ -145,6 +145,14 @@ std::string UrlEncode(std::string_view text) {
 std::string Links::Error(std::string_view id) const {
   return "/errors/" + std::string(id) + (exported ? ".html" : "");
 }
+std::string Links::ErrorAt(std::string_view id, std::string_view version) const {
+  if (exported) return "";
+  return "/errors/" + std::string(id) + "?version=" + UrlEncode(version);
+}
+std::string Links::LibraryAt(std::string_view name, std::string_view version) const {
+  if (exported) return "";
+  return "/libraries/" + std::string(name) + "?version=" + UrlEncode(version);
+}
 std::string Links::ErrorJson(std::string_view id) const {
   return "/api/errors/" + std::string(id) + (exported ? ".json" : "");
 }
@@ -174,6 +182,45 @@ std::string ReportIssueUrl(const catalog::ErrorRecord& e) {
                      ")" + (s.commit.empty() ? "" : " at " + s.commit) + ".\n\n" +
                      "Message template:\n\n    " + e.template_text + "\n";
   return s.url + "/issues/new?title=" + UrlEncode(title) + "&body=" + UrlEncode(body);
+}
+
+// The versions of the library that raise the error, and the wordings it had
+// before and after; nothing for a library indexed at one version.
+std::string ErrorVersions(const catalog::ErrorRecord& e, const Analysis* a, const Links& links) {
+  if (e.versions.size() < 2) return "";
+  size_t present = 0;
+  for (const catalog::VersionPresence& v : e.versions) present += v.sites > 0 ? 1 : 0;
+  std::string out = fmt::format(
+      "<p>Raised in <b>{}</b>: {} of the {} indexed versions of {}.</p>",
+      Escape(catalog::DescribeRanges(catalog::RaisedIn(e.versions))), present, e.versions.size(),
+      Escape(e.library));
+  std::string rows;
+  for (const catalog::VersionPresence& v : e.versions) {
+    std::string link = v.sites > 0 ? links.ErrorAt(e.id, v.rev) : "";
+    std::string name = link.empty() ? "<code>" + Escape(v.rev) + "</code>"
+                                    : fmt::format("<a href=\"{}\"><code>{}</code></a>",
+                                                  Escape(link), Escape(v.rev));
+    rows += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td></tr>",
+                        v.rev == e.version ? " class=\"shown\"" : "", name,
+                        Escape(v.date.substr(0, 10)), v.sites > 0 ? std::to_string(v.sites) : "—");
+  }
+  out += "<table class=\"versions\"><tr><th>version</th><th>date</th><th>sites</th></tr>" + rows +
+         "</table>";
+  auto wording = [&](const Rewording& r) {
+    std::string text = r.template_text.empty() ? "(no message)" : r.template_text;
+    if (text.size() > 140) text = std::string(TruncateUtf8(text, 137)) + "...";
+    return fmt::format("<a href=\"{}\"><span class=\"exc\">{}</span> <span class=\"tmpl\">{}</span></a>",
+                       Escape(links.Error(r.id)), Escape(r.exception), Escape(text));
+  };
+  if (a) {
+    for (const Rewording& r : a->reworded_to) {
+      out += "<p>Reworded in <code>" + Escape(r.first_after) + "</code> as " + wording(r) + ".</p>";
+    }
+    for (const Rewording& r : a->reworded_from) {
+      out += "<p>Until <code>" + Escape(r.last_before) + "</code> it read " + wording(r) + ".</p>";
+    }
+  }
+  return Section("versions", "Versions", out);
 }
 
 std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
@@ -226,10 +273,14 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
     }
     source += "</div>";
   }
-  body += Section(
-      "source",
-      e.sites.size() > 1 ? "Source (" + std::to_string(e.sites.size()) + " sites)" : "Source",
-      source);
+  std::string source_title =
+      e.sites.size() > 1 ? "Source (" + std::to_string(e.sites.size()) + " sites)" : "Source";
+  if (e.versions.size() > 1 && !e.version.empty()) source_title += " in " + e.version;
+  if (e.versions.size() > 1 && e.version.empty()) {
+    source = "<p class=\"note\">Not raised in the version asked for; see Versions.</p>";
+  }
+  body += Section("source", source_title, source);
+  body += ErrorVersions(e, a, links);
   // Solutions.
   std::string solutions;
   if (a) solutions += List(a->prose.solutions, true);
@@ -335,13 +386,35 @@ std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
 }
 
 std::string ListPage(std::string_view title, std::string_view intro,
-                     const std::vector<catalog::ErrorRecord>& errors, const Links& links) {
+                     const std::vector<catalog::ErrorRecord>& errors, const Links& links,
+                     std::string_view extra_html) {
   std::string body = "<h1>" + Escape(title) + "</h1>";
   if (!intro.empty()) body += "<p>" + Prose(intro) + "</p>";
+  body += extra_html;
   body += "<ul class=\"errors\">";
   for (const catalog::ErrorRecord& e : errors) body += ErrorRow(e, links);
   body += "</ul>";
   return Layout(title, body);
+}
+
+std::string VersionsSection(std::string_view library, std::string_view shown,
+                            const std::vector<catalog::SnapshotStats>& versions,
+                            const Links& links) {
+  if (versions.size() < 2) return "";
+  std::string rows;
+  for (const catalog::SnapshotStats& v : versions) {
+    std::string link = links.LibraryAt(library, v.rev);
+    std::string name = link.empty() ? "<code>" + Escape(v.rev) + "</code>"
+                                    : fmt::format("<a href=\"{}\"><code>{}</code></a>",
+                                                  Escape(link), Escape(v.rev));
+    rows += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                        v.rev == shown ? " class=\"shown\"" : "", name,
+                        Escape(v.date.substr(0, 10)), v.files, v.sites);
+  }
+  return Section("versions", "Versions",
+                 "<table class=\"versions\"><tr><th>version</th><th>date</th><th>files</th>"
+                 "<th>sites</th></tr>" +
+                     rows + "</table>");
 }
 
 std::string NotFoundPage(std::string_view what) {

@@ -24,6 +24,9 @@ std::string UrlEncode(std::string_view text);
 struct Links {
   bool exported = false;
   std::string Error(std::string_view id) const;
+  // The page of an error at one version; empty in an export (one page per error).
+  std::string ErrorAt(std::string_view id, std::string_view version) const;
+  std::string LibraryAt(std::string_view name, std::string_view version) const;
   std::string ErrorJson(std::string_view id) const;
   std::string Library(std::string_view name) const;
   std::string Family(std::string_view slug) const;
@@ -39,7 +42,12 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links);
 std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
                      const std::vector<FamilyInfo>& families, const Links& links);
 std::string ListPage(std::string_view title, std::string_view intro,
-                     const std::vector<catalog::ErrorRecord>& errors, const Links& links);
+                     const std::vector<catalog::ErrorRecord>& errors, const Links& links,
+                     std::string_view extra_html = "");
+// A library's versions, oldest first, as a section of its page.
+std::string VersionsSection(std::string_view library, std::string_view shown,
+                            const std::vector<catalog::SnapshotStats>& versions,
+                            const Links& links);
 std::string NotFoundPage(std::string_view what);
 
 }  // namespace errdex::web

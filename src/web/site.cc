@@ -2,9 +2,12 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
 #include "catalog/json.h"
 #include "core/error_id.h"
 #include "core/text.h"
+#include "core/version.h"
 #include "match/report.h"
 
 namespace errdex::web {
@@ -14,6 +17,7 @@ using nlohmann::json;
 
 constexpr int64_t kMaxListed = 2000;
 constexpr int64_t kMaxSearch = 100;
+constexpr size_t kMaxVersionName = 256;
 constexpr size_t kMaxTop = 20;
 
 Page Json(int status, const json& j) {
@@ -65,9 +69,14 @@ json ErrorApiJson(const catalog::ErrorRecord& e, const Links& links) {
 Page Site::Get(std::string_view path, const Query& query) {
   if (path == "/" || path == "/index.html") return Home();
   if (const Page* asset = Asset(path)) return *asset;
-  if (StartsWith(path, "/errors/")) return ErrorHtml(path.substr(8));
-  if (StartsWith(path, "/api/errors/")) return ErrorJson(path.substr(12));
-  if (StartsWith(path, "/libraries/")) return Library(path.substr(11));
+  std::string version = First(query, "version");
+  if (version.size() > kMaxVersionName) {
+    return StartsWith(path, "/api/") ? JsonError(400, "version is too long")
+                                     : Html(400, NotFoundPage("That is no version name."));
+  }
+  if (StartsWith(path, "/errors/")) return ErrorHtml(path.substr(8), version);
+  if (StartsWith(path, "/api/errors/")) return ErrorJson(path.substr(12), version);
+  if (StartsWith(path, "/libraries/")) return Library(path.substr(11), version);
   if (StartsWith(path, "/families/")) return Family(path.substr(10));
   if (path == "/api/openapi.json") return {200, "application/json", OpenApiJson()};
   if (path == "/api/search") {
@@ -98,10 +107,23 @@ Page Site::Get(std::string_view path, const Query& query) {
     if (!stats) return JsonError(500, stats.error().message);
     json out = json::array();
     for (const catalog::LibraryStats& l : stats->per_library) {
+      std::vector<const catalog::SnapshotStats*> snaps;
+      for (const catalog::SnapshotStats& s : stats->per_snapshot) {
+        if (s.library == l.name) snaps.push_back(&s);
+      }
+      std::stable_sort(snaps.begin(), snaps.end(), [](const auto* a, const auto* b) {
+        return VersionBefore(a->date, a->rev, b->date, b->rev);
+      });
+      json versions = json::array();
+      for (const catalog::SnapshotStats* s : snaps) {
+        versions.push_back(
+            {{"rev", s->rev}, {"commit", s->commit}, {"date", s->date}, {"sites", s->sites}});
+      }
       out.push_back({{"name", l.name},
                      {"url", l.url},
                      {"errors", l.errors},
                      {"sites", l.sites},
+                     {"versions", std::move(versions)},
                      {"page", links_.Library(l.name)}});
     }
     return Json(200, out);
@@ -160,9 +182,16 @@ Result<void> Site::Warm() {
   return {};
 }
 
-Page Site::ErrorHtml(std::string_view id) {
-  if (!IsErrorId(id)) return Html(404, NotFoundPage("An error id is 16 hexadecimal digits."));
+Result<catalog::ErrorRecord> Site::GetAt(std::string_view id, const std::string& version) {
+  catalog_.SetVersion(version);
   Result<catalog::ErrorRecord> e = catalog_.Get(id);
+  catalog_.SetVersion("");
+  return e;
+}
+
+Page Site::ErrorHtml(std::string_view id, const std::string& version) {
+  if (!IsErrorId(id)) return Html(404, NotFoundPage("An error id is 16 hexadecimal digits."));
+  Result<catalog::ErrorRecord> e = GetAt(id, version);
   if (!e) {
     if (e.error().code == ErrorCode::kNotFound) {
       return Html(404, NotFoundPage("No error in this catalog has that id."));
@@ -172,9 +201,9 @@ Page Site::ErrorHtml(std::string_view id) {
   return Html(200, ErrorPage(*e, links_));
 }
 
-Page Site::ErrorJson(std::string_view id) {
+Page Site::ErrorJson(std::string_view id, const std::string& version) {
   if (!IsErrorId(id)) return JsonError(400, "an error id is 16 hexadecimal digits");
-  Result<catalog::ErrorRecord> e = catalog_.Get(id);
+  Result<catalog::ErrorRecord> e = GetAt(id, version);
   if (!e) {
     return JsonError(e.error().code == ErrorCode::kNotFound ? 404 : 500, e.error().message);
   }
@@ -189,15 +218,50 @@ Page Site::Home() {
   return Html(200, HomePage(stats->per_library, *families, links_));
 }
 
-Page Site::Library(std::string_view name) {
+Page Site::Library(std::string_view name, const std::string& version) {
   if (!catalog::IsLibraryName(name)) return Html(404, NotFoundPage("No such library."));
+  Result<catalog::Stats> stats = catalog_.GetStats();
+  if (!stats) return Html(500, NotFoundPage(stats.error().message));
+  std::vector<catalog::SnapshotStats> versions;
+  for (const catalog::SnapshotStats& s : stats->per_snapshot) {
+    if (s.library == name) versions.push_back(s);
+  }
+  std::stable_sort(versions.begin(), versions.end(), [](const auto& a, const auto& b) {
+    return VersionBefore(a.date, a.rev, b.date, b.rev);
+  });
+  bool known = version.empty() || std::any_of(versions.begin(), versions.end(),
+                                               [&](const auto& v) { return v.rev == version; });
+  if (!known) return Html(404, NotFoundPage("This library has no indexed version of that name."));
   catalog::ListQuery q;
   q.library = std::string(name);
-  q.limit = kMaxListed;
+  catalog_.SetVersion(version);
   Result<std::vector<catalog::ErrorRecord>> errors = catalog_.List(q);
+  catalog_.SetVersion("");
   if (!errors) return Html(500, NotFoundPage(errors.error().message));
   if (errors->empty()) return Html(404, NotFoundPage("No such library in this catalog."));
-  return Html(200, ListPage(name, std::to_string(errors->size()) + " errors", *errors, links_));
+  // At a version: the errors it raises; else those the newest version raises,
+  // then those only older versions do.
+  std::string newest = versions.empty() ? "" : versions.back().rev;
+  std::vector<catalog::ErrorRecord> shown;
+  size_t older = 0;
+  for (catalog::ErrorRecord& e : *errors) {
+    if (!version.empty() && e.sites.empty()) continue;
+    if (version.empty() && !newest.empty() && e.version != newest) ++older;
+    shown.push_back(std::move(e));
+  }
+  std::stable_partition(shown.begin(), shown.end(),
+                        [&](const auto& e) { return newest.empty() || e.version == newest; });
+  size_t total = shown.size();
+  if (shown.size() > static_cast<size_t>(kMaxListed)) shown.resize(kMaxListed);
+  std::string intro = std::to_string(total) + " errors";
+  if (!version.empty()) intro += " raised in " + version;
+  if (version.empty() && older > 0) {
+    intro += " (" + std::to_string(older) + " of them only in versions before " + newest + ")";
+  }
+  std::string title = version.empty() ? std::string(name) : std::string(name) + " " + version;
+  return Html(200, ListPage(title, intro, shown, links_,
+                            VersionsSection(name, version.empty() ? newest : version, versions,
+                                            links_)));
 }
 
 Page Site::Family(std::string_view slug) {

@@ -38,10 +38,12 @@ class Site {
  private:
   Site(catalog::Catalog catalog, Links links)
       : catalog_(std::move(catalog)), links_(std::move(links)) {}
-  Page ErrorHtml(std::string_view id);
-  Page ErrorJson(std::string_view id);
+  Page ErrorHtml(std::string_view id, const std::string& version);
+  Page ErrorJson(std::string_view id, const std::string& version);
+  // Reads the error at `version` (empty: the newest raising it).
+  Result<catalog::ErrorRecord> GetAt(std::string_view id, const std::string& version);
   Page Home();
-  Page Library(std::string_view name);
+  Page Library(std::string_view name, const std::string& version);
   Page Family(std::string_view slug);
 
   catalog::Catalog catalog_;
