@@ -4,6 +4,7 @@
 #include <sqlite3.h>
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -256,6 +257,50 @@ TEST_F(MovedAndReworded, VersionRestrictsTheMatches) {
   CommandResult bad = RunErrdex({"explain", "--db", db_, "--version", "v7", "ValueError: x"});
   EXPECT_EQ(bad.exit_code, 1);
   EXPECT_NE(bad.err.find("indexed: v1.0, v1.1, v1.2"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace errdex
+
+namespace errdex {
+namespace {
+
+// A file renamed between releases: the same error in both, at the path of
+// each; an error removed in the second release ends with the first.
+TEST(RenamedFile, TheErrorFollowsTheFile) {
+  TempDir dir;
+  fs::path repo = dir.path() / "repo";
+  dir.Write("repo/pkg/old_name.py",
+            "def f(x):\n    raise ValueError('renamed file error')\n\n\ndef g():\n"
+            "    raise KeyError('removed in 2.0')\n");
+  ASSERT_EQ(Git(repo, "init -q"), 0);
+  ASSERT_EQ(Git(repo, "add -A", "2020-01-01T00:00:00+00:00"), 0);
+  ASSERT_EQ(Git(repo, "commit -q -m one", "2020-01-01T00:00:00+00:00"), 0);
+  ASSERT_EQ(Git(repo, "tag 1.0"), 0);
+  ASSERT_EQ(Git(repo, "mv pkg/old_name.py pkg/new_name.py"), 0);
+  dir.Write("repo/pkg/new_name.py", "def f(x):\n    raise ValueError('renamed file error')\n");
+  ASSERT_EQ(Git(repo, "add -A", "2020-02-01T00:00:00+00:00"), 0);
+  ASSERT_EQ(Git(repo, "commit -q -m two", "2020-02-01T00:00:00+00:00"), 0);
+  ASSERT_EQ(Git(repo, "tag 2.0"), 0);
+  std::string db = (dir.path() / "c.db").string();
+  CommandResult r = RunErrdex({"index", repo.string(), "--name", "o/r", "--db", db, "--last", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+
+  CommandResult list = RunErrdex({"list", "--json", "--db", db});
+  std::map<std::string, std::string> ids;
+  for (size_t at = 0, nl; (nl = list.out.find('\n', at)) != std::string::npos; at = nl + 1) {
+    json e = json::parse(list.out.substr(at, nl - at));
+    ids[e["template"].get<std::string>()] = e["id"].get<std::string>();
+  }
+  ASSERT_EQ(ids.size(), 2u) << list.out;
+  json renamed = json::parse(RunErrdex({"show", ids["renamed file error"], "--json", "--db", db}).out);
+  EXPECT_EQ(renamed["versions"]["raised_in"], json::parse(R"([{"first":"1.0","last":"2.0"}])"));
+  EXPECT_EQ(renamed["sites"][0]["path"], "pkg/new_name.py");
+  json removed = json::parse(RunErrdex({"show", ids["'removed in 2.0'"], "--json", "--db", db}).out);
+  EXPECT_EQ(removed["versions"]["shown"], "1.0");
+  EXPECT_EQ(removed["versions"]["raised_in"], json::parse(R"([{"first":"1.0","last":"1.0"}])"));
+  EXPECT_EQ(removed["sites"][0]["path"], "pkg/old_name.py");
+  EXPECT_EQ(removed["versions"]["each"][1]["sites"], 0);
 }
 
 }  // namespace
