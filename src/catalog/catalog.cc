@@ -1035,6 +1035,35 @@ Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string
   return out;
 }
 
+Result<std::vector<std::pair<int64_t, std::string>>> Catalog::SnapshotsWithFile(
+    const std::vector<std::string>& paths) {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  Result<Statement*> st = Cached("SELECT DISTINCT snapshot_pk FROM site WHERE path = ?1");
+  if (!st) return tl::unexpected(st.error());
+  Statement& q = **st;
+  std::set<int64_t> pks;
+  for (const std::string& path : paths) {
+    q.Bind(1, path);
+    while (true) {
+      Result<bool> row = q.Step();
+      if (!row) return tl::unexpected(row.error());
+      if (!*row) break;
+      pks.insert(q.Int(0));
+    }
+    q.Reset();
+  }
+  std::vector<std::pair<int64_t, std::string>> out;
+  for (int64_t pk : pks) {
+    auto snap = (*base)->snapshots.find(pk);
+    if (snap == (*base)->snapshots.end()) return Damaged("a site belongs to no snapshot");
+    auto lib = (*base)->libraries.find(snap->second.library_pk);
+    if (lib == (*base)->libraries.end()) return Damaged("a snapshot belongs to no library");
+    out.emplace_back(pk, lib->second.name);
+  }
+  return out;
+}
+
 Result<std::vector<int64_t>> Catalog::ErrorsWithoutMessage(std::string_view exception) {
   Result<std::shared_ptr<const Base>> base = GetBase();
   if (!base) return tl::unexpected(base.error());

@@ -259,6 +259,11 @@ class Catalog {
   void SetVersion(std::string rev) { version_ = std::move(rev); }
   const std::string& version() const { return version_; }
 
+  // The snapshots (pk, library) with a site in a file of one of these
+  // paths: which versions of a library have the file a traceback names.
+  Result<std::vector<std::pair<int64_t, std::string>>> SnapshotsWithFile(
+      const std::vector<std::string>& paths);
+
   // Errors in id order (with their sites' path, line and function).
   Result<std::vector<ErrorRecord>> List(const ListQuery& query);
 

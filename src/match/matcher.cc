@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <set>
 #include <tuple>
 #include <unordered_set>
 
@@ -274,17 +275,22 @@ FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteReco
   return best;
 }
 
+const std::set<int64_t> kNoSnapshots;
+
 // Keeps the sites of one version of `e`: `asked` when given (false when the
 // error is not raised there), else the newest version whose sites the
 // frames stand on best, else the newest raising it. `frame_versions` gets
 // every version the frames fit equally well.
 bool KeepOneVersion(catalog::ErrorRecord& e, const std::vector<Frame>& frames,
-                    const std::string& asked, std::vector<std::string>& frame_versions) {
+                    const std::string& asked, const std::set<int64_t>& file_fit,
+                    std::vector<std::string>& frame_versions) {
   std::map<int, std::pair<int, std::string>> by_version;  // ordinal -> (best level, rev)
+  std::set<int> has_files;  // ordinals of versions having every file the frames name
   for (const catalog::SiteRecord& s : e.sites) {
     auto& [level, rev] = by_version[s.version];
     level = std::max(level, FrameEvidence(frames, s).level);
     rev = s.rev;
+    if (file_fit.count(s.snapshot_pk)) has_files.insert(s.version);
   }
   if (by_version.empty()) return asked.empty();
   int chosen = by_version.rbegin()->first;
@@ -304,6 +310,11 @@ bool KeepOneVersion(catalog::ErrorRecord& e, const std::vector<Frame>& frames,
       }
       // A frame that fits every version tells nothing about the version.
       if (frame_versions.size() == by_version.size()) frame_versions.clear();
+    } else if (!has_files.empty() && has_files.size() < by_version.size()) {
+      // No frame on the raise, but the traceback's files exist only in some
+      // versions (numpy/core/ became numpy/_core/).
+      for (int ordinal : has_files) frame_versions.push_back(by_version[ordinal].second);
+      chosen = *has_files.rbegin();
     }
   }
   e.version = by_version[chosen].second;
@@ -627,6 +638,25 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (i < options.top * 4 || pinned_set.count(fits[i].first.pk))
       detail.push_back(fits[i].first.pk);
   }
+  // Per library, the versions having every file of the traceback that the
+  // library has at all.
+  std::map<std::string, std::set<int64_t>> file_fit;
+  for (const Frame& f : frames) {
+    std::vector<std::string> suffixes = PathSuffixes(f.path);
+    if (suffixes.empty()) continue;
+    Result<std::vector<std::pair<int64_t, std::string>>> in = catalog_->SnapshotsWithFile(suffixes);
+    if (!in) return tl::unexpected(in.error());
+    std::map<std::string, std::set<int64_t>> here;
+    for (const auto& [pk, library] : *in) here[library].insert(pk);
+    for (auto& [library, pks] : here) {
+      auto [it, fresh] = file_fit.emplace(library, pks);
+      if (fresh) continue;
+      std::set<int64_t> both;
+      std::set_intersection(it->second.begin(), it->second.end(), pks.begin(), pks.end(),
+                            std::inserter(both, both.end()));
+      it->second = std::move(both);
+    }
+  }
   // Every version's sites: the traceback tells which version the user runs.
   std::string focus = catalog_->version();
   catalog_->SetVersion(std::string(catalog::kAllVersions));
@@ -641,7 +671,12 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   for (catalog::ErrorRecord& e : *sited) {
     const Assessment& a = *by_pk.at(e.pk);
     Match m;
-    if (!KeepOneVersion(e, frames, options.version, m.frame_versions)) continue;
+    auto files = file_fit.find(e.library);
+    if (!KeepOneVersion(e, frames, options.version,
+                        files == file_fit.end() ? kNoSnapshots : files->second,
+                        m.frame_versions)) {
+      continue;
+    }
     int best_frame = 0;
     m.vendored = !e.sites.empty() &&
                  std::all_of(e.sites.begin(), e.sites.end(),
