@@ -325,7 +325,17 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
   if (*stdlib) targets.push_back(std::move(**stdlib));
   size_t no_files = 0;
   std::vector<std::string> empty_ones;
+  size_t failed = 0, failed_dists = 0;  // snapshots; distributions among them
   for (source::Distribution& d : *dists) {
+    // Names become URL paths and file names: one errdex would refuse as
+    // --name is not written.
+    if (!catalog::IsLibraryName(d.library)) {
+      ++failed;
+      ++failed_dists;
+      err << "errdex: warning: " << d.name << " " << d.version << ": not indexed (library name '"
+          << d.library << "' is not OWNER/REPO)\n";
+      continue;
+    }
     EnvTarget t = DistributionTarget(d, walk_options);
     if (t.target.walked.files.empty()) {
       ++no_files;
@@ -367,7 +377,7 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
   options.jobs = args.jobs;
   options.max_file_size = args.max_file_size;
   options.progress = [&](size_t done, size_t total) { progress.Update(done, total); };
-  size_t indexed = 0, unchanged = 0, failed = 0, done = 0;
+  size_t indexed = 0, unchanged = 0, done = 0;
   for (EnvTarget& t : targets) {
     const catalog::SnapshotInfo& info = t.target.info;
     bool is_dist = !t.distribution.empty();
@@ -396,6 +406,7 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
     // A damaged catalog refuses every write: no use going on.
     if (r.error().code == ErrorCode::kCorrupt) return r;
     ++failed;
+    failed_dists += is_dist;
     err << "errdex: warning: " << info.library << "@" << info.rev
         << ": not indexed: " << r.error().message << '\n';
   }
@@ -408,21 +419,21 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
                  {"indexed", indexed},
                  {"unchanged", unchanged},
                  {"skipped", no_files},
-                 {"failed", failed},
+                 {"failed", failed_dists},
                  {"seconds", seconds}})
         << '\n';
   } else {
     out << fmt::format("{} distributions: {} indexed, {} unchanged, {} skipped (no files)",
                        distributions, indexed, unchanged, no_files);
-    if (failed > 0) out << fmt::format(", {} failed", failed);
+    if (failed_dists > 0) out << fmt::format(", {} failed", failed_dists);
     out << '\n';
   }
   if (failed > 0) {
     out.flush();
     return Fail(ErrorCode::kIo,
-                fmt::format("{} of {} not indexed (see the warnings); the others are in the "
-                            "catalog, and a rerun reads only what is not",
-                            failed, targets.size()));
+                fmt::format("{} not indexed (see the warnings); the others are in the catalog, "
+                            "and a rerun reads only what is not",
+                            failed));
   }
   return {};
 }

@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <sstream>
@@ -204,6 +205,37 @@ TEST_F(PythonEnvIndex, ANewInterpreterVersionIsANewSnapshot) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("0 indexed, 3 unchanged"), std::string::npos) << r.out;
   EXPECT_EQ(Snapshots()["python/cpython"], (std::vector<std::string>{"3.99.1", "3.99.2rc1"}));
+}
+
+// A snapshot whose write fails is a warning; the others go on, nothing of
+// the failed ones is in the catalog, the run exits 1, and a rerun reads
+// only what is missing.
+TEST_F(PythonEnvIndex, FailedSnapshotsAreWarningsAndARerunCompletes) {
+  ASSERT_EQ(Index().exit_code, 0);
+  Upgrade("alpha", "1.0", "1.1", {{"alpha/core.py", "raise ValueError('alpha 1.1')\n"}},
+          "https://github.com/acme/alpha");
+  python_ = WriteInterpreter("python-next", "3.99.2", "3, 99, 2");
+  setenv("ERRDEX_FAILPOINT", "index-before-commit", 1);
+  CommandResult r = Index();
+  unsetenv("ERRDEX_FAILPOINT");
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_NE(r.out.find("4 distributions: 0 indexed, 2 unchanged, 1 skipped (no files), 1 failed\n"),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.err.find("errdex: warning: acme/alpha@1.1: not indexed: failpoint"),
+            std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("errdex: warning: python/cpython@3.99.2: not indexed"), std::string::npos);
+  EXPECT_NE(r.err.find("errdex: error: 2 not indexed"), std::string::npos) << r.err;
+  EXPECT_EQ(Snapshots()["acme/alpha"], std::vector<std::string>{"1.0"});
+  EXPECT_EQ(Snapshots()["python/cpython"], std::vector<std::string>{"3.99.1"});
+  EXPECT_EQ(RunErrdex({"check", "--db", db_}).exit_code, 0);
+
+  CommandResult again = Index();
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("4 distributions: 1 indexed, 2 unchanged"), std::string::npos)
+      << again.out;
+  EXPECT_EQ(Snapshots()["acme/alpha"], (std::vector<std::string>{"1.0", "1.1"}));
 }
 
 TEST_F(PythonEnvIndex, ArgumentErrors) {
