@@ -55,6 +55,9 @@ std::string ComputeDigest(const SnapshotInfo& info, const Extraction& x,
        {&info.url, &info.commit, &info.date, &info.kind, &info.root, &info.subdir}) {
     d.Add(*s);
   }
+  // Only when set: the digests of snapshots written without one stay as
+  // they were, and re-indexing those stays a no-op.
+  if (!info.source_digest.empty()) d.Add("source " + info.source_digest);
   d.Add(x.files_scanned);
   d.Add(x.bytes_scanned);
   for (size_t i = 0; i < x.sites.size(); ++i) {
@@ -381,7 +384,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     ERRDEX_TRY(db_.Exec("PRAGMA page_size = 16384"));
     ERRDEX_TRY(db_.Exec("PRAGMA journal_mode = WAL"));
     ERRDEX_TRY(run(std::string(kSchemaSql) + std::string(kAnalysisTablesSql) +
-                   std::string(kIntegritySql)));
+                   std::string(kIntegritySql) + std::string(kSourceDigestSql)));
   } else if (*app == kApplicationId && *version >= 1 && *version < kSchemaVersion &&
              mode == OpenMode::kReadWrite) {
     std::string sql;
@@ -389,6 +392,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     if (*version <= 2) sql += kMigrateFrom2Sql;
     if (*version <= 3) sql += kAnalysisTablesSql;
     if (*version <= 4) sql += kIntegritySql;
+    if (*version <= 6) sql += kSourceDigestSql;
     ERRDEX_TRY(run(sql, /*rekey=*/*version <= 5));
   } else if (*app != kApplicationId) {
     return Fail(ErrorCode::kCorrupt, path + " is a SQLite database but not an errdex catalog");
@@ -698,20 +702,23 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       }
       Result<Statement> upd = db_.Prepare(
           "UPDATE snapshot SET commit_sha = ?2, date = ?3, kind = ?4, root = ?5, subdir = ?6, "
-          "digest = ?7, indexed_at = ?8, files = ?9, bytes = ?10 WHERE pk = ?1");
+          "digest = ?7, indexed_at = ?8, files = ?9, bytes = ?10, source_digest = ?11 "
+          "WHERE pk = ?1");
       if (!upd) return tl::unexpected(upd.error());
       upd->Bind(1, snapshot_pk).Bind(2, info.commit).Bind(3, info.date).Bind(4, info.kind);
       upd->Bind(5, info.root).Bind(6, info.subdir).Bind(7, digest).Bind(8, NowUtc());
-      upd->Bind(9, x.files_scanned).Bind(10, x.bytes_scanned);
+      upd->Bind(9, x.files_scanned).Bind(10, x.bytes_scanned).Bind(11, info.source_digest);
       ERRDEX_TRY(upd->Run());
     } else {
       Result<Statement> ins = db_.Prepare(
           "INSERT INTO snapshot (library_pk, rev, commit_sha, date, kind, root, subdir, digest, "
-          "indexed_at, files, bytes) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
+          "indexed_at, files, bytes, source_digest) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)");
       if (!ins) return tl::unexpected(ins.error());
       ins->Bind(1, library_pk).Bind(2, info.rev).Bind(3, info.commit).Bind(4, info.date);
       ins->Bind(5, info.kind).Bind(6, info.root).Bind(7, info.subdir).Bind(8, digest);
       ins->Bind(9, NowUtc()).Bind(10, x.files_scanned).Bind(11, x.bytes_scanned);
+      ins->Bind(12, info.source_digest);
       ERRDEX_TRY(ins->Run());
       snapshot_pk = db_.LastInsertId();
     }
@@ -1395,6 +1402,29 @@ Result<std::vector<ErrorRecord>> Catalog::Search(std::string_view query, int64_t
   if (!st) return tl::unexpected(st.error());
   st->Bind(1, fts).Bind(2, limit);
   return Load(*st, SiteDetail::kLocations);
+}
+
+Result<std::optional<SnapshotInfo>> Catalog::FindSnapshot(std::string_view library,
+                                                          std::string_view rev) {
+  Result<std::shared_ptr<const Base>> got = GetBase();
+  if (!got) return tl::unexpected(got.error());
+  const Base& base = **got;
+  for (const auto& [pk, snap] : base.snapshots) {
+    auto lib = base.libraries.find(snap.library_pk);
+    if (lib == base.libraries.end() || lib->second.name != library || snap.rev != rev) continue;
+    SnapshotInfo info;
+    info.library = lib->second.name;
+    info.url = lib->second.url;
+    info.rev = snap.rev;
+    info.commit = snap.commit;
+    info.date = snap.date;
+    info.kind = snap.kind;
+    info.root = snap.root;
+    info.subdir = snap.subdir;
+    info.source_digest = snap.source_digest;
+    return info;
+  }
+  return std::optional<SnapshotInfo>();
 }
 
 Result<Stats> Catalog::GetStats() {

@@ -21,7 +21,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 6;
+inline constexpr int kSchemaVersion = 7;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -34,6 +34,10 @@ struct SnapshotInfo {
   std::string kind;     // "git", "dir", "python-package"
   std::string root;     // the indexed path, on the indexing machine
   std::string subdir;   // the indexed directory within the repository
+  // What the indexed source was, for a caller to tell whether it changed
+  // without reading it again: an installed Python distribution's metadata
+  // fingerprint (16 hex digits). Empty when not known.
+  std::string source_digest;
 };
 
 struct WriteSummary {
@@ -274,6 +278,10 @@ class Catalog {
   Result<std::vector<ErrorRecord>> Search(std::string_view query, int64_t limit);
 
   Result<Stats> GetStats();
+
+  // The snapshot of `library` at `rev` as it was described when written
+  // (url: the library's); nullopt when the catalog has none.
+  Result<std::optional<SnapshotInfo>> FindSnapshot(std::string_view library, std::string_view rev);
 
   // --- Analysis (src/analyze computes, the catalog stores).
 

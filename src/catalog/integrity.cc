@@ -100,6 +100,7 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
                               n.issues_sum = row.Int(17);
                               n.n_classes = row.Int(18);
                               n.classes_sum = row.Int(19);
+                              n.source_digest = row.Text(20);
                             }));
   if (verify) {
     for (const auto& [pk, lib] : base->libraries) {

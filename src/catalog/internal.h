@@ -41,6 +41,7 @@ struct Catalog::Base {
     int64_t issues_sum = 0;
     int64_t n_classes = 0;
     int64_t classes_sum = 0;
+    std::string source_digest;
     int ordinal = 0;  // its place among the library's versions, 0 the oldest
   };
   std::map<int64_t, Library> libraries;

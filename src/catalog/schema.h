@@ -192,6 +192,12 @@ CREATE TABLE seal (
 );
 )sql";
 
+// Version 6 to 7, and part of every new catalog: what the indexed source
+// was (SnapshotInfo::source_digest), to skip an unchanged one unread.
+inline constexpr std::string_view kSourceDigestSql = R"sql(
+ALTER TABLE snapshot ADD COLUMN source_digest TEXT NOT NULL DEFAULT '';
+)sql";
+
 // The columns each row hash covers, in order. A site's big columns are
 // hashed apart (body_hash, guard_hash) so that reads which skip them still
 // check the row.
@@ -199,7 +205,8 @@ inline constexpr std::string_view kLibraryHashColumns =
     "pk, name, url, languages, n_snapshots, snapshots_sum, n_errors, errors_sum, prefilter_crc";
 inline constexpr std::string_view kSnapshotHashColumns =
     "pk, library_pk, rev, commit_sha, date, kind, root, subdir, digest, indexed_at, files, bytes, "
-    "n_sites, sites_sum, n_non_sites, non_sites_sum, n_issues, issues_sum, n_classes, classes_sum";
+    "n_sites, sites_sum, n_non_sites, non_sites_sum, n_issues, issues_sum, n_classes, classes_sum, "
+    "source_digest";
 inline constexpr std::string_view kErrorHashColumns =
     "pk, id, library_pk, exception, template, kind, pieces, literal_size, dynamic, internal, "
     "n_sites, sites_sum, analysis_crc, enrichment_crc";

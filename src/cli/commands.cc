@@ -27,6 +27,7 @@
 #include "match/matcher.h"
 #include "source/git_info.h"
 #include "source/git_tree.h"
+#include "source/pyenv.h"
 #include "source/walk.h"
 #include "web/export.h"
 #include "web/server.h"
@@ -67,13 +68,16 @@ class Progress {
     auto now = std::chrono::steady_clock::now();
     if (done != total && now - last_ < std::chrono::milliseconds(100)) return;
     last_ = now;
-    err_ << "\rindexing: " << done << "/" << total << " files" << std::flush;
+    err_ << "\rindexing" << label_ << ": " << done << "/" << total << " files\x1b[K" << std::flush;
     if (done == total) err_ << "\r\x1b[K" << std::flush;
   }
+  // What is being indexed, when a run indexes several libraries.
+  void SetLabel(std::string label) { label_ = label.empty() ? "" : " " + label; }
 
  private:
   std::ostream& err_;
   bool enabled_;
+  std::string label_;
   std::chrono::steady_clock::time_point last_{};
 };
 
@@ -117,7 +121,37 @@ struct IndexArgs {
   uint64_t max_file_size = 5u << 20;
   std::vector<std::string> exclude;
   bool quiet = false;
+  bool python_env = false;  // --python-env given
+  std::string python;       // its interpreter
+  bool force = false;
 };
+
+// What CLI11 cannot say: a PATH or --python-env, and which options go with
+// each. Empty when the arguments are fine.
+std::string IndexUsageError(const IndexArgs& args) {
+  if (!args.python_env) {
+    if (args.path.empty()) return "index: give a PATH to index, or --python-env";
+    if (args.name.empty()) return "index: --name OWNER/REPO is required with a PATH";
+    if (args.force) return "index: --force is for --python-env";
+    return "";
+  }
+  if (!args.path.empty()) {
+    return "index: give a PATH or --python-env, not both ('" + args.path +
+           "' is a PATH; an interpreter goes right after --python-env)";
+  }
+  std::vector<std::string> extra;
+  if (!args.name.empty()) extra.push_back("--name");
+  if (!args.revs.empty()) extra.push_back("--rev");
+  if (!args.rev_glob.empty()) extra.push_back("--revs");
+  if (args.last > 0) extra.push_back("--last");
+  if (!args.commit.empty()) extra.push_back("--commit");
+  if (!args.url.empty()) extra.push_back("--url");
+  if (extra.empty()) return "";
+  std::string joined;
+  for (const std::string& e : extra) joined += (joined.empty() ? "" : ", ") + e;
+  return "index: --python-env takes each library's name, version and URL from its metadata; " +
+         joined + " cannot be given with it";
+}
 
 double Seconds(std::chrono::steady_clock::duration d) {
   return std::chrono::duration<double>(d).count();
@@ -160,8 +194,253 @@ Result<std::vector<source::Revision>> RevisionsToIndex(const source::GitReposito
   return unique;
 }
 
+// Never indexed: tests raise errors on purpose, for no user to see; the
+// standard library's site-packages holds the distributions, indexed apart.
+constexpr std::string_view kTestDirs[] = {"test", "tests", "idle_test"};
+constexpr std::string_view kSiteDirs[] = {"site-packages", "dist-packages"};
+
+// Whether an exclude glob matches `rel` or a directory on its way, as
+// Walk would have left it out.
+bool ExcludedPath(const source::WalkOptions& options, const std::string& rel) {
+  for (size_t slash = rel.find('/');; slash = rel.find('/', slash + 1)) {
+    std::string prefix = rel.substr(0, slash);
+    size_t last = prefix.rfind('/');
+    std::string name = last == std::string::npos ? prefix : prefix.substr(last + 1);
+    if (source::IsExcluded(options, prefix, name)) return true;
+    if (slash == std::string::npos) return false;
+  }
+}
+
+std::string RelativeTo(const std::string& path, const fs::path& root) {
+  std::string rel = fs::path(path).lexically_relative(root).generic_string();
+  return rel.empty() || rel == "." || rel.starts_with("..") ? path : rel;
+}
+
+// A distribution, or the standard library, to index: its target and
+// whether the catalog already holds it as it is.
+struct EnvTarget {
+  IndexTarget target;
+  std::string distribution;  // its name; empty for the standard library
+  bool unchanged = false;
+};
+
+Result<std::optional<EnvTarget>> StdlibTarget(const source::PythonEnv& env,
+                                              source::WalkOptions walk_options, std::ostream& err) {
+  if (env.implementation != "cpython") {
+    err << "errdex: warning: the standard library of " << env.implementation
+        << " is not indexed (python/cpython is CPython's)\n";
+    return std::optional<EnvTarget>();
+  }
+  for (std::string_view e : kSiteDirs) walk_options.exclude.emplace_back(e);
+  EnvTarget t;
+  auto walking = std::chrono::steady_clock::now();
+  Result<source::WalkResult> walked = source::Walk(env.stdlib, walk_options);
+  if (!walked) {
+    return Fail(walked.error().code, "the standard library: " + walked.error().message);
+  }
+  t.target.walked = std::move(*walked);
+  t.target.walk_seconds = Seconds(std::chrono::steady_clock::now() - walking);
+  catalog::SnapshotInfo& info = t.target.info;
+  info.library = "python/cpython";
+  info.rev = env.version;
+  info.kind = "dir";
+  std::error_code ec;
+  info.root = fs::canonical(env.stdlib, ec).string();
+  if (ec) info.root = env.stdlib.string();
+  info.url = "https://github.com/python/cpython";
+  info.subdir = "Lib";
+  info.source_digest = fmt::format("{:016x}", source::FingerprintFiles(t.target.walked.files));
+  return std::optional<EnvTarget>(std::move(t));
+}
+
+EnvTarget DistributionTarget(source::Distribution& d, const source::WalkOptions& walk_options) {
+  EnvTarget t;
+  t.distribution = d.name;
+  catalog::SnapshotInfo& info = t.target.info;
+  info.library = d.library;
+  info.rev = d.version;
+  info.kind = "python-package";
+  std::error_code ec;
+  info.root = fs::canonical(d.site_dir, ec).string();
+  if (ec) info.root = d.site_dir.string();
+  // Unpinned: the metadata names the repository, not the commit released.
+  info.url = d.repository_url;
+  info.source_digest = fmt::format("{:016x}", d.fingerprint);
+  for (source::SourceFile& f : d.files) {
+    if (!ExcludedPath(walk_options, f.path)) t.target.walked.files.push_back(std::move(f));
+  }
+  for (FileIssue& i : d.issues) {
+    i.path = RelativeTo(i.path, d.site_dir);
+    if (!ExcludedPath(walk_options, i.path)) t.target.walked.issues.push_back(std::move(i));
+  }
+  return t;
+}
+
+// --python-env: the interpreter's standard library and every distribution
+// installed in it, each its own library at its installed version. One
+// that is stored as it is installed (same version, same metadata
+// fingerprint) is not read again. Each snapshot is its own transaction; one
+// that fails is a warning, the others go on, and the run fails at the end.
+Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostream& out,
+                          std::ostream& err) {
+  auto started = std::chrono::steady_clock::now();
+  Result<source::PythonEnv> env = source::DescribePythonEnv(args.python);
+  if (!env) return tl::unexpected(env.error());
+  source::WalkOptions walk_options;
+  walk_options.want = extract::IsSourcePath;
+  walk_options.max_file_size = args.max_file_size;
+  walk_options.exclude = args.exclude;
+  for (std::string_view e : kTestDirs) walk_options.exclude.emplace_back(e);
+  source::DistributionOptions dist_options;
+  dist_options.want = extract::IsSourcePath;
+  dist_options.max_file_size = args.max_file_size;
+  std::vector<FileIssue> issues;
+  Result<std::vector<source::Distribution>> dists =
+      source::ReadDistributions(env->site_dirs, dist_options, &issues);
+  if (!dists) return tl::unexpected(dists.error());
+  source::DisambiguateLibraries(*dists);
+
+  // What belongs to no listed distribution: metadata errdex cannot use,
+  // shadowed copies, unreadable site dirs.
+  std::set<std::pair<std::string, std::string>> own;
+  for (const source::Distribution& d : *dists) {
+    for (const FileIssue& i : d.issues) own.emplace(i.path, i.reason);
+  }
+  if (!args.quiet) {
+    size_t shown = 0;
+    for (const FileIssue& i : issues) {
+      if (own.count({i.path, i.reason}) || i.reason == "empty") continue;
+      if (++shown > kMaxWarnings) continue;
+      err << "errdex: warning: " << i.path << ": not indexed (" << i.reason
+          << (i.detail.empty() ? "" : ": " + i.detail) << ")\n";
+    }
+    if (shown > kMaxWarnings) {
+      err << "errdex: warning: ... and " << shown - kMaxWarnings << " more\n";
+    }
+  }
+
+  std::vector<EnvTarget> targets;
+  Result<std::optional<EnvTarget>> stdlib = StdlibTarget(*env, walk_options, err);
+  if (!stdlib) return tl::unexpected(stdlib.error());
+  if (*stdlib) targets.push_back(std::move(**stdlib));
+  size_t no_files = 0;
+  std::vector<std::string> empty_ones;
+  size_t failed = 0, failed_dists = 0;  // snapshots; distributions among them
+  for (source::Distribution& d : *dists) {
+    // Names become URL paths and file names: one errdex would refuse as
+    // --name is not written.
+    if (!catalog::IsLibraryName(d.library)) {
+      ++failed;
+      ++failed_dists;
+      err << "errdex: warning: " << d.name << " " << d.version << ": not indexed (library name '"
+          << d.library << "' is not OWNER/REPO)\n";
+      continue;
+    }
+    EnvTarget t = DistributionTarget(d, walk_options);
+    if (t.target.walked.files.empty()) {
+      ++no_files;
+      empty_ones.push_back(d.name + " " + d.version);
+      if (common.json) {
+        out << Dump({{"library", t.target.info.library},
+                     {"rev", t.target.info.rev},
+                     {"kind", t.target.info.kind},
+                     {"distribution", d.name},
+                     {"skipped", "no files"}})
+            << '\n';
+      }
+      continue;
+    }
+    targets.push_back(std::move(t));
+  }
+  if (!args.quiet && !common.json && !empty_ones.empty()) {
+    std::string names;
+    for (const std::string& n : empty_ones) names += (names.empty() ? "" : ", ") + n;
+    err << "errdex: note: no source files, not indexed: " << names << '\n';
+  }
+
+  // What the catalog holds, asked once before anything is read. Opening it
+  // for writing creates (or upgrades) it.
+  {
+    Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
+    if (!cat) return tl::unexpected(cat.error());
+    for (EnvTarget& t : targets) {
+      const catalog::SnapshotInfo& info = t.target.info;
+      Result<std::optional<catalog::SnapshotInfo>> stored =
+          cat->FindSnapshot(info.library, info.rev);
+      if (!stored) return tl::unexpected(stored.error());
+      t.unchanged = !args.force && *stored && (*stored)->source_digest == info.source_digest;
+    }
+  }
+
+  Progress progress(err);
+  extract::Options options;
+  options.jobs = args.jobs;
+  options.max_file_size = args.max_file_size;
+  options.progress = [&](size_t done, size_t total) { progress.Update(done, total); };
+  size_t indexed = 0, unchanged = 0, done = 0;
+  for (EnvTarget& t : targets) {
+    const catalog::SnapshotInfo& info = t.target.info;
+    bool is_dist = !t.distribution.empty();
+    ++done;
+    if (t.unchanged) {
+      unchanged += is_dist;
+      if (common.json) {
+        out << Dump({{"library", info.library},
+                     {"rev", info.rev},
+                     {"kind", info.kind},
+                     {"distribution", t.distribution},
+                     {"unchanged", true},
+                     {"read", false}})
+            << '\n';
+      } else {
+        out << info.library << "@" << info.rev << ": unchanged, not read\n";
+      }
+      continue;
+    }
+    progress.SetLabel(fmt::format("{}@{} ({}/{})", info.library, info.rev, done, targets.size()));
+    Result<void> r = IndexSnapshot(common, args, t.target, options, out, err);
+    if (r) {
+      indexed += is_dist;
+      continue;
+    }
+    // A damaged catalog refuses every write: no use going on.
+    if (r.error().code == ErrorCode::kCorrupt) return r;
+    ++failed;
+    failed_dists += is_dist;
+    err << "errdex: warning: " << info.library << "@" << info.rev
+        << ": not indexed: " << r.error().message << '\n';
+  }
+  size_t distributions = dists->size();
+  double seconds = Seconds(std::chrono::steady_clock::now() - started);
+  if (common.json) {
+    out << Dump({{"python", env->executable},
+                 {"version", env->version},
+                 {"distributions", distributions},
+                 {"indexed", indexed},
+                 {"unchanged", unchanged},
+                 {"skipped", no_files},
+                 {"failed", failed_dists},
+                 {"seconds", seconds}})
+        << '\n';
+  } else {
+    out << fmt::format("{} distributions: {} indexed, {} unchanged, {} skipped (no files)",
+                       distributions, indexed, unchanged, no_files);
+    if (failed_dists > 0) out << fmt::format(", {} failed", failed_dists);
+    out << '\n';
+  }
+  if (failed > 0) {
+    out.flush();
+    return Fail(ErrorCode::kIo,
+                fmt::format("{} not indexed (see the warnings); the others are in the catalog, "
+                            "and a rerun reads only what is not",
+                            failed));
+  }
+  return {};
+}
+
 Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream& out,
                       std::ostream& err) {
+  if (args.python_env) return RunPythonEnv(common, args, out, err);
   if (!catalog::IsLibraryName(args.name)) {
     return Fail(ErrorCode::kInvalidArgument,
                 "--name must be OWNER/REPO (letters, digits, '.', '_', '-'; no '..'), got '" +
@@ -709,11 +988,19 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
   IndexArgs index;
   CLI::App* index_cmd = app.add_subcommand("index", "Index a source tree into the catalog");
-  index_cmd
-      ->add_option("path", index.path,
-                   "Directory or file; a git repository (work tree or bare) for --rev/--revs/--last")
-      ->required();
-  index_cmd->add_option("--name", index.name, "Library name, OWNER/REPO")->required();
+  index_cmd->add_option(
+      "path", index.path,
+      "Directory or file; a git repository (work tree or bare) for --rev/--revs/--last");
+  index_cmd->add_option("--name", index.name, "Library name, OWNER/REPO (required with a PATH)");
+  CLI::Option* python_env =
+      index_cmd
+          ->add_option("--python-env", index.python,
+                       "Instead of a PATH: every distribution installed in this Python "
+                       "interpreter (default python3), each its own library at its version, "
+                       "and its standard library as python/cpython")
+          ->expected(0, 1);
+  index_cmd->add_flag("--force", index.force,
+                      "With --python-env: read every distribution again, even unchanged ones");
   index_cmd->add_option("--rev", index.revs,
                         "In a git repository: a revision to read from its objects (repeatable); "
                         "else the snapshot's name (default: the work tree as it is)");
@@ -858,6 +1145,16 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   } catch (const CLI::ParseError& e) {
     err << "errdex: error: " << e.what() << "\nRun 'errdex --help' for usage.\n";
     return 2;
+  }
+
+  if (index_cmd->parsed()) {
+    index.python_env = python_env->count() > 0;
+    if (index.python_env && index.python.empty()) index.python = "python3";
+    std::string usage = IndexUsageError(index);
+    if (!usage.empty()) {
+      err << "errdex: error: " << usage << "\nRun 'errdex index --help' for usage.\n";
+      return 2;
+    }
   }
 
   try {

@@ -981,7 +981,10 @@ std::optional<Distribution> ReadOne(DistReader& reader, const fs::path& site_dir
 Result<std::vector<Distribution>> ReadDistributions(const std::vector<fs::path>& site_dirs,
                                                     const DistributionOptions& options,
                                                     std::vector<FileIssue>* issues) {
-  DistReader reader(options, issues);
+  // Read into a list of our own first: the issues raised while one
+  // distribution is read are that distribution's.
+  std::vector<FileIssue> all;
+  DistReader reader(options, &all);
   std::vector<Distribution> out;
   std::map<std::string, size_t> by_name;  // normalized name -> index in out
   size_t readable = 0;
@@ -1007,8 +1010,10 @@ Result<std::vector<Distribution>> ReadDistributions(const std::vector<fs::path>&
     // (two versions in one dir) resolve the same way every run.
     std::sort(entries.begin(), entries.end());
     for (const std::string& entry : entries) {
+      size_t first_issue = all.size();
       std::optional<Distribution> d = ReadOne(reader, site_dir, site_real, entry);
       if (!d) continue;
+      d->issues.assign(all.begin() + static_cast<std::ptrdiff_t>(first_issue), all.end());
       auto [it, inserted] = by_name.emplace(d->normalized_name, out.size());
       if (!inserted) {
         const Distribution& first = out[it->second];
@@ -1020,11 +1025,74 @@ Result<std::vector<Distribution>> ReadDistributions(const std::vector<fs::path>&
       out.push_back(std::move(*d));
     }
   }
+  if (issues != nullptr) {
+    for (FileIssue& i : all) issues->push_back(std::move(i));
+  }
   if (readable == 0 && !site_dirs.empty()) return Fail(ErrorCode::kIo, last_error);
   std::sort(out.begin(), out.end(), [](const Distribution& a, const Distribution& b) {
     return a.normalized_name < b.normalized_name;
   });
   return out;
+}
+
+uint64_t FingerprintFiles(const std::vector<SourceFile>& files) {
+  XXH3_state_t* state = XXH3_createState();
+  XXH3_64bits_reset(state);
+  for (const SourceFile& f : files) {
+    struct stat st {};
+    int64_t parts[3] = {static_cast<int64_t>(f.size), -1, -1};
+    if (::stat(f.absolute.c_str(), &st) == 0) {
+      parts[0] = st.st_size;
+      parts[1] = st.st_mtim.tv_sec;
+      parts[2] = st.st_mtim.tv_nsec;
+    }
+    uint64_t n = f.path.size();
+    XXH3_64bits_update(state, &n, sizeof n);
+    XXH3_64bits_update(state, f.path.data(), f.path.size());
+    XXH3_64bits_update(state, parts, sizeof parts);
+  }
+  uint64_t h = XXH3_64bits_digest(state);
+  XXH3_freeState(state);
+  return h;
+}
+
+void DisambiguateLibraries(std::vector<Distribution>& dists) {
+  std::map<std::string, std::vector<size_t>> by_library;
+  for (size_t i = 0; i < dists.size(); ++i) by_library[dists[i].library].push_back(i);
+  std::set<std::string> taken;
+  std::vector<size_t> renamed;
+  for (const auto& [library, members] : by_library) {
+    if (members.size() == 1) {
+      taken.insert(library);
+      continue;
+    }
+    std::string repo = NormalizeDistName(library.substr(library.find('/') + 1));
+    for (size_t i : members) {
+      if (dists[i].normalized_name == repo && !taken.count(library)) {
+        taken.insert(library);
+      } else {
+        renamed.push_back(i);
+      }
+    }
+  }
+  // Sorted by normalized name, so that which one falls back does not
+  // depend on the order the caller listed them in.
+  std::sort(renamed.begin(), renamed.end(), [&](size_t a, size_t b) {
+    return dists[a].normalized_name < dists[b].normalized_name;
+  });
+  for (size_t i : renamed) {
+    Distribution& d = dists[i];
+    std::string owner = d.library.substr(0, d.library.find('/'));
+    std::string name = owner + "/" + d.normalized_name;
+    if (taken.count(name)) name = "pypi/" + d.normalized_name;
+    // pypi/ is also a GitHub owner's name; a clash with one of its
+    // repositories is unlikely, but must not merge two distributions.
+    for (int n = 2; taken.count(name); ++n) {
+      name = "pypi/" + d.normalized_name + "-" + std::to_string(n);
+    }
+    d.library = name;
+    taken.insert(name);
+  }
 }
 
 }  // namespace errdex::source

@@ -81,13 +81,16 @@ struct Distribution {
   // either case across releases: "PyCQA" and "pycqa"), else
   // "pypi/<normalized_name>". Several distributions may share one: from one
   // monorepo, pydantic and pydantic_core are both pydantic/pydantic, at
-  // different versions.
+  // different versions (DisambiguateLibraries gives each its own).
   std::string library;
   bool editable = false;  // direct_url.json says so: the files live elsewhere
   // XXH3-64 of the metadata file and the file list (METADATA and RECORD,
   // PKG-INFO and installed-files.txt/SOURCES.txt): changes with any
   // reinstall that changes a file's hash or the version.
   uint64_t fingerprint = 0;
+  // What reading it reported about it (also in ReadDistributions' issues):
+  // its installed files left out, a missing file list; absolute paths.
+  std::vector<FileIssue> issues;
 };
 
 struct DistributionOptions {
@@ -108,6 +111,19 @@ struct DistributionOptions {
 Result<std::vector<Distribution>> ReadDistributions(
     const std::vector<std::filesystem::path>& site_dirs, const DistributionOptions& options,
     std::vector<FileIssue>* issues);
+
+// Gives every distribution a library name of its own, for distributions
+// that share one (a monorepo's packages): the one whose normalized name is
+// the repository's name keeps it (pydantic keeps pydantic/pydantic), the
+// others become OWNER/<normalized_name> (pydantic/pydantic-core), or
+// pypi/<normalized_name> when that is taken too. The result depends only on
+// the list, so a later run names each distribution the same way.
+void DisambiguateLibraries(std::vector<Distribution>& dists);
+
+// XXH3-64 of each file's path, size and modification time: tells whether
+// a tree without a file list (the standard library) changed, without
+// reading it.
+uint64_t FingerprintFiles(const std::vector<SourceFile>& files);
 
 // Pieces of the above, exposed for tests.
 std::string NormalizeDistName(std::string_view name);

@@ -84,7 +84,7 @@ void OpenUpgraded(const std::string& path, std::optional<Catalog>& upgraded,
                   std::optional<CheckReport>& report) {
   Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_FALSE(read_only.has_value());
-  EXPECT_NE(read_only.error().message.find("upgrades it to version 6"), std::string::npos);
+  EXPECT_NE(read_only.error().message.find("upgrades it to version 7"), std::string::npos);
   ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
   Result<Catalog> opened = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_TRUE(opened.has_value()) << opened.error().message;
@@ -95,10 +95,17 @@ void OpenUpgraded(const std::string& path, std::optional<Catalog>& upgraded,
   upgraded.emplace(std::move(*opened));
 }
 
-// Undoes kIntegritySql: the catalog as errdex wrote it before content
+// Undoes kSourceDigestSql: the catalog as errdex wrote it before snapshots
+// recorded their source's digest (schema version 6). The hashes stay those
+// of version 7; an upgrade recomputes every hash anyway.
+std::string DowngradeToVersion6Sql() {
+  return "ALTER TABLE snapshot DROP COLUMN source_digest; PRAGMA user_version = 6;";
+}
+
+// Undoes kIntegritySql too: the catalog as errdex wrote it before content
 // hashes (schema version 4), contents unchanged.
 std::string DowngradeToVersion4Sql() {
-  std::string sql = "DROP TABLE seal;";
+  std::string sql = DowngradeToVersion6Sql() + "DROP TABLE seal;";
   std::istringstream in{std::string(kIntegritySql)};
   std::string line;
   while (std::getline(in, line)) {
@@ -372,6 +379,69 @@ TEST(Catalog, VersionFourIsUpgradedWithHashesForItsRows) {
   EXPECT_EQ(after->family->errors, 1);
 }
 
+// Version 6 lacked the snapshot's source digest: the upgrade adds it,
+// empty, to every snapshot, and re-hashes them.
+TEST(Catalog, VersionSixIsUpgradedWithAnEmptySourceDigest) {
+  TempDir dir;
+  std::string path = (dir.path() / "v6.db").string();
+  {
+    Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+    ASSERT_TRUE(cat->WriteSnapshot(Info("abc"), Sample()).has_value());
+    ASSERT_TRUE(cat->WriteSnapshot(Info("def"), Sample()).has_value());
+  }
+  Exec(path, DowngradeToVersion6Sql());
+  std::optional<Catalog> upgraded;
+  std::optional<CheckReport> report;
+  ASSERT_NO_FATAL_FAILURE(OpenUpgraded(path, upgraded, report));
+  EXPECT_EQ(report->snapshots, 2);
+  EXPECT_EQ(report->sites, 6);
+  Result<std::optional<SnapshotInfo>> snap = upgraded->FindSnapshot("jax-ml/jax", "def");
+  ASSERT_TRUE(snap.has_value()) << snap.error().message;
+  ASSERT_TRUE(snap->has_value());
+  EXPECT_EQ((*snap)->source_digest, "");
+  // Written again as it was: still the same snapshot, nothing rewritten.
+  Result<Catalog> writer = Catalog::Open(path, OpenMode::kReadWrite);
+  EXPECT_TRUE(writer->WriteSnapshot(Info("def"), Sample())->unchanged);
+}
+
+TEST(Catalog, FindsASnapshotByLibraryAndRevision) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  SnapshotInfo info = Info("1.0");
+  info.kind = "python-package";
+  info.commit = "";
+  info.source_digest = "0123456789abcdef";
+  ASSERT_TRUE(cat->WriteSnapshot(info, Sample()).has_value());
+  ASSERT_TRUE(cat->WriteSnapshot(Info("2.0"), Sample()).has_value());
+  Result<Catalog> reader = Catalog::Open(path, OpenMode::kReadOnly);
+  Result<std::optional<SnapshotInfo>> found = reader->FindSnapshot("jax-ml/jax", "1.0");
+  ASSERT_TRUE(found.has_value()) << found.error().message;
+  ASSERT_TRUE(found->has_value());
+  EXPECT_EQ((*found)->kind, "python-package");
+  EXPECT_EQ((*found)->source_digest, "0123456789abcdef");
+  EXPECT_EQ((*found)->url, "https://github.com/jax-ml/jax");
+  EXPECT_EQ((*found)->root, "/src/jax");
+  EXPECT_EQ((*reader->FindSnapshot("jax-ml/jax", "2.0"))->source_digest, "");
+  EXPECT_FALSE(reader->FindSnapshot("jax-ml/jax", "3.0")->has_value());
+  EXPECT_FALSE(reader->FindSnapshot("other/lib", "1.0")->has_value());
+
+  // The same content from a changed source is a new write (the digest is
+  // part of what is stored), and the row's hash covers it.
+  info.source_digest = "fedcba9876543210";
+  Result<WriteSummary> w = cat->WriteSnapshot(info, Sample());
+  ASSERT_TRUE(w.has_value());
+  EXPECT_FALSE(w->unchanged);
+  EXPECT_EQ((*cat->FindSnapshot("jax-ml/jax", "1.0"))->source_digest, "fedcba9876543210");
+  EXPECT_TRUE(cat->WriteSnapshot(info, Sample())->unchanged);
+  EXPECT_TRUE(cat->Check()->problems.empty());
+  Exec(path, "UPDATE snapshot SET source_digest = '0000000000000000' WHERE rev = '1.0'");
+  Result<Catalog> damaged = Catalog::Open(path, OpenMode::kReadOnly);
+  Result<std::optional<SnapshotInfo>> read = damaged->FindSnapshot("jax-ml/jax", "1.0");
+  ASSERT_FALSE(read.has_value());
+  EXPECT_EQ(read.error().code, ErrorCode::kCorrupt);
+}
+
 Template BadValue(const std::string& expression) {
   Template t = Template::Literal("Int cannot represent non-integer value: ");
   t.AppendValue(expression, ValueKind::kStr);
@@ -461,8 +531,8 @@ TEST(Catalog, VersionFiveIsUpgradedToOneErrorPerIdentity) {
            old_second +
            "') WHERE path = 'b.py';"
            "INSERT INTO analysis (error_pk, family, data) SELECT pk, 'invalid-value', '{}' "
-           "FROM error;"
-           "PRAGMA user_version = 5;");
+           "FROM error;" +
+           DowngradeToVersion6Sql() + "PRAGMA user_version = 5;");
   std::optional<Catalog> upgraded;
   std::optional<CheckReport> report;
   ASSERT_NO_FATAL_FAILURE(OpenUpgraded(path, upgraded, report));

@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <set>
 
 #include "catalog/catalog.h"
 #include "extract/extractor.h"
@@ -499,6 +500,68 @@ TEST(PyenvDescribe, RejectsBadDescriptions) {
   }
   // The optional ones may be null.
   EXPECT_TRUE(ParsePythonEnv("errdex-pyenv " + Description(dir, "user_site:null")).has_value());
+}
+
+Distribution Dist(const std::string& normalized, const std::string& library) {
+  Distribution d;
+  d.name = normalized;
+  d.normalized_name = normalized;
+  d.library = library;
+  return d;
+}
+
+std::vector<std::string> Libraries(const std::vector<Distribution>& dists) {
+  std::vector<std::string> out;
+  for (const Distribution& d : dists) out.push_back(d.library);
+  return out;
+}
+
+TEST(PyenvDisambiguate, SharedNamesBecomeOneEach) {
+  // Seen installed: pydantic_core's Source URL is the pydantic repository.
+  std::vector<Distribution> dists = {
+      Dist("pydantic", "pydantic/pydantic"), Dist("pydantic-core", "pydantic/pydantic"),
+      Dist("pyyaml", "yaml/pyyaml"), Dist("requests", "pypi/requests")};
+  DisambiguateLibraries(dists);
+  EXPECT_EQ(Libraries(dists),
+            (std::vector<std::string>{"pydantic/pydantic", "pydantic/pydantic-core", "yaml/pyyaml",
+                                      "pypi/requests"}));
+
+  // No member named like the repository: none keeps it. A name taken by
+  // another library falls back to pypi/, whatever order they come in.
+  dists = {Dist("plugin-b", "acme/mono"), Dist("plugin-a", "acme/mono"),
+           Dist("other", "acme/plugin-a")};
+  DisambiguateLibraries(dists);
+  EXPECT_EQ(Libraries(dists),
+            (std::vector<std::string>{"acme/plugin-b", "pypi/plugin-a", "acme/plugin-a"}));
+
+  // pypi/ taken by a forge repository of that name too: still one each.
+  dists = {Dist("x", "acme/mono"), Dist("y", "acme/mono"), Dist("z", "acme/x"),
+           Dist("w", "pypi/x")};
+  DisambiguateLibraries(dists);
+  EXPECT_EQ(Libraries(dists), (std::vector<std::string>{"pypi/x-2", "acme/y", "acme/x", "pypi/x"}));
+  std::set<std::string> unique;
+  for (const Distribution& d : dists) {
+    EXPECT_TRUE(catalog::IsLibraryName(d.library)) << d.library;
+    unique.insert(d.library);
+  }
+  EXPECT_EQ(unique.size(), dists.size());
+}
+
+// The issues raised while a distribution is read are also its own.
+TEST_F(PyenvSite, EachDistributionKeepsItsIssues) {
+  std::vector<FileIssue> issues;
+  Result<std::vector<Distribution>> r = Read(&issues);
+  ASSERT_TRUE(r.has_value()) << r.error().message;
+  size_t own = 0;
+  for (const Distribution& d : *r) {
+    for (const FileIssue& i : d.issues) {
+      ++own;
+      EXPECT_TRUE(i.path.starts_with(d.site_dir.string())) << i.path;
+      EXPECT_NE(FindIssue(issues, i.reason, i.path), nullptr) << i.path;
+    }
+  }
+  EXPECT_GT(own, 0u);
+  EXPECT_LT(own, issues.size());  // bad metadata and shadowing belong to no listed one
 }
 
 // The whole discovery on the interpreter on PATH (or $ERRDEX_PYENV_PYTHON),
