@@ -300,21 +300,24 @@ bool KeepOneVersion(catalog::ErrorRecord& e, const std::vector<Frame>& frames,
     if (it == by_version.end()) return false;
     chosen = it->first;
   } else {
+    // The versions whose sites the frames stand on best (all of them when no
+    // frame is on or near a raise), then of those the ones having every file
+    // the traceback names (numpy/core/ became numpy/_core/).
     int top = 0;
     for (const auto& [ordinal, fit] : by_version) top = std::max(top, fit.first);
-    if (top >= 2) {
-      for (const auto& [ordinal, fit] : by_version) {
-        if (fit.first != top) continue;
-        frame_versions.push_back(fit.second);
-        chosen = ordinal;
-      }
-      // A frame that fits every version tells nothing about the version.
-      if (frame_versions.size() == by_version.size()) frame_versions.clear();
-    } else if (!has_files.empty() && has_files.size() < by_version.size()) {
-      // No frame on the raise, but the traceback's files exist only in some
-      // versions (numpy/core/ became numpy/_core/).
-      for (int ordinal : has_files) frame_versions.push_back(by_version[ordinal].second);
-      chosen = *has_files.rbegin();
+    std::vector<int> candidates;
+    for (const auto& [ordinal, fit] : by_version) {
+      if (top < 2 || fit.first == top) candidates.push_back(ordinal);
+    }
+    std::vector<int> with_files;
+    for (int ordinal : candidates) {
+      if (has_files.count(ordinal)) with_files.push_back(ordinal);
+    }
+    if (!with_files.empty()) candidates = std::move(with_files);
+    chosen = candidates.back();
+    // What fits every version tells nothing about the version.
+    if (candidates.size() < by_version.size()) {
+      for (int ordinal : candidates) frame_versions.push_back(by_version[ordinal].second);
     }
   }
   e.version = by_version[chosen].second;

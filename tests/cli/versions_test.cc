@@ -305,3 +305,48 @@ TEST(RenamedFile, TheErrorFollowsTheFile) {
 
 }  // namespace
 }  // namespace errdex
+
+namespace errdex {
+namespace {
+
+// A package that moved a module between releases (pkg/core/ became
+// pkg/_core/) while the raise it calls stayed put: the frames stand on the
+// raise in both releases, the caller's file tells them apart.
+TEST(MovedModule, TheTracebacksFilesTellTheRelease) {
+  TempDir dir;
+  fs::path repo = dir.path() / "repo";
+  dir.Write("repo/pkg/impl.py", "def fail():\n    raise ValueError('boom in impl')\n");
+  std::string api =
+      "from pkg.impl import fail\n\n\ndef call():\n    fail()\n\n\ndef other(x):\n"
+      "    raise KeyError('api error')\n";
+  dir.Write("repo/pkg/core/api.py", api);
+  ASSERT_EQ(Git(repo, "init -q"), 0);
+  ASSERT_EQ(Git(repo, "add -A", "2021-01-01T00:00:00+00:00"), 0);
+  ASSERT_EQ(Git(repo, "commit -q -m one", "2021-01-01T00:00:00+00:00"), 0);
+  ASSERT_EQ(Git(repo, "tag 1.0"), 0);
+  ASSERT_EQ(Git(repo, "mv pkg/core pkg/_core"), 0);
+  ASSERT_EQ(Git(repo, "commit -q -m two", "2021-02-01T00:00:00+00:00"), 0);
+  ASSERT_EQ(Git(repo, "tag 2.0"), 0);
+  std::string db = (dir.path() / "c.db").string();
+  ASSERT_EQ(RunErrdex({"index", repo.string(), "--name", "o/r", "--db", db, "--last", "2", "-q"})
+                .exit_code,
+            0);
+  auto explain = [&](const std::string& module_dir) {
+    std::string tb = "Traceback (most recent call last):\n  File \"/env/pkg/" + module_dir +
+                     "/api.py\", line 5, in call\n    fail()\n  File \"/env/pkg/impl.py\", "
+                     "line 2, in fail\n    raise ValueError('boom in impl')\n"
+                     "ValueError: boom in impl\n";
+    CommandResult r = RunErrdex({"explain", "--json", "--db", db, "-"}, tb);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out)["matches"][0]["versions"];
+  };
+  json old = explain("core");
+  EXPECT_EQ(old["shown"], "1.0");
+  EXPECT_EQ(old["traceback_fits"], json::array({"1.0"}));
+  json now = explain("_core");
+  EXPECT_EQ(now["shown"], "2.0");
+  EXPECT_EQ(now["traceback_fits"], json::array({"2.0"}));
+}
+
+}  // namespace
+}  // namespace errdex
