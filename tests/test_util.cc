@@ -58,6 +58,16 @@ int Git(const std::filesystem::path& dir, const std::string& args, const std::st
   return std::system(cmd.c_str());
 }
 
+std::vector<nlohmann::json> JsonLines(const std::string& text) {
+  std::vector<nlohmann::json> out;
+  std::istringstream in(text);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (!line.empty()) out.push_back(nlohmann::json::parse(line));
+  }
+  return out;
+}
+
 std::string ReadFileOrEmpty(const fs::path& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;

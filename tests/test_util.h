@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ CommandResult RunErrdex(const std::vector<std::string>& args, const std::string&
 // author and committer date `date`; returns the exit status.
 int Git(const std::filesystem::path& dir, const std::string& args,
         const std::string& date = "2024-05-06T07:08:09+02:00");
+
+// One JSON value per non-empty line (`list --json`, `index --json`).
+std::vector<nlohmann::json> JsonLines(const std::string& text);
 
 std::string ReadFileOrEmpty(const std::filesystem::path& path);
 

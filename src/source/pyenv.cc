@@ -671,34 +671,6 @@ std::optional<std::string> SiteRelative(std::string_view base, std::string_view 
   return out;
 }
 
-// Reads at most `max_size` bytes of a regular file.
-Result<std::string> ReadPrefix(const fs::path& path, uint64_t max_size) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return Fail(ErrorCode::kIo, std::strerror(errno));
-  struct stat st;
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    return Fail(ErrorCode::kIo, "not a regular file");
-  }
-  std::string data;
-  data.resize(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), max_size)));
-  size_t got = 0;
-  while (got < data.size()) {
-    ssize_t n = ::read(fd, data.data() + got, data.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
-  ::close(fd);
-  data.resize(got);
-  return data;
-}
-
-bool IsInsideDir(const fs::path& path, const fs::path& root) {
-  auto [r, p] = std::mismatch(root.begin(), root.end(), path.begin(), path.end());
-  return r == root.end();
-}
-
 class DistReader {
  public:
   DistReader(const DistributionOptions& options, std::vector<FileIssue>* issues)
@@ -724,7 +696,7 @@ class DistReader {
       if (listed) Issue(absolute, "missing", ec.message());
       return;
     }
-    if (!IsInsideDir(real, site_real)) {
+    if (!IsInsideDirectory(real, site_real)) {
       Issue(absolute, "symlink-outside-root", real.string());
       return;
     }
@@ -771,7 +743,7 @@ std::vector<std::string> Lines(std::string_view text) {
 
 std::vector<std::string> ReadTopLevel(const fs::path& file) {
   std::vector<std::string> out;
-  Result<std::string> text = ReadPrefix(file, kMaxSmallFile);
+  Result<std::string> text = ReadFilePrefix(file, kMaxSmallFile);
   if (!text) return out;
   for (std::string& line : Lines(*text)) {
     if (IsNameSegment(line) && std::find(out.begin(), out.end(), line) == out.end()) {
@@ -782,7 +754,7 @@ std::vector<std::string> ReadTopLevel(const fs::path& file) {
 }
 
 bool ReadEditable(const fs::path& file) {
-  Result<std::string> text = ReadPrefix(file, kMaxSmallFile);
+  Result<std::string> text = ReadFilePrefix(file, kMaxSmallFile);
   if (!text) return false;
   json j = json::parse(*text, nullptr, false);
   if (j.is_discarded() || !j.is_object()) return false;
@@ -820,7 +792,7 @@ void FilesFromTopLevel(DistReader& reader, const fs::path& site_real, Distributi
     if (fs::is_directory(dir, ec)) {
       // Walk follows the root itself wherever it points: check first.
       fs::path real = fs::canonical(dir, ec);
-      if (ec || !IsInsideDir(real, site_real)) {
+      if (ec || !IsInsideDirectory(real, site_real)) {
         reader.Issue(dir, "symlink-outside-root", ec ? ec.message() : real.string());
         continue;
       }
@@ -836,7 +808,7 @@ void FilesFromTopLevel(DistReader& reader, const fs::path& site_real, Distributi
       }
       for (const SourceFile& f : walked->files) {
         std::string rel = name + "/" + f.path;
-        if (IsInsideDir(f.absolute, site_real)) {
+        if (IsInsideDirectory(f.absolute, site_real)) {
           d.files.push_back(SourceFile{rel, d.site_dir / rel, f.size, ""});
         } else {
           reader.Issue(d.site_dir / rel, "symlink-outside-root", f.absolute.string());
@@ -889,7 +861,7 @@ std::optional<Distribution> ReadOne(DistReader& reader, const fs::path& site_dir
   fs::path metadata_file =
       !is_dir ? d.metadata_dir
               : d.metadata_dir / (d.format == "dist-info" ? "METADATA" : "PKG-INFO");
-  Result<std::string> metadata = ReadPrefix(metadata_file, options.max_metadata_size);
+  Result<std::string> metadata = ReadFilePrefix(metadata_file, options.max_metadata_size);
   if (!metadata) {
     reader.Issue(d.metadata_dir, "bad-metadata",
                  metadata_file.filename().string() + ": " + metadata.error().message);

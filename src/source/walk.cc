@@ -171,7 +171,11 @@ Result<WalkResult> Walk(const fs::path& root, const WalkOptions& options) {
   return out;
 }
 
-Result<std::string> ReadFile(const fs::path& path, uint64_t max_size) {
+namespace {
+
+// Reads a regular file: all of it, refusing more than `max_size` bytes, or
+// (`truncate`) its first `max_size` bytes.
+Result<std::string> ReadRegular(const fs::path& path, uint64_t max_size, bool truncate) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
   if (fd < 0) return Fail(ErrorCode::kIo, std::strerror(errno));
   struct stat st;
@@ -179,12 +183,12 @@ Result<std::string> ReadFile(const fs::path& path, uint64_t max_size) {
     ::close(fd);
     return Fail(ErrorCode::kIo, "not a regular file");
   }
-  if (static_cast<uint64_t>(st.st_size) > max_size) {
+  if (!truncate && static_cast<uint64_t>(st.st_size) > max_size) {
     ::close(fd);
     return Fail(ErrorCode::kInvalidArgument, "larger than " + std::to_string(max_size) + " bytes");
   }
   std::string data;
-  data.resize(static_cast<size_t>(st.st_size));
+  data.resize(static_cast<size_t>(std::min<uint64_t>(static_cast<uint64_t>(st.st_size), max_size)));
   size_t got = 0;
   while (got < data.size()) {
     ssize_t n = ::read(fd, data.data() + got, data.size() - got);
@@ -201,5 +205,17 @@ Result<std::string> ReadFile(const fs::path& path, uint64_t max_size) {
   data.resize(got);
   return data;
 }
+
+}  // namespace
+
+Result<std::string> ReadFile(const fs::path& path, uint64_t max_size) {
+  return ReadRegular(path, max_size, false);
+}
+
+Result<std::string> ReadFilePrefix(const fs::path& path, uint64_t max_size) {
+  return ReadRegular(path, max_size, true);
+}
+
+bool IsInsideDirectory(const fs::path& path, const fs::path& root) { return IsInside(path, root); }
 
 }  // namespace errdex::source

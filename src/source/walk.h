@@ -53,4 +53,11 @@ Result<WalkResult> Walk(const std::filesystem::path& root, const WalkOptions& op
 // Reads a whole file, refusing more than `max_size` bytes. Thread-safe.
 Result<std::string> ReadFile(const std::filesystem::path& path, uint64_t max_size);
 
+// Reads at most the first `max_size` bytes of a file. Thread-safe.
+Result<std::string> ReadFilePrefix(const std::filesystem::path& path, uint64_t max_size);
+
+// True when `path` is `root` or below it, component by component (both
+// canonical).
+bool IsInsideDirectory(const std::filesystem::path& path, const std::filesystem::path& root);
+
 }  // namespace errdex::source

@@ -25,18 +25,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::CommandResult;
+using testing::JsonLines;
 using testing::RunErrdex;
 using testing::TempDir;
 
-std::vector<json> JsonLines(const std::string& text) {
-  std::vector<json> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(json::parse(line));
-  }
-  return out;
-}
 
 // A copy of a fixture outside any git work tree, so that snapshots of it do
 // not pick up errdex's own commit.

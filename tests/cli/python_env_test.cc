@@ -22,18 +22,10 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::CommandResult;
+using testing::JsonLines;
 using testing::RunErrdex;
 using testing::TempDir;
 
-std::vector<json> JsonLines(const std::string& text) {
-  std::vector<json> out;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (!line.empty()) out.push_back(json::parse(line));
-  }
-  return out;
-}
 
 class PythonEnvIndex : public ::testing::Test {
  protected:

@@ -88,10 +88,7 @@ TEST_F(Releases, EachRevisionIsASnapshotOfItsOwnCode) {
   CommandResult r = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", Db("all.db"),
                                "--revs", "v1.*", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  std::vector<json> lines;
-  for (size_t at = 0, nl; (nl = r.out.find('\n', at)) != std::string::npos; at = nl + 1) {
-    lines.push_back(json::parse(r.out.substr(at, nl - at)));
-  }
+  std::vector<json> lines = testing::JsonLines(r.out);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0]["rev"], "v1.0");
   EXPECT_EQ(lines[2]["rev"], "v1.2");
@@ -288,8 +285,7 @@ TEST(RenamedFile, TheErrorFollowsTheFile) {
 
   CommandResult list = RunErrdex({"list", "--json", "--db", db});
   std::map<std::string, std::string> ids;
-  for (size_t at = 0, nl; (nl = list.out.find('\n', at)) != std::string::npos; at = nl + 1) {
-    json e = json::parse(list.out.substr(at, nl - at));
+  for (const json& e : testing::JsonLines(list.out)) {
     ids[e["template"].get<std::string>()] = e["id"].get<std::string>();
   }
   ASSERT_EQ(ids.size(), 2u) << list.out;
