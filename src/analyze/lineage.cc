@@ -74,39 +74,40 @@ void LinkRewordings(const std::vector<const catalog::ErrorRecord*>& errors,
       if (first > 0) born[{first - 1, path, function}].push_back(i);
     }
   }
-  std::set<std::pair<size_t, size_t>> linked;
+  // Candidates from every function, then one successor per error and one
+  // predecessor per error, best first: an error raised in several functions
+  // would otherwise pair with a new wording in each.
+  std::vector<std::tuple<double, size_t, size_t, size_t>> pairs;  // (score, old, new, boundary)
   for (const auto& [key, olds] : gone) {
     auto it = born.find(key);
     if (it == born.end()) continue;
     const std::vector<size_t>& news = it->second;
-    std::vector<std::tuple<double, size_t, size_t>> pairs;
     for (size_t o : olds) {
       for (size_t n : news) {
         double score = Jaccard(Words(errors[o]->message), Words(errors[n]->message));
         bool same_type = errors[o]->exception == errors[n]->exception;
         bool lone = olds.size() == 1 && news.size() == 1;
         if (score >= kSimilar || (lone && (same_type || score >= kLoneSimilar))) {
-          pairs.emplace_back(score + (same_type ? 0.5 : 0.0), o, n);
+          pairs.emplace_back(score + (same_type ? 0.5 : 0.0), o, n, std::get<0>(key));
         }
       }
     }
-    std::sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
-      return std::get<0>(a) > std::get<0>(b);
-    });
-    std::set<size_t> used_old;
-    std::set<size_t> used_new;
-    for (const auto& [score, o, n] : pairs) {
-      if (used_old.count(o) || used_new.count(n) || !linked.insert({o, n}).second) continue;
-      used_old.insert(o);
-      used_new.insert(n);
-      size_t k = std::get<0>(key);
-      const std::string& before = versions[k].rev;
-      const std::string& after = versions[k + 1].rev;
-      const catalog::ErrorRecord& a = *errors[o];
-      const catalog::ErrorRecord& b = *errors[n];
-      analyses[o]->reworded_to.push_back({b.id, b.exception, b.template_text, before, after});
-      analyses[n]->reworded_from.push_back({a.id, a.exception, a.template_text, before, after});
-    }
+  }
+  std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
+    return std::get<0>(a) > std::get<0>(b);
+  });
+  std::set<size_t> used_old;
+  std::set<size_t> used_new;
+  for (const auto& [score, o, n, k] : pairs) {
+    if (used_old.count(o) || used_new.count(n)) continue;
+    used_old.insert(o);
+    used_new.insert(n);
+    const std::string& before = versions[k].rev;
+    const std::string& after = versions[k + 1].rev;
+    const catalog::ErrorRecord& a = *errors[o];
+    const catalog::ErrorRecord& b = *errors[n];
+    analyses[o]->reworded_to.push_back({b.id, b.exception, b.template_text, before, after});
+    analyses[n]->reworded_from.push_back({a.id, a.exception, a.template_text, before, after});
   }
 }
 

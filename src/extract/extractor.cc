@@ -240,31 +240,56 @@ void OnThreads(int jobs, Work work) {
 }  // namespace
 
 struct FileCache::Impl {
+  template <typename T>
+  struct Entry {
+    T value;
+    uint64_t used = 0;  // the last run (revision) that read it
+  };
+  template <typename T>
+  using Map = std::unordered_map<std::string, Entry<T>>;
+
   std::mutex mutex;
   // Keys are "blob\0path": a front end's result names its file.
-  std::unordered_map<std::string, python::FileResult> python;
-  std::unordered_map<std::string, std::vector<cpp::MacroDef>> macros;
+  Map<python::FileResult> python;
+  Map<std::vector<cpp::MacroDef>> macros;
   // And "\0macros" on top: C/C++ results depend on every file's sink macros.
-  std::unordered_map<std::string, cpp::FileResult> native;
+  Map<cpp::FileResult> native;
+  uint64_t run = 0;
   size_t hits = 0;
   size_t misses = 0;
 
-  template <typename Map>
-  bool Find(Map& map, const std::string& key, typename Map::mapped_type& out) {
+  template <typename T>
+  bool Find(Map<T>& map, const std::string& key, T& out) {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = map.find(key);
     if (it == map.end()) return false;
-    out = it->second;
+    out = it->second.value;
+    it->second.used = run;
     return true;
   }
-  template <typename Map>
-  void Put(Map& map, const std::string& key, const typename Map::mapped_type& value) {
+  template <typename T>
+  void Put(Map<T>& map, const std::string& key, const T& value) {
     std::lock_guard<std::mutex> lock(mutex);
-    map.emplace(key, value);
+    map.insert_or_assign(key, Entry<T>{value, run});
   }
   void Count(bool hit) {
     std::lock_guard<std::mutex> lock(mutex);
     ++(hit ? hits : misses);
+  }
+  // Keeps what the last run read: revisions come oldest first, and a file
+  // that one revision no longer has rarely comes back, so memory stays near
+  // one revision's results instead of growing with every revision.
+  void EndRun() {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto sweep = [&](auto& map) {
+      for (auto it = map.begin(); it != map.end();) {
+        it = it->second.used < run ? map.erase(it) : std::next(it);
+      }
+    };
+    sweep(python);
+    sweep(macros);
+    sweep(native);
+    ++run;
   }
 };
 
@@ -412,6 +437,7 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     return std::move(*bytes);
   });
   CapMessages(out);
+  if (cache != nullptr) cache->EndRun();
   return out;
 }
 

@@ -101,3 +101,27 @@ TEST(Lineage, OneVersionHasNoLineage) {
 
 }  // namespace
 }  // namespace errdex::analyze
+
+namespace errdex::analyze {
+namespace {
+
+// An error raised in three functions meets a new wording in each: one
+// successor, the closest.
+TEST(Lineage, OneSuccessorPerError) {
+  std::vector<catalog::ErrorRecord> errors = {
+      Error("old", "TypeError", "Encountered an unexpected tracer", {1, 0, 0}, "f"),
+      Error("n1", "TypeError", "Encountered an unexpected tracer here", {0, 1, 1}, "f"),
+      Error("n2", "TypeError", "unexpected tracer found", {0, 1, 1}, "g"),
+  };
+  catalog::SiteRecord in_g;
+  in_g.path = "m.py";
+  in_g.function = "g";
+  errors[0].sites.push_back(in_g);
+  Linked l = Link(errors);
+  ASSERT_EQ(l.analyses[0].reworded_to.size(), 1u);
+  EXPECT_EQ(l.analyses[0].reworded_to[0].id, "n1");
+  EXPECT_TRUE(l.analyses[2].reworded_from.empty());
+}
+
+}  // namespace
+}  // namespace errdex::analyze
