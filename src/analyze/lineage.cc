@@ -41,8 +41,9 @@ double Jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
   return static_cast<double>(common) / static_cast<double>(a.size() + b.size() - common);
 }
 
-// A lone pair in one function is a rewording when it keeps its type or
-// some of its words; several in one function pair by their words.
+// A lone pair in one function is a rewording when it keeps a fifth of its
+// words (a new message of the same type in the same place may be another
+// error); several in one function pair by their words.
 constexpr double kLoneSimilar = 0.2;
 constexpr double kSimilar = 0.4;
 
@@ -87,7 +88,7 @@ void LinkRewordings(const std::vector<const catalog::ErrorRecord*>& errors,
         double score = Jaccard(Words(errors[o]->message), Words(errors[n]->message));
         bool same_type = errors[o]->exception == errors[n]->exception;
         bool lone = olds.size() == 1 && news.size() == 1;
-        if (score >= kSimilar || (lone && (same_type || score >= kLoneSimilar))) {
+        if (score >= kSimilar || (lone && score >= kLoneSimilar)) {
           pairs.emplace_back(score + (same_type ? 0.5 : 0.0), o, n, std::get<0>(key));
         }
       }

@@ -1042,6 +1042,34 @@ Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string
   return out;
 }
 
+VersionScope::VersionScope(Catalog& catalog, std::string version)
+    : catalog_(catalog), previous_(catalog.version()) {
+  catalog_.SetVersion(std::move(version));
+}
+
+VersionScope::~VersionScope() { catalog_.SetVersion(std::move(previous_)); }
+
+Result<std::unordered_set<int64_t>> Catalog::ErrorsRaisedIn(std::string_view rev) {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  Result<Statement*> st = Cached("SELECT DISTINCT error_pk FROM site WHERE snapshot_pk = ?1");
+  if (!st) return tl::unexpected(st.error());
+  Statement& q = **st;
+  std::unordered_set<int64_t> out;
+  for (const auto& [pk, snap] : (*base)->snapshots) {
+    if (snap.rev != rev) continue;
+    q.Bind(1, pk);
+    while (true) {
+      Result<bool> row = q.Step();
+      if (!row) return tl::unexpected(row.error());
+      if (!*row) break;
+      out.insert(q.Int(0));
+    }
+    q.Reset();
+  }
+  return out;
+}
+
 Result<std::vector<std::pair<int64_t, std::string>>> Catalog::SnapshotsWithFile(
     const std::vector<std::string>& paths) {
   Result<std::shared_ptr<const Base>> base = GetBase();

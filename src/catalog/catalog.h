@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "catalog/sqlite.h"
@@ -86,6 +87,22 @@ std::string ShortRevision(const SiteRecord& s);
 // Catalog::SetVersion's "the sites of every version" (explain picks one
 // version per match from the traceback).
 inline constexpr std::string_view kAllVersions = "*";
+
+class Catalog;
+
+// Sets the catalog's version for a scope and restores the one before, also
+// when the scope is left by an exception (a web worker keeps its catalog).
+class VersionScope {
+ public:
+  VersionScope(Catalog& catalog, std::string version);
+  ~VersionScope();
+  VersionScope(const VersionScope&) = delete;
+  VersionScope& operator=(const VersionScope&) = delete;
+
+ private:
+  Catalog& catalog_;
+  std::string previous_;
+};
 
 // One version of a library, and how many sites an error has in it.
 struct VersionPresence {
@@ -267,6 +284,9 @@ class Catalog {
   // paths: which versions of a library have the file a traceback names.
   Result<std::vector<std::pair<int64_t, std::string>>> SnapshotsWithFile(
       const std::vector<std::string>& paths);
+
+  // The errors with a site in a version of that name (of any library).
+  Result<std::unordered_set<int64_t>> ErrorsRaisedIn(std::string_view rev);
 
   // Errors in id order (with their sites' path, line and function).
   Result<std::vector<ErrorRecord>> List(const ListQuery& query);

@@ -186,10 +186,18 @@ Result<std::vector<source::Revision>> RevisionsToIndex(const source::GitReposito
   if (args.last > 0) ERRDEX_TRY(add(repo.LastReleases(args.last), "--last"));
   std::stable_sort(revs.begin(), revs.end(), [](const source::Revision& a,
                                                 const source::Revision& b) { return a.time < b.time; });
-  std::set<std::string> seen;
+  // One snapshot per commit: jax tags one commit jax-vX and jaxlib-vX, and
+  // `--rev HEAD --rev v1.0` may name one commit twice. A release tag's name
+  // is kept over another name of the same commit.
   std::vector<source::Revision> unique;
+  std::map<std::string, size_t> by_commit;
   for (source::Revision& r : revs) {
-    if (seen.insert(r.name).second) unique.push_back(std::move(r));
+    auto [it, fresh] = by_commit.emplace(r.commit, unique.size());
+    if (fresh) {
+      unique.push_back(std::move(r));
+    } else if (!source::IsReleaseTag(unique[it->second].name) && source::IsReleaseTag(r.name)) {
+      unique[it->second].name = r.name;
+    }
   }
   return unique;
 }
@@ -961,6 +969,10 @@ Result<int> RunAndExplain(const Common& common, const std::vector<std::string>& 
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
   if (!cat) {
     err << "errdex: warning: cannot explain: " << cat.error().message << '\n';
+    return run->exit_code;
+  }
+  if (Result<void> known = CheckVersion(*cat, args); !known) {
+    err << "errdex: warning: cannot explain: " << known.error().message << '\n';
     return run->exit_code;
   }
   cat->SetVersion(args.version);

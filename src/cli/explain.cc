@@ -134,10 +134,10 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
       out << '\n';
       RenderVersions(m, color, out);
       // The page's facts for the version the match shows.
-      std::string focus = catalog.version();
-      catalog.SetVersion(m.error.version);
-      Result<catalog::ErrorRecord> full = catalog.Get(m.error.id);
-      catalog.SetVersion(focus);
+      Result<catalog::ErrorRecord> full = [&] {
+        catalog::VersionScope scope(catalog, m.error.version);
+        return catalog.Get(m.error.id);
+      }();
       if (full) {
         for (const catalog::SiteRecord& s : full->sites) {
           if (s.path == site->path && s.line == site->line && s.rev == site->rev) {

@@ -84,11 +84,45 @@ std::optional<int64_t> ParseIsoTime(std::string_view s) {
   return zone[0] == '+' ? t - offset : t + offset;
 }
 
+std::optional<std::vector<uint64_t>> ReleaseNumbers(std::string_view name) {
+  size_t i = 0;
+  while (i < name.size() && !IsDigit(name[i])) {
+    char c = name[i];
+    if (std::isalpha(static_cast<unsigned char>(c)) == 0 && c != '-' && c != '_' && c != '/') {
+      return std::nullopt;
+    }
+    ++i;
+  }
+  std::vector<uint64_t> out;
+  while (i < name.size()) {
+    size_t start = i;
+    uint64_t v = 0;
+    while (i < name.size() && IsDigit(name[i])) {
+      if (i - start == 18) return std::nullopt;  // no version number is that long
+      v = v * 10 + static_cast<uint64_t>(name[i] - '0');
+      ++i;
+    }
+    if (i == start) return std::nullopt;  // "1..2", "1.", ".5"
+    out.push_back(v);
+    if (i == name.size()) break;
+    if (name[i] != '.') return std::nullopt;
+    ++i;
+    if (i == name.size()) return std::nullopt;
+  }
+  if (out.size() < 2) return std::nullopt;
+  return out;
+}
+
 bool VersionBefore(std::string_view date_a, std::string_view rev_a, std::string_view date_b,
                    std::string_view rev_b) {
+  std::optional<std::vector<uint64_t>> na = ReleaseNumbers(rev_a);
+  std::optional<std::vector<uint64_t>> nb = ReleaseNumbers(rev_b);
+  if (na.has_value() != nb.has_value()) return na.has_value();
+  if (na && *na != *nb) return *na < *nb;
   std::optional<int64_t> ta = ParseIsoTime(date_a);
   std::optional<int64_t> tb = ParseIsoTime(date_b);
-  if (ta && tb && *ta != *tb) return *ta < *tb;
+  if (ta.has_value() != tb.has_value()) return ta.has_value();
+  if (ta && *ta != *tb) return *ta < *tb;
   return CompareVersionNames(rev_a, rev_b) < 0;
 }
 

@@ -1,10 +1,12 @@
-// The order of a library's versions: by commit date when both are known,
-// else by the version names compared as versions ("1.10" after "1.9").
+// The order of a library's versions: releases by their version numbers
+// (1.26.5, tagged after 2.0.0, is still older), then other revisions (HEAD,
+// a branch, a hash) by commit date, then by name.
 #pragma once
 
 #include <cstdint>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace errdex {
 
@@ -16,7 +18,15 @@ int CompareVersionNames(std::string_view a, std::string_view b);
 // ("2024-05-06T07:08:09+02:00", "...Z"); nullopt for anything else.
 std::optional<int64_t> ParseIsoTime(std::string_view text);
 
-// Whether the snapshot (date_a, rev_a) is an earlier version than (date_b, rev_b).
+// The numbers of a release name: digits and dots, at least one dot, after
+// an optional prefix of letters, '-', '_' or '/' ("v1.24.2" -> 1,24,2;
+// "jax-v0.4.30"); nullopt for anything else (pre-releases "1.0rc1", "main").
+std::optional<std::vector<uint64_t>> ReleaseNumbers(std::string_view name);
+
+// Whether the snapshot (date_a, rev_a) is an earlier version than (date_b,
+// rev_b): releases by number, then by date (dated first), then by name;
+// other revisions after every release, by date (dated first), then by name.
+// A strict weak order over any inputs.
 bool VersionBefore(std::string_view date_a, std::string_view rev_a, std::string_view date_b,
                    std::string_view rev_b);
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iterator>
 #include <map>
+#include <optional>
 #include <set>
 #include <tuple>
 #include <unordered_set>
@@ -637,15 +638,28 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   std::stable_sort(fits.begin(), fits.end(),
                    [](const auto& x, const auto& y) { return x.second.base > y.second.base; });
   std::vector<int64_t> detail;
-  for (size_t i = 0; i < fits.size(); ++i) {
-    if (i < options.top * 4 || pinned_set.count(fits[i].first.pk))
-      detail.push_back(fits[i].first.pk);
+  // With --version, errors that version does not raise leave before the
+  // cut, not after it.
+  std::optional<std::unordered_set<int64_t>> in_version;
+  if (!options.version.empty()) {
+    Result<std::unordered_set<int64_t>> raised = catalog_->ErrorsRaisedIn(options.version);
+    if (!raised) return tl::unexpected(raised.error());
+    in_version = std::move(*raised);
+  }
+  for (size_t i = 0, kept = 0; i < fits.size(); ++i) {
+    int64_t pk = fits[i].first.pk;
+    if (in_version && !in_version->count(pk)) continue;
+    if (kept++ < options.top * 4 || pinned_set.count(pk)) detail.push_back(pk);
   }
   // Per library, the versions having every file of the traceback that the
   // library has at all.
   std::map<std::string, std::set<int64_t>> file_fit;
   for (const Frame& f : frames) {
-    std::vector<std::string> suffixes = PathSuffixes(f.path);
+    // A bare file name (a user's own random.py) names no library's file.
+    std::vector<std::string> suffixes;
+    for (std::string& p : PathSuffixes(f.path)) {
+      if (p.find('/') != std::string::npos) suffixes.push_back(std::move(p));
+    }
     if (suffixes.empty()) continue;
     Result<std::vector<std::pair<int64_t, std::string>>> in = catalog_->SnapshotsWithFile(suffixes);
     if (!in) return tl::unexpected(in.error());
@@ -661,11 +675,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     }
   }
   // Every version's sites: the traceback tells which version the user runs.
-  std::string focus = catalog_->version();
-  catalog_->SetVersion(std::string(catalog::kAllVersions));
-  Result<std::vector<catalog::ErrorRecord>> sited =
-      catalog_->GetByPks(detail, catalog::SiteDetail::kLocations);
-  catalog_->SetVersion(focus);
+  Result<std::vector<catalog::ErrorRecord>> sited = [&] {
+    catalog::VersionScope scope(*catalog_, std::string(catalog::kAllVersions));
+    return catalog_->GetByPks(detail, catalog::SiteDetail::kLocations);
+  }();
   if (!sited) return tl::unexpected(sited.error());
   std::unordered_map<int64_t, const Assessment*> by_pk;
   for (const auto& [e, a] : fits) by_pk[e.pk] = &a;

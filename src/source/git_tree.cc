@@ -7,6 +7,7 @@
 #include <system_error>
 #include <utility>
 
+#include "core/version.h"
 #include "source/git_util.h"
 
 namespace errdex::source {
@@ -75,37 +76,9 @@ int VisitEntry(const char* root, const git_tree_entry* entry, void* payload) {
   return 0;
 }
 
-// "1.24.2": digits, dots between, at least one dot.
-bool IsVersionNumber(std::string_view s) {
-  if (s.empty() || !std::isdigit(static_cast<unsigned char>(s.front())) ||
-      !std::isdigit(static_cast<unsigned char>(s.back()))) {
-    return false;
-  }
-  bool dot = false;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '.') {
-      if (s[i + 1] == '.') return false;
-      dot = true;
-    } else if (!std::isdigit(static_cast<unsigned char>(s[i]))) {
-      return false;
-    }
-  }
-  return dot;
-}
-
 }  // namespace
 
-bool IsReleaseTag(std::string_view tag) {
-  size_t digit = 0;
-  while (digit < tag.size() && !std::isdigit(static_cast<unsigned char>(tag[digit]))) {
-    char c = tag[digit];
-    if (!std::isalpha(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '/') {
-      return false;
-    }
-    ++digit;
-  }
-  return IsVersionNumber(tag.substr(digit));
-}
+bool IsReleaseTag(std::string_view tag) { return ReleaseNumbers(tag).has_value(); }
 
 GitRepository::~GitRepository() { git_repository_free(repo_); }
 

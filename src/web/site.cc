@@ -183,9 +183,15 @@ Result<void> Site::Warm() {
 }
 
 Result<catalog::ErrorRecord> Site::GetAt(std::string_view id, const std::string& version) {
-  catalog_.SetVersion(version);
+  catalog::VersionScope scope(catalog_, version);
   Result<catalog::ErrorRecord> e = catalog_.Get(id);
-  catalog_.SetVersion("");
+  // A version the library was never indexed at is no page.
+  if (e && !version.empty() &&
+      std::none_of(e->versions.begin(), e->versions.end(),
+                   [&](const catalog::VersionPresence& v) { return v.rev == version; })) {
+    return Fail(ErrorCode::kNotFound, "the library of this error has no indexed version '" +
+                                          std::string(TruncateUtf8(version, 64)) + "'");
+  }
   return e;
 }
 
@@ -194,7 +200,8 @@ Page Site::ErrorHtml(std::string_view id, const std::string& version) {
   Result<catalog::ErrorRecord> e = GetAt(id, version);
   if (!e) {
     if (e.error().code == ErrorCode::kNotFound) {
-      return Html(404, NotFoundPage("No error in this catalog has that id."));
+      return Html(404, NotFoundPage(version.empty() ? "No error in this catalog has that id."
+                                                    : e.error().message + "."));
     }
     return Html(500, NotFoundPage(e.error().message));
   }
@@ -234,9 +241,10 @@ Page Site::Library(std::string_view name, const std::string& version) {
   if (!known) return Html(404, NotFoundPage("This library has no indexed version of that name."));
   catalog::ListQuery q;
   q.library = std::string(name);
-  catalog_.SetVersion(version);
-  Result<std::vector<catalog::ErrorRecord>> errors = catalog_.List(q);
-  catalog_.SetVersion("");
+  Result<std::vector<catalog::ErrorRecord>> errors = [&] {
+    catalog::VersionScope scope(catalog_, version);
+    return catalog_.List(q);
+  }();
   if (!errors) return Html(500, NotFoundPage(errors.error().message));
   if (errors->empty()) return Html(404, NotFoundPage("No such library in this catalog."));
   // At a version: the errors it raises; else those the newest version raises,

@@ -66,11 +66,49 @@ TEST(Version, IsoTimesAgreeWithTimegm) {
   }
 }
 
-TEST(Version, DatesDecideThenNames) {
-  EXPECT_TRUE(VersionBefore("2021-01-01T00:00:00Z", "v2.0", "2021-02-01T00:00:00Z", "v1.0"));
+TEST(Version, ReleasesByNumberThenOtherRevisionsByDate) {
+  // A maintenance release tagged after a major one is still older.
+  EXPECT_TRUE(VersionBefore("2024-08-01T00:00:00Z", "v1.26.5", "2024-06-01T00:00:00Z", "v2.0.0"));
   EXPECT_TRUE(VersionBefore("", "1.9", "", "1.10"));
-  EXPECT_TRUE(VersionBefore("2021-01-01T00:00:00Z", "a1.0", "2021-01-01T00:00:00Z", "a1.1"));
-  EXPECT_FALSE(VersionBefore("", "1.10", "2020-01-01T00:00:00Z", "1.9"));
+  EXPECT_TRUE(VersionBefore("2021-01-01T00:00:00Z", "jax-v0.4.30", "2021-01-01T00:00:00Z",
+                            "jaxlib-v0.4.30"));
+  // Releases before HEAD or a branch; those by date.
+  EXPECT_TRUE(VersionBefore("2030-01-01T00:00:00Z", "v9.0", "2020-01-01T00:00:00Z", "HEAD"));
+  EXPECT_TRUE(VersionBefore("2020-01-01T00:00:00Z", "main", "2021-01-01T00:00:00Z", "HEAD"));
+  EXPECT_FALSE(VersionBefore("", "1.10", "", "1.10"));
+  EXPECT_EQ(ReleaseNumbers("v1.24.2"), (std::vector<uint64_t>{1, 24, 2}));
+  EXPECT_FALSE(ReleaseNumbers("v1.24.0rc1"));
+  EXPECT_FALSE(ReleaseNumbers("1"));
+  EXPECT_FALSE(ReleaseNumbers("1." + std::string(30, '9')));
+}
+
+// Whatever mix of dated and undated, release and other names: a strict
+// weak order, so sorting snapshots by it is well defined.
+TEST(Version, VersionOrderIsAStrictWeakOrder) {
+  std::mt19937 rng(13);
+  const char* revs[] = {"v1.9", "v1.10", "1.10", "jax-v0.4.30", "HEAD", "main", "v2.0rc1", "abc"};
+  const char* dates[] = {"", "2021-01-01T00:00:00Z", "2021-06-01T00:00:00+02:00",
+                         "2022-01-01T00:00:00Z", "bad"};
+  struct V {
+    std::string date, rev;
+  };
+  auto pick = [&] { return V{dates[rng() % 5], revs[rng() % 8]}; };
+  auto before = [](const V& a, const V& b) { return VersionBefore(a.date, a.rev, b.date, b.rev); };
+  for (int i = 0; i < 20000; ++i) {
+    V a = pick(), b = pick(), c = pick();
+    EXPECT_FALSE(before(a, a));
+    if (before(a, b)) {
+      EXPECT_FALSE(before(b, a));
+    }
+    if (before(a, b) && before(b, c)) {
+      EXPECT_TRUE(before(a, c)) << a.rev << b.rev << c.rev;
+    }
+    // Incomparability is transitive too.
+    bool ab = !before(a, b) && !before(b, a), bc = !before(b, c) && !before(c, b);
+    if (ab && bc) {
+      EXPECT_TRUE(!before(a, c) && !before(c, a));
+    }
+  }
 }
 
 }  // namespace

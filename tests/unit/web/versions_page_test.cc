@@ -41,7 +41,7 @@ catalog::SnapshotInfo Version(const std::string& rev, const std::string& date) {
   return i;
 }
 
-// 1.0 and 1.1 raise "negative value" (at lines 3, then 6); 1.2 rewords it.
+// 1.0 and 1.1 raise "negative value" (at lines 3, then 6); main rewords it.
 // A version name with markup checks the escaping.
 class VersionsPage : public ::testing::Test {
  protected:
@@ -56,9 +56,9 @@ class VersionsPage : public ::testing::Test {
       x.files_scanned = 1;
       ASSERT_TRUE(cat->WriteSnapshot(Version(rev, date), x));
     };
-    write("1.0<b>", "2023-01-01T00:00:00+00:00", 3, "negative value");
+    write("1.0", "2023-01-01T00:00:00+00:00", 3, "negative value");
     write("1.1", "2023-02-01T00:00:00+00:00", 6, "negative value");
-    write("1.2", "2023-03-01T00:00:00+00:00", 6, "value must not be negative");
+    write("main<b>", "2023-03-01T00:00:00+00:00", 6, "value must not be negative");
     ASSERT_TRUE(analyze::AnalyzeCatalog(*cat, "o/r"));
     old_ = ErrorId("o/r", "ValueError", "negative value");
     new_ = ErrorId("o/r", "ValueError", "value must not be negative");
@@ -80,48 +80,54 @@ TEST_F(VersionsPage, AnErrorPageShowsItsVersionsAndWordings) {
   Page p = Get("/errors/" + old_);
   ASSERT_EQ(p.status, 200);
   EXPECT_NE(p.body.find("Source in 1.1"), std::string::npos);
-  EXPECT_NE(p.body.find("Raised in <b>1.0&lt;b&gt;\u20131.1</b>: 2 of the 3 indexed versions"),
+  EXPECT_NE(p.body.find("Raised in <b>1.0\u20131.1</b>: 2 of the 3 indexed versions"),
             std::string::npos)
       << p.body;
-  EXPECT_EQ(p.body.find("1.0<b>"), std::string::npos);
-  EXPECT_NE(p.body.find("/errors/" + old_ + "?version=1.0%3Cb%3E"), std::string::npos);
-  EXPECT_NE(p.body.find("Reworded in <code>1.2</code> as <a href=\"/errors/" + new_),
+  EXPECT_EQ(p.body.find("main<b>"), std::string::npos);
+  EXPECT_NE(p.body.find("/errors/" + old_ + "?version=1.0"), std::string::npos);
+  EXPECT_NE(p.body.find("Reworded in <code>main&lt;b&gt;</code> as <a href=\"/errors/" + new_),
             std::string::npos);
+  Page n_at = Get("/errors/" + new_);
+  EXPECT_NE(n_at.body.find("/errors/" + new_ + "?version=main%3Cb%3E"), std::string::npos);
   Page n = Get("/errors/" + new_);
   EXPECT_NE(n.body.find("Until <code>1.1</code> it read <a href=\"/errors/" + old_),
             std::string::npos);
 }
 
 TEST_F(VersionsPage, VersionChoosesTheSites) {
-  Page at = Get("/errors/" + old_, {{"version", "1.0<b>"}});
+  Page at = Get("/errors/" + old_, {{"version", "1.0"}});
   EXPECT_NE(at.body.find("<code>pkg/core.py:3</code>"), std::string::npos);
-  Page api = Get("/api/errors/" + old_, {{"version", "1.0<b>"}});
+  Page api = Get("/api/errors/" + old_, {{"version", "1.0"}});
   json j = json::parse(api.body);
-  EXPECT_EQ(j["versions"]["shown"], "1.0<b>");
+  EXPECT_EQ(j["versions"]["shown"], "1.0");
   EXPECT_EQ(j["sites"][0]["line"], 3);
   EXPECT_EQ(j["versions"]["each"].size(), 3u);
   EXPECT_EQ(j["versions"]["each"][2]["sites"], 0);
   EXPECT_EQ(j["analysis"]["reworded_to"][0]["id"], new_);
-  Page absent = Get("/api/errors/" + old_, {{"version", "1.2"}});
+  Page absent = Get("/api/errors/" + old_, {{"version", "main<b>"}});
   json a = json::parse(absent.body);
   EXPECT_EQ(absent.status, 200);
   EXPECT_TRUE(a["sites"].empty());
   EXPECT_EQ(a["versions"]["shown"], "");
   EXPECT_EQ(Get("/api/errors/" + old_, {{"version", std::string(300, 'v')}}).status, 400);
+  EXPECT_EQ(Get("/api/errors/" + old_, {{"version", "9.9"}}).status, 404);
+  EXPECT_EQ(Get("/errors/" + old_, {{"version", "9.9"}}).status, 404);
 }
 
 TEST_F(VersionsPage, TheLibraryPageListsVersions) {
   Page lib = Get("/libraries/o/r");
   ASSERT_EQ(lib.status, 200);
-  EXPECT_NE(lib.body.find("2 errors (1 of them only in versions before 1.2)"), std::string::npos)
+  EXPECT_NE(lib.body.find("2 errors (1 of them only in versions before main&lt;b&gt;)"),
+            std::string::npos)
       << lib.body;
   EXPECT_NE(lib.body.find("<table class=\"versions\">"), std::string::npos);
-  Page at = Get("/libraries/o/r", {{"version", "1.2"}});
-  EXPECT_NE(at.body.find("1 errors raised in 1.2"), std::string::npos) << at.body;
+  Page at = Get("/libraries/o/r", {{"version", "main<b>"}});
+  EXPECT_NE(at.body.find("1 errors raised in main&lt;b&gt;"), std::string::npos) << at.body;
   EXPECT_EQ(Get("/libraries/o/r", {{"version", "9.9"}}).status, 404);
   json libs = json::parse(Get("/api/libraries").body);
   ASSERT_EQ(libs[0]["versions"].size(), 3u);
-  EXPECT_EQ(libs[0]["versions"][0]["rev"], "1.0<b>");
+  EXPECT_EQ(libs[0]["versions"][0]["rev"], "1.0");
+  EXPECT_EQ(libs[0]["versions"][2]["rev"], "main<b>");
 }
 
 }  // namespace
