@@ -1488,7 +1488,8 @@ Result<Stats> Catalog::GetStats() {
     ++l.snapshots;
     l.sites += sites_of[pk];
     s.per_snapshot.push_back(SnapshotStats{l.name, snap.rev, snap.commit, snap.date, snap.kind,
-                                           snap.indexed_at, snap.files, snap.bytes, sites_of[pk]});
+                                           snap.indexed_at, snap.files, snap.bytes, sites_of[pk],
+                                           snap.ordinal});
   }
   Result<std::vector<ErrorRow>> errors = AllErrors(-1, base, /*pieces=*/false);
   if (!errors) return tl::unexpected(errors.error());
@@ -1510,10 +1511,11 @@ Result<Stats> Catalog::GetStats() {
   for (auto& [pk, l] : libs) s.per_library.push_back(std::move(l));
   std::sort(s.per_library.begin(), s.per_library.end(),
             [](const LibraryStats& a, const LibraryStats& b) { return a.name < b.name; });
-  // Snapshots by library name, then as written (pk order, kept by the map).
+  // Snapshots by library name, then oldest version first.
   std::stable_sort(s.per_snapshot.begin(), s.per_snapshot.end(),
                    [](const SnapshotStats& a, const SnapshotStats& b) {
-                     return a.library < b.library;
+                     return a.library != b.library ? a.library < b.library
+                                                   : a.ordinal < b.ordinal;
                    });
   return s;
 }

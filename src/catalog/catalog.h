@@ -172,6 +172,7 @@ struct SnapshotStats {
   int64_t files = 0;
   int64_t bytes = 0;
   int64_t sites = 0;
+  int ordinal = 0;  // its place among the library's versions, 0 the oldest
 };
 
 struct Stats {
@@ -186,7 +187,7 @@ struct Stats {
   std::map<std::string, int64_t> recovered_by_reason;  // files indexed with trouble
   std::map<std::string, int64_t> non_sites_by_reason;  // raise statements that are not sites
   std::vector<LibraryStats> per_library;
-  std::vector<SnapshotStats> per_snapshot;
+  std::vector<SnapshotStats> per_snapshot;  // by library, oldest version first
 };
 
 enum class OpenMode { kReadOnly, kReadWrite };

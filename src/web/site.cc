@@ -7,7 +7,6 @@
 #include "catalog/json.h"
 #include "core/error_id.h"
 #include "core/text.h"
-#include "core/version.h"
 #include "match/report.h"
 
 namespace errdex::web {
@@ -107,17 +106,11 @@ Page Site::Get(std::string_view path, const Query& query) {
     if (!stats) return JsonError(500, stats.error().message);
     json out = json::array();
     for (const catalog::LibraryStats& l : stats->per_library) {
-      std::vector<const catalog::SnapshotStats*> snaps;
-      for (const catalog::SnapshotStats& s : stats->per_snapshot) {
-        if (s.library == l.name) snaps.push_back(&s);
-      }
-      std::stable_sort(snaps.begin(), snaps.end(), [](const auto* a, const auto* b) {
-        return VersionBefore(a->date, a->rev, b->date, b->rev);
-      });
       json versions = json::array();
-      for (const catalog::SnapshotStats* s : snaps) {
+      for (const catalog::SnapshotStats& s : stats->per_snapshot) {
+        if (s.library != l.name) continue;
         versions.push_back(
-            {{"rev", s->rev}, {"commit", s->commit}, {"date", s->date}, {"sites", s->sites}});
+            {{"rev", s.rev}, {"commit", s.commit}, {"date", s.date}, {"sites", s.sites}});
       }
       out.push_back({{"name", l.name},
                      {"url", l.url},
@@ -233,9 +226,6 @@ Page Site::Library(std::string_view name, const std::string& version) {
   for (const catalog::SnapshotStats& s : stats->per_snapshot) {
     if (s.library == name) versions.push_back(s);
   }
-  std::stable_sort(versions.begin(), versions.end(), [](const auto& a, const auto& b) {
-    return VersionBefore(a.date, a.rev, b.date, b.rev);
-  });
   bool known = version.empty() || std::any_of(versions.begin(), versions.end(),
                                                [&](const auto& v) { return v.rev == version; });
   if (!known) return Html(404, NotFoundPage("This library has no indexed version of that name."));
