@@ -162,6 +162,10 @@ struct IndexTarget {
   catalog::SnapshotInfo info;
   source::WalkResult walked;
   double walk_seconds = 0;  // listing the files
+  // Analyse the library after the write. Of several revisions in one run
+  // only the last does: the analysis covers the whole library, and a run
+  // cut short leaves errors without one, which the next index analyses.
+  bool analyze = true;
 };
 
 Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTarget& target,
@@ -497,6 +501,7 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     std::string root = fs::canonical(args.path, ec).string();
     for (const source::Revision& rev : *revs) {
       IndexTarget target;
+      target.analyze = &rev == &revs->back();
       auto listing = std::chrono::steady_clock::now();
       Result<source::WalkResult> listed = (*repo)->List(rev, walk_options);
       if (!listed) return tl::unexpected(listed.error());
@@ -584,7 +589,7 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
   std::optional<analyze::AnalyzeSummary> analysed;
   Result<int64_t> unanalysed = cat->CountUnanalyzed(info.library);
   if (!unanalysed) return tl::unexpected(unanalysed.error());
-  if (!written->unchanged || *unanalysed > 0) {
+  if (target.analyze && (!written->unchanged || *unanalysed > 0)) {
     Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, info.library);
     if (!a) return tl::unexpected(a.error());
     analysed = *a;
