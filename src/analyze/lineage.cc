@@ -1,37 +1,26 @@
 #include "analyze/lineage.h"
 
 #include <algorithm>
-#include <cctype>
 #include <map>
 #include <set>
 #include <string>
 #include <tuple>
+#include <vector>
+
+#include "analyze/related.h"
 
 namespace errdex::analyze {
 namespace {
 
-std::set<std::string> Words(const Template& t) {
-  std::set<std::string> out;
-  std::string word;
-  auto flush = [&] {
-    if (!word.empty()) out.insert(word);
-    word.clear();
-  };
+// The words of a template's literal text, as related errors count them.
+std::set<std::string> WordSet(const Template& t) {
+  std::string text;
   for (const Piece& p : t.pieces()) {
-    if (p.is_value) {
-      flush();
-      continue;
-    }
-    for (char c : p.text) {
-      if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
-        word.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-      } else {
-        flush();
-      }
-    }
-    flush();
+    if (!p.is_value) text += p.text;
+    text.push_back(' ');
   }
-  return out;
+  std::vector<std::string> words = Words(text);
+  return std::set<std::string>(words.begin(), words.end());
 }
 
 double Jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
@@ -85,7 +74,7 @@ void LinkRewordings(const std::vector<const catalog::ErrorRecord*>& errors,
     const std::vector<size_t>& news = it->second;
     for (size_t o : olds) {
       for (size_t n : news) {
-        double score = Jaccard(Words(errors[o]->message), Words(errors[n]->message));
+        double score = Jaccard(WordSet(errors[o]->message), WordSet(errors[n]->message));
         bool same_type = errors[o]->exception == errors[n]->exception;
         bool lone = olds.size() == 1 && news.size() == 1;
         if (score >= kSimilar || (lone && score >= kLoneSimilar)) {
