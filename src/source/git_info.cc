@@ -7,6 +7,7 @@
 #include <memory>
 #include <system_error>
 
+#include "source/git_tree.h"
 #include "source/git_util.h"
 
 namespace errdex::source {
@@ -53,40 +54,17 @@ std::string GitError() {
 }
 
 std::optional<GitInfo> DescribeGit(const std::filesystem::path& path) {
-  EnsureLibGit2();
-  git_repository* raw = nullptr;
-  if (git_repository_open_ext(&raw, path.c_str(), 0, nullptr) != 0) return std::nullopt;
-  GitRepoPtr repo(raw);
-  if (git_repository_is_bare(repo.get())) return std::nullopt;
-  git_object* head_raw = nullptr;
-  if (git_revparse_single(&head_raw, repo.get(), "HEAD^{commit}") != 0) return std::nullopt;
-  GitObjectPtr head(head_raw);
-  auto* commit = reinterpret_cast<git_commit*>(head.get());
+  // A git directory, or a directory a work tree does not track, is no
+  // checked-out commit (GitRepository::Open refuses the latter).
+  Result<std::unique_ptr<GitRepository>> repo = GitRepository::Open(path);
+  if (!repo || (*repo)->bare()) return std::nullopt;
+  Result<Revision> head = (*repo)->Resolve("HEAD");
+  if (!head) return std::nullopt;
   GitInfo info;
-  char sha[GIT_OID_HEXSZ + 1];
-  git_oid_tostr(sha, sizeof sha, git_commit_id(commit));
-  info.commit = sha;
-  const git_signature* committer = git_commit_committer(commit);
-  info.date = FormatGitTime(committer->when.time, committer->when.offset);
-  info.remote_url = OriginUrl(repo.get());
-  std::error_code ec;
-  std::filesystem::path workdir =
-      std::filesystem::canonical(git_repository_workdir(repo.get()), ec);
-  std::filesystem::path target = std::filesystem::canonical(path, ec);
-  if (ec) return std::nullopt;
-  std::string rel = target.lexically_relative(workdir).generic_string();
-  info.subdir = rel == "." ? "" : rel;
-  // A directory inside a work tree but not tracked by it (pyenv keeps Python
-  // installations in an ignored folder of its own clone) is not that commit.
-  if (!info.subdir.empty()) {
-    git_tree* tree = nullptr;
-    if (git_commit_tree(&tree, commit) != 0) return std::nullopt;
-    git_tree_entry* entry = nullptr;
-    int found = git_tree_entry_bypath(&entry, tree, info.subdir.c_str());
-    git_tree_entry_free(entry);
-    git_tree_free(tree);
-    if (found != 0) return std::nullopt;
-  }
+  info.commit = head->commit;
+  info.date = head->date;
+  info.remote_url = (*repo)->remote_url();
+  info.subdir = (*repo)->subdir();
   return info;
 }
 

@@ -91,6 +91,7 @@ Result<std::unique_ptr<GitRepository>> GitRepository::Open(const fs::path& path)
   if (git_repository_open_bare(&raw, path.c_str()) == 0) {
     std::unique_ptr<GitRepository> repo(new GitRepository(raw));
     repo->remote_url_ = OriginUrl(raw);
+    repo->bare_ = true;
     return repo;
   }
   if (git_repository_open_ext(&raw, path.c_str(), 0, nullptr) != 0) {

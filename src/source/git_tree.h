@@ -39,6 +39,7 @@ class GitRepository {
   // a bare repository): only that part of each revision's tree is read.
   const std::string& subdir() const { return subdir_; }
   const std::string& remote_url() const { return remote_url_; }
+  bool bare() const { return bare_; }
 
   // Anything `git rev-parse` takes that names a commit (a tag, a branch, a
   // hash, "HEAD~3"); annotated tags are peeled.
@@ -66,6 +67,7 @@ class GitRepository {
   git_repository* repo_;
   std::string subdir_;
   std::string remote_url_;
+  bool bare_ = false;  // opened as a git directory: no work tree
   mutable std::mutex mutex_;  // libgit2 objects are not shared between threads
 };
 
