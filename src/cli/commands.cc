@@ -211,18 +211,6 @@ Result<std::vector<source::Revision>> RevisionsToIndex(const source::GitReposito
 constexpr std::string_view kTestDirs[] = {"test", "tests", "idle_test"};
 constexpr std::string_view kSiteDirs[] = {"site-packages", "dist-packages"};
 
-// Whether an exclude glob matches `rel` or a directory on its way, as
-// Walk would have left it out.
-bool ExcludedPath(const source::WalkOptions& options, const std::string& rel) {
-  for (size_t slash = rel.find('/');; slash = rel.find('/', slash + 1)) {
-    std::string prefix = rel.substr(0, slash);
-    size_t last = prefix.rfind('/');
-    std::string name = last == std::string::npos ? prefix : prefix.substr(last + 1);
-    if (source::IsExcluded(options, prefix, name)) return true;
-    if (slash == std::string::npos) return false;
-  }
-}
-
 std::string RelativeTo(const std::string& path, const fs::path& root) {
   std::string rel = fs::path(path).lexically_relative(root).generic_string();
   return rel.empty() || rel == "." || rel.starts_with("..") ? path : rel;
@@ -279,11 +267,11 @@ EnvTarget DistributionTarget(source::Distribution& d, const source::WalkOptions&
   info.url = d.repository_url;
   info.source_digest = fmt::format("{:016x}", d.fingerprint);
   for (source::SourceFile& f : d.files) {
-    if (!ExcludedPath(walk_options, f.path)) t.target.walked.files.push_back(std::move(f));
+    if (!source::IsExcludedPath(walk_options, f.path)) t.target.walked.files.push_back(std::move(f));
   }
   for (FileIssue& i : d.issues) {
     i.path = RelativeTo(i.path, d.site_dir);
-    if (!ExcludedPath(walk_options, i.path)) t.target.walked.issues.push_back(std::move(i));
+    if (!source::IsExcludedPath(walk_options, i.path)) t.target.walked.issues.push_back(std::move(i));
   }
   return t;
 }

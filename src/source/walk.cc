@@ -144,6 +144,16 @@ bool IsExcluded(const WalkOptions& options, const std::string& rel, const std::s
   return false;
 }
 
+bool IsExcludedPath(const WalkOptions& options, const std::string& rel) {
+  for (size_t slash = rel.find('/');; slash = rel.find('/', slash + 1)) {
+    std::string prefix = rel.substr(0, slash);
+    size_t last = prefix.rfind('/');
+    std::string name = last == std::string::npos ? prefix : prefix.substr(last + 1);
+    if (IsExcluded(options, prefix, name)) return true;
+    if (slash == std::string::npos) return false;
+  }
+}
+
 bool IsSkippedDirectory(std::string_view name) {
   return std::find(kSkippedDirectories.begin(), kSkippedDirectories.end(), name) !=
          kSkippedDirectories.end();

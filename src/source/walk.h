@@ -40,6 +40,10 @@ struct WalkResult {
 // to the root) or `name` (its last component).
 bool IsExcluded(const WalkOptions& options, const std::string& rel, const std::string& name);
 
+// True when `rel` or a directory it is in is excluded, as a walk would
+// leave it out (for file lists that come from elsewhere: a RECORD).
+bool IsExcludedPath(const WalkOptions& options, const std::string& rel);
+
 // Version control and cache directories, never entered.
 bool IsSkippedDirectory(std::string_view name);
 
