@@ -122,6 +122,7 @@ json GuardsToJson(const std::vector<Guard>& guards) {
   for (const Guard& g : guards) {
     json j = {
         {"kind", g.kind}, {"code", ToValidUtf8(g.code)}, {"negated", g.negated}, {"line", g.line}};
+    if (!g.when.empty()) j["when"] = ToValidUtf8(g.when);
     if (!g.subject.empty()) j["subject"] = ToValidUtf8(g.subject);
     if (!g.values.empty()) {
       json values = json::array();
@@ -168,6 +169,7 @@ std::vector<Guard> GuardsFromJson(const json& j) {
     guard.code = Str(g, "code");
     guard.negated = g.value("negated", false);
     guard.line = g.value("line", 0);
+    guard.when = Str(g, "when");
     guard.subject = Str(g, "subject");
     guard.values = Strings(g, "values");
     out.push_back(std::move(guard));

@@ -2,6 +2,7 @@
 
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "core/text.h"
 
@@ -18,82 +19,199 @@ std::string Valid(const Guard& g) {
   return s + ")";
 }
 
-// Renders one condition, negated or not, as words around code.
-std::string Render(const Guard& g) {
-  auto tick = [](std::string_view s) { return "`" + std::string(s) + "`"; };
+// Where the bracket opened at `open` closes, skipping string literals;
+// npos if it does not.
+size_t Closing(std::string_view code, size_t open) {
+  int depth = 0;
+  char quote = 0;
+  for (size_t i = open; i < code.size(); ++i) {
+    char c = code[i];
+    if (quote != 0) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') quote = c;
+    if (c == '(' || c == '[' || c == '{') ++depth;
+    if ((c == ')' || c == ']' || c == '}') && --depth == 0) return i;
+  }
+  return std::string_view::npos;
+}
+
+// Offsets of `token` outside brackets and string literals.
+std::vector<size_t> TopLevel(std::string_view code, std::string_view token) {
+  std::vector<size_t> out;
+  char quote = 0;
+  for (size_t i = 0; i < code.size(); ++i) {
+    char c = code[i];
+    if (quote != 0) {
+      if (c == '\\') ++i;
+      else if (c == quote) quote = 0;
+      continue;
+    }
+    if (c == '\'' || c == '"') {
+      quote = c;
+      continue;
+    }
+    if (c == '(' || c == '[' || c == '{') {
+      size_t end = Closing(code, i);
+      if (end == std::string_view::npos) return out;
+      i = end;
+      continue;
+    }
+    if (code.substr(i, token.size()) == token) out.push_back(i);
+  }
+  return out;
+}
+
+// `name(...)` and nothing around it.
+bool IsCallOf(std::string_view code, std::string_view name) {
+  return code.size() > name.size() + 1 && StartsWith(code, name) && code[name.size()] == '(' &&
+         Closing(code, name.size()) == code.size() - 1;
+}
+
+// "`x` is (not) an instance of `T`" for isinstance(x, T); empty otherwise.
+std::string Instance(std::string_view call, bool negated) {
+  if (!IsCallOf(call, "isinstance")) return "";
+  std::string_view inner = call.substr(11, call.size() - 12);
+  std::vector<size_t> commas = TopLevel(inner, ",");
+  if (commas.size() != 1) return "";
+  return Tick(Trim(inner.substr(0, commas[0]))) + (negated ? " is not" : " is") +
+         " an instance of " + Tick(Trim(inner.substr(commas[0] + 1)));
+}
+
+// Operators whose presence outside brackets makes `not X` not a prefix that
+// can be dropped: X would be read as only the first operand.
+bool Compound(std::string_view code, bool c_like) {
+  for (std::string_view op : {" and ", " or ", " if ", "lambda", "&&", "||", "?", ","}) {
+    if (!TopLevel(code, op).empty()) return true;
+  }
+  if (!c_like) return false;
+  // `!` binds tighter than any binary operator of C and C++.
+  for (std::string_view op : {" ", "=", "<", ">", "&", "|", "^", "+", "*", "/", "%", "~"}) {
+    for (size_t at : TopLevel(code, op)) {
+      // `->` is member access, not a comparison.
+      bool arrow = (op == ">" && at > 0 && code[at - 1] == '-');
+      if (!arrow) return true;
+    }
+  }
+  return false;
+}
+
+// A guard a front end wrote no exact condition for (C and C++, catalogs
+// from before conditions were written): a leading `not`/`!` is dropped only
+// from a single operand, only the flips that hold for every operand are
+// made, and anything else is "not `code`".
+std::string RenderWritten(const Guard& g) {
   std::string_view code = g.code;
   bool negated = g.negated;
-  if (g.kind == "except" || g.kind == "catch") {
-    std::string what = g.subject.empty() ? "the `try` block" : tick(g.subject);
-    return what + (g.kind == "catch" ? " threw " : " raised ") +
-           (g.code.empty() ? std::string("an exception") : tick(g.code));
-  }
-  if (g.kind == "try-else") {
-    return (g.subject.empty() ? std::string("the `try` block") : tick(g.subject)) +
-           " raised nothing";
-  }
-  if (g.kind == "case") return tick(g.subject) + " matches " + tick(g.code);
-  if (g.kind == "default-case") {
-    std::string s = tick(g.subject) + " matches no case";
-    return s + Valid(g);
-  }
-  if (g.kind == "for") return "iterating `for " + g.code + "`";
-  // `not x` / `!x` negated is `x`.
-  while (StartsWith(code, "not ") || (StartsWith(code, "!") && !StartsWith(code, "!="))) {
-    code.remove_prefix(code[0] == '!' ? 1 : 4);
+  for (;;) {
+    bool c_not = StartsWith(code, "!") && !StartsWith(code, "!=");
+    bool py_not = StartsWith(code, "not ");
+    if (!c_not && !py_not) break;
+    std::string_view rest = Trim(code.substr(c_not ? 1 : 4));
+    if (rest.empty() || Compound(rest, c_not)) break;
+    code = rest;
     negated = !negated;
   }
-  if (StartsWith(code, "isinstance(") && EndsWith(code, ")")) {
-    std::string_view inner = code.substr(11, code.size() - 12);
-    // The first comma outside brackets splits the object from the type(s).
-    size_t comma = std::string_view::npos;
-    int depth = 0;
-    for (size_t i = 0; i < inner.size() && comma == std::string_view::npos; ++i) {
-      if (inner[i] == '(' || inner[i] == '[') ++depth;
-      if (inner[i] == ')' || inner[i] == ']') --depth;
-      if (inner[i] == ',' && depth == 0) comma = i;
-    }
-    if (comma != std::string_view::npos) {
-      return tick(Trim(inner.substr(0, comma))) + (negated ? " is not" : " is") +
-             " an instance of " + tick(Trim(inner.substr(comma + 1)));
+  if (std::string words = Instance(code, negated); !words.empty()) return words;
+  if (!negated) return Tick(code);
+  static constexpr std::pair<std::string_view, std::string_view> kFlips[] = {
+      {" is not ", " is "}, {" not in ", " in "}, {" == ", " != "},
+      {" != ", " == "},     {" is ", " is not "}, {" in ", " not in "}};
+  static constexpr std::string_view kComparisons[] = {" is ", " in ", "==", "!=", "<", ">"};
+  if (!Compound(code, false)) {
+    size_t comparisons = 0;
+    for (std::string_view c : kComparisons) comparisons += TopLevel(code, c).size();
+    for (const auto& [from, to] : kFlips) {
+      std::vector<size_t> at = TopLevel(code, from);
+      // One comparison only: `a == b == c` is a chain. (`is not` counts
+      // once, as " is ", and `not in` as " in ".)
+      if (at.size() != 1 || comparisons != 1) continue;
+      std::string flipped(code);
+      flipped.replace(at[0], from.size(), to);
+      return Tick(flipped);
     }
   }
-  if (!negated) return tick(code);
-  // Flip a single comparison; anything else is "... is false".
-  static constexpr std::pair<std::string_view, std::string_view> kFlips[] = {
-      {" is not ", " is "}, {" not in ", " in "}, {" == ", " != "}, {" != ", " == "},
-      {" <= ", " > "},      {" >= ", " < "},      {" < ", " >= "},  {" > ", " <= "},
-      {" is ", " is not "}, {" in ", " not in "}};
-  bool simple =
-      code.find(" and ") == std::string_view::npos && code.find(" or ") == std::string_view::npos;
-  if (simple) {
-    for (const auto& [from, to] : kFlips) {
-      size_t at = code.find(from);
-      if (at != std::string_view::npos && code.find(from, at + 1) == std::string_view::npos) {
-        std::string flipped(code);
-        flipped.replace(at, from.size(), to);
-        return tick(flipped);
+  return "not " + Tick(code);
+}
+
+// Renders one condition as words around code.
+std::string Render(const Guard& g) {
+  if (g.kind == "except" || g.kind == "catch") {
+    std::string what = g.subject.empty() ? "the `try` block" : Tick(g.subject);
+    return what + (g.kind == "catch" ? " threw " : " raised ") +
+           (g.code.empty() ? std::string("an exception") : Tick(g.code));
+  }
+  if (g.kind == "try-else") {
+    return (g.subject.empty() ? std::string("the `try` block") : Tick(g.subject)) +
+           " raised nothing";
+  }
+  if (g.kind == "no-exception") {
+    return (g.subject.empty() ? std::string("the `try` block") : Tick(g.subject)) +
+           (g.code.empty() ? std::string(" raised nothing") : " raised no " + Tick(g.code));
+  }
+  if (g.kind == "opaque") {
+    return "the " + (g.code.empty() ? std::string("statement") : Tick(g.code) + " statement") +
+           " at line " + std::to_string(g.line) + " runs to its end";
+  }
+  if (g.kind == "case") return Tick(g.subject) + " matches " + Tick(g.code);
+  if (g.kind == "default-case") return Tick(g.subject) + " matches no case" + Valid(g);
+  if (g.kind == "for") return "iterating `for " + g.code + "`";
+  if (g.when.empty()) return RenderWritten(g);
+  std::string_view when = g.when;
+  bool negated = StartsWith(when, "not ");
+  std::string_view operand = negated ? when.substr(4) : when;
+  if (std::string words = Instance(operand, negated); !words.empty()) return words;
+  // not `x < 5` shows the condition as the code writes it; the word stays
+  // outside the code so that "`a` and not `b`" cannot read as not (a and b).
+  if (negated && !Compound(operand, false)) return "not " + Tick(operand);
+  return Tick(when);
+}
+
+// "raised when `c`, and 5 more conditions on the path" for a chain longer
+// than `shown`: the innermost condition decides, the rest are counted.
+std::string Fold(const std::vector<Guard>& guards, size_t shown) {
+  size_t real = 0;
+  bool cut = false;
+  for (const Guard& g : guards) {
+    if (g.kind == "cut") cut = true;
+    else ++real;
+  }
+  std::string s = "raised when ";
+  if (real <= shown && !cut) {
+    bool first = true;
+    for (const Guard& g : guards) {
+      s += (first ? "" : " and ") + Render(g);
+      first = false;
+      // default-case lists them already, and isinstance names the types.
+      if (g.kind != "default-case" && g.code.find("isinstance(") == std::string::npos) {
+        s += Valid(g);
       }
     }
+    return s;
   }
-  return tick(code) + " is false";
+  const Guard& last = guards.back();
+  s += Render(last);
+  if (last.kind != "default-case" && last.code.find("isinstance(") == std::string::npos) {
+    s += Valid(last);
+  }
+  size_t more = real - 1;
+  return s + ", and " + (cut ? "more than " : "") + std::to_string(more) + " more condition" +
+         (more == 1 && !cut ? "" : "s") + " on the path";
 }
 
 }  // namespace
 
-std::string TriggerSentence(const std::vector<Guard>& guards) {
+std::string TriggerSentence(const std::vector<Guard>& guards, size_t shown) {
   if (guards.empty()) return "";
-  std::string s = "raised when ";
-  for (size_t i = 0; i < guards.size(); ++i) {
-    if (i > 0) s += " and ";
-    s += Render(guards[i]);
-    // default-case lists them already, and isinstance names the types.
-    if (guards[i].kind != "default-case" &&
-        guards[i].code.find("isinstance(") == std::string::npos) {
-      s += Valid(guards[i]);
+  for (const Guard& g : guards) {
+    if (g.kind == "never") {
+      return "never raised: the " + (g.code.empty() ? std::string() : "`" + g.code + "` ") +
+             "statement at line " + std::to_string(g.line) + " always leaves before it";
     }
   }
-  return s;
+  return Fold(guards, shown);
 }
 
 bool LooksUnreachable(const std::vector<Guard>& guards) {
@@ -131,12 +249,13 @@ bool LooksUnreachable(const std::vector<Guard>& guards) {
   return false;
 }
 
-void AddAssertGuard(Site& site, std::string code) {
+void AddAssertGuard(Site& site, std::string code, std::string when) {
   if (code.empty()) return;
   Guard g;
   g.kind = "assert";
   g.code = std::move(code);
   g.negated = true;
+  g.when = std::move(when);
   g.line = site.line;
   site.guards.push_back(std::move(g));
   site.trigger = TriggerSentence(site.guards);

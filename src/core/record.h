@@ -33,6 +33,10 @@ struct Guard {
   std::string kind;
   std::string code;  // the condition as written; for except the types, for case the pattern
   bool negated = false;
+  // The condition that holds on the path, negation applied exactly (De
+  // Morgan), in the source language; empty where a front end does not write
+  // it or the guard is no Boolean condition (for, except, case).
+  std::string when;
   int line = 0;
   std::string subject;              // case, default-case: what is matched
   std::vector<std::string> values;  // default-case: the cases listed before it

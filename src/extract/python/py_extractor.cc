@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/text.h"
+#include "extract/python/py_conditions.h"
 #include "extract/python/py_flow.h"
 #include "extract/python/py_guards.h"
 #include "extract/python/py_syntax.h"
@@ -1789,7 +1790,9 @@ class FileExtractor {
       p.site.exception_written = "assert";
       p.site.message = std::move(m);
       p.site.internal = true;
-      if (!parts.empty()) AddAssertGuard(p.site, CollapseWhitespace(Text(parts[0])));
+      if (!parts.empty()) {
+        AddAssertGuard(p.site, CollapseWhitespace(Text(parts[0])), Negative(parts[0], src_).text);
+      }
       result_.sites.push_back(std::move(p));
     }
   }

@@ -1,8 +1,11 @@
 #include "extract/python/py_guards.h"
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 #include "core/text.h"
+#include "extract/python/py_conditions.h"
 #include "extract/python/py_syntax.h"
 
 namespace errdex::extract::python {
@@ -10,6 +13,10 @@ namespace {
 
 constexpr int kMaxDepth = 200;
 constexpr size_t kMaxCodeBytes = 300;
+constexpr size_t kMaxWhenBytes = 400;
+// A fall-through condition with more conditions than this is not spelled
+// out: the statement is named instead (see Opaque).
+constexpr size_t kMaxFormulaAtoms = 16;
 
 class GuardReader {
  public:
@@ -35,6 +42,13 @@ class GuardReader {
       cut_ = true;
     }
     if (cut_ && cache_.first_cut_line == 0) cache_.first_cut_line = StartLine(target);
+    if (cut_) {
+      // The sentence must not pass for the whole condition.
+      Guard more;
+      more.kind = "cut";
+      more.line = StartLine(target);
+      out.insert(out.begin(), std::move(more));
+    }
     return out;
   }
 
@@ -49,8 +63,15 @@ class GuardReader {
     g.code = Code(cond);
     g.negated = negated;
     g.line = StartLine(cond);
+    g.when = When(negated ? Negative(cond, src_) : Positive(cond, src_));
     ValidValues(cond, negated, g);
     return g;
+  }
+
+  // A condition too long to show whole is cut where the reader can see it.
+  static std::string When(const Expr& e) {
+    if (e.text.size() <= kMaxWhenBytes) return e.text;
+    return std::string(TruncateUtf8(e.text, kMaxWhenBytes)) + " …";
   }
 
   // What the subject should have been, when the condition says so: raised
@@ -230,6 +251,13 @@ class GuardReader {
       for (TSNode c : NamedChildren(block)) {
         if (SameNode(c, clause)) break;
         if (KindOf(c) != kCase) continue;
+        // An earlier `case X if cond:` lets X reach the wildcard.
+        if (!ts_node_is_null(Field(c, "guard"))) {
+          g.kind = "case";
+          g.code = "_";
+          g.values.clear();
+          break;
+        }
         for (TSNode p : NamedChildren(c)) {
           if (KindOf(p) == kCasePattern) g.values.push_back(Code(p));
         }
@@ -239,6 +267,10 @@ class GuardReader {
       g.code = ts_node_is_null(pattern) ? "" : Code(pattern);
     }
     out.push_back(std::move(g));
+    TSNode guard = Field(clause, "guard");
+    if (!ts_node_is_null(guard) && ts_node_named_child_count(guard) > 0) {
+      out.push_back(Make("if", ts_node_named_child(guard, 0), false));
+    }
   }
 
   // `if cond: return/raise` (no else) before `child` in `block`: reaching the
@@ -263,34 +295,215 @@ class GuardReader {
     for (auto e = begin; e != end; ++e) out.push_back(e->second);
   }
 
-  // Every early exit of `block`, by the start of its statement.
+  // What each statement of `block` requires for control to reach the next
+  // one, by the statement's start: `if ok: return` requires `not ok`;
+  // `if a: if b: return` requires `not a or not b`; `assert c` requires c.
   void BlockExits(TSNode block, std::vector<std::pair<uint32_t, Guard>>& exits) {
     for (TSNode s : NamedChildren(block)) {
-      if (KindOf(s) == kMatch) {
-        std::vector<Guard> one;
-        MatchFallThrough(s, one);
-        for (Guard& g : one) exits.emplace_back(ts_node_start_byte(s), std::move(g));
+      uint32_t at = ts_node_start_byte(s);
+      std::optional<Formula> f = FallThrough(s, 0);
+      if (f && f->Atoms() > kMaxFormulaAtoms) f.reset();
+      if (f) f = Simplify(std::move(*f));
+      if (!f) {
+        // Loops, handlers and cases that may leave: named, not spelled out.
+        Guard g;
+        g.line = StartLine(s);
+        g.code = Keyword(s);
+        if (!NoException(s, g)) g.kind = "opaque";
+        exits.emplace_back(at, std::move(g));
+        continue;
       }
-      if (KindOf(s) != kIf) continue;
-      bool has_alternative = false;
-      for (TSNode c : NamedChildren(s)) {
-        if (KindOf(c) == kElif || KindOf(c) == kElse) has_alternative = true;
+      if (f->op == Formula::kTrue) continue;
+      if (f->op == Formula::kFalse) {
+        Guard g;
+        g.kind = "never";  // dead code after it
+        g.code = Keyword(s);
+        g.line = StartLine(s);
+        exits.emplace_back(at, std::move(g));
+        continue;
       }
-      if (has_alternative) continue;
-      TSNode body = Field(s, "consequence");
-      uint32_t n = ts_node_named_child_count(body);
-      if (n == 0) continue;
-      uint16_t last = KindOf(ts_node_named_child(body, n - 1));
-      // break and continue skip the rest of the loop body as surely.
-      if (last == kReturn || last == kRaise || last == kBreak || last == kContinue) {
-        exits.emplace_back(ts_node_start_byte(s), Make("early-exit", Field(s, "condition"), true));
+      std::vector<Formula> required =
+          f->op == Formula::kAnd ? std::move(f->parts) : std::vector<Formula>{std::move(*f)};
+      for (Formula& r : required) {
+        if (r.op == Formula::kAtom) {
+          exits.emplace_back(at, Make("early-exit", r.atom, r.negated));
+          continue;
+        }
+        Guard g;
+        g.kind = "early-exit";
+        g.when = When(Render(r, src_));
+        g.code = g.when;
+        g.line = StartLine(s);
+        exits.emplace_back(at, std::move(g));
       }
     }
   }
 
+  // `for`, `try`, ...: what a statement is, for a sentence that names it.
+  std::string Keyword(TSNode s) const {
+    std::string_view text = NodeText(s, src_);
+    size_t end = 0;
+    while (end < text.size() && (std::isalpha(static_cast<unsigned char>(text[end])) != 0)) ++end;
+    return std::string(text.substr(0, end));
+  }
+
+  // Whether the statement's body or handlers hold a return, raise, break or
+  // continue (a nested function's do not count).
+  bool MayLeave(TSNode n, int depth) const {
+    if (depth > kMaxDepth) return true;
+    uint16_t k = KindOf(n);
+    if (k == kReturn || k == kRaise || k == kBreak || k == kContinue) return true;
+    if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) return false;
+    for (TSNode c : NamedChildren(n)) {
+      if (MayLeave(c, depth + 1)) return true;
+    }
+    return false;
+  }
+
+  // The condition under which control gets past `s`; none when it depends
+  // on more than the conditions written (how many times a loop runs, what
+  // a call raises).
+  std::optional<Formula> FallThrough(TSNode s, int depth) const {
+    if (depth > kMaxDepth) return std::nullopt;
+    switch (KindOf(s)) {
+      case kReturn:
+      case kRaise:
+      case kBreak:
+      case kContinue:
+        return Formula::False();
+      case kAssert:
+        return Formula::Atom(ts_node_named_child(s, 0), false);
+      case kBlock: {
+        std::vector<Formula> all;
+        for (TSNode c : NamedChildren(s)) {
+          std::optional<Formula> f = FallThrough(c, depth + 1);
+          if (!f) return std::nullopt;
+          all.push_back(std::move(*f));
+        }
+        return Formula::And(std::move(all));
+      }
+      case kIf:
+        return IfFallThrough(s, depth);
+      case kWith:
+        return FallThrough(Field(s, "body"), depth + 1);
+      case kWhile:
+        // `while True:` gets past only by a break.
+        if (KindOf(Field(s, "condition")) == kTrue && !HasOwnBreak(Field(s, "body"), 0)) {
+          return Formula::False();
+        }
+        [[fallthrough]];
+      case kFor: {
+        // A break or continue is the loop's own; a return or raise may leave.
+        for (TSNode c : NamedChildren(s)) {
+          if (KindOf(c) == kBlock ? HasReturnOrRaise(c, 0) : MayLeave(c, 0)) return std::nullopt;
+        }
+        return Formula::True();
+      }
+      case kTry:
+      case kMatch:
+        if (MayLeave(s, 0)) return std::nullopt;
+        return Formula::True();
+      default:
+        return Formula::True();
+    }
+  }
+
+  std::optional<Formula> IfFallThrough(TSNode s, int depth) const {
+    std::vector<Formula> alternatives;
+    std::vector<Formula> before;  // every condition so far was false
+    auto branch = [&](TSNode cond, TSNode body) -> bool {
+      std::optional<Formula> f = FallThrough(body, depth + 1);
+      if (!f) return false;
+      std::vector<Formula> path = before;
+      if (!ts_node_is_null(cond)) {
+        path.push_back(Formula::Atom(cond, false));
+        before.push_back(Formula::Atom(cond, true));
+      }
+      path.push_back(std::move(*f));
+      alternatives.push_back(Formula::And(std::move(path)));
+      return true;
+    };
+    if (!branch(Field(s, "condition"), Field(s, "consequence"))) return std::nullopt;
+    bool has_else = false;
+    for (TSNode alt : NamedChildren(s)) {
+      if (KindOf(alt) == kElif && !branch(Field(alt, "condition"), Field(alt, "consequence"))) {
+        return std::nullopt;
+      }
+      if (KindOf(alt) == kElse) {
+        has_else = true;
+        if (!branch(TSNode{}, Field(alt, "body"))) return std::nullopt;
+      }
+    }
+    if (!has_else) alternatives.push_back(Formula::And(std::move(before)));
+    return Formula::Or(std::move(alternatives));
+  }
+
+  bool HasReturnOrRaise(TSNode n, int depth) const {
+    if (depth > kMaxDepth) return true;
+    uint16_t k = KindOf(n);
+    if (k == kReturn || k == kRaise) return true;
+    if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) return false;
+    for (TSNode c : NamedChildren(n)) {
+      if (HasReturnOrRaise(c, depth + 1)) return true;
+    }
+    return false;
+  }
+
+  // A break that ends this loop, not one of a loop inside it.
+  bool HasOwnBreak(TSNode n, int depth) const {
+    if (depth > kMaxDepth) return true;
+    uint16_t k = KindOf(n);
+    if (k == kBreak) return true;
+    if (k == kFor || k == kWhile || k == kFunctionDefinition || k == kClassDefinition) return false;
+    for (TSNode c : NamedChildren(n)) {
+      if (HasOwnBreak(c, depth + 1)) return true;
+    }
+    return false;
+  }
+
+  // A try whose handlers all leave, with a body that cannot: control gets
+  // past it exactly when the tried code raised none of the handled types.
+  // A match whose every case leaves: when the subject matched none.
+  bool NoException(TSNode s, Guard& g) const {
+    if (KindOf(s) == kMatch) {
+      std::vector<Guard> one;
+      MatchFallThrough(s, one);
+      if (one.empty()) return false;
+      g = std::move(one[0]);
+      return true;
+    }
+    if (KindOf(s) != kTry) return false;
+    std::string types;
+    bool bare = false;
+    for (TSNode c : NamedChildren(s)) {
+      uint16_t k = KindOf(c);
+      if (k == kComment) continue;
+      if (k == kBlock || k == kElse || k == kFinally) {
+        if (MayLeave(c, 0)) return false;
+        continue;
+      }
+      if (k != kExcept) return false;
+      TSNode body{}, value{};
+      for (TSNode e : NamedChildren(c)) {
+        if (KindOf(e) == kBlock) body = e;
+        else if (ts_node_is_null(value) && KindOf(e) != kComment) value = e;
+      }
+      std::optional<Formula> f = ts_node_is_null(body) ? std::nullopt : FallThrough(body, 1);
+      if (!f || Simplify(std::move(*f)).op != Formula::kFalse) return false;
+      if (KindOf(value) == kAsPattern) value = ts_node_named_child(value, 0);
+      // A bare `except:` handles everything: the tried code raised nothing.
+      bare |= ts_node_is_null(value);
+      if (!ts_node_is_null(value)) types += (types.empty() ? "" : ", ") + Code(value);
+    }
+    g.kind = "no-exception";
+    g.subject = Tried(s);
+    g.code = bare ? "" : types;
+    return true;
+  }
+
   // A `match` before the raise whose every case leaves (return/raise): the
   // raise runs only when the subject matched none of them.
-  void MatchFallThrough(TSNode match, std::vector<Guard>& out) {
+  void MatchFallThrough(TSNode match, std::vector<Guard>& out) const {
     Guard g;
     g.kind = "default-case";
     g.subject = Code(Field(match, "subject"));
@@ -298,6 +511,8 @@ class GuardReader {
     TSNode body = Field(match, "body");
     for (TSNode c : NamedChildren(body)) {
       if (KindOf(c) != kCase) continue;
+      // `case X if cond:` lets X through when cond is false.
+      if (!ts_node_is_null(Field(c, "guard"))) return;
       TSNode consequence = Field(c, "consequence");
       uint32_t n = ts_node_named_child_count(consequence);
       uint16_t last =

@@ -84,6 +84,9 @@ const SymbolTable& Symbols() {
                                      {"comparison_operator", kComparisonOperator},
                                      {"boolean_operator", kBooleanOperator},
                                      {"case_pattern", kCasePattern},
+                                     {"generator_expression", kGeneratorExpression},
+                                     {"lambda", kLambda},
+                                     {"named_expression", kNamedExpression},
                                  });
   return table;
 }

@@ -91,6 +91,9 @@ enum Kind : uint16_t {
   kComparisonOperator,
   kBooleanOperator,
   kCasePattern,
+  kGeneratorExpression,
+  kLambda,
+  kNamedExpression,
 };
 
 // The table for tree-sitter-python; built once, thread-safe.

@@ -135,12 +135,15 @@ TEST(ExtractFiles, HostileFilesAreCutWithANoteNotDropped) {
   EXPECT_EQ(run.reason_by_path["chain.py"], "long-message");
 
   EXPECT_EQ(many_sites, 2000) << "every raise kept";
-  // The nearest early exits, and the raise's own condition.
-  EXPECT_EQ(most_guards, python::kMaxGuardsPerStep + 1);
+  // A mark that conditions were cut, the nearest early exits, and the
+  // raise's own condition; the sentence says the path holds more.
+  EXPECT_EQ(most_guards, python::kMaxGuardsPerStep + 2);
   const Site* last = by_path["many.py"];
-  ASSERT_FALSE(last->guards.empty());
+  ASSERT_GE(last->guards.size(), 2u);
   EXPECT_EQ(last->guards.back().code, "x == 1999");
-  EXPECT_EQ(last->guards.front().code, "x == " + std::to_string(1999 - python::kMaxGuardsPerStep));
+  EXPECT_EQ(last->guards.front().kind, "cut");
+  EXPECT_EQ(last->guards[1].code, "x == " + std::to_string(1999 - python::kMaxGuardsPerStep));
+  EXPECT_NE(last->trigger.find("more than"), std::string::npos) << last->trigger;
   EXPECT_EQ(run.reason_by_path["many.py"], "work-budget");
   for (const FileIssue& i : run.extraction.issues) {
     EXPECT_FALSE(i.skipped) << i.path << ": " << i.reason;

@@ -153,7 +153,7 @@ TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
                      "  for (auto& x : xs) while (x.busy()) throw std::runtime_error(\"busy\");\n"
                      "}\n"),
             (std::vector<std::string>{
-                "raised when `p != nullptr` and `ok(p)` is false",
+                "raised when `p != nullptr` and not `ok(p)`",
                 "raised when `p != nullptr` and `ok(p)` and `stage > 2`",
                 "raised when `p != nullptr` and `g()` threw `std::exception`",
                 "raised when `p != nullptr` and iterating `for x in xs` and `x.busy()`"}));
@@ -163,7 +163,7 @@ TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
                      "  switch (s) { case 3: PyErr_SetString(PyExc_ValueError, \"three\"); }\n"
                      "  return 0;\n"
                      "}\n"),
-            std::vector<std::string>{"raised when `s >= 0` and `s` matches `3`"});
+            std::vector<std::string>{"raised when not `s < 0` and `s` matches `3`"});
 }
 
 TEST(CppExtractor, NotErrors) {
