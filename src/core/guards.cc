@@ -155,6 +155,9 @@ std::string Render(const Guard& g) {
     return "the " + (g.code.empty() ? std::string("statement") : Tick(g.code) + " statement") +
            " at line " + std::to_string(g.line) + " runs to its end";
   }
+  if (g.kind == "asserts") {
+    return "the " + g.code + " assertions before it from line " + std::to_string(g.line) + " held";
+  }
   if (g.kind == "case") return Tick(g.subject) + " matches " + Tick(g.code);
   if (g.kind == "default-case") return Tick(g.subject) + " matches no case" + Valid(g);
   if (g.kind == "for") return "iterating `for " + g.code + "`";

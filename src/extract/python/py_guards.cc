@@ -17,6 +17,10 @@ constexpr size_t kMaxWhenBytes = 400;
 // A fall-through condition with more conditions than this is not spelled
 // out: the statement is named instead (see Opaque).
 constexpr size_t kMaxFormulaAtoms = 16;
+// ... and one with more than this before it is simplified is not built.
+constexpr size_t kMaxBuiltAtoms = 64;
+// Earlier asserts of a block beyond this many are one guard.
+constexpr size_t kMaxAssertsSpelledOut = 3;
 
 class GuardReader {
  public:
@@ -287,12 +291,29 @@ class GuardReader {
                  std::vector<Guard>& out) {
     auto end = std::lower_bound(list.begin(), list.end(), at,
                                 [](const auto& e, uint32_t a) { return e.first < a; });
-    auto begin = list.begin();
-    if (end - begin > static_cast<std::ptrdiff_t>(kMaxGuardsPerStep)) {
-      begin = end - static_cast<std::ptrdiff_t>(kMaxGuardsPerStep);
-      cut_ = true;
+    // Test code runs assert after assert: past a few, the ones before are
+    // one condition ("the 12 assertions before it held"), not 12 copies.
+    size_t asserted = static_cast<size_t>(std::count_if(
+        list.begin(), end, [](const auto& e) { return e.second.kind == "asserted"; }));
+    bool fold = asserted > kMaxAssertsSpelledOut;
+    size_t others = static_cast<size_t>(end - list.begin()) - (fold ? asserted : 0);
+    size_t skip = others > kMaxGuardsPerStep ? others - kMaxGuardsPerStep : 0;
+    if (skip > 0) cut_ = true;
+    for (auto e = list.begin(); e != end; ++e) {
+      if (fold && e->second.kind == "asserted") {
+        if (asserted == 0) continue;
+        Guard held;
+        held.kind = "asserts";
+        held.code = std::to_string(asserted);
+        held.line = e->second.line;
+        out.push_back(std::move(held));
+        asserted = 0;
+      } else if (skip > 0) {
+        --skip;  // the farthest go first
+      } else {
+        out.push_back(e->second);
+      }
     }
-    for (auto e = begin; e != end; ++e) out.push_back(e->second);
   }
 
   // What each statement of `block` requires for control to reach the next
@@ -302,8 +323,8 @@ class GuardReader {
     for (TSNode s : NamedChildren(block)) {
       uint32_t at = ts_node_start_byte(s);
       std::optional<Formula> f = FallThrough(s, 0);
-      if (f && f->Atoms() > kMaxFormulaAtoms) f.reset();
       if (f) f = Simplify(std::move(*f));
+      if (f && f->Atoms() > kMaxFormulaAtoms) f.reset();
       if (!f) {
         // Loops, handlers and cases that may leave: named, not spelled out.
         Guard g;
@@ -326,7 +347,8 @@ class GuardReader {
           f->op == Formula::kAnd ? std::move(f->parts) : std::vector<Formula>{std::move(*f)};
       for (Formula& r : required) {
         if (r.op == Formula::kAtom) {
-          exits.emplace_back(at, Make("early-exit", r.atom, r.negated));
+          exits.emplace_back(at, Make(KindOf(s) == kAssert ? "asserted" : "early-exit", r.atom,
+                                      r.negated));
           continue;
         }
         Guard g;
@@ -375,9 +397,12 @@ class GuardReader {
         return Formula::Atom(ts_node_named_child(s, 0), false);
       case kBlock: {
         std::vector<Formula> all;
+        size_t atoms = 0;
         for (TSNode c : NamedChildren(s)) {
           std::optional<Formula> f = FallThrough(c, depth + 1);
-          if (!f) return std::nullopt;
+          // Bounded while it is built: an elif chain of thousands would
+          // otherwise carry every earlier condition into each branch.
+          if (!f || (atoms += f->Atoms()) > kMaxBuiltAtoms) return std::nullopt;
           all.push_back(std::move(*f));
         }
         return Formula::And(std::move(all));
@@ -411,9 +436,10 @@ class GuardReader {
   std::optional<Formula> IfFallThrough(TSNode s, int depth) const {
     std::vector<Formula> alternatives;
     std::vector<Formula> before;  // every condition so far was false
+    size_t atoms = 0;
     auto branch = [&](TSNode cond, TSNode body) -> bool {
       std::optional<Formula> f = FallThrough(body, depth + 1);
-      if (!f) return false;
+      if (!f || (atoms += before.size() + 1 + f->Atoms()) > kMaxBuiltAtoms) return false;
       std::vector<Formula> path = before;
       if (!ts_node_is_null(cond)) {
         path.push_back(Formula::Atom(cond, false));

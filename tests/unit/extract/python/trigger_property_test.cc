@@ -289,8 +289,10 @@ TEST(TriggerProperty, SentenceIsTrueExactlyWhenTheRaiseIsReached) {
                                  " more condition" + (more == 1 ? "" : "s") + " on the path");
       }
       // Named, not spelled out: a fall-through too large to write (more
-      // than a dozen conditions), or a condition cut for length.
+      // than a dozen conditions), a run of asserts, or a condition cut for
+      // length.
       if (full.find("runs to its end") != std::string::npos ||
+          full.find("assertions before it") != std::string::npos ||
           full.find("\u2026") != std::string::npos) {
         ++opaque;
         continue;
@@ -325,7 +327,7 @@ TEST(TriggerProperty, SentenceIsTrueExactlyWhenTheRaiseIsReached) {
   EXPECT_EQ(report["count"], 0) << report["disagreements"].dump(1);
   EXPECT_TRUE(report["errors"].empty()) << report["errors"].dump(1);
   EXPECT_EQ(untranslatable, 0);
-  EXPECT_LE(opaque, sites / 20) << "sites " << sites;
+  EXPECT_LE(opaque, sites / 100) << "sites " << sites;
   // Not vacuous: most sites have a chain of conditions, many get raised.
   EXPECT_GE(multi, sites / 3) << "sites " << sites;
   EXPECT_GE(report["fired"].get<int>(), sites / 5) << "sites " << sites;
