@@ -1134,10 +1134,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_cmd->add_flag("--json", common.json, "Print the explanation as JSON on stdout");
   run_cmd->positionals_at_end();
 
-  for (CLI::App* sub : {index_cmd, list_cmd, show_cmd, search_cmd, stats_cmd, check_cmd,
-                        analyze_cmd, families_cmd, explain_cmd, run_cmd}) {
-    sub->fallthrough();
-  }
+  // Every subcommand reads a catalog, so --db (an option of the app) is taken
+  // after any of them too: `errdex serve --db x.db` as `errdex --db x.db serve`.
+  // All of them, rather than a list a new subcommand could be left out of.
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
 
   try {
     app.parse(argc, argv);

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <thread>
 
@@ -72,6 +73,65 @@ TEST(Cli, FailuresAreOneLineErrors) {
   CommandResult not_db = RunErrdex({"stats", "--db", text.string()});
   EXPECT_EQ(not_db.exit_code, 1);
   EXPECT_NE(not_db.err.find("not an errdex catalog"), std::string::npos);
+}
+
+// The subcommands `errdex --help` lists, in its order.
+std::vector<std::string> Subcommands() {
+  std::vector<std::string> names;
+  std::istringstream help(RunErrdex({"--help"}).out);
+  bool in_list = false;
+  for (std::string line; std::getline(help, line);) {
+    if (line.rfind("Subcommands:", 0) == 0 || line.rfind("SUBCOMMANDS:", 0) == 0) {
+      in_list = true;
+    } else if (in_list && line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
+      names.push_back(line.substr(2, line.find(' ', 2) - 2));
+    } else if (in_list && !line.empty() && line[0] != ' ') {
+      in_list = false;
+    }
+  }
+  return names;
+}
+
+// --db goes before or after any subcommand. A file that is no catalog makes
+// each fail on opening it, which shows it was the file given that was read;
+// the rest of each command line is the least that parses.
+TEST(Cli, DatabaseOptionAfterEverySubcommand) {
+  TempDir dir;
+  fs::path empty = dir.path() / "empty";
+  fs::create_directories(empty);
+  std::string db = dir.Write("notes.txt", "not a catalog, only words in a file").string();
+  const std::map<std::string, std::vector<std::string>> rest = {
+      {"index", {empty.string(), "--name", "a/b"}},
+      {"list", {}},
+      {"show", {"0123456789abcdef"}},
+      {"search", {"words"}},
+      {"stats", {}},
+      {"check", {}},
+      {"analyze", {}},
+      {"families", {}},
+      {"enrich", {"--endpoint", "http://127.0.0.1:9/v1", "--model", "m"}},
+      {"serve", {"--port", "0"}},
+      {"export", {(dir.path() / "site").string()}},
+      {"explain", {"ValueError: bad stage 7"}},
+      {"run", {"--", "false"}},
+  };
+  std::vector<std::string> subcommands = Subcommands();
+  ASSERT_GE(subcommands.size(), rest.size());
+  for (const std::string& sub : subcommands) {
+    auto it = rest.find(sub);
+    ASSERT_NE(it, rest.end()) << "a new subcommand: give it a line in this test: " << sub;
+    std::vector<std::string> after = {sub, "--db", db};
+    std::vector<std::string> before = {"--db", db, sub};
+    for (std::vector<std::string>* args : {&after, &before}) {
+      // `run`'s arguments end with its command, after `--`.
+      args->insert(args->end(), it->second.begin(), it->second.end());
+      CommandResult r = RunErrdex(*args);
+      EXPECT_EQ(r.exit_code, 1) << ::testing::PrintToString(*args) << "\n" << r.err;
+      EXPECT_NE(r.err.find(db + " is not an errdex catalog"), std::string::npos)
+          << ::testing::PrintToString(*args) << "\n"
+          << r.err;
+    }
+  }
 }
 
 class IndexedFixture : public ::testing::Test {
