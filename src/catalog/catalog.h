@@ -292,7 +292,8 @@ class Catalog {
   // Errors in id order (with their sites' path, line and function).
   Result<std::vector<ErrorRecord>> List(const ListQuery& query);
 
-  // The error with this id, with every site in full. NotFound if none.
+  // The error with this id (in either case), with every site in full.
+  // NotFound if none.
   Result<ErrorRecord> Get(std::string_view id);
 
   // Full-text search over templates and exception types, best first.

@@ -189,7 +189,8 @@ Result<catalog::ErrorRecord> Site::GetAt(std::string_view id, const std::string&
 }
 
 Page Site::ErrorHtml(std::string_view id, const std::string& version) {
-  if (!IsErrorId(id)) return Html(404, NotFoundPage("An error id is 16 hexadecimal digits."));
+  if (!CanonicalErrorId(id))
+    return Html(404, NotFoundPage("An error id is 16 hexadecimal digits."));
   Result<catalog::ErrorRecord> e = GetAt(id, version);
   if (!e) {
     if (e.error().code == ErrorCode::kNotFound) {
@@ -202,7 +203,7 @@ Page Site::ErrorHtml(std::string_view id, const std::string& version) {
 }
 
 Page Site::ErrorJson(std::string_view id, const std::string& version) {
-  if (!IsErrorId(id)) return JsonError(400, "an error id is 16 hexadecimal digits");
+  if (!CanonicalErrorId(id)) return JsonError(400, "an error id is 16 hexadecimal digits");
   Result<catalog::ErrorRecord> e = GetAt(id, version);
   if (!e) {
     return JsonError(e.error().code == ErrorCode::kNotFound ? 404 : 500, e.error().message);

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -237,6 +238,11 @@ TEST_F(IndexedFixture, ShowAndSearch) {
   EXPECT_NE(show.out.find("Invalid TMEMLayout: {self}"), std::string::npos);
   EXPECT_NE(show.out.find("fstrings.py:11"), std::string::npos);
   EXPECT_NE(show.out.find(">    11 |"), std::string::npos) << show.out;
+  std::string upper = id;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  CommandResult capitals = RunErrdex({"show", upper, "--json", "--db", db_});
+  ASSERT_EQ(capitals.exit_code, 0) << capitals.err;
+  EXPECT_EQ(json::parse(capitals.out)["id"], id);
   CommandResult unknown = RunErrdex({"show", "0123456789abcdef", "--db", db_});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_EQ(unknown.err, "errdex: error: no error with id 0123456789abcdef\n");
