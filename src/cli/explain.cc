@@ -64,8 +64,8 @@ void RenderExcerpt(const catalog::SiteRecord& s, bool color, std::ostream& out) 
 void RenderVersions(const match::Match& m, bool color, std::ostream& out) {
   const std::vector<catalog::VersionPresence>& versions = m.error.versions;
   if (versions.size() < 2) return;
-  std::string line = "raised in " + catalog::DescribeRanges(catalog::RaisedIn(versions)) +
-                     fmt::format(" (of {} versions indexed)", versions.size());
+  std::string line = "raised in " + catalog::DescribeRanges(catalog::RaisedIn(versions)) + " (of " +
+                     Counted(static_cast<int64_t>(versions.size()), "version") + " indexed)";
   if (!m.frame_versions.empty()) {
     std::string fits;
     for (const std::string& v : m.frame_versions) fits += (fits.empty() ? "" : ", ") + v;
@@ -130,7 +130,8 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
           << Paint(color, "\x1b[36m", fmt::format("{}:{}", site->path, site->line)) << " in "
           << Printable(site->function);
       if (m.error.sites.size() > 1)
-        out << fmt::format(" (and {} more sites)", m.error.sites.size() - 1);
+        out << " (and " << Counted(static_cast<int64_t>(m.error.sites.size() - 1), "more site")
+            << ")";
       out << '\n';
       RenderVersions(m, color, out);
       // The page's facts for the version the match shows.

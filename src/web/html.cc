@@ -255,8 +255,9 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
   size_t shown = 0;
   for (const catalog::SiteRecord& s : e.sites) {
     if (shown++ == kMaxSitesShown) {
-      source += fmt::format("<p class=\"note\">... and {} more sites (see the JSON).</p>",
-                            e.sites.size() - kMaxSitesShown);
+      source += "<p class=\"note\">... and " +
+                Counted(static_cast<int64_t>(e.sites.size() - kMaxSitesShown), "more site") +
+                " (see the JSON).</p>";
       break;
     }
     source += fmt::format("<div class=\"site\"><p>Thrown at <code>{}:{}</code> in <code>{}</code>",
@@ -274,7 +275,8 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
     source += "</div>";
   }
   std::string source_title =
-      e.sites.size() > 1 ? "Source (" + std::to_string(e.sites.size()) + " sites)" : "Source";
+      e.sites.size() > 1 ? "Source (" + Counted(static_cast<int64_t>(e.sites.size()), "site") + ")"
+                         : "Source";
   if (e.versions.size() > 1 && !e.version.empty()) source_title += " in " + e.version;
   if (e.versions.size() > 1 && e.version.empty()) {
     source = "<p class=\"note\">Not raised in the version asked for; see Versions.</p>";
@@ -315,13 +317,11 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
   if (a && e.family) {
     body += Section(
         "family", "Understand the failure class",
-        fmt::format(
-            "<p><a href=\"{}\"><b>{}</b></a>: {}</p><p>This error's family across {} "
-            "librar{} in this catalog: {} error{}.</p><p class=\"note\">Why this family: {}</p>",
-            Escape(links.Family(e.family->slug)), Escape(e.family->name),
-            Escape(e.family->description), e.family->libraries,
-            e.family->libraries == 1 ? "y" : "ies", e.family->errors,
-            e.family->errors == 1 ? "" : "s", Prose(a->family.reason)));
+        fmt::format("<p><a href=\"{}\"><b>{}</b></a>: {}</p><p>This error's family across {} "
+                    "in this catalog: {}.</p><p class=\"note\">Why this family: {}</p>",
+                    Escape(links.Family(e.family->slug)), Escape(e.family->name),
+                    Escape(e.family->description), Counted(e.family->libraries, "library"),
+                    Counted(e.family->errors, "error"), Prose(a->family.reason)));
   }
   if (a && !a->related.empty()) {
     std::string related = "<ul class=\"errors\">";
@@ -367,9 +367,9 @@ std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
       links.exported ? "1" : "0");
   std::string libs = "<ul class=\"cards\">";
   for (const catalog::LibraryStats& l : libraries) {
-    libs += fmt::format(
-        "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} errors · {} sites</span></li>",
-        Escape(links.Library(l.name)), Escape(l.name), l.errors, l.sites);
+    libs += fmt::format("<li><a href=\"{}\">{}</a> <span class=\"meta\">{} · {}</span></li>",
+                        Escape(links.Library(l.name)), Escape(l.name), Counted(l.errors, "error"),
+                        Counted(l.sites, "site"));
   }
   body += Section("libraries", "Libraries", libraries.empty() ? "" : libs + "</ul>");
   std::string fams = "<ul class=\"cards\">";
@@ -377,9 +377,9 @@ std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
   for (const FamilyInfo& f : families) {
     if (f.errors == 0) continue;
     ++listed;
-    fams += fmt::format(
-        "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} errors · {} libraries</span></li>",
-        Escape(links.Family(f.slug)), Escape(f.name), f.errors, f.libraries);
+    fams += fmt::format("<li><a href=\"{}\">{}</a> <span class=\"meta\">{} · {}</span></li>",
+                        Escape(links.Family(f.slug)), Escape(f.name), Counted(f.errors, "error"),
+                        Counted(f.libraries, "library"));
   }
   body += Section("families", "Failure families", listed == 0 ? "" : fams + "</ul>");
   return Layout("Search", body, "<script src=\"/static/app.js\" defer></script>");

@@ -252,7 +252,7 @@ Page Site::Library(std::string_view name, const std::string& version) {
                         [&](const auto& e) { return newest.empty() || e.version == newest; });
   size_t total = shown.size();
   if (shown.size() > static_cast<size_t>(kMaxListed)) shown.resize(kMaxListed);
-  std::string intro = std::to_string(total) + " errors";
+  std::string intro = Counted(static_cast<int64_t>(total), "error");
   if (!version.empty()) intro += " raised in " + version;
   if (version.empty() && older > 0) {
     intro += " (" + std::to_string(older) + " of them only in versions before " + newest + ")";
@@ -272,8 +272,8 @@ Page Site::Family(std::string_view slug) {
     Result<std::vector<catalog::ErrorRecord>> errors = catalog_.ListFamily(slug, kMaxListed);
     if (!errors) return Html(500, NotFoundPage(errors.error().message));
     return Html(200, ListPage(f.name,
-                              f.description + " " + std::to_string(f.errors) + " errors across " +
-                                  std::to_string(f.libraries) + " libraries.",
+                              f.description + " " + Counted(f.errors, "error") + " across " +
+                                  Counted(f.libraries, "library") + ".",
                               *errors, links_));
   }
   return Html(404, NotFoundPage("No such family."));

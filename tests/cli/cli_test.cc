@@ -135,6 +135,36 @@ TEST(Cli, DatabaseOptionAfterEverySubcommand) {
   }
 }
 
+// One of everything reads "1 error", never "1 errors": every count the CLI
+// prints goes through one rule.
+TEST(Cli, CountsAgreeWithTheirNouns) {
+  TempDir dir;
+  dir.Write("lib/m.py", "def f(x):\n    raise ValueError(f'bad stage {x}')\n");
+  std::string db = (dir.path() / "c.db").string();
+  CommandResult index =
+      RunErrdex({"index", (dir.path() / "lib").string(), "--name", "a/b", "--db", db});
+  ASSERT_EQ(index.exit_code, 0) << index.err;
+  EXPECT_NE(index.out.find("a/b: 1 file ("), std::string::npos) << index.out;
+  EXPECT_NE(index.out.find(": 1 error at 1 site "), std::string::npos) << index.out;
+  EXPECT_NE(index.out.find("analysed 1 error: 1 family,"), std::string::npos) << index.out;
+  CommandResult families = RunErrdex({"families", "--db", db});
+  std::string family = families.out.substr(0, families.out.find('\n'));
+  EXPECT_NE(family.find(" 1 error "), std::string::npos) << families.out;
+  EXPECT_NE(family.find(" 1 library "), std::string::npos) << families.out;
+  CommandResult check = RunErrdex({"check", "--db", db});
+  EXPECT_NE(check.out.find("of 1 library, 1 snapshot, 1 error, 1 site, 1 analysis, 0 enrichments"),
+            std::string::npos)
+      << check.out;
+  EXPECT_NE(RunErrdex({"list", "--db", db}).out.find("(1 site)"), std::string::npos);
+  CommandResult stats = RunErrdex({"stats", "--db", db});
+  EXPECT_NE(stats.out.find("  1 file  1 site  indexed "), std::string::npos) << stats.out;
+  for (const CommandResult* r : {&index, &families, &check, &stats}) {
+    for (const char* wrong : {" 1 errors", " 1 sites", " 1 files", " 1 libraries", " 1 families"}) {
+      EXPECT_EQ(r->out.find(wrong), std::string::npos) << wrong << "\n" << r->out;
+    }
+  }
+}
+
 class IndexedFixture : public ::testing::Test {
  protected:
   void SetUp() override {

@@ -249,6 +249,26 @@ TEST_F(ServerTest, ErrorJsonAndItsStatusCodes) {
   EXPECT_EQ(res->status, 405);
 }
 
+// Counts agree with their nouns on the pages: one library is "1 library".
+TEST_F(ServerTest, CountsAgreeWithTheirNouns) {
+  httplib::Client c = Client();
+  auto res = c.Get("/families/invalid-choice");
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find(" across 1 library."), std::string::npos) << res->body;
+  for (std::string path : {std::string("/"), std::string("/families/invalid-choice"),
+                           std::string("/libraries/test/lib"), "/errors/" + HostileId()}) {
+    res = c.Get(path);
+    ASSERT_TRUE(res);
+    for (const char* wrong : {"1 libraries", "1 errors", "1 sites", "1 more sites"}) {
+      EXPECT_EQ(res->body.find(std::string(">") + wrong), std::string::npos) << path << wrong;
+      EXPECT_EQ(res->body.find(std::string(" ") + wrong), std::string::npos) << path << wrong;
+    }
+  }
+  res = c.Get("/");
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find("1 library</span>"), std::string::npos) << res->body;
+}
+
 TEST_F(ServerTest, MatchTakesJsonOrPlainText) {
   httplib::Client c = Client();
   auto res = c.Post("/api/match", json({{"text", "KeyError: 'no stage 7'"}, {"top", 3}}).dump(),
