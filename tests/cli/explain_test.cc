@@ -191,6 +191,32 @@ TEST_F(ExplainCli, NothingIsSaidTwice) {
             json({{"obj", "int8x"}, {"obj_2", "int8x"}, {"name", "foo"}}));
 }
 
+// The keys of `values` are the names of the template's placeholders: the
+// identifier a placeholder holds, and a name made from any other expression.
+TEST(ExplainValues, KeysAreThePlaceholderNames) {
+  TempDir dir;
+  dir.Write("lib/m.py",
+            "def lower(pipeline_mode, self, n):\n"
+            "    if n:\n"
+            "        raise LoweringException(f'Unsupported pipeline mode: {pipeline_mode}.')\n"
+            "    raise ValueError(f'bad {self._stage} of {len(n)} in mode %s' % pipeline_mode)\n");
+  std::string db = (dir.path() / "c.db").string();
+  ASSERT_EQ(RunErrdex({"index", (dir.path() / "lib").string(), "--name", "t/v", "--db", db, "-q"})
+                .exit_code,
+            0);
+  CommandResult r = RunErrdex(
+      {"explain", "--json", "--db", db, "LoweringException: Unsupported pipeline mode: Fast()."});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json m = json::parse(r.out)["matches"][0];
+  EXPECT_EQ(m["template"], "Unsupported pipeline mode: {pipeline_mode}.");
+  EXPECT_EQ(m["values"], json({{"pipeline_mode", "Fast()"}}));
+  r = RunErrdex({"explain", "--json", "--db", db, "ValueError: bad 3 of 4 in mode slow"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  m = json::parse(r.out)["matches"][0];
+  EXPECT_EQ(m["values"], json({{"stage", "3"}, {"len_n", "4"}, {"pipeline_mode", "slow"}}))
+      << m.dump();
+}
+
 TEST_F(ExplainCli, NoMatchIsAnAnswerNotAFailure) {
   CommandResult r = RunErrdex({"explain", "--json", "--db", db_, "ZebraError: quantum flux"});
   ASSERT_EQ(r.exit_code, 0);
