@@ -32,6 +32,7 @@
 #include "source/walk.h"
 #include "web/export.h"
 #include "web/server.h"
+#include "web/site.h"
 
 namespace errdex::cli {
 namespace {
@@ -822,14 +823,14 @@ Result<void> RunSearch(const Common& common, const std::string& query, int64_t l
   if (!cat) return tl::unexpected(cat.error());
   Result<std::vector<catalog::ErrorRecord>> found = cat->Search(query, limit);
   if (!found) return tl::unexpected(found.error());
-  Style style = TerminalStyle();
-  for (const catalog::ErrorRecord& e : *found) {
-    if (common.json) {
-      out << Dump(catalog::ErrorSummaryJson(e)) << '\n';
-    } else {
-      RenderErrorLine(e, style, out);
-    }
+  if (common.json) {
+    // One document, the very answer of the server's /api/search, so that a
+    // script reads either the same way.
+    out << Dump(web::SearchJson(*found, web::Links{})) << '\n';
+    return {};
   }
+  Style style = TerminalStyle();
+  for (const catalog::ErrorRecord& e : *found) RenderErrorLine(e, style, out);
   return {};
 }
 
@@ -1049,7 +1050,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   search_cmd->add_option("query", search_query, "Words to look for")->required();
   search_cmd->add_option("--limit", search_limit, "At most this many results (default 20)")
       ->check(CLI::PositiveNumber);
-  search_cmd->add_flag("--json", common.json, "One JSON object per line");
+  search_cmd->add_flag("--json", common.json,
+                       "One JSON array, as the server's /api/search answers (doc/web.md)");
 
   CLI::App* stats_cmd =
       app.add_subcommand("stats", "Counts: libraries, errors, sites, skipped files");

@@ -65,6 +65,16 @@ json ErrorApiJson(const catalog::ErrorRecord& e, const Links& links) {
   return j;
 }
 
+json SearchJson(const std::vector<catalog::ErrorRecord>& found, const Links& links) {
+  json out = json::array();
+  for (const catalog::ErrorRecord& e : found) {
+    json j = catalog::ErrorSummaryJson(e);
+    j["page"] = links.Error(e.id);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 Page Site::Get(std::string_view path, const Query& query) {
   if (path == "/" || path == "/index.html") return Home();
   if (const Page* asset = Asset(path)) return *asset;
@@ -93,13 +103,7 @@ Page Site::Get(std::string_view path, const Query& query) {
     }
     Result<std::vector<catalog::ErrorRecord>> found = catalog_.Search(q, limit);
     if (!found) return JsonError(500, found.error().message);
-    json out = json::array();
-    for (const catalog::ErrorRecord& e : *found) {
-      json j = catalog::ErrorSummaryJson(e);
-      j["page"] = links_.Error(e.id);
-      out.push_back(std::move(j));
-    }
-    return Json(200, out);
+    return Json(200, SearchJson(*found, links_));
   }
   if (path == "/api/libraries") {
     Result<catalog::Stats> stats = catalog_.GetStats();

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "test_util.h"
+#include "web/site.h"
 
 namespace errdex {
 namespace {
@@ -258,8 +259,18 @@ TEST_F(IndexedFixture, SummaryStatsAndReindex) {
 TEST_F(IndexedFixture, ShowAndSearch) {
   CommandResult search = RunErrdex({"search", "TMEMLayout", "--json", "--db", db_});
   ASSERT_EQ(search.exit_code, 0);
-  std::vector<json> hits = JsonLines(search.out);
+  // One document, the one the server answers /api/search with.
+  json hits = json::parse(search.out);
+  ASSERT_TRUE(hits.is_array()) << search.out;
   ASSERT_EQ(hits.size(), 1u);
+  Result<std::unique_ptr<web::Site>> site = web::Site::Open(db_, web::Links{});
+  ASSERT_TRUE(site.has_value()) << site.error().message;
+  web::Page api = (*site)->Get("/api/search", {{"q", "TMEMLayout"}});
+  EXPECT_EQ(api.status, 200);
+  EXPECT_EQ(search.out, api.body);
+  EXPECT_EQ(hits[0]["page"], "/errors/" + hits[0]["id"].get<std::string>());
+  CommandResult none = RunErrdex({"search", "nothing-is-called-this", "--json", "--db", db_});
+  EXPECT_EQ(json::parse(none.out), json::array());
   EXPECT_EQ(hits[0]["template"], "Invalid TMEMLayout: {self}");
   EXPECT_EQ(hits[0]["sites"][0]["function"], "TMEMLayout.to_mgpu");
   std::string id = hits[0]["id"];
@@ -470,7 +481,7 @@ TEST_F(IndexedFixture, AFailureBetweenSitesAndAnalysisLeavesTheCatalog) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(RunErrdex({"list", "--json", "--db", db_}).out, before);
   CommandResult added = RunErrdex({"search", "added by the second run", "--json", "--db", db_});
-  std::vector<json> hits = JsonLines(added.out);
+  json hits = json::parse(added.out);
   ASSERT_EQ(hits.size(), 1u);
   json record =
       json::parse(RunErrdex({"show", hits[0]["id"].get<std::string>(), "--json", "--db", db_}).out);
