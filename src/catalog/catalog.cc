@@ -1457,6 +1457,14 @@ Result<std::optional<SnapshotInfo>> Catalog::FindSnapshot(std::string_view libra
   return std::optional<SnapshotInfo>();
 }
 
+Result<std::string> Catalog::LastIndexedAt() {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  std::string last;
+  for (const auto& [pk, snap] : (*base)->snapshots) last = std::max(last, snap.indexed_at);
+  return last;
+}
+
 Result<Stats> Catalog::GetStats() {
   Result<std::shared_ptr<const Base>> got = GetBase();
   if (!got) return tl::unexpected(got.error());

@@ -301,6 +301,11 @@ class Catalog {
 
   Result<Stats> GetStats();
 
+  // When the newest snapshot was indexed (ISO 8601, UTC), which is when its
+  // library was analysed too (index analyses what it wrote); empty for a
+  // catalog without snapshots. From memory: no scan.
+  Result<std::string> LastIndexedAt();
+
   // The snapshot of `library` at `rev` as it was described when written
   // (url: the library's); nullopt when the catalog has none.
   Result<std::optional<SnapshotInfo>> FindSnapshot(std::string_view library, std::string_view rev);
