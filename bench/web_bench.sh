@@ -28,7 +28,7 @@ db=$dir/stdlib.db
 "$errdex" --db "$db" index "$stdlib" --name python/cpython --exclude site-packages \
   --exclude dist-packages --quiet >/dev/null
 id=$("$errdex" --db "$db" search "does not match format" --json --limit 1 |
-  python3 -c 'import json, sys; print(json.loads(sys.stdin.readline())["id"])')
+  python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')
 "$errdex" --db "$db" export "$tmp/site" >/dev/null
 
 synthetic=$(ls -t "$dir"/synthetic-100000-*.db 2>/dev/null | head -1 || true)

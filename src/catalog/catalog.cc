@@ -1383,11 +1383,13 @@ Result<std::vector<ErrorRecord>> Catalog::List(const ListQuery& query) {
                    **base);
 }
 
-Result<ErrorRecord> Catalog::Get(std::string_view id) {
-  if (!IsErrorId(id)) {
+Result<ErrorRecord> Catalog::Get(std::string_view text) {
+  std::optional<std::string> canonical = CanonicalErrorId(text);
+  if (!canonical) {
     return Fail(ErrorCode::kInvalidArgument,
-                "'" + std::string(id) + "' is not an error id (16 hex digits)");
+                "'" + std::string(text) + "' is not an error id (16 hex digits)");
   }
+  const std::string& id = *canonical;
   Result<std::shared_ptr<const Base>> base = GetBase();
   if (!base) return tl::unexpected(base.error());
   Result<Statement> st = db_.Prepare("SELECT " + ErrorSelect("e") + " FROM error e WHERE e.id = ?1");
@@ -1453,6 +1455,14 @@ Result<std::optional<SnapshotInfo>> Catalog::FindSnapshot(std::string_view libra
     return info;
   }
   return std::optional<SnapshotInfo>();
+}
+
+Result<std::string> Catalog::LastIndexedAt() {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  std::string last;
+  for (const auto& [pk, snap] : (*base)->snapshots) last = std::max(last, snap.indexed_at);
+  return last;
 }
 
 Result<Stats> Catalog::GetStats() {

@@ -292,13 +292,19 @@ class Catalog {
   // Errors in id order (with their sites' path, line and function).
   Result<std::vector<ErrorRecord>> List(const ListQuery& query);
 
-  // The error with this id, with every site in full. NotFound if none.
+  // The error with this id (in either case), with every site in full.
+  // NotFound if none.
   Result<ErrorRecord> Get(std::string_view id);
 
   // Full-text search over templates and exception types, best first.
   Result<std::vector<ErrorRecord>> Search(std::string_view query, int64_t limit);
 
   Result<Stats> GetStats();
+
+  // When the newest snapshot was indexed (ISO 8601, UTC), which is when its
+  // library was analysed too (index analyses what it wrote); empty for a
+  // catalog without snapshots. From memory: no scan.
+  Result<std::string> LastIndexedAt();
 
   // The snapshot of `library` at `rev` as it was described when written
   // (url: the library's); nullopt when the catalog has none.

@@ -23,6 +23,7 @@
 #include "cli/explain.h"
 #include "cli/render.h"
 #include "cli/run.h"
+#include "core/text.h"
 #include "extract/extractor.h"
 #include "match/matcher.h"
 #include "source/git_info.h"
@@ -31,6 +32,7 @@
 #include "source/walk.h"
 #include "web/export.h"
 #include "web/server.h"
+#include "web/site.h"
 
 namespace errdex::cli {
 namespace {
@@ -423,8 +425,8 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
                  {"seconds", seconds}})
         << '\n';
   } else {
-    out << fmt::format("{} distributions: {} indexed, {} unchanged, {} skipped (no files)",
-                       distributions, indexed, unchanged, no_files);
+    out << fmt::format("{}: {} indexed, {} unchanged, {} skipped (no files)",
+                       Counted(distributions, "distribution"), indexed, unchanged, no_files);
     if (failed_dists > 0) out << fmt::format(", {} failed", failed_dists);
     out << '\n';
   }
@@ -507,8 +509,9 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       ERRDEX_TRY(IndexSnapshot(common, args, target, options, out, err));
     }
     if (revs->size() > 1 && !common.json) {
-      out << fmt::format("{} revisions: {} files parsed, {} reused from an earlier revision\n",
-                         revs->size(), cache.misses(), cache.hits());
+      out << fmt::format("{} revisions: {} parsed, {} reused from an earlier revision\n",
+                         revs->size(), Counted(static_cast<int64_t>(cache.misses()), "file"),
+                         cache.hits());
     }
     return {};
   }
@@ -608,7 +611,7 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
     }
     if (rest > 0) err << "errdex: warning: ... and " << rest << " more (see errdex stats)\n";
     if (skipped.count("empty")) {
-      err << "errdex: warning: " << skipped["empty"] << " empty files skipped\n";
+      err << "errdex: warning: " << Counted(skipped["empty"], "empty file") << " skipped\n";
     }
   }
   if (common.json) {
@@ -636,10 +639,10 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
   }
   std::string at =
       info.rev.empty() ? "" : "@" + info.rev.substr(0, std::min<size_t>(12, info.rev.size()));
-  out << fmt::format("{}{}: {} files ({:.1f} MB) in {:.2f} s: {} errors at {} sites", info.library,
-                     at, extraction.files_scanned,
-                     static_cast<double>(extraction.bytes_scanned) / 1e6, seconds, written->errors,
-                     written->sites);
+  out << fmt::format("{}{}: {} ({:.1f} MB) in {:.2f} s: {} at {}", info.library, at,
+                     Counted(extraction.files_scanned, "file"),
+                     static_cast<double>(extraction.bytes_scanned) / 1e6, seconds,
+                     Counted(written->errors, "error"), Counted(written->sites, "site"));
   if (written->unchanged) {
     out << " (unchanged)";
   } else if (written->new_errors || written->removed_errors) {
@@ -647,14 +650,15 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
   }
   out << '\n';
   if (analysed) {
-    out << fmt::format("analysed {} errors: {} families, {} with valid values, {} internal\n",
-                       analysed->errors, analysed->by_family.size(), analysed->with_valid_values,
-                       analysed->internal);
+    out << fmt::format("analysed {}: {}, {} with valid values, {} internal\n",
+                       Counted(analysed->errors, "error"),
+                       Counted(static_cast<int64_t>(analysed->by_family.size()), "family"),
+                       analysed->with_valid_values, analysed->internal);
   }
   int64_t skipped_total = 0;
   for (const auto& [reason, n] : skipped) skipped_total += n;
   if (skipped_total > 0)
-    out << fmt::format("{} files skipped (errdex stats tells why)\n", skipped_total);
+    out << fmt::format("{} skipped (errdex stats tells why)\n", Counted(skipped_total, "file"));
   return {};
 }
 
@@ -680,10 +684,10 @@ Result<void> RunAnalyze(const Common& common, const std::string& library, std::o
     return {};
   }
   out << fmt::format(
-      "{} errors analysed in {:.2f} s: {} with valid values, {} with an example fix, {} with "
+      "{} analysed in {:.2f} s: {} with valid values, {} with an example fix, {} with "
       "related errors, {} internal ({} version mismatch)\n",
-      a->errors, seconds, a->with_valid_values, a->with_fix, a->with_related, a->internal,
-      a->version_mismatch);
+      Counted(a->errors, "error"), seconds, a->with_valid_values, a->with_fix, a->with_related,
+      a->internal, a->version_mismatch);
   std::vector<std::pair<int64_t, std::string>> ranked;
   for (const auto& [slug, n] : a->by_family) ranked.emplace_back(-n, slug);
   std::sort(ranked.begin(), ranked.end());
@@ -732,7 +736,7 @@ Result<void> RunEnrich(const Common& common, EnrichArgs args, std::ostream& out,
   if (common.json) {
     out << Dump({{"enriched", done}, {"failed", failed}, {"candidates", ids->size()}}) << '\n';
   } else {
-    out << fmt::format("{} errors enriched by {}, {} failed ({} were waiting)\n", done,
+    out << fmt::format("{} enriched by {}, {} failed ({} waiting)\n", Counted(done, "error"),
                        args.llm.model, failed, ids->size());
   }
   if (failed > 0 && done == 0) {
@@ -755,8 +759,8 @@ Result<void> RunExport(const Common& common, const std::string& dir, std::ostrea
   std::string db = common.db.empty() ? catalog::DefaultPath() : common.db;
   Result<web::ExportSummary> s = web::ExportSite(db, dir);
   if (!s) return tl::unexpected(s.error());
-  out << fmt::format("{} errors exported to {}: {} files, {:.1f} MB\n", s->errors, dir, s->files,
-                     static_cast<double>(s->bytes) / 1e6);
+  out << fmt::format("{} exported to {}: {}, {:.1f} MB\n", Counted(s->errors, "error"), dir,
+                     Counted(s->files, "file"), static_cast<double>(s->bytes) / 1e6);
   return {};
 }
 
@@ -774,8 +778,8 @@ Result<void> RunFamilies(const Common& common, std::ostream& out) {
       out << Dump(catalog::FamilyJson(f)) << '\n';
       continue;
     }
-    out << fmt::format("{:<24} {:>7} errors  {:>3} libraries  {}\n", f.slug, f.errors, f.libraries,
-                       f.name);
+    out << fmt::format("{:<24} {:>14}  {:>13}  {}\n", f.slug, Counted(f.errors, "error"),
+                       Counted(f.libraries, "library"), f.name);
   }
   return {};
 }
@@ -819,14 +823,14 @@ Result<void> RunSearch(const Common& common, const std::string& query, int64_t l
   if (!cat) return tl::unexpected(cat.error());
   Result<std::vector<catalog::ErrorRecord>> found = cat->Search(query, limit);
   if (!found) return tl::unexpected(found.error());
-  Style style = TerminalStyle();
-  for (const catalog::ErrorRecord& e : *found) {
-    if (common.json) {
-      out << Dump(catalog::ErrorSummaryJson(e)) << '\n';
-    } else {
-      RenderErrorLine(e, style, out);
-    }
+  if (common.json) {
+    // One document, the very answer of the server's /api/search, so that a
+    // script reads either the same way.
+    out << Dump(web::SearchJson(*found, web::Links{})) << '\n';
+    return {};
   }
+  Style style = TerminalStyle();
+  for (const catalog::ErrorRecord& e : *found) RenderErrorLine(e, style, out);
   return {};
 }
 
@@ -862,17 +866,18 @@ Result<void> RunCheck(const Common& common, std::ostream& out) {
         << '\n';
   } else if (report->problems.empty()) {
     out << fmt::format(
-        "{}: ok: SQLite integrity_check and content hashes of {} libraries, {} snapshots, {} "
-        "errors, {} sites, {} analyses, {} enrichments\n",
-        path, report->libraries, report->snapshots, report->errors, report->sites,
-        report->analyses, report->enrichments);
+        "{}: ok: SQLite integrity_check and content hashes of {}, {}, {}, {}, {}, {}\n", path,
+        Counted(report->libraries, "library"), Counted(report->snapshots, "snapshot"),
+        Counted(report->errors, "error"), Counted(report->sites, "site"),
+        Counted(report->analyses, "analysis", "analyses"),
+        Counted(report->enrichments, "enrichment"));
   } else {
     for (const std::string& p : report->problems) out << path << ": " << p << '\n';
   }
   if (!report->problems.empty()) {
     return Fail(ErrorCode::kCorrupt,
-                "the catalog is damaged: " + std::to_string(report->problems.size()) +
-                    (report->problems.size() == 1 ? " problem" : " problems") +
+                "the catalog is damaged: " +
+                    Counted(static_cast<int64_t>(report->problems.size()), "problem") +
                     " (re-index into a fresh catalog, or restore a copy)");
   }
   return {};
@@ -1045,7 +1050,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   search_cmd->add_option("query", search_query, "Words to look for")->required();
   search_cmd->add_option("--limit", search_limit, "At most this many results (default 20)")
       ->check(CLI::PositiveNumber);
-  search_cmd->add_flag("--json", common.json, "One JSON object per line");
+  search_cmd->add_flag("--json", common.json,
+                       "One JSON array, as the server's /api/search answers (doc/web.md)");
 
   CLI::App* stats_cmd =
       app.add_subcommand("stats", "Counts: libraries, errors, sites, skipped files");
@@ -1134,10 +1140,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   run_cmd->add_flag("--json", common.json, "Print the explanation as JSON on stdout");
   run_cmd->positionals_at_end();
 
-  for (CLI::App* sub : {index_cmd, list_cmd, show_cmd, search_cmd, stats_cmd, check_cmd,
-                        analyze_cmd, families_cmd, explain_cmd, run_cmd}) {
-    sub->fallthrough();
-  }
+  // Every subcommand reads a catalog, so --db (an option of the app) is taken
+  // after any of them too: `errdex serve --db x.db` as `errdex --db x.db serve`.
+  // All of them, rather than a list a new subcommand could be left out of.
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) sub->fallthrough();
 
   try {
     app.parse(argc, argv);

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <vector>
 
 #include "cli/render.h"
@@ -58,14 +59,50 @@ void RenderExcerpt(const catalog::SiteRecord& s, bool color, std::ostream& out) 
   }
 }
 
+// `text` on one line, at most `max_bytes` of it: a line break or tab is shown
+// escaped, as in the source's string literal. A candidate is one line of a
+// list; a template's own line break would start a line that reads as the
+// next entry.
+std::string OneLine(std::string_view text, size_t max_bytes) {
+  std::string_view cut = TruncateUtf8(text, max_bytes);
+  std::string out;
+  for (char c : cut) {
+    if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else {
+      out.push_back(c);
+    }
+  }
+  out = Printable(out);
+  if (cut.size() < text.size()) out += "...";
+  return out;
+}
+
+// The exception type and the kind of site, each said once: a C++ CHECK has
+// no type, and "UserWarning · warning" or "AssertionError · assert" would
+// say the kind twice.
+std::string TypeAndKind(const catalog::ErrorRecord& e) {
+  if (e.exception.empty()) return e.kind;
+  auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  if (e.kind.empty() || lower(e.exception).find(lower(e.kind)) != std::string::npos) {
+    return e.exception;
+  }
+  return e.exception + " · " + e.kind;
+}
+
 // For a library indexed at several versions: where this wording is raised,
 // what the traceback says about the version, and the newer wording if the
 // newest version says it otherwise.
 void RenderVersions(const match::Match& m, bool color, std::ostream& out) {
   const std::vector<catalog::VersionPresence>& versions = m.error.versions;
   if (versions.size() < 2) return;
-  std::string line = "raised in " + catalog::DescribeRanges(catalog::RaisedIn(versions)) +
-                     fmt::format(" (of {} versions indexed)", versions.size());
+  std::string line = "raised in " + catalog::DescribeRanges(catalog::RaisedIn(versions)) + " (of " +
+                     Counted(static_cast<int64_t>(versions.size()), "version") + " indexed)";
   if (!m.frame_versions.empty()) {
     std::string fits;
     for (const std::string& v : m.frame_versions) fits += (fits.empty() ? "" : ", ") + v;
@@ -101,28 +138,42 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
           !site->rev.empty() && site->rev != site->commit ? site->rev : site->commit.substr(0, 10);
       at = rev.empty() ? m.error.library : m.error.library + "@" + rev;
     }
-    std::string header = fmt::format("{}. {} · {} · {}{} · score {:.2f}", i + 1, m.error.exception,
-                                     m.error.kind, at.empty() ? m.error.library : at,
+    std::string header = fmt::format("{}. {} · {}{} · score {:.2f}", i + 1, TypeAndKind(m.error),
+                                     at.empty() ? m.error.library : at,
                                      m.fuzzy ? " · similar wording" : "", m.score);
     if (i > 0) {
       out << "  " << Paint(color, "\x1b[2m", Printable(header)) << "  "
-          << Printable(m.error.template_text.substr(0, 100)) << '\n';
+          << (m.error.template_text.empty() ? "(no message)" : OneLine(m.error.template_text, 100))
+          << '\n';
       continue;
     }
     out << "\n  " << Paint(color, "\x1b[1m", Printable(header)) << '\n';
     out << Indented(
         Printable(m.error.template_text.empty() ? "(no message)" : m.error.template_text), "     ");
-    if (!m.values.empty()) {
-      for (const auto& [name, value] : m.values) {
-        std::string v = value.size() > 120 ? std::string(TruncateUtf8(value, 120)) + "..." : value;
-        // People read the expression as the source wrote it; names are for JSON.
-        std::string_view label = name;
-        for (const Piece& p : m.error.message.pieces()) {
-          if (p.is_value && p.name == name) label = p.text;
-        }
-        out << "       " << Paint(color, "\x1b[36m", Printable(label)) << " = " << Printable(v)
-            << '\n';
+    // People read the expression as the source wrote it; names are for JSON.
+    // An expression written twice ('{obj}' ... {obj}) is one value, shown
+    // once; should its places have caught different text, each is shown
+    // under its own name.
+    std::vector<std::string> written;
+    for (const auto& [name, value] : m.values) {
+      written.push_back(name);
+      for (const Piece& p : m.error.message.pieces()) {
+        if (p.is_value && p.name == name) written.back() = p.text;
       }
+    }
+    for (size_t k = 0; k < m.values.size(); ++k) {
+      const auto& [name, value] = m.values[k];
+      bool again = false;
+      bool differs = false;
+      for (size_t o = 0; o < m.values.size(); ++o) {
+        if (o == k || written[o] != written[k]) continue;
+        again = again || o < k;
+        differs = differs || m.values[o].second != value;
+      }
+      if (again && !differs) continue;
+      std::string v = value.size() > 120 ? std::string(TruncateUtf8(value, 120)) + "..." : value;
+      out << "       " << Paint(color, "\x1b[36m", Printable(differs ? name : written[k])) << " = "
+          << Printable(v) << '\n';
     }
     out << "     " << Paint(color, "\x1b[2m", m.evidence) << '\n';
     if (site != nullptr) {
@@ -130,7 +181,8 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
           << Paint(color, "\x1b[36m", fmt::format("{}:{}", site->path, site->line)) << " in "
           << Printable(site->function);
       if (m.error.sites.size() > 1)
-        out << fmt::format(" (and {} more sites)", m.error.sites.size() - 1);
+        out << " (and " << Counted(static_cast<int64_t>(m.error.sites.size() - 1), "more site")
+            << ")";
       out << '\n';
       RenderVersions(m, color, out);
       // The page's facts for the version the match shows.

@@ -5,6 +5,8 @@
 #include <string>
 #include <string_view>
 
+#include "core/text.h"
+
 namespace errdex::cli {
 namespace {
 
@@ -59,10 +61,9 @@ void RenderAnalysis(const catalog::ErrorRecord& e, const Style& style, std::ostr
   if (e.family) {
     Paragraph(fmt::format("{} ({}): {}", e.family->name, e.family->slug, e.family->description),
               out);
-    Paragraph(
-        fmt::format("{} errors of this family across {} librar{} in this catalog", e.family->errors,
-                    e.family->libraries, e.family->libraries == 1 ? "y" : "ies"),
-        out);
+    Paragraph(Counted(e.family->errors, "error") + " of this family across " +
+                  Counted(e.family->libraries, "library") + " in this catalog",
+              out);
   } else {
     Paragraph(a.family.slug, out);
   }
@@ -117,8 +118,7 @@ void RenderErrorLine(const catalog::ErrorRecord& e, const Style& style, std::ost
   if (text.size() > 120) text = text.substr(0, 117) + "...";
   out << Paint(style, kDim, e.id) << "  " << Paint(style, kBold, Printable(e.exception)) << "  "
       << text
-      << Paint(style, kDim,
-               fmt::format("  ({} site{})", e.sites.size(), e.sites.size() == 1 ? "" : "s"))
+      << Paint(style, kDim, "  (" + Counted(static_cast<int64_t>(e.sites.size()), "site") + ")")
       << '\n';
 }
 
@@ -136,8 +136,9 @@ void RenderError(const catalog::ErrorRecord& e, const Style& style, std::ostream
     if (shown++ == kMaxSitesShown) {
       out << '\n'
           << Paint(style, kDim,
-                   fmt::format("... and {} more sites (show --json lists them all)",
-                               e.sites.size() - kMaxSitesShown))
+                   "... and " +
+                       Counted(static_cast<int64_t>(e.sites.size() - kMaxSitesShown), "more site") +
+                       " (show --json lists them all)")
           << '\n';
       break;
     }
@@ -186,8 +187,8 @@ void RenderStats(const catalog::Stats& s, std::ostream& out) {
   for (const catalog::SnapshotStats& n : s.per_snapshot) {
     std::string rev =
         !n.rev.empty() ? n.rev : n.commit.substr(0, std::min<size_t>(10, n.commit.size()));
-    out << fmt::format("  {}{}{}  {}  {} files  {} sites  indexed {}\n", n.library,
-                       rev.empty() ? "" : "@", rev, n.kind, n.files, n.sites, n.indexed_at);
+    out << fmt::format("  {}{}{}  {}  {}  {}  indexed {}\n", n.library, rev.empty() ? "" : "@", rev,
+                       n.kind, Counted(n.files, "file"), Counted(n.sites, "site"), n.indexed_at);
   }
 }
 

@@ -53,4 +53,14 @@ bool IsErrorId(std::string_view text) {
   return true;
 }
 
+std::optional<std::string> CanonicalErrorId(std::string_view text) {
+  if (text.size() != 16) return std::nullopt;
+  std::string id(text);
+  for (char& c : id) {
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+  }
+  if (!IsErrorId(id)) return std::nullopt;
+  return id;
+}
+
 }  // namespace errdex

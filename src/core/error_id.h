@@ -2,6 +2,7 @@
 // the same id in every snapshot and every catalog, so /errors/<id> URLs last.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -26,5 +27,10 @@ std::string ErrorId(std::string_view library, std::string_view exception, const 
 
 // True for a string of 16 lowercase hex digits.
 bool IsErrorId(std::string_view text);
+
+// The id `text` spells, in lowercase: 16 hex digits in either case (an id
+// read aloud, or copied from something that capitalised it, is still the
+// error). nullopt for anything else.
+std::optional<std::string> CanonicalErrorId(std::string_view text);
 
 }  // namespace errdex

@@ -171,4 +171,19 @@ std::string NowUtc() {
   return buf;
 }
 
+std::string Counted(int64_t n, std::string_view singular, std::string_view plural) {
+  std::string out = std::to_string(n) + " ";
+  if (n == 1 || singular.empty()) return out.append(singular);
+  if (!plural.empty()) return out.append(plural);
+  auto vowel = [](char c) { return c == 'a' || c == 'e' || c == 'i' || c == 'o' || c == 'u'; };
+  size_t size = singular.size();
+  if (size >= 2 && singular.back() == 'y' && !vowel(singular[size - 2])) {
+    return out.append(singular.substr(0, size - 1)).append("ies");
+  }
+  out.append(singular);
+  bool sibilant = singular.back() == 's' || singular.back() == 'x' || singular.back() == 'z' ||
+                  EndsWith(singular, "ch") || EndsWith(singular, "sh");
+  return out.append(sibilant ? "es" : "s");
+}
+
 }  // namespace errdex

@@ -39,6 +39,12 @@ std::string_view TruncateUtf8(std::string_view text, size_t max_bytes);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 
+// `n` and a noun that agrees with it, for every count people read: "1
+// library", "3 libraries", "0 errors". The plural is the noun with "s"
+// ("ies" for a consonant and "y", "es" after s, x, z, ch, sh), or `plural`
+// when given ("analysis", "analyses").
+std::string Counted(int64_t n, std::string_view singular, std::string_view plural = {});
+
 // The current time as ISO 8601 in UTC: "2026-11-30T08:00:00Z".
 std::string NowUtc();
 

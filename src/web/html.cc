@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "core/text.h"
 
 namespace errdex::web {
@@ -9,7 +11,7 @@ namespace {
 
 constexpr size_t kMaxSitesShown = 20;
 
-std::string Layout(std::string_view title, std::string_view body,
+std::string Layout(std::string_view title, std::string_view body, const Links& links,
                    std::string_view extra_head = {}) {
   std::string out;
   out.reserve(body.size() + 1024);
@@ -24,7 +26,14 @@ std::string Layout(std::string_view title, std::string_view body,
   out += "<span class=\"tag\">every error a library can raise, from its source</span></header>";
   out += "<main>";
   out += body;
-  out += "</main></body></html>\n";
+  out += "</main>";
+  // Every page says how fresh the catalog behind it is.
+  if (!links.analysed_at.empty()) {
+    out += "<footer class=\"site\"><p>Catalog analysed on <time datetime=\"" +
+           Escape(links.analysed_at) + "\">" + Escape(links.analysed_at.substr(0, 10)) +
+           "</time>.</p></footer>";
+  }
+  out += "</body></html>\n";
   return out;
 }
 
@@ -174,6 +183,16 @@ std::string SourceUrl(const catalog::SiteRecord& s) {
 }
 
 std::string ReportIssueUrl(const catalog::ErrorRecord& e) {
+  // Most errors tell the caller what it did wrong: an issue about them is
+  // noise for the library. One that correct use should never reach is not.
+  auto labelled = [&](std::string_view label) {
+    return e.analysis && std::find(e.analysis->labels.begin(), e.analysis->labels.end(), label) !=
+                             e.analysis->labels.end();
+  };
+  bool internal = e.internal || labelled("internal") ||
+                  std::any_of(e.sites.begin(), e.sites.end(),
+                              [](const catalog::SiteRecord& s) { return s.internal; });
+  if (!internal && !labelled("version-mismatch")) return "";
   if (e.sites.empty() || e.sites.front().url.empty()) return "";
   const catalog::SiteRecord& s = e.sites.front();
   if (!StartsWith(s.url, "https://github.com/")) return "";
@@ -255,8 +274,9 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
   size_t shown = 0;
   for (const catalog::SiteRecord& s : e.sites) {
     if (shown++ == kMaxSitesShown) {
-      source += fmt::format("<p class=\"note\">... and {} more sites (see the JSON).</p>",
-                            e.sites.size() - kMaxSitesShown);
+      source += "<p class=\"note\">... and " +
+                Counted(static_cast<int64_t>(e.sites.size() - kMaxSitesShown), "more site") +
+                " (see the JSON).</p>";
       break;
     }
     source += fmt::format("<div class=\"site\"><p>Thrown at <code>{}:{}</code> in <code>{}</code>",
@@ -274,7 +294,8 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
     source += "</div>";
   }
   std::string source_title =
-      e.sites.size() > 1 ? "Source (" + std::to_string(e.sites.size()) + " sites)" : "Source";
+      e.sites.size() > 1 ? "Source (" + Counted(static_cast<int64_t>(e.sites.size()), "site") + ")"
+                         : "Source";
   if (e.versions.size() > 1 && !e.version.empty()) source_title += " in " + e.version;
   if (e.versions.size() > 1 && e.version.empty()) {
     source = "<p class=\"note\">Not raised in the version asked for; see Versions.</p>";
@@ -315,13 +336,11 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
   if (a && e.family) {
     body += Section(
         "family", "Understand the failure class",
-        fmt::format(
-            "<p><a href=\"{}\"><b>{}</b></a>: {}</p><p>This error's family across {} "
-            "librar{} in this catalog: {} error{}.</p><p class=\"note\">Why this family: {}</p>",
-            Escape(links.Family(e.family->slug)), Escape(e.family->name),
-            Escape(e.family->description), e.family->libraries,
-            e.family->libraries == 1 ? "y" : "ies", e.family->errors,
-            e.family->errors == 1 ? "" : "s", Prose(a->family.reason)));
+        fmt::format("<p><a href=\"{}\"><b>{}</b></a>: {}</p><p>This error's family across {} "
+                    "in this catalog: {}.</p><p class=\"note\">Why this family: {}</p>",
+                    Escape(links.Family(e.family->slug)), Escape(e.family->name),
+                    Escape(e.family->description), Counted(e.family->libraries, "library"),
+                    Counted(e.family->errors, "error"), Prose(a->family.reason)));
   }
   if (a && !a->related.empty()) {
     std::string related = "<ul class=\"errors\">";
@@ -351,7 +370,7 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
   if (!report.empty()) footer += " · <a href=\"" + Escape(report) + "\">Report an issue</a>";
   footer += fmt::format(" · id <code>{}</code></p></footer>", Escape(e.id));
   body += footer;
-  return Layout(e.exception + ": " + std::string(TruncateUtf8(e.template_text, 80)), body);
+  return Layout(e.exception + ": " + std::string(TruncateUtf8(e.template_text, 80)), body, links);
 }
 
 std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
@@ -367,9 +386,9 @@ std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
       links.exported ? "1" : "0");
   std::string libs = "<ul class=\"cards\">";
   for (const catalog::LibraryStats& l : libraries) {
-    libs += fmt::format(
-        "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} errors · {} sites</span></li>",
-        Escape(links.Library(l.name)), Escape(l.name), l.errors, l.sites);
+    libs += fmt::format("<li><a href=\"{}\">{}</a> <span class=\"meta\">{} · {}</span></li>",
+                        Escape(links.Library(l.name)), Escape(l.name), Counted(l.errors, "error"),
+                        Counted(l.sites, "site"));
   }
   body += Section("libraries", "Libraries", libraries.empty() ? "" : libs + "</ul>");
   std::string fams = "<ul class=\"cards\">";
@@ -377,12 +396,12 @@ std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
   for (const FamilyInfo& f : families) {
     if (f.errors == 0) continue;
     ++listed;
-    fams += fmt::format(
-        "<li><a href=\"{}\">{}</a> <span class=\"meta\">{} errors · {} libraries</span></li>",
-        Escape(links.Family(f.slug)), Escape(f.name), f.errors, f.libraries);
+    fams += fmt::format("<li><a href=\"{}\">{}</a> <span class=\"meta\">{} · {}</span></li>",
+                        Escape(links.Family(f.slug)), Escape(f.name), Counted(f.errors, "error"),
+                        Counted(f.libraries, "library"));
   }
   body += Section("families", "Failure families", listed == 0 ? "" : fams + "</ul>");
-  return Layout("Search", body, "<script src=\"/static/app.js\" defer></script>");
+  return Layout("Search", body, links, "<script src=\"/static/app.js\" defer></script>");
 }
 
 std::string ListPage(std::string_view title, std::string_view intro,
@@ -394,7 +413,7 @@ std::string ListPage(std::string_view title, std::string_view intro,
   body += "<ul class=\"errors\">";
   for (const catalog::ErrorRecord& e : errors) body += ErrorRow(e, links);
   body += "</ul>";
-  return Layout(title, body);
+  return Layout(title, body, links);
 }
 
 std::string VersionsSection(std::string_view library, std::string_view shown,
@@ -417,9 +436,10 @@ std::string VersionsSection(std::string_view library, std::string_view shown,
                      rows + "</table>");
 }
 
-std::string NotFoundPage(std::string_view what) {
+std::string NotFoundPage(std::string_view what, const Links& links) {
   return Layout("Not found",
-                "<h1>Not found</h1><p>" + Escape(what) + "</p><p><a href=\"/\">Search</a></p>");
+                "<h1>Not found</h1><p>" + Escape(what) + "</p><p><a href=\"/\">Search</a></p>",
+                links);
 }
 
 }  // namespace errdex::web

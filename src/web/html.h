@@ -20,9 +20,13 @@ std::string Escape(std::string_view text);
 // Percent-encoding for a URL's query value.
 std::string UrlEncode(std::string_view text);
 
-// Where the pages link: the server's routes, or the files of a static export.
+// Where the pages link: the server's routes, or the files of a static export;
+// and what every page's footer says of the catalog they come from.
 struct Links {
   bool exported = false;
+  // When the catalog was last indexed and analysed (ISO 8601); empty when
+  // unknown, and then the footer says nothing of it.
+  std::string analysed_at;
   std::string Error(std::string_view id) const;
   // The page of an error at one version; empty in an export (one page per error).
   std::string ErrorAt(std::string_view id, std::string_view version) const;
@@ -35,7 +39,10 @@ struct Links {
 // The file at a site's pinned commit on its host, with the line anchored
 // (GitHub, GitLab); empty when the host or commit is unknown.
 std::string SourceUrl(const catalog::SiteRecord& s);
-// A new issue on the library's tracker, prefilled; empty when unknown.
+// A new issue on the library's tracker, prefilled, for an error that is the
+// library's to fix: labelled internal (or raised at an internal site) or a
+// version mismatch. Empty for any other error, which is the caller's to fix,
+// and when the tracker is unknown.
 std::string ReportIssueUrl(const catalog::ErrorRecord& e);
 
 std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links);
@@ -48,6 +55,6 @@ std::string ListPage(std::string_view title, std::string_view intro,
 std::string VersionsSection(std::string_view library, std::string_view shown,
                             const std::vector<catalog::SnapshotStats>& versions,
                             const Links& links);
-std::string NotFoundPage(std::string_view what);
+std::string NotFoundPage(std::string_view what, const Links& links);
 
 }  // namespace errdex::web

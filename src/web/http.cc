@@ -423,21 +423,29 @@ HttpResponse Handler::Finish(const HttpRequest& req, HttpResponse res) {
 }
 
 std::optional<HttpResponse> Handler::Quick(const HttpRequest& req) {
-  if (Get(req)) {
-    std::optional<Target> t = ParseTarget(req.target());
-    if (!t) return Finish(req, JsonError(400, "the request target is not valid percent-encoding"));
+  std::optional<Target> t = ParseTarget(req.target());
+  if (!t) return Finish(req, JsonError(400, "the request target is not valid percent-encoding"));
+  // /api/match reads the pasted text from a body, so it takes a POST and
+  // nothing else; every other route is a page or a resource to GET. A
+  // wrong method on a route is a 405 naming the right one, not a 404.
+  bool match = t->path == "/api/match";
+  if (Get(req) && !match) {
     std::shared_ptr<const Rendered> r = cache_->Find(t->key, watch_.Generation());
     if (r == nullptr) return std::nullopt;
     return Finish(req, FromRendered(req, *r, StartsWith(t->path, "/static/")));
   }
-  if (req.method() == http::verb::post && req.target() == "/api/match") return std::nullopt;
+  if (req.method() == http::verb::post && match) return std::nullopt;
   if (req.method() == http::verb::options) {
     HttpResponse res{http::status::no_content, 11};
-    res.set(http::field::allow, "GET, HEAD, POST, OPTIONS");
+    res.set(http::field::allow, t->path == "*" ? "GET, HEAD, POST, OPTIONS"
+                                : match        ? "POST, OPTIONS"
+                                               : "GET, HEAD, OPTIONS");
     return Finish(req, std::move(res));
   }
-  HttpResponse res = JsonError(405, "method not allowed");
-  res.set(http::field::allow, req.target() == "/api/match" ? "POST" : "GET, HEAD");
+  HttpResponse res = JsonError(
+      405, match ? "/api/match takes a POST of the error text (plain text, or JSON {\"text\": ...})"
+                 : "method not allowed");
+  res.set(http::field::allow, match ? "POST" : "GET, HEAD");
   return Finish(req, std::move(res));
 }
 

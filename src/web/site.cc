@@ -50,6 +50,11 @@ bool ValidSlug(std::string_view slug) {
 Result<std::unique_ptr<Site>> Site::Open(const std::string& db, Links links) {
   Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
   if (!cat) return tl::unexpected(cat.error());
+  // A site lives for one state of the catalog file (the server opens another
+  // when it changes): the date holds for every page it makes.
+  Result<std::string> analysed = cat->LastIndexedAt();
+  if (!analysed) return tl::unexpected(analysed.error());
+  links.analysed_at = std::move(*analysed);
   return std::unique_ptr<Site>(new Site(std::move(*cat), std::move(links)));
 }
 
@@ -65,13 +70,23 @@ json ErrorApiJson(const catalog::ErrorRecord& e, const Links& links) {
   return j;
 }
 
+json SearchJson(const std::vector<catalog::ErrorRecord>& found, const Links& links) {
+  json out = json::array();
+  for (const catalog::ErrorRecord& e : found) {
+    json j = catalog::ErrorSummaryJson(e);
+    j["page"] = links.Error(e.id);
+    out.push_back(std::move(j));
+  }
+  return out;
+}
+
 Page Site::Get(std::string_view path, const Query& query) {
   if (path == "/" || path == "/index.html") return Home();
   if (const Page* asset = Asset(path)) return *asset;
   std::string version = First(query, "version");
   if (version.size() > kMaxVersionName) {
     return StartsWith(path, "/api/") ? JsonError(400, "version is too long")
-                                     : Html(400, NotFoundPage("That is no version name."));
+                                     : Html(400, NotFoundPage("That is no version name.", links_));
   }
   if (StartsWith(path, "/errors/")) return ErrorHtml(path.substr(8), version);
   if (StartsWith(path, "/api/errors/")) return ErrorJson(path.substr(12), version);
@@ -93,13 +108,7 @@ Page Site::Get(std::string_view path, const Query& query) {
     }
     Result<std::vector<catalog::ErrorRecord>> found = catalog_.Search(q, limit);
     if (!found) return JsonError(500, found.error().message);
-    json out = json::array();
-    for (const catalog::ErrorRecord& e : *found) {
-      json j = catalog::ErrorSummaryJson(e);
-      j["page"] = links_.Error(e.id);
-      out.push_back(std::move(j));
-    }
-    return Json(200, out);
+    return Json(200, SearchJson(*found, links_));
   }
   if (path == "/api/libraries") {
     Result<catalog::Stats> stats = catalog_.GetStats();
@@ -133,7 +142,7 @@ Page Site::Get(std::string_view path, const Query& query) {
     return Json(200, out);
   }
   if (StartsWith(path, "/api/")) return JsonError(404, "no such API route");
-  return Html(404, NotFoundPage("There is no page at this address."));
+  return Html(404, NotFoundPage("There is no page at this address.", links_));
 }
 
 Page Site::Match(std::string_view body, std::string_view content_type) {
@@ -189,20 +198,22 @@ Result<catalog::ErrorRecord> Site::GetAt(std::string_view id, const std::string&
 }
 
 Page Site::ErrorHtml(std::string_view id, const std::string& version) {
-  if (!IsErrorId(id)) return Html(404, NotFoundPage("An error id is 16 hexadecimal digits."));
+  if (!CanonicalErrorId(id))
+    return Html(404, NotFoundPage("An error id is 16 hexadecimal digits.", links_));
   Result<catalog::ErrorRecord> e = GetAt(id, version);
   if (!e) {
     if (e.error().code == ErrorCode::kNotFound) {
       return Html(404, NotFoundPage(version.empty() ? "No error in this catalog has that id."
-                                                    : e.error().message + "."));
+                                                    : e.error().message + ".",
+                                    links_));
     }
-    return Html(500, NotFoundPage(e.error().message));
+    return Html(500, NotFoundPage(e.error().message, links_));
   }
   return Html(200, ErrorPage(*e, links_));
 }
 
 Page Site::ErrorJson(std::string_view id, const std::string& version) {
-  if (!IsErrorId(id)) return JsonError(400, "an error id is 16 hexadecimal digits");
+  if (!CanonicalErrorId(id)) return JsonError(400, "an error id is 16 hexadecimal digits");
   Result<catalog::ErrorRecord> e = GetAt(id, version);
   if (!e) {
     return JsonError(e.error().code == ErrorCode::kNotFound ? 404 : 500, e.error().message);
@@ -212,31 +223,32 @@ Page Site::ErrorJson(std::string_view id, const std::string& version) {
 
 Page Site::Home() {
   Result<catalog::Stats> stats = catalog_.GetStats();
-  if (!stats) return Html(500, NotFoundPage(stats.error().message));
+  if (!stats) return Html(500, NotFoundPage(stats.error().message, links_));
   Result<std::vector<FamilyInfo>> families = catalog_.Families(0);
-  if (!families) return Html(500, NotFoundPage(families.error().message));
+  if (!families) return Html(500, NotFoundPage(families.error().message, links_));
   return Html(200, HomePage(stats->per_library, *families, links_));
 }
 
 Page Site::Library(std::string_view name, const std::string& version) {
-  if (!catalog::IsLibraryName(name)) return Html(404, NotFoundPage("No such library."));
+  if (!catalog::IsLibraryName(name)) return Html(404, NotFoundPage("No such library.", links_));
   Result<catalog::Stats> stats = catalog_.GetStats();
-  if (!stats) return Html(500, NotFoundPage(stats.error().message));
+  if (!stats) return Html(500, NotFoundPage(stats.error().message, links_));
   std::vector<catalog::SnapshotStats> versions;
   for (const catalog::SnapshotStats& s : stats->per_snapshot) {
     if (s.library == name) versions.push_back(s);
   }
   bool known = version.empty() || std::any_of(versions.begin(), versions.end(),
                                                [&](const auto& v) { return v.rev == version; });
-  if (!known) return Html(404, NotFoundPage("This library has no indexed version of that name."));
+  if (!known)
+    return Html(404, NotFoundPage("This library has no indexed version of that name.", links_));
   catalog::ListQuery q;
   q.library = std::string(name);
   Result<std::vector<catalog::ErrorRecord>> errors = [&] {
     catalog::VersionScope scope(catalog_, version);
     return catalog_.List(q);
   }();
-  if (!errors) return Html(500, NotFoundPage(errors.error().message));
-  if (errors->empty()) return Html(404, NotFoundPage("No such library in this catalog."));
+  if (!errors) return Html(500, NotFoundPage(errors.error().message, links_));
+  if (errors->empty()) return Html(404, NotFoundPage("No such library in this catalog.", links_));
   // At a version: the errors it raises; else those the newest version raises,
   // then those only older versions do.
   std::string newest = versions.empty() ? "" : versions.back().rev;
@@ -251,7 +263,7 @@ Page Site::Library(std::string_view name, const std::string& version) {
                         [&](const auto& e) { return newest.empty() || e.version == newest; });
   size_t total = shown.size();
   if (shown.size() > static_cast<size_t>(kMaxListed)) shown.resize(kMaxListed);
-  std::string intro = std::to_string(total) + " errors";
+  std::string intro = Counted(static_cast<int64_t>(total), "error");
   if (!version.empty()) intro += " raised in " + version;
   if (version.empty() && older > 0) {
     intro += " (" + std::to_string(older) + " of them only in versions before " + newest + ")";
@@ -263,19 +275,19 @@ Page Site::Library(std::string_view name, const std::string& version) {
 }
 
 Page Site::Family(std::string_view slug) {
-  if (!ValidSlug(slug)) return Html(404, NotFoundPage("No such family."));
+  if (!ValidSlug(slug)) return Html(404, NotFoundPage("No such family.", links_));
   Result<std::vector<FamilyInfo>> families = catalog_.Families(0);
-  if (!families) return Html(500, NotFoundPage(families.error().message));
+  if (!families) return Html(500, NotFoundPage(families.error().message, links_));
   for (const FamilyInfo& f : *families) {
     if (f.slug != slug) continue;
     Result<std::vector<catalog::ErrorRecord>> errors = catalog_.ListFamily(slug, kMaxListed);
-    if (!errors) return Html(500, NotFoundPage(errors.error().message));
+    if (!errors) return Html(500, NotFoundPage(errors.error().message, links_));
     return Html(200, ListPage(f.name,
-                              f.description + " " + std::to_string(f.errors) + " errors across " +
-                                  std::to_string(f.libraries) + " libraries.",
+                              f.description + " " + Counted(f.errors, "error") + " across " +
+                                  Counted(f.libraries, "library") + ".",
                               *errors, links_));
   }
-  return Html(404, NotFoundPage("No such family."));
+  return Html(404, NotFoundPage("No such family.", links_));
 }
 
 }  // namespace errdex::web

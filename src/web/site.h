@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "catalog/catalog.h"
 #include "match/matcher.h"
@@ -54,6 +55,10 @@ class Site {
 // The JSON of an error as /api/errors/<id> serves it: `show --json` plus the
 // page's URL and each site's link to its source at the pinned commit.
 nlohmann::json ErrorApiJson(const catalog::ErrorRecord& e, const Links& links);
+
+// The answer of /api/search, and of `errdex search --json`: each error's
+// summary (as `list --json` gives it) with its page, best first.
+nlohmann::json SearchJson(const std::vector<catalog::ErrorRecord>& found, const Links& links);
 
 // The OpenAPI 3 description of the JSON API.
 std::string OpenApiJson();

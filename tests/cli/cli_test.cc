@@ -9,15 +9,18 @@
 #include <nlohmann/json.hpp>
 #include <sqlite3.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <sstream>
 #include <thread>
 
 #include "test_util.h"
+#include "web/site.h"
 
 namespace errdex {
 namespace {
@@ -72,6 +75,95 @@ TEST(Cli, FailuresAreOneLineErrors) {
   CommandResult not_db = RunErrdex({"stats", "--db", text.string()});
   EXPECT_EQ(not_db.exit_code, 1);
   EXPECT_NE(not_db.err.find("not an errdex catalog"), std::string::npos);
+}
+
+// The subcommands `errdex --help` lists, in its order.
+std::vector<std::string> Subcommands() {
+  std::vector<std::string> names;
+  std::istringstream help(RunErrdex({"--help"}).out);
+  bool in_list = false;
+  for (std::string line; std::getline(help, line);) {
+    if (line.rfind("Subcommands:", 0) == 0 || line.rfind("SUBCOMMANDS:", 0) == 0) {
+      in_list = true;
+    } else if (in_list && line.rfind("  ", 0) == 0 && line.size() > 2 && line[2] != ' ') {
+      names.push_back(line.substr(2, line.find(' ', 2) - 2));
+    } else if (in_list && !line.empty() && line[0] != ' ') {
+      in_list = false;
+    }
+  }
+  return names;
+}
+
+// --db goes before or after any subcommand. A file that is no catalog makes
+// each fail on opening it, which shows it was the file given that was read;
+// the rest of each command line is the least that parses.
+TEST(Cli, DatabaseOptionAfterEverySubcommand) {
+  TempDir dir;
+  fs::path empty = dir.path() / "empty";
+  fs::create_directories(empty);
+  std::string db = dir.Write("notes.txt", "not a catalog, only words in a file").string();
+  const std::map<std::string, std::vector<std::string>> rest = {
+      {"index", {empty.string(), "--name", "a/b"}},
+      {"list", {}},
+      {"show", {"0123456789abcdef"}},
+      {"search", {"words"}},
+      {"stats", {}},
+      {"check", {}},
+      {"analyze", {}},
+      {"families", {}},
+      {"enrich", {"--endpoint", "http://127.0.0.1:9/v1", "--model", "m"}},
+      {"serve", {"--port", "0"}},
+      {"export", {(dir.path() / "site").string()}},
+      {"explain", {"ValueError: bad stage 7"}},
+      {"run", {"--", "false"}},
+  };
+  std::vector<std::string> subcommands = Subcommands();
+  ASSERT_GE(subcommands.size(), rest.size());
+  for (const std::string& sub : subcommands) {
+    auto it = rest.find(sub);
+    ASSERT_NE(it, rest.end()) << "a new subcommand: give it a line in this test: " << sub;
+    std::vector<std::string> after = {sub, "--db", db};
+    std::vector<std::string> before = {"--db", db, sub};
+    for (std::vector<std::string>* args : {&after, &before}) {
+      // `run`'s arguments end with its command, after `--`.
+      args->insert(args->end(), it->second.begin(), it->second.end());
+      CommandResult r = RunErrdex(*args);
+      EXPECT_EQ(r.exit_code, 1) << ::testing::PrintToString(*args) << "\n" << r.err;
+      EXPECT_NE(r.err.find(db + " is not an errdex catalog"), std::string::npos)
+          << ::testing::PrintToString(*args) << "\n"
+          << r.err;
+    }
+  }
+}
+
+// One of everything reads "1 error", never "1 errors": every count the CLI
+// prints goes through one rule.
+TEST(Cli, CountsAgreeWithTheirNouns) {
+  TempDir dir;
+  dir.Write("lib/m.py", "def f(x):\n    raise ValueError(f'bad stage {x}')\n");
+  std::string db = (dir.path() / "c.db").string();
+  CommandResult index =
+      RunErrdex({"index", (dir.path() / "lib").string(), "--name", "a/b", "--db", db});
+  ASSERT_EQ(index.exit_code, 0) << index.err;
+  EXPECT_NE(index.out.find("a/b: 1 file ("), std::string::npos) << index.out;
+  EXPECT_NE(index.out.find(": 1 error at 1 site "), std::string::npos) << index.out;
+  EXPECT_NE(index.out.find("analysed 1 error: 1 family,"), std::string::npos) << index.out;
+  CommandResult families = RunErrdex({"families", "--db", db});
+  std::string family = families.out.substr(0, families.out.find('\n'));
+  EXPECT_NE(family.find(" 1 error "), std::string::npos) << families.out;
+  EXPECT_NE(family.find(" 1 library "), std::string::npos) << families.out;
+  CommandResult check = RunErrdex({"check", "--db", db});
+  EXPECT_NE(check.out.find("of 1 library, 1 snapshot, 1 error, 1 site, 1 analysis, 0 enrichments"),
+            std::string::npos)
+      << check.out;
+  EXPECT_NE(RunErrdex({"list", "--db", db}).out.find("(1 site)"), std::string::npos);
+  CommandResult stats = RunErrdex({"stats", "--db", db});
+  EXPECT_NE(stats.out.find("  1 file  1 site  indexed "), std::string::npos) << stats.out;
+  for (const CommandResult* r : {&index, &families, &check, &stats}) {
+    for (const char* wrong : {" 1 errors", " 1 sites", " 1 files", " 1 libraries", " 1 families"}) {
+      EXPECT_EQ(r->out.find(wrong), std::string::npos) << wrong << "\n" << r->out;
+    }
+  }
 }
 
 class IndexedFixture : public ::testing::Test {
@@ -167,8 +259,18 @@ TEST_F(IndexedFixture, SummaryStatsAndReindex) {
 TEST_F(IndexedFixture, ShowAndSearch) {
   CommandResult search = RunErrdex({"search", "TMEMLayout", "--json", "--db", db_});
   ASSERT_EQ(search.exit_code, 0);
-  std::vector<json> hits = JsonLines(search.out);
+  // One document, the one the server answers /api/search with.
+  json hits = json::parse(search.out);
+  ASSERT_TRUE(hits.is_array()) << search.out;
   ASSERT_EQ(hits.size(), 1u);
+  Result<std::unique_ptr<web::Site>> site = web::Site::Open(db_, web::Links{});
+  ASSERT_TRUE(site.has_value()) << site.error().message;
+  web::Page api = (*site)->Get("/api/search", {{"q", "TMEMLayout"}});
+  EXPECT_EQ(api.status, 200);
+  EXPECT_EQ(search.out, api.body);
+  EXPECT_EQ(hits[0]["page"], "/errors/" + hits[0]["id"].get<std::string>());
+  CommandResult none = RunErrdex({"search", "nothing-is-called-this", "--json", "--db", db_});
+  EXPECT_EQ(json::parse(none.out), json::array());
   EXPECT_EQ(hits[0]["template"], "Invalid TMEMLayout: {self}");
   EXPECT_EQ(hits[0]["sites"][0]["function"], "TMEMLayout.to_mgpu");
   std::string id = hits[0]["id"];
@@ -177,6 +279,11 @@ TEST_F(IndexedFixture, ShowAndSearch) {
   EXPECT_NE(show.out.find("Invalid TMEMLayout: {self}"), std::string::npos);
   EXPECT_NE(show.out.find("fstrings.py:11"), std::string::npos);
   EXPECT_NE(show.out.find(">    11 |"), std::string::npos) << show.out;
+  std::string upper = id;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  CommandResult capitals = RunErrdex({"show", upper, "--json", "--db", db_});
+  ASSERT_EQ(capitals.exit_code, 0) << capitals.err;
+  EXPECT_EQ(json::parse(capitals.out)["id"], id);
   CommandResult unknown = RunErrdex({"show", "0123456789abcdef", "--db", db_});
   EXPECT_EQ(unknown.exit_code, 1);
   EXPECT_EQ(unknown.err, "errdex: error: no error with id 0123456789abcdef\n");
@@ -374,7 +481,7 @@ TEST_F(IndexedFixture, AFailureBetweenSitesAndAnalysisLeavesTheCatalog) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(RunErrdex({"list", "--json", "--db", db_}).out, before);
   CommandResult added = RunErrdex({"search", "added by the second run", "--json", "--db", db_});
-  std::vector<json> hits = JsonLines(added.out);
+  json hits = json::parse(added.out);
   ASSERT_EQ(hits.size(), 1u);
   json record =
       json::parse(RunErrdex({"show", hits[0]["id"].get<std::string>(), "--json", "--db", db_}).out);

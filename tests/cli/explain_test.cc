@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <sstream>
 
 #include "test_util.h"
 
@@ -138,6 +140,81 @@ TEST_F(ExplainCli, NativeErrors) {
     EXPECT_EQ(site["line"], c.line) << c.paste;
     EXPECT_FALSE(j["matches"][0]["fuzzy"].get<bool>()) << c.paste;
   }
+}
+
+// Each other candidate is one line, whatever line breaks its template has:
+// shown escaped, as in the source's literal.
+TEST_F(ExplainCli, OtherCandidatesAreOneLineEach) {
+  CommandResult r = RunErrdex({"explain", "--db", db_, "--top", "5",
+                               "ConcretizationTypeError: Abstract tracer value encountered where "
+                               "concrete value is expected: x"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string heading = "\n  other candidates:\n";
+  size_t list = r.out.find(heading);
+  ASSERT_NE(list, std::string::npos) << r.out;
+  std::istringstream rest(r.out.substr(list + heading.size()));
+  int n = 0;
+  for (std::string line; std::getline(rest, line);) {
+    EXPECT_TRUE(line.size() > 5 && line.rfind("  ", 0) == 0 && std::isdigit(line[2]) &&
+                line.find(". ") == 3)
+        << "not a candidate line: '" << line << "'\n"
+        << r.out;
+    ++n;
+  }
+  EXPECT_GE(n, 1);
+  EXPECT_NE(r.out.find("expected: {tracer}\\nIt arose in"), std::string::npos) << r.out;
+}
+
+// A header names the type and the kind of site once each, and leaves out
+// what is not there; a value written twice in the template is shown once.
+TEST_F(ExplainCli, NothingIsSaidTwice) {
+  CommandResult r = RunErrdex({"explain", "--db", db_, "UserWarning: ebits 3 is slow"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  1. UserWarning · test/cpp · score"), std::string::npos) << r.out;
+  r = RunErrdex({"explain", "--db", db_,
+                 "F1130 05:00:00.000000 1234 checks.cc:7] Check failed: !sharding.IsTuple() "
+                 "{devices=[2]} is a tuple"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  1. fatal · test/cpp · score"), std::string::npos) << r.out;
+  r = RunErrdex({"explain", "--db", db_,
+                 "TypeError: Cannot interpret 'int8x' as a data type; int8x, foo, 100%"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("  1. TypeError · raise · test/cpp · score"), std::string::npos) << r.out;
+  size_t first = r.out.find("       obj = int8x\n");
+  ASSERT_NE(first, std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("obj = int8x", first + 8), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("       name = foo\n"), std::string::npos) << r.out;
+  // The JSON keeps a key for each place, under the template's names.
+  r = RunErrdex({"explain", "--json", "--db", db_,
+                 "TypeError: Cannot interpret 'int8x' as a data type; int8x, foo, 100%"});
+  EXPECT_EQ(json::parse(r.out)["matches"][0]["values"],
+            json({{"obj", "int8x"}, {"obj_2", "int8x"}, {"name", "foo"}}));
+}
+
+// The keys of `values` are the names of the template's placeholders: the
+// identifier a placeholder holds, and a name made from any other expression.
+TEST(ExplainValues, KeysAreThePlaceholderNames) {
+  TempDir dir;
+  dir.Write("lib/m.py",
+            "def lower(pipeline_mode, self, n):\n"
+            "    if n:\n"
+            "        raise LoweringException(f'Unsupported pipeline mode: {pipeline_mode}.')\n"
+            "    raise ValueError(f'bad {self._stage} of {len(n)} in mode %s' % pipeline_mode)\n");
+  std::string db = (dir.path() / "c.db").string();
+  ASSERT_EQ(RunErrdex({"index", (dir.path() / "lib").string(), "--name", "t/v", "--db", db, "-q"})
+                .exit_code,
+            0);
+  CommandResult r = RunErrdex(
+      {"explain", "--json", "--db", db, "LoweringException: Unsupported pipeline mode: Fast()."});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json m = json::parse(r.out)["matches"][0];
+  EXPECT_EQ(m["template"], "Unsupported pipeline mode: {pipeline_mode}.");
+  EXPECT_EQ(m["values"], json({{"pipeline_mode", "Fast()"}}));
+  r = RunErrdex({"explain", "--json", "--db", db, "ValueError: bad 3 of 4 in mode slow"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  m = json::parse(r.out)["matches"][0];
+  EXPECT_EQ(m["values"], json({{"stage", "3"}, {"len_n", "4"}, {"pipeline_mode", "slow"}}))
+      << m.dump();
 }
 
 TEST_F(ExplainCli, NoMatchIsAnAnswerNotAFailure) {

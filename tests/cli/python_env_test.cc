@@ -180,13 +180,13 @@ TEST_F(PythonEnvIndex, ARerunReadsOnlyWhatChanged) {
   CommandResult rebuilt = Index();
   ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
   EXPECT_NE(rebuilt.out.find("1 indexed, 2 unchanged"), std::string::npos) << rebuilt.out;
-  EXPECT_NE(rebuilt.out.find("acme/mono@2.0: 1 files"), std::string::npos) << rebuilt.out;
+  EXPECT_NE(rebuilt.out.find("acme/mono@2.0: 1 file ("), std::string::npos) << rebuilt.out;
 
   CommandResult forced = Index({"--force"});
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
   EXPECT_NE(forced.out.find("4 distributions: 3 indexed, 0 unchanged"), std::string::npos)
       << forced.out;
-  EXPECT_NE(forced.out.find("python/cpython@3.99.1: 1 files"), std::string::npos) << forced.out;
+  EXPECT_NE(forced.out.find("python/cpython@3.99.1: 1 file ("), std::string::npos) << forced.out;
   EXPECT_EQ(RunErrdex({"check", "--db", db_}).exit_code, 0);
 }
 

@@ -73,5 +73,14 @@ TEST(ErrorId, Format) {
   EXPECT_FALSE(IsErrorId("0123456789abcdeg"));
 }
 
+TEST(ErrorId, CanonicalFormOfEitherCase) {
+  EXPECT_EQ(CanonicalErrorId("0123456789ABCDEF"), "0123456789abcdef");
+  EXPECT_EQ(CanonicalErrorId("0123456789aBcDeF"), "0123456789abcdef");
+  EXPECT_EQ(CanonicalErrorId("0123456789abcdef"), "0123456789abcdef");
+  EXPECT_EQ(CanonicalErrorId("0123456789ABCDEG"), std::nullopt);
+  EXPECT_EQ(CanonicalErrorId("0123456789ABCDE"), std::nullopt);
+  EXPECT_EQ(CanonicalErrorId(" 123456789abcdef"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace errdex

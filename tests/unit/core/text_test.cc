@@ -33,5 +33,20 @@ TEST(Text, CollapseWhitespaceAndTrim) {
   EXPECT_EQ(Trim("   "), "");
 }
 
+TEST(Text, CountedNounsAgreeWithTheirNumber) {
+  EXPECT_EQ(Counted(1, "library"), "1 library");
+  EXPECT_EQ(Counted(2, "library"), "2 libraries");
+  EXPECT_EQ(Counted(0, "error"), "0 errors");
+  EXPECT_EQ(Counted(1, "error"), "1 error");
+  EXPECT_EQ(Counted(-1, "site"), "-1 sites");
+  EXPECT_EQ(Counted(3, "family"), "3 families");
+  EXPECT_EQ(Counted(3, "day"), "3 days");
+  EXPECT_EQ(Counted(2, "match"), "2 matches");
+  EXPECT_EQ(Counted(2, "class"), "2 classes");
+  EXPECT_EQ(Counted(2, "analysis", "analyses"), "2 analyses");
+  EXPECT_EQ(Counted(1, "analysis", "analyses"), "1 analysis");
+  EXPECT_EQ(Counted(12345, "file"), "12345 files");
+}
+
 }  // namespace
 }  // namespace errdex

@@ -4,8 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "core/error_id.h"
 #include "test_util.h"
@@ -105,12 +107,68 @@ TEST_F(HttpTest, RangesAreIgnored) {
   EXPECT_EQ(body, Asset("/static/app.js")->body.size());
 }
 
+// Every route, asked with a method it does not take: a 405 with the methods
+// it does take in Allow, never a 404; OPTIONS names them too.
+TEST_F(HttpTest, AWrongMethodIs405WithAllowOnEveryRoute) {
+  std::string id = ErrorId("t/l", "ValueError", "bad stage {str}");
+  for (const std::string& path : std::vector<std::string>{
+           "/", "/index.html", "/static/app.js", "/errors/" + id, "/api/errors/" + id,
+           "/libraries/t/l", "/families/invalid-value", "/api/openapi.json", "/api/search?q=x",
+           "/api/libraries", "/api/families"}) {
+    for (const char* method : {"POST", "PUT", "DELETE", "PATCH"}) {
+      std::string out = Serve(std::string(method) + " " + path +
+                              " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+      EXPECT_EQ(out.rfind("HTTP/1.1 405", 0), 0u) << method << " " << path << "\n" << out;
+      EXPECT_NE(out.find("\r\nAllow: GET, HEAD\r\n"), std::string::npos) << method << " " << path;
+    }
+    std::string out = Serve("OPTIONS " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    EXPECT_EQ(out.rfind("HTTP/1.1 204", 0), 0u) << path;
+    EXPECT_NE(out.find("\r\nAllow: GET, HEAD, OPTIONS\r\n"), std::string::npos) << path;
+  }
+  for (std::string target : {"/api/match", "/api/match?top=3"}) {
+    for (const char* method : {"GET", "HEAD", "PUT", "DELETE"}) {
+      std::string out = Serve(std::string(method) + " " + target +
+                              " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
+      EXPECT_EQ(out.rfind("HTTP/1.1 405", 0), 0u) << method << " " << target << "\n" << out;
+      EXPECT_NE(out.find("\r\nAllow: POST\r\n"), std::string::npos) << method << " " << target;
+    }
+  }
+  std::string out = Serve("GET /api/match HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_NE(out.find("takes a POST"), std::string::npos) << out;
+  out = Serve("OPTIONS /api/match HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_NE(out.find("\r\nAllow: POST, OPTIONS\r\n"), std::string::npos) << out;
+  // A query string does not make the POST another route.
+  std::string body = "ValueError: bad stage 7";
+  out = Serve(
+      "POST /api/match?top=3 HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
+      "Content-Length: " +
+      std::to_string(body.size()) + "\r\n\r\n" + body);
+  EXPECT_EQ(out.rfind("HTTP/1.1 200", 0), 0u) << out;
+}
+
+// Ids are hex numbers: in capitals they name the same error, on its page and
+// in the API, which answer with the id in its lowercase form.
+TEST_F(HttpTest, ErrorIdsAreCaseInsensitive) {
+  std::string id = ErrorId("t/l", "ValueError", "bad stage {str}");
+  std::string upper = id;
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  ASSERT_NE(upper, id);
+  std::string json = Serve("GET /api/errors/" + upper + " HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(json.rfind("HTTP/1.1 200", 0), 0u) << json;
+  EXPECT_NE(json.find("\"id\":\"" + id + "\""), std::string::npos) << json;
+  std::string mixed = upper.substr(0, 8) + id.substr(8);
+  std::string html = Serve("GET /errors/" + mixed + " HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(html.rfind("HTTP/1.1 200", 0), 0u) << html.substr(0, 300);
+  EXPECT_NE(html.find("bad stage {stage}"), std::string::npos);
+  std::string bad =
+      Serve("GET /api/errors/" + upper.substr(0, 15) + "G HTTP/1.1\r\nHost: x\r\n\r\n");
+  EXPECT_EQ(bad.rfind("HTTP/1.1 400", 0), 0u) << bad;
+}
+
 TEST_F(HttpTest, MethodsHeadOptionsAndGzip) {
   std::string out = Serve("DELETE / HTTP/1.1\r\nHost: x\r\n\r\n");
   EXPECT_EQ(out.rfind("HTTP/1.1 405", 0), 0u);
   EXPECT_NE(out.find("Allow: GET, HEAD\r\n"), std::string::npos);
-  out = Serve("GET /api/match HTTP/1.1\r\nHost: x\r\n\r\n");
-  EXPECT_EQ(out.rfind("HTTP/1.1 404", 0), 0u);
   out = Serve("PUT /api/match HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");
   EXPECT_NE(out.find("Allow: POST\r\n"), std::string::npos);
   out = Serve("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n");

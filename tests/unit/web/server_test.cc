@@ -140,6 +140,10 @@ class ServerTest : public ::testing::Test {
         "    if stage not in (0, 1):\n"
         "        raise ValueError(\"<script>alert(1)</script> & 'quoted' \\\"double\\\"\")\n"
         "    raise KeyError(f'no stage {stage}')\n");
+    // An error correct use never reaches: the library's to fix.
+    dir_->Write("lib/internal.py",
+                "def check(n):\n"
+                "    raise AssertionError(f'broken invariant: {n}')\n");
     db_ = (dir_->path() / "c.db").string();
     testing::CommandResult r = testing::RunErrdex(
         {"--db", db_, "index", (dir_->path() / "lib").string(), "--name", "test/lib", "-q", "--url",
@@ -228,9 +232,8 @@ TEST_F(ServerTest, ErrorJsonAndItsStatusCodes) {
   EXPECT_TRUE(j["analysis"].is_object());
   EXPECT_EQ(j["sites"][0]["source_url"],
             std::string("https://github.com/test/lib/blob/") + kCommit + "/hostile.py#L3");
-  EXPECT_EQ(j["report_issue_url"].get<std::string>().rfind(
-                "https://github.com/test/lib/issues/new?title=ValueError%3A%20%3Cscript%3E", 0),
-            0u);
+  // The caller's mistake: nothing to report to the library.
+  EXPECT_FALSE(j.contains("report_issue_url")) << j.dump();
   res = c.Get("/api/errors/not-an-id");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 400);
@@ -247,6 +250,74 @@ TEST_F(ServerTest, ErrorJsonAndItsStatusCodes) {
   res = c.Delete("/");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 405);
+}
+
+// "Report an issue" (page footer and JSON) only for an error that is the
+// library's to fix; no other page offers one.
+TEST_F(ServerTest, ReportAnIssueOnlyForInternalErrors) {
+  httplib::Client c = Client();
+  std::string internal = ErrorId("test/lib", "AssertionError", "broken invariant: {str}");
+  auto res = c.Get("/api/errors/" + internal);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  json j = json::parse(res->body);
+  EXPECT_TRUE(j["internal"].get<bool>()) << j.dump();
+  EXPECT_EQ(j["report_issue_url"].get<std::string>().rfind(
+                "https://github.com/test/lib/issues/new?title=AssertionError%3A%20broken", 0),
+            0u)
+      << j.dump();
+  res = c.Get("/errors/" + internal);
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find("\">Report an issue</a>"), std::string::npos);
+  EXPECT_NE(res->body.find("href=\"https://github.com/test/lib/issues/new?title="),
+            std::string::npos);
+  for (std::string path : {"/errors/" + HostileId(), std::string("/"),
+                           std::string("/libraries/test/lib"), std::string("/nothing")}) {
+    res = c.Get(path);
+    ASSERT_TRUE(res);
+    EXPECT_EQ(res->body.find("Report an issue"), std::string::npos) << path;
+    EXPECT_EQ(res->body.find("/issues/new"), std::string::npos) << path;
+  }
+}
+
+// Every page's footer says when the catalog was indexed and analysed: the
+// newest snapshot's time, as `stats` gives it.
+TEST_F(ServerTest, EveryPageGivesTheAnalysisDate) {
+  testing::CommandResult stats = testing::RunErrdex({"stats", "--json", "--db", db_});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  std::string at = json::parse(stats.out)["per_snapshot"][0]["indexed_at"];
+  ASSERT_EQ(at.size(), 20u) << at;
+  std::string footer = "<footer class=\"site\"><p>Catalog analysed on <time datetime=\"" + at +
+                       "\">" + at.substr(0, 10) + "</time>.</p></footer>";
+  httplib::Client c = Client();
+  for (std::string path :
+       {std::string("/"), "/errors/" + HostileId(), std::string("/libraries/test/lib"),
+        std::string("/families/invalid-choice"), std::string("/nothing"),
+        std::string("/errors/0123456789abcdef")}) {
+    auto res = c.Get(path);
+    ASSERT_TRUE(res);
+    EXPECT_NE(res->body.find(footer), std::string::npos) << path << "\n" << res->body;
+  }
+}
+
+// Counts agree with their nouns on the pages: one library is "1 library".
+TEST_F(ServerTest, CountsAgreeWithTheirNouns) {
+  httplib::Client c = Client();
+  auto res = c.Get("/families/invalid-choice");
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find(" across 1 library."), std::string::npos) << res->body;
+  for (std::string path : {std::string("/"), std::string("/families/invalid-choice"),
+                           std::string("/libraries/test/lib"), "/errors/" + HostileId()}) {
+    res = c.Get(path);
+    ASSERT_TRUE(res);
+    for (const char* wrong : {"1 libraries", "1 errors", "1 sites", "1 more sites"}) {
+      EXPECT_EQ(res->body.find(std::string(">") + wrong), std::string::npos) << path << wrong;
+      EXPECT_EQ(res->body.find(std::string(" ") + wrong), std::string::npos) << path << wrong;
+    }
+  }
+  res = c.Get("/");
+  ASSERT_TRUE(res);
+  EXPECT_NE(res->body.find("1 library</span>"), std::string::npos) << res->body;
 }
 
 TEST_F(ServerTest, MatchTakesJsonOrPlainText) {
@@ -651,7 +722,7 @@ TEST_F(ServerTest, ExportWritesEveryPageAsStaticFiles) {
   testing::TempDir out;
   Result<ExportSummary> s = ExportSite(db_, out.path().string());
   ASSERT_TRUE(s.has_value()) << s.error().message;
-  EXPECT_EQ(s->errors, 2);
+  EXPECT_EQ(s->errors, 3);
   fs::path page = out.path() / "errors" / (HostileId() + ".html");
   ASSERT_TRUE(fs::exists(page));
   std::string html = testing::ReadFileOrEmpty(page);
@@ -660,7 +731,7 @@ TEST_F(ServerTest, ExportWritesEveryPageAsStaticFiles) {
   json j = json::parse(
       testing::ReadFileOrEmpty(out.path() / "api" / "errors" / (HostileId() + ".json")));
   EXPECT_EQ(j["id"], HostileId());
-  EXPECT_EQ(json::parse(testing::ReadFileOrEmpty(out.path() / "search-index.json")).size(), 2u);
+  EXPECT_EQ(json::parse(testing::ReadFileOrEmpty(out.path() / "search-index.json")).size(), 3u);
   for (const char* f : {"index.html", "static/style.css", "static/app.js", "api/openapi.json",
                         "libraries/test/lib.html", "families/invalid-choice.html",
                         "api/families.json", "api/libraries.json"}) {

@@ -122,7 +122,7 @@ TEST_F(VersionsPage, TheLibraryPageListsVersions) {
       << lib.body;
   EXPECT_NE(lib.body.find("<table class=\"versions\">"), std::string::npos);
   Page at = Get("/libraries/o/r", {{"version", "main<b>"}});
-  EXPECT_NE(at.body.find("1 errors raised in main&lt;b&gt;"), std::string::npos) << at.body;
+  EXPECT_NE(at.body.find("1 error raised in main&lt;b&gt;"), std::string::npos) << at.body;
   EXPECT_EQ(Get("/libraries/o/r", {{"version", "9.9"}}).status, 404);
   json libs = json::parse(Get("/api/libraries").body);
   ASSERT_EQ(libs[0]["versions"].size(), 3u);
