@@ -122,7 +122,8 @@ json GuardsToJson(const std::vector<Guard>& guards) {
   for (const Guard& g : guards) {
     json j = {
         {"kind", g.kind}, {"code", ToValidUtf8(g.code)}, {"negated", g.negated}, {"line", g.line}};
-    if (!g.when.empty()) j["when"] = ToValidUtf8(g.when);
+    // Most conditions hold as written: `when` is stored where it says more.
+    if (!g.when.empty() && (g.when != g.code || g.negated)) j["when"] = ToValidUtf8(g.when);
     if (!g.subject.empty()) j["subject"] = ToValidUtf8(g.subject);
     if (!g.values.empty()) {
       json values = json::array();

@@ -22,6 +22,64 @@ constexpr size_t kMaxBuiltAtoms = 64;
 // Earlier asserts of a block beyond this many are one guard.
 constexpr size_t kMaxAssertsSpelledOut = 3;
 
+// Statements and clauses whose children are statements or clauses: the
+// only places a return, raise, break or continue can be (an expression
+// holds none, a nested definition's are its own).
+bool HoldsStatements(uint16_t k) {
+  switch (k) {
+    case kBlock:
+    case kIf:
+    case kElif:
+    case kElse:
+    case kFor:
+    case kWhile:
+    case kTry:
+    case kExcept:
+    case kExceptGroup:
+    case kFinally:
+    case kWith:
+    case kMatch:
+    case kCase:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Whether `n` is or holds a node of a kind `found` accepts, entering only
+// nodes `into` accepts; a cursor walk, since this runs over every compound
+// statement before a raise.
+template <class Found, class Into>
+bool Holds(TSNode n, Found found, Into into) {
+  if (found(KindOf(n))) return true;
+  if (!into(KindOf(n))) return false;
+  TSTreeCursor c = ts_tree_cursor_new(n);
+  bool hit = false;
+  int depth = 0;
+  if (ts_tree_cursor_goto_first_child(&c)) {
+    depth = 1;
+    for (;;) {
+      TSNode cur = ts_tree_cursor_current_node(&c);
+      uint16_t k = ts_node_is_named(cur) ? KindOf(cur) : static_cast<uint16_t>(kOther);
+      if (found(k)) {
+        hit = true;
+        break;
+      }
+      if (into(k) && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&c)) {
+        ++depth;
+        continue;
+      }
+      bool more = true;
+      while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
+        more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
+      }
+      if (!more) break;
+    }
+  }
+  ts_tree_cursor_delete(&c);
+  return hit;
+}
+
 class GuardReader {
  public:
   GuardReader(std::string_view source, GuardCache& cache) : src_(source), cache_(cache) {}
@@ -371,15 +429,10 @@ class GuardReader {
 
   // Whether the statement's body or handlers hold a return, raise, break or
   // continue (a nested function's do not count).
-  bool MayLeave(TSNode n, int depth) const {
-    if (depth > kMaxDepth) return true;
-    uint16_t k = KindOf(n);
-    if (k == kReturn || k == kRaise || k == kBreak || k == kContinue) return true;
-    if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) return false;
-    for (TSNode c : NamedChildren(n)) {
-      if (MayLeave(c, depth + 1)) return true;
-    }
-    return false;
+  bool MayLeave(TSNode n) const {
+    return Holds(
+        n, [](uint16_t k) { return k == kReturn || k == kRaise || k == kBreak || k == kContinue; },
+        HoldsStatements);
   }
 
   // The condition under which control gets past `s`; none when it depends
@@ -413,20 +466,20 @@ class GuardReader {
         return FallThrough(Field(s, "body"), depth + 1);
       case kWhile:
         // `while True:` gets past only by a break.
-        if (KindOf(Field(s, "condition")) == kTrue && !HasOwnBreak(Field(s, "body"), 0)) {
+        if (KindOf(Field(s, "condition")) == kTrue && !HasOwnBreak(Field(s, "body"))) {
           return Formula::False();
         }
         [[fallthrough]];
       case kFor: {
         // A break or continue is the loop's own; a return or raise may leave.
         for (TSNode c : NamedChildren(s)) {
-          if (KindOf(c) == kBlock ? HasReturnOrRaise(c, 0) : MayLeave(c, 0)) return std::nullopt;
+          if (KindOf(c) == kBlock ? HasReturnOrRaise(c) : MayLeave(c)) return std::nullopt;
         }
         return Formula::True();
       }
       case kTry:
       case kMatch:
-        if (MayLeave(s, 0)) return std::nullopt;
+        if (MayLeave(s)) return std::nullopt;
         return Formula::True();
       default:
         return Formula::True();
@@ -464,27 +517,14 @@ class GuardReader {
     return Formula::Or(std::move(alternatives));
   }
 
-  bool HasReturnOrRaise(TSNode n, int depth) const {
-    if (depth > kMaxDepth) return true;
-    uint16_t k = KindOf(n);
-    if (k == kReturn || k == kRaise) return true;
-    if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) return false;
-    for (TSNode c : NamedChildren(n)) {
-      if (HasReturnOrRaise(c, depth + 1)) return true;
-    }
-    return false;
+  bool HasReturnOrRaise(TSNode n) const {
+    return Holds(n, [](uint16_t k) { return k == kReturn || k == kRaise; }, HoldsStatements);
   }
 
   // A break that ends this loop, not one of a loop inside it.
-  bool HasOwnBreak(TSNode n, int depth) const {
-    if (depth > kMaxDepth) return true;
-    uint16_t k = KindOf(n);
-    if (k == kBreak) return true;
-    if (k == kFor || k == kWhile || k == kFunctionDefinition || k == kClassDefinition) return false;
-    for (TSNode c : NamedChildren(n)) {
-      if (HasOwnBreak(c, depth + 1)) return true;
-    }
-    return false;
+  bool HasOwnBreak(TSNode n) const {
+    return Holds(n, [](uint16_t k) { return k == kBreak; },
+                 [](uint16_t k) { return k != kFor && k != kWhile && HoldsStatements(k); });
   }
 
   // A try whose handlers all leave, with a body that cannot: control gets
@@ -505,7 +545,7 @@ class GuardReader {
       uint16_t k = KindOf(c);
       if (k == kComment) continue;
       if (k == kBlock || k == kElse || k == kFinally) {
-        if (MayLeave(c, 0)) return false;
+        if (MayLeave(c)) return false;
         continue;
       }
       if (k != kExcept) return false;
