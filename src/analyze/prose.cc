@@ -2,11 +2,15 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "catalog/json.h"
 #include "core/native_errors.h"
 #include "core/text.h"
 
@@ -58,46 +62,215 @@ std::string ShortFunction(const std::string& qualified) {
   return cut == std::string::npos ? qualified : qualified.substr(cut);
 }
 
-std::string What(const catalog::ErrorRecord& e) {
+struct Parameter {
+  std::string name;
+  std::string kind;  // Site::signature's: pos, any, kw, *, **
+};
+
+std::vector<Parameter> ParseParameters(const nlohmann::json& j) {
+  std::vector<Parameter> out;
+  if (!j.is_array()) return out;
+  for (const nlohmann::json& p : j) {
+    if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string()) return {};
+    out.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
+  }
+  return out;
+}
+
+std::vector<Parameter> ParseSignature(const std::string& text) {
+  if (text.empty()) return {};
+  return ParseParameters(nlohmann::json::parse(text, nullptr, false));
+}
+
+using CallPair = std::optional<std::pair<std::string, std::string>>;
+
+// `callee(...)` passing `param` of `params` (the first `skip` bound), the
+// way the signature lets a caller write it; nothing for *args/**kwargs.
+CallPair Spelled(const std::string& callee, const std::vector<Parameter>& params, size_t skip,
+                 const std::string& param, const std::string& before, const std::string& after) {
+  auto at = std::find_if(params.begin(), params.end(),
+                         [&](const Parameter& p) { return p.name == param; });
+  if (at == params.end() || at->kind == "*" || at->kind == "**") return std::nullopt;
+  size_t index = static_cast<size_t>(at - params.begin());
+  if (index < skip) return std::nullopt;
+  // Positional only: every parameter before it is passed too, by position.
+  if (at->kind == "pos") {
+    std::string lead;
+    for (size_t i = skip; i < index; ++i) lead += params[i].name + ", ";
+    return std::make_pair(callee + "(" + lead + before + ")", callee + "(" + lead + after + ")");
+  }
+  bool others = params.size() - skip > 1;
+  std::string lead = others ? "..., " : "";
+  return std::make_pair(callee + "(" + lead + param + "=" + before + ")",
+                        callee + "(" + lead + param + "=" + after + ")");
+}
+
+// A call of the site's function that passes `subject` as `value`, before
+// and after the fix, or nothing when the call could not be written right:
+// the subject is not a parameter, is only reachable through *args or
+// **kwargs, or the function is not one a caller can name (module level, a
+// local function, a lambda).
+CallPair SiteCall(const catalog::SiteRecord& s, const std::string& subject,
+                  const std::string& before, const std::string& after) {
+  if (s.function.empty() || s.function == "<module>" ||
+      s.function.find('<') != std::string::npos) {
+    return std::nullopt;
+  }
+  std::vector<Parameter> params = ParseSignature(s.signature);
+  // Who is called: a method through an instance, a classmethod through its
+  // class, a constructor through the class.
+  std::string name = ShortFunction(s.function);
+  std::string owner;
+  if (size_t dot = s.function.rfind('.'); dot != std::string::npos) {
+    owner = ShortFunction(s.function.substr(0, dot));
+  }
+  // The qualified name goes through ".<locals>." for a function's locals,
+  // refused above, so an owner here is a class.
+  size_t skip = 0;  // the bound first parameter
+  std::string callee = name;
+  if (!owner.empty()) {
+    bool bound = !params.empty() && (params[0].name == "self" || params[0].name == "cls");
+    skip = bound ? 1 : 0;
+    if (name == "__init__" || name == "__new__") {
+      callee = owner;
+    } else if (name.size() > 4 && name.starts_with("__") && name.ends_with("__")) {
+      return std::nullopt;  // an operator's method: no call spells it
+    } else {
+      // A static method, or one whose first parameter has another name, is
+      // called through the class with every parameter.
+      callee = (bound && params[0].name == "self" ? "obj." : owner + ".") + name;
+    }
+  }
+  return Spelled(callee, params, skip, subject, before, after);
+}
+
+// The same through the nearest public entry point that passes the subject
+// down unchanged: what a user of the library writes.
+CallPair EntryCall(const catalog::SiteRecord& s, const std::string& subject,
+                   const std::string& before, const std::string& after) {
+  if (s.entries.empty()) return std::nullopt;
+  nlohmann::json entries = nlohmann::json::parse(s.entries, nullptr, false);
+  if (!entries.is_array()) return std::nullopt;
+  for (const nlohmann::json& e : entries) {
+    if (!e.is_object() || !e.value("args", nlohmann::json()).is_object()) continue;
+    const nlohmann::json& args = e["args"];
+    if (!args.contains(subject) || !args[subject].is_string()) continue;
+    std::string name = e.value("name", "");
+    std::string kind = e.value("kind", "");
+    std::vector<Parameter> params = ParseParameters(e.value("parameters", nlohmann::json()));
+    if (name.empty() || (params.empty() && kind != "function")) continue;
+    size_t skip = kind == "function" ? 0 : 1;  // self of a method or __init__
+    std::string callee = kind == "method" ? "obj." + ShortFunction(name) : name;
+    if (CallPair call =
+            Spelled(callee, params, skip, args[subject].get<std::string>(), before, after)) {
+      return call;
+    }
+  }
+  return std::nullopt;
+}
+
+// Through a public entry point when the site's own function is private and
+// one carries the subject; else the site's function itself.
+CallPair ExampleCall(const catalog::SiteRecord& s, const std::string& subject,
+                     const std::string& before, const std::string& after) {
+  if (!IsIdentifier(subject) || s.language != "python") return std::nullopt;
+  bool private_function = ShortFunction(s.function).starts_with("_") &&
+                          ShortFunction(s.function) != "__init__";
+  if (private_function || s.path.find("/_") != std::string::npos || s.path.starts_with("_")) {
+    if (CallPair call = EntryCall(s, subject, before, after)) return call;
+  }
+  return SiteCall(s, subject, before, after);
+}
+
+// Where the first site is, for an error nothing else explains: the header
+// shows it too, so it is said only when there is nothing better.
+std::string Where(const catalog::ErrorRecord& e) {
   const catalog::SiteRecord& s = e.sites.front();
   std::string where = s.function.empty() || s.function == "<module>"
                           ? "at module level in " + Tick(s.path)
                           : "by " + Tick(s.function) + " in " + Tick(s.path);
-  where += " (line " + std::to_string(s.line) + ")";
-  if (e.sites.size() > 1) {
-    where += " and " + std::to_string(e.sites.size() - 1) +
-             (e.sites.size() == 2 ? " other place" : " other places");
-  }
+  std::string type = e.exception.empty() ? "This error" : Tick(e.exception);
+  return type + " is raised " + where + " of " + e.library + ".";
+}
+
+// What kind of failure it is, when the kind changes what it means.
+std::string Kind(const catalog::ErrorRecord& e) {
+  const catalog::SiteRecord& s = e.sites.front();
   std::string type = e.exception.empty() ? "This error" : Tick(e.exception);
   // A call into a helper that raises with the text it is given (a sink):
   // the raise is in the helper, the words are written at the call.
   if (e.kind == "raise" && s.language == "python" && !s.via.empty() &&
       !StartsWith(s.statement, "raise") && !s.function.empty()) {
-    return type + " is raised by " + Tick(s.via) + " with the text that " + Tick(s.function) +
-           " passes to it in " + Tick(s.path) + " (line " + std::to_string(s.line) + ")" +
-           (e.sites.size() > 1 ? ", among " + std::to_string(e.sites.size()) + " places" : "") +
-           ", of " + e.library + ".";
+    return "The words are written in " + Tick(s.function) + ", which hands them to " +
+           Tick(s.via) + " to raise.";
   }
-  if (e.kind == "warning") return type + " is a warning " + e.library + " issues " + where + ".";
+  if (e.kind == "warning") {
+    return "It is a warning, not an error: the program goes on unless warnings are turned into "
+           "errors (" + Tick("-W error") + ").";
+  }
   if (e.kind == "assert") {
-    return "This " + Tick("AssertionError") + " is an " + Tick("assert") + " in " + e.library +
-           ", checked " + where + "; Python skips it under " + Tick("-O") + ".";
+    return "An " + Tick("assert") + " in " + e.library +
+           " failed: a condition its authors took for granted did not hold; Python skips the "
+           "check under " + Tick("-O") + ".";
   }
   if (e.kind == "fatal") {
-    return "This is a fatal check in " + e.library + "'s native code, " + where +
-           ": when it fails the process aborts with the message, and no Python exception is "
-           "raised.";
+    return "A fatal check in " + e.library +
+           "'s native code failed: the process aborts with the message, and no Python exception "
+           "is raised.";
   }
   if (e.kind == "status") {
-    std::string code = IsStatusCode(e.exception) ? " with code " + Tick(e.exception) : "";
-    return "This is an error status" + code + " that " + e.library + "'s native code returns " +
-           where + "; it reaches Python as an exception whose message starts with the code.";
+    std::string code = IsStatusCode(e.exception) ? " " + Tick(e.exception) : "";
+    return "An error status" + code + " returned by " + e.library +
+           "'s native code; it reaches Python as an exception whose message starts with the "
+           "code.";
   }
   if (e.kind == "return") {
-    return type + " is built and returned " + where + " of " + e.library +
-           ", for the caller to raise.";
+    return type + " is built and returned for the caller to raise.";
   }
-  return type + " is raised " + where + " of " + e.library + ".";
+  return "";
+}
+
+// The cause in the terms of the facts: the value the check rejects, and the
+// public call a user makes to get there.
+std::vector<std::string> Cause(const catalog::ErrorRecord& e, const Analysis& a) {
+  std::vector<std::string> out;
+  const catalog::SiteRecord& s = e.sites.front();
+  std::string checker =
+      s.function.empty() || s.function == "<module>" ? "the check" : Tick(ShortFunction(s.function));
+  for (const ValidValues& v : a.valid) {
+    if (HasLabel(a, "version-mismatch")) break;
+    if (v.source == "types") {
+      out.push_back(Tick(v.subject) + " is of a type " + checker + " does not accept; it takes " +
+                    List(v.values) + ".");
+    } else {
+      out.push_back(Tick(v.subject) + " has a value " + checker + " does not accept; it takes " +
+                    List(v.values) + ".");
+    }
+    break;  // the first is the one the trigger turns on
+  }
+  std::vector<catalog::EntryPoint> entries = catalog::EntryPoints(s);
+  if (!entries.empty()) {
+    const catalog::EntryPoint& p = entries.front();
+    std::string call = Tick(p.name);
+    if (p.here) {
+      out.push_back("It comes straight from " + call + ", part of " + e.library +
+                    "'s public API.");
+    } else {
+      std::string carried;
+      for (const auto& [site_param, param] : p.args) {
+        if (!a.valid.empty() && a.valid.front().subject == site_param) {
+          carried = ", which passes its " + Tick(param) + " argument down as " + Tick(site_param);
+        }
+      }
+      std::string through;
+      if (!p.via.empty()) {
+        through = " through " + Tick(p.via.front());
+        if (p.via.size() > 1) through += " and " + Counted(static_cast<int64_t>(p.via.size() - 1), "more call");
+      }
+      out.push_back("A call to " + call + " reaches it" + through + carried + ".");
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -109,7 +282,8 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   const Family* family = FindFamily(a.family.slug);
 
   // What it means.
-  std::vector<std::string> meaning{What(e)};
+  std::vector<std::string> meaning = Cause(e, a);
+  if (std::string kind = Kind(e); !kind.empty()) meaning.insert(meaning.begin(), kind);
   if (family != nullptr && family->slug != "other") {
     meaning.push_back("It is a case of " + Lowercased(family->name) + ": " +
                       Lowercased(family->description));
@@ -126,6 +300,7 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
         e.library + " rather than in the calling code.");
   }
   if (e.dynamic) meaning.push_back("Its whole message is computed at run time.");
+  if (meaning.empty()) meaning.push_back(Where(e));
   for (size_t i = 0; i < meaning.size(); ++i) p.meaning += (i ? " " : "") + meaning[i];
 
   // When it happens: each distinct trigger, then what was valid.
@@ -199,19 +374,18 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
         "Keep the value concrete: compute it outside the transformed function, "
         "or mark the argument static.");
   }
-  // Example fix: a listed value or type for a plain name the caller controls.
+  // Example fix: a listed value or type for a parameter of the function that
+  // raises, spelled the way its signature lets a caller pass it.
   for (const ValidValues& v : a.valid) {
-    if (HasLabel(a, "version-mismatch") || !IsIdentifier(v.subject) || v.subject == "self" ||
-        v.values.empty()) {
-      continue;
-    }
-    std::string fn = ShortFunction(e.sites.front().function);
-    if (fn.empty() || fn == "<module>") continue;
+    if (HasLabel(a, "version-mismatch") || v.values.empty()) continue;
     std::string after = v.source == "types" ? v.values.front() + "(...)" : v.values.front();
-    p.fix_before = fn + "(..., " + v.subject + "=<a value " +
-                   (v.source == "types" ? "of another type" : "not listed") + ">)  # " +
-                   (e.exception.empty() ? "error" : e.exception);
-    p.fix_after = fn + "(..., " + v.subject + "=" + after + ")";
+    std::string before = "<a value " +
+                         std::string(v.source == "types" ? "of another type" : "not listed") + ">";
+    std::optional<std::pair<std::string, std::string>> call =
+        ExampleCall(e.sites.front(), v.subject, before, after);
+    if (!call) continue;
+    p.fix_before = call->first + "  # " + (e.exception.empty() ? "error" : e.exception);
+    p.fix_after = call->second;
     break;
   }
   return p;

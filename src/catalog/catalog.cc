@@ -67,6 +67,9 @@ std::string ComputeDigest(const SnapshotInfo& info, const Extraction& x,
           &s.excerpt, &s.cause, &s.via, &pieces_json[i], &guards_json[i], &s.trigger}) {
       d.Add(*f);
     }
+    // Only when set, as with source_digest above.
+    if (!s.signature.empty()) d.Add("signature " + s.signature);
+    if (!s.entries.empty()) d.Add("entries " + s.entries);
     d.Add(std::string_view(SiteKindName(s.kind)));
     for (int v : {s.line, s.column, s.end_line, s.excerpt_line, static_cast<int>(s.internal)}) {
       d.Add(static_cast<int64_t>(v));
@@ -162,15 +165,16 @@ tl::unexpected<Error> Damaged(const std::string& what) {
 
 namespace {
 
-// Columns of a site read: kSiteHashColumns (0-14), crc (15), guards and
-// trigger (16-17), statement, excerpt_line, excerpt (18-20); what a detail
-// level skips is selected as a constant.
+// Columns of a site read: kSiteHashColumns (0-14), crc (15), guards,
+// trigger, signature and entries (16-19), statement, excerpt_line, excerpt
+// (20-22);
+// what a detail level skips is selected as a constant.
 constexpr int kSiteHashCount = 15;
 
 std::string SiteSelect(SiteDetail detail) {
   std::string guards = detail == SiteDetail::kFull || detail == SiteDetail::kGuards
-                           ? "s.guards, s.trigger"
-                           : "'[]', ''";
+                           ? "s.guards, s.trigger, s.signature, s.entries"
+                           : "'[]', '', '', ''";
   std::string body =
       detail == SiteDetail::kFull ? "s.statement, s.excerpt_line, s.excerpt" : "'', 0, ''";
   return "SELECT " + Prefixed("s.", kSiteHashColumns) + ", s.crc, " + guards + ", " + body +
@@ -181,10 +185,10 @@ std::string SiteSelect(SiteDetail detail) {
 bool SiteIsIntact(const Statement& row, SiteDetail detail) {
   if (row.HashColumns(0, kSiteHashCount) != row.Int(15)) return false;
   if ((detail == SiteDetail::kFull || detail == SiteDetail::kGuards) &&
-      row.HashColumns(16, 2) != row.Int(14)) {
+      row.HashColumns(16, 4) != row.Int(14)) {
     return false;
   }
-  if (detail == SiteDetail::kFull && row.HashColumns(18, 3) != row.Int(13)) return false;
+  if (detail == SiteDetail::kFull && row.HashColumns(20, 3) != row.Int(13)) return false;
   return true;
 }
 
@@ -217,9 +221,11 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
   s.internal = row.Int(12) != 0;
   s.guards_json = row.Text(16);
   s.trigger = row.Text(17);
-  s.statement = row.Text(18);
-  s.excerpt_line = static_cast<int>(row.Int(19));
-  s.excerpt = row.Text(20);
+  s.signature = row.Text(18);
+  s.entries = row.Text(19);
+  s.statement = row.Text(20);
+  s.excerpt_line = static_cast<int>(row.Int(21));
+  s.excerpt = row.Text(22);
   return s;
 }
 
@@ -384,7 +390,8 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     ERRDEX_TRY(db_.Exec("PRAGMA page_size = 16384"));
     ERRDEX_TRY(db_.Exec("PRAGMA journal_mode = WAL"));
     ERRDEX_TRY(run(std::string(kSchemaSql) + std::string(kAnalysisTablesSql) +
-                   std::string(kIntegritySql) + std::string(kSourceDigestSql)));
+                   std::string(kIntegritySql) + std::string(kSourceDigestSql) +
+                   std::string(kSignatureSql)));
   } else if (*app == kApplicationId && *version >= 1 && *version < kSchemaVersion &&
              mode == OpenMode::kReadWrite) {
     std::string sql;
@@ -393,6 +400,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     if (*version <= 3) sql += kAnalysisTablesSql;
     if (*version <= 4) sql += kIntegritySql;
     if (*version <= 6) sql += kSourceDigestSql;
+    if (*version <= 7) sql += kSignatureSql;
     ERRDEX_TRY(run(sql, /*rekey=*/*version <= 5));
   } else if (*app != kApplicationId) {
     return Fail(ErrorCode::kCorrupt, path + " is a SQLite database but not an errdex catalog");
@@ -748,11 +756,11 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     Result<Statement> insert_site = db_.Prepare(
         "INSERT INTO site (snapshot_pk, error_pk, language, path, line, col, end_line, function, "
         "kind, exception_written, statement, excerpt_line, excerpt, cause, via, internal, "
-        "guards, trigger, body_hash, guard_hash, crc) "
+        "guards, trigger, signature, entries, body_hash, guard_hash, crc) "
         "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, "
-        "errdex_row_hash(?11, ?12, ?13), errdex_row_hash(?17, ?18), "
+        "?19, ?20, errdex_row_hash(?11, ?12, ?13), errdex_row_hash(?17, ?18, ?19, ?20), "
         "errdex_row_hash(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?14, ?15, ?16, "
-        "errdex_row_hash(?11, ?12, ?13), errdex_row_hash(?17, ?18)))");
+        "errdex_row_hash(?11, ?12, ?13), errdex_row_hash(?17, ?18, ?19, ?20)))");
     if (!find_error) return tl::unexpected(find_error.error());
     if (!insert_error) return tl::unexpected(insert_error.error());
     if (!insert_site) return tl::unexpected(insert_site.error());
@@ -811,6 +819,7 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       st.Bind(11, s.statement).Bind(12, s.excerpt_line).Bind(13, s.excerpt);
       st.Bind(14, ToValidUtf8(s.cause)).Bind(15, ToValidUtf8(s.via)).Bind(16, s.internal);
       st.Bind(17, guards_json[i]).Bind(18, ToValidUtf8(s.trigger));
+      st.Bind(19, ToValidUtf8(s.signature)).Bind(20, ToValidUtf8(s.entries));
       ERRDEX_TRY(st.Run());
     }
 

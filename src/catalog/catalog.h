@@ -22,7 +22,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 7;
+inline constexpr int kSchemaVersion = 8;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -73,6 +73,8 @@ struct SiteRecord {
   bool internal = false;
   std::string guards_json = "[]";  // the conditions leading to the site (Guard as JSON)
   std::string trigger;             // those conditions as a sentence
+  std::string signature;           // the function's parameters (Site::signature)
+  std::string entries;             // public functions that reach it (Site::entries)
   std::string url;                 // the library's repository URL
   std::string subdir;              // where the indexed root sits in the repository
   // The indexed path on the indexing machine: a frame's full path tells two

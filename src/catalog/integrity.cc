@@ -327,8 +327,8 @@ Result<CheckReport> Catalog::Check() {
       }
       if (!*row) break;
       ++report.sites;
-      if (st->HashColumns(0, 15) != st->Int(15) || st->HashColumns(16, 2) != st->Int(14) ||
-          st->HashColumns(18, 3) != st->Int(13)) {
+      if (st->HashColumns(0, 15) != st->Int(15) || st->HashColumns(16, 4) != st->Int(14) ||
+          st->HashColumns(20, 3) != st->Int(13)) {
         ++bad;
       }
       for (auto* m : {&per_error, &per_snapshot}) {

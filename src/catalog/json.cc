@@ -97,6 +97,15 @@ json ErrorJson(const ErrorRecord& e) {
     }
     if (!s.cause.empty()) site["cause"] = s.cause;
     if (!s.via.empty()) site["via"] = s.via;
+    // Stored as JSON the catalog wrote; a damaged value is left out.
+    if (!s.signature.empty()) {
+      json parameters = json::parse(s.signature, nullptr, false);
+      if (parameters.is_array()) site["parameters"] = std::move(parameters);
+    }
+    if (!s.entries.empty()) {
+      json entries = json::parse(s.entries, nullptr, false);
+      if (entries.is_array()) site["entry_points"] = std::move(entries);
+    }
     sites.push_back(std::move(site));
   }
   out["sites"] = std::move(sites);
@@ -337,6 +346,41 @@ json StatsJson(const Stats& s) {
           {"non_sites", s.non_sites_by_reason},
           {"per_library", std::move(libraries)},
           {"per_snapshot", std::move(snapshots)}};
+}
+
+std::vector<EntryPoint> EntryPoints(const SiteRecord& s) {
+  std::vector<EntryPoint> out;
+  if (s.entries.empty()) return out;
+  json j = json::parse(s.entries, nullptr, false);
+  if (!j.is_array()) return out;
+  for (const json& e : j) {
+    if (!e.is_object() || !e.value("name", json()).is_string()) continue;
+    EntryPoint p;
+    p.name = e["name"].get<std::string>();
+    if (e.value("kind", json()).is_string()) p.kind = e["kind"].get<std::string>();
+    if (e.value("path", json()).is_string()) p.path = e["path"].get<std::string>();
+    if (e.value("line", json()).is_number_integer()) p.line = e["line"].get<int>();
+    p.here = e.value("here", json()).is_boolean() && e["here"].get<bool>();
+    if (auto via = e.find("via"); via != e.end() && via->is_array()) {
+      for (const json& v : *via) {
+        if (v.is_string()) p.via.push_back(v.get<std::string>());
+      }
+    }
+    if (auto args = e.find("args"); args != e.end() && args->is_object()) {
+      for (auto it = args->begin(); it != args->end(); ++it) {
+        if (it->is_string()) p.args.emplace_back(it.key(), it->get<std::string>());
+      }
+    }
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+std::string EntryChain(const EntryPoint& e, const SiteRecord& s) {
+  std::string out = "`" + e.name + "`";
+  for (const std::string& v : e.via) out += " → `" + v + "`";
+  if (!e.here && !s.function.empty()) out += " → `" + s.function + "`";
+  return out;
 }
 
 }  // namespace errdex::catalog

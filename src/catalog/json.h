@@ -38,6 +38,22 @@ nlohmann::json VersionsJson(const ErrorRecord& e);
 // The whole record (`show --json`, GET /api/errors/<id>).
 nlohmann::json ErrorJson(const ErrorRecord& e);
 
+// A site's public entry points (Site::entries), read back; empty when none
+// or when the stored JSON is damaged.
+struct EntryPoint {
+  std::string name;  // "pkg.run"
+  std::string kind;  // function, class, method
+  std::string path;
+  int line = 0;
+  bool here = false;  // the site's own function
+  std::vector<std::string> via;                             // functions in between
+  std::vector<std::pair<std::string, std::string>> args;    // site param → entry param
+};
+std::vector<EntryPoint> EntryPoints(const SiteRecord& s);
+
+// "`pkg.run` → `helper` → `_check`", the chain down to the site's function.
+std::string EntryChain(const EntryPoint& e, const SiteRecord& s);
+
 nlohmann::json StatsJson(const Stats& s);
 
 }  // namespace errdex::catalog

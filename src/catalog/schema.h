@@ -198,6 +198,14 @@ inline constexpr std::string_view kSourceDigestSql = R"sql(
 ALTER TABLE snapshot ADD COLUMN source_digest TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 7 to 8, and part of every new catalog: the parameters of the
+// function a site is in (Site::signature), for example fixes that call it,
+// and the public functions that reach it (Site::entries).
+inline constexpr std::string_view kSignatureSql = R"sql(
+ALTER TABLE site ADD COLUMN signature TEXT NOT NULL DEFAULT '';
+ALTER TABLE site ADD COLUMN entries TEXT NOT NULL DEFAULT '';
+)sql";
+
 // The columns each row hash covers, in order. A site's big columns are
 // hashed apart (body_hash, guard_hash) so that reads which skip them still
 // check the row.
@@ -214,7 +222,7 @@ inline constexpr std::string_view kSiteHashColumns =
     "snapshot_pk, error_pk, language, path, line, col, end_line, function, kind, "
     "exception_written, cause, via, internal, body_hash, guard_hash";
 inline constexpr std::string_view kSiteBodyColumns = "statement, excerpt_line, excerpt";
-inline constexpr std::string_view kSiteGuardColumns = "guards, trigger";
+inline constexpr std::string_view kSiteGuardColumns = "guards, trigger, signature, entries";
 inline constexpr std::string_view kNonSiteHashColumns = "snapshot_pk, path, line, reason";
 inline constexpr std::string_view kFileIssueHashColumns =
     "snapshot_pk, path, reason, detail, skipped";

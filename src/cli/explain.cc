@@ -6,6 +6,7 @@
 #include <cctype>
 #include <vector>
 
+#include "catalog/json.h"
 #include "cli/render.h"
 #include "core/text.h"
 #include "match/parse.h"
@@ -194,6 +195,11 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
         for (const catalog::SiteRecord& s : full->sites) {
           if (s.path == site->path && s.line == site->line && s.rev == site->rev) {
             if (!s.trigger.empty()) out << "     " << Printable(s.trigger) << '\n';
+            std::vector<catalog::EntryPoint> entries = catalog::EntryPoints(s);
+            if (!entries.empty()) {
+              out << "     reached from " << Printable(catalog::EntryChain(entries.front(), s))
+                  << '\n';
+            }
             RenderExcerpt(s, color, out);
             break;
           }

@@ -5,6 +5,7 @@
 #include <string>
 #include <string_view>
 
+#include "catalog/json.h"
 #include "core/text.h"
 
 namespace errdex::cli {
@@ -151,6 +152,9 @@ void RenderError(const catalog::ErrorRecord& e, const Style& style, std::ostream
     out << '\n';
     if (!s.cause.empty()) out << "  chained from " << Printable(s.cause) << '\n';
     if (!s.trigger.empty()) out << "  " << Printable(s.trigger) << '\n';
+    for (const catalog::EntryPoint& p : catalog::EntryPoints(s)) {
+      out << "  reached from " << Printable(catalog::EntryChain(p, s)) << '\n';
+    }
     if (s.excerpt.empty()) continue;
     int line = s.excerpt_line;
     size_t pos = 0;

@@ -53,6 +53,20 @@ struct Site {
   int column = 0;             // 1-based byte column of the same
   int end_line = 0;           // last line of the statement
   std::string function;       // qualified name: "TMEMLayout.to_mgpu"; "<module>"
+  // The enclosing function's parameters in order, as JSON pairs of name and
+  // kind: [["self","any"],["x","pos"],["mode","kw"]] — "pos" positional
+  // only, "any" positional or keyword, "*" and "**" the variadic ones, "kw"
+  // keyword only. Empty where the front end does not read signatures.
+  std::string signature;
+  // The library's public functions whose calls reach this site's function,
+  // shortest path first, as JSON: [{"name": "pkg.mod.f", "kind": "function"
+  // | "class" | "method", "path": "pkg/_impl.py", "line": 12, "here": true when it is the site's
+  // own function, "via":
+  // ["_helper"], "args": {"site_param": "entry_param"}, "parameters": [as
+  // signature]}]. "via" is the chain of functions between the entry and the
+  // site's function; "args" the parameters passed down unchanged all the
+  // way; "parameters" the entry's own signature. Empty where unknown.
+  std::string entries;
   std::string statement;      // the raising statement's source text
   int excerpt_line = 0;       // first line of `excerpt`
   std::string excerpt;        // about 40 lines around the statement

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "catalog/json.h"
 #include "core/text.h"
 
 namespace errdex::web {
@@ -325,6 +326,24 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
         values += (values.empty() ? "" : ", ") + ("<code>" + Escape(x) + "</code>");
       when += "<p><b>Valid " + std::string(v.source == "types" ? "types" : "values") +
               " for <code>" + Escape(v.subject) + "</code>:</b> " + values + "</p>";
+    }
+  }
+  // How a user's call gets there: the public functions whose calls reach
+  // the first site, shortest first.
+  if (!e.sites.empty()) {
+    std::vector<std::string> chains;
+    for (const catalog::EntryPoint& p : catalog::EntryPoints(e.sites.front())) {
+      std::string chain = catalog::EntryChain(p, e.sites.front());
+      for (const auto& [site_param, param] : p.args) {
+        chain += " (`" + site_param + "` comes from its `" + param + "` argument)";
+        break;  // the first is enough to read the path; the JSON has all
+      }
+      chains.push_back(Prose(chain));
+    }
+    if (!chains.empty()) {
+      when += "<p><b>Reached from the public API:</b></p><ul class=\"entries\">";
+      for (const std::string& c : chains) when += "<li>" + c + "</li>";
+      when += "</ul>";
     }
   }
   if (n && !n->situations.empty()) {

@@ -10,6 +10,7 @@
 #include <utility>
 
 #include "core/text.h"
+#include "extract/python/py_calls.h"
 #include "extract/python/py_conditions.h"
 #include "extract/python/py_flow.h"
 #include "extract/python/py_guards.h"
@@ -161,6 +162,7 @@ struct Scope {
   std::string qualname;
   int class_info = -1;     // index into FileResult::classes
   int function_info = -1;  // index into FileResult::functions, created on demand
+  std::string signature;   // Site::signature, made on the first site in it
 };
 
 // Where an expression is evaluated: the function scopes around it (innermost
@@ -217,6 +219,7 @@ class FileExtractor {
   FileResult Run() {
     ScanModule();
     Walk();
+    result_.facts = ReadModuleFacts(root_, src_);
     if (guards_.first_cut_line > 0) {
       result_.issues.push_back(
           FileIssue{result_.path, "work-budget",
@@ -1310,7 +1313,17 @@ class FileExtractor {
   // ------------------------------------------------------ site construction
 
   // Where the site is and its statement; no excerpt, no guards.
-  Site LightSite(TSNode stmt, SiteKind kind) const {
+  // The parameters of a function definition as Site::signature's JSON.
+  std::string Signature(TSNode function) const {
+    std::string out;
+    for (const SigParam& p : ReadParameters(function, src_)) {
+      // Identifiers need no JSON escaping.
+      out += std::string(out.empty() ? "" : ",") + "[\"" + p.name + "\",\"" + p.kind + "\"]";
+    }
+    return "[" + out + "]";
+  }
+
+  Site LightSite(TSNode stmt, SiteKind kind) {
     Site s;
     s.kind = kind;
     s.language = "python";
@@ -1319,6 +1332,11 @@ class FileExtractor {
     s.column = StartColumn(stmt);
     s.end_line = EndLine(stmt);
     s.function = CurrentQualname();
+    if (!scopes_.empty() && !scopes_.back().is_class) {
+      Scope& scope = scopes_.back();
+      if (scope.signature.empty()) scope.signature = Signature(scope.node);
+      s.signature = scope.signature;
+    }
     // The source is valid UTF-8 and lines end at character boundaries; only
     // a cut needs care.
     s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));

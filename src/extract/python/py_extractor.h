@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/record.h"
+#include "extract/python/py_calls.h"
 #include "extract/python/py_format.h"
 
 namespace errdex::extract::python {
@@ -108,6 +109,7 @@ struct FileResult {
   std::vector<FunctionInfo> functions;
   std::vector<SinkCall> calls;
   std::vector<FileIssue> issues;
+  ModuleFacts facts;  // for the call graph
 };
 
 struct PythonOptions {

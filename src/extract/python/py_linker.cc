@@ -1,6 +1,7 @@
 #include "extract/python/py_linker.h"
 
 #include "core/text.h"
+#include "extract/python/py_callgraph.h"
 #include "extract/python/py_syntax.h"
 
 #include <algorithm>
@@ -846,7 +847,9 @@ class Linker {
 
 void LinkPython(std::vector<FileResult>& files, Extraction& out, std::vector<Site>* native) {
   Linker linker(files);
+  size_t first = out.sites.size();
   linker.Run(out);
+  AssignEntryPoints(files, out.sites, first);
   if (native != nullptr) linker.ComposeNative(*native);
 }
 

@@ -134,6 +134,13 @@ TEST_F(AnalyzeTest, ModuleConstantGivesValidValuesAndAFix) {
   EXPECT_EQ(p.when, "Raised when `mode not in _MODES` (valid: `\"fast\"`, `\"exact\"`).");
   EXPECT_EQ(p.solutions.front(),
             "Use one of the values the code accepts for `mode`: `\"fast\"` or `\"exact\"`.");
+  // The meaning says why, not where: the header shows the place.
+  EXPECT_EQ(p.meaning.find("lowering.py"), std::string::npos) << p.meaning;
+  EXPECT_EQ(p.meaning.rfind("`mode` has a value `run` does not accept; it takes `\"fast\"` or "
+                            "`\"exact\"`.",
+                            0),
+            0u)
+      << p.meaning;
   EXPECT_EQ(p.fix_before, "run(..., mode=<a value not listed>)  # ValueError");
   EXPECT_EQ(p.fix_after, "run(..., mode=\"fast\")");
   // Two libraries have an invalid-choice error: the family counts both.
@@ -163,7 +170,8 @@ TEST_F(AnalyzeTest, AssertIsInternalAndSaysWhatMustHold) {
   ASSERT_TRUE(e.analysis.has_value());
   EXPECT_EQ(e.analysis->family.slug, "internal-assertion");
   EXPECT_EQ(e.analysis->labels, std::vector<std::string>{"internal"});
-  EXPECT_NE(e.analysis->prose.meaning.find("Python skips it under `-O`"), std::string::npos);
+  EXPECT_NE(e.analysis->prose.meaning.find("Python skips the check under `-O`"),
+            std::string::npos);
 }
 
 TEST_F(AnalyzeTest, JsonCarriesAnalysisRelatedIdsAndFamily) {
@@ -203,6 +211,39 @@ TEST(Ancestry, BreadthFirstWithoutRepeatsOrCycles) {
       {"A", {"B", "C"}}, {"B", {"Exception"}}, {"C", {"A"}}};
   EXPECT_EQ(Ancestry("A", bases), (std::vector<std::string>{"A", "B", "C", "Exception"}));
   EXPECT_EQ(Ancestry("Z", bases), std::vector<std::string>{"Z"});
+}
+
+// A private check reached from a public function: the meaning names the
+// public call, and the fix is written against it, keyword-only as it is.
+TEST(Analyze, PrivateCheckIsExplainedThroughItsPublicEntryPoint) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value());
+  ASSERT_TRUE(cat->WriteSnapshot(Info("test/entry"),
+                                 extract::ExtractPythonSource("pkg/api.py", R"py(
+def _check(mode):
+    if mode not in ("fast", "exact"):
+        raise ValueError(f"Unknown mode {mode}")
+
+def run(data, *, mode):
+    return _check(mode)
+)py"))
+                  .has_value());
+  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
+  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
+  ASSERT_TRUE(all.has_value() && all->size() == 1u);
+  Result<catalog::ErrorRecord> e = cat->Get(all->front().id);
+  ASSERT_TRUE(e.has_value() && e->analysis.has_value());
+  const Prose& p = e->analysis->prose;
+  EXPECT_NE(p.meaning.find("A call to `pkg.api.run` reaches it, which passes its `mode` argument "
+                           "down as `mode`."),
+            std::string::npos)
+      << p.meaning;
+  EXPECT_EQ(p.fix_after, "pkg.api.run(..., mode=\"fast\")");
+  nlohmann::json j = catalog::ErrorJson(*e);
+  EXPECT_EQ(j["sites"][0]["entry_points"][0]["name"], "pkg.api.run");
+  EXPECT_EQ(j["sites"][0]["parameters"], nlohmann::json::parse(R"([["mode","any"]])"));
 }
 
 }  // namespace

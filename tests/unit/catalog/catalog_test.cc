@@ -84,7 +84,9 @@ void OpenUpgraded(const std::string& path, std::optional<Catalog>& upgraded,
                   std::optional<CheckReport>& report) {
   Result<Catalog> read_only = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_FALSE(read_only.has_value());
-  EXPECT_NE(read_only.error().message.find("upgrades it to version 7"), std::string::npos);
+  EXPECT_NE(read_only.error().message.find("upgrades it to version " +
+                                           std::to_string(kSchemaVersion)),
+            std::string::npos);
   ASSERT_TRUE(Catalog::Open(path, OpenMode::kReadWrite).has_value());
   Result<Catalog> opened = Catalog::Open(path, OpenMode::kReadOnly);
   ASSERT_TRUE(opened.has_value()) << opened.error().message;
@@ -95,11 +97,19 @@ void OpenUpgraded(const std::string& path, std::optional<Catalog>& upgraded,
   upgraded.emplace(std::move(*opened));
 }
 
-// Undoes kSourceDigestSql: the catalog as errdex wrote it before snapshots
-// recorded their source's digest (schema version 6). The hashes stay those
-// of version 7; an upgrade recomputes every hash anyway.
+// Undoes kSignatureSql: the catalog before sites recorded their function's
+// parameters (schema version 7). The hashes stay those of version 8; an
+// upgrade recomputes every hash anyway.
+std::string DowngradeToVersion7Sql() {
+  return "ALTER TABLE site DROP COLUMN signature; ALTER TABLE site DROP COLUMN entries; "
+         "PRAGMA user_version = 7;";
+}
+
+// Undoes kSourceDigestSql too: before snapshots recorded their source's
+// digest (schema version 6).
 std::string DowngradeToVersion6Sql() {
-  return "ALTER TABLE snapshot DROP COLUMN source_digest; PRAGMA user_version = 6;";
+  return DowngradeToVersion7Sql() +
+         "ALTER TABLE snapshot DROP COLUMN source_digest; PRAGMA user_version = 6;";
 }
 
 // Undoes kIntegritySql too: the catalog as errdex wrote it before content
@@ -402,6 +412,41 @@ TEST(Catalog, VersionSixIsUpgradedWithAnEmptySourceDigest) {
   // Written again as it was: still the same snapshot, nothing rewritten.
   Result<Catalog> writer = Catalog::Open(path, OpenMode::kReadWrite);
   EXPECT_TRUE(writer->WriteSnapshot(Info("def"), Sample())->unchanged);
+}
+
+TEST(Catalog, VersionSevenIsUpgradedWithEmptySignaturesAndEntries) {
+  TempDir dir;
+  std::string path = (dir.path() / "v7.db").string();
+  // Written as version 7 wrote it: no site knows its parameters.
+  Extraction x = Sample();
+  {
+    Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+    ASSERT_TRUE(cat->WriteSnapshot(Info("abc"), x).has_value());
+  }
+  x.sites[0].signature = R"([["x","any"]])";
+  x.sites[0].entries = R"([{"name":"pkg.f","kind":"function","via":[],"args":{"x":"x"}}])";
+  Exec(path, DowngradeToVersion7Sql());
+  std::optional<Catalog> upgraded;
+  std::optional<CheckReport> report;
+  ASSERT_NO_FATAL_FAILURE(OpenUpgraded(path, upgraded, report));
+  EXPECT_EQ(report->sites, 3);
+  // Written again with its signature: the site is read back with it.
+  upgraded.reset();
+  Result<Catalog> writer = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(writer.has_value());
+  Result<WriteSummary> again = writer->WriteSnapshot(Info("abc"), x);
+  ASSERT_TRUE(again.has_value()) << again.error().message;
+  ListQuery all;
+  all.with_guards = true;
+  Result<std::vector<ErrorRecord>> errors = writer->List(all);
+  ASSERT_TRUE(errors.has_value()) << errors.error().message;
+  bool seen = false;
+  for (const ErrorRecord& e : *errors) {
+    for (const SiteRecord& s : e.sites) {
+      seen |= s.signature == x.sites[0].signature && s.entries == x.sites[0].entries;
+    }
+  }
+  EXPECT_TRUE(seen);
 }
 
 TEST(Catalog, FindsASnapshotByLibraryAndRevision) {

@@ -1,0 +1,452 @@
+#include "extract/python/py_callgraph.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+
+#include "core/text.h"
+
+namespace errdex::extract::python {
+namespace {
+
+// Name resolution follows imports and aliases this deep, and bases this many.
+constexpr int kMaxResolveDepth = 8;
+// The search up from a site stops this many calls away, or after visiting
+// this many functions: enough for the deepest real chains, bounded on any
+// graph.
+constexpr int kMaxCallDepth = 8;
+constexpr size_t kMaxVisited = 4096;
+
+constexpr std::string_view kNonPublicDirs[] = {"tests", "test", "benchmarks", "examples", "docs",
+                                                "doc"};
+
+bool IsPublicModule(std::string_view module) {
+  size_t at = 0;
+  while (at <= module.size()) {
+    size_t dot = module.find('.', at);
+    std::string_view part = module.substr(at, dot == std::string_view::npos ? dot : dot - at);
+    if (part.empty() || part[0] == '_') return false;
+    for (std::string_view d : kNonPublicDirs) {
+      if (part == d) return false;
+    }
+    if (dot == std::string_view::npos) break;
+    at = dot + 1;
+  }
+  return !module.empty();
+}
+
+std::vector<std::string_view> Split(std::string_view dotted) {
+  std::vector<std::string_view> out;
+  size_t at = 0;
+  while (true) {
+    size_t dot = dotted.find('.', at);
+    out.push_back(dotted.substr(at, dot == std::string_view::npos ? dot : dot - at));
+    if (dot == std::string_view::npos) break;
+    at = dot + 1;
+  }
+  return out;
+}
+
+std::string_view LastName(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+}
+
+struct Target {
+  enum Kind { kNone, kModule, kFunction, kClass } kind = kNone;
+  int id = -1;
+};
+
+struct Edge {
+  int caller = -1;
+  // Callee parameter ← caller parameter, for arguments passed unchanged.
+  std::vector<std::pair<std::string, std::string>> binding;
+};
+
+struct Module {
+  const FileResult* file = nullptr;
+  std::string name;
+  bool package = false;
+  int first_node = 0;  // its functions are nodes first_node, first_node + 1, ...
+  std::unordered_map<std::string, int> functions;  // module-level name → node
+  std::unordered_map<std::string, int> classes;    // qualified name → class
+  std::unordered_map<std::string, const ImportFact*> imports;
+  std::unordered_map<std::string, std::string> aliases;
+};
+
+struct Node {
+  int module = -1;
+  const DefinedFunction* fn = nullptr;
+};
+
+struct Class {
+  int module = -1;
+  const DefinedClass* cls = nullptr;
+  std::unordered_map<std::string, int> methods;
+};
+
+struct Public {
+  std::string name;
+  std::string kind;  // function, class, method
+};
+
+class Graph {
+ public:
+  explicit Graph(const std::vector<FileResult>& files) {
+    for (const FileResult& f : files) AddModule(f);
+    for (size_t m = 0; m < modules_.size(); ++m) AddCalls(static_cast<int>(m));
+    for (size_t m = 0; m < modules_.size(); ++m) AddPublicNames(static_cast<int>(m));
+  }
+
+  int NodeOf(const std::string& path, const std::string& qualified) const {
+    auto it = node_by_key_.find(path + '\0' + qualified);
+    return it == node_by_key_.end() ? -1 : it->second;
+  }
+
+  // The JSON of Site::entries for a function, computed once per function.
+  const std::string& Entries(int start) {
+    auto [it, fresh] = entries_.try_emplace(start);
+    if (fresh) it->second = Search(start);
+    return it->second;
+  }
+
+ private:
+  void AddModule(const FileResult& f) {
+    Module m;
+    m.file = &f;
+    m.name = ModuleName(f.path);
+    m.package = EndsWith(f.path, "__init__.py");
+    int id = static_cast<int>(modules_.size());
+    m.first_node = static_cast<int>(nodes_.size());
+    for (const DefinedFunction& fn : f.facts.functions) {
+      int node = static_cast<int>(nodes_.size());
+      nodes_.push_back({id, &fn});
+      node_by_key_.emplace(f.path + '\0' + fn.qualified, node);
+      if (fn.qualified.find('.') == std::string::npos) m.functions[fn.qualified] = node;
+    }
+    for (const DefinedClass& c : f.facts.classes) {
+      m.classes[c.qualified] = static_cast<int>(classes_.size());
+      classes_.push_back({id, &c, {}});
+    }
+    for (const DefinedFunction& fn : f.facts.functions) {
+      auto owner = m.classes.find(fn.owner);
+      if (fn.owner.empty() || owner == m.classes.end()) continue;
+      int node = m.first_node + static_cast<int>(&fn - f.facts.functions.data());
+      classes_[static_cast<size_t>(owner->second)].methods[fn.qualified.substr(fn.owner.size() + 1)] =
+          node;
+    }
+    for (const ImportFact& i : f.facts.imports) m.imports[i.local] = &i;
+    for (const auto& [local, target] : f.facts.aliases) m.aliases[local] = target;
+    // A path seen twice (one module in two roots) keeps the first.
+    module_by_name_.emplace(m.name, id);
+    modules_.push_back(std::move(m));
+  }
+
+  int FindModule(const std::string& name) const {
+    auto it = module_by_name_.find(name);
+    return it == module_by_name_.end() ? -1 : it->second;
+  }
+
+  std::string Absolute(const Module& m, const ImportFact& i) const {
+    if (i.level == 0) return i.module;
+    // `from . import x` is relative to the package a module is in, or to
+    // the package itself for its __init__.
+    std::string package = m.name;
+    if (!m.package) {
+      size_t dot = package.rfind('.');
+      package = dot == std::string::npos ? "" : package.substr(0, dot);
+    }
+    for (int up = 1; up < i.level; ++up) {
+      size_t dot = package.rfind('.');
+      package = dot == std::string::npos ? "" : package.substr(0, dot);
+    }
+    if (i.module.empty()) return package;
+    return package.empty() ? i.module : package + "." + i.module;
+  }
+
+  // What the single name `name` is in module `m`.
+  Target Resolve(int m, std::string_view name, int depth) const {
+    if (depth > kMaxResolveDepth || m < 0) return {};
+    const Module& mod = modules_[static_cast<size_t>(m)];
+    std::string key(name);
+    if (auto f = mod.functions.find(key); f != mod.functions.end()) {
+      return {Target::kFunction, f->second};
+    }
+    if (auto c = mod.classes.find(key); c != mod.classes.end()) return {Target::kClass, c->second};
+    if (auto a = mod.aliases.find(key); a != mod.aliases.end()) {
+      return ResolveDotted(m, a->second, depth + 1);
+    }
+    if (auto i = mod.imports.find(key); i != mod.imports.end()) {
+      const ImportFact& imp = *i->second;
+      std::string from = Absolute(mod, imp);
+      if (imp.name.empty()) {
+        int target = FindModule(from);
+        return target < 0 ? Target{} : Target{Target::kModule, target};
+      }
+      return Member({Target::kModule, FindModule(from)}, imp.name, depth + 1);
+    }
+    return {};
+  }
+
+  Target Member(Target t, std::string_view name, int depth) const {
+    if (depth > kMaxResolveDepth) return {};
+    if (t.kind == Target::kModule && t.id >= 0) {
+      const Module& mod = modules_[static_cast<size_t>(t.id)];
+      Target inside = Resolve(t.id, name, depth + 1);
+      if (inside.kind != Target::kNone) return inside;
+      int sub = FindModule(mod.name + "." + std::string(name));
+      return sub < 0 ? Target{} : Target{Target::kModule, sub};
+    }
+    if (t.kind == Target::kClass) {
+      const Class& c = classes_[static_cast<size_t>(t.id)];
+      const Module& mod = modules_[static_cast<size_t>(c.module)];
+      auto nested = mod.classes.find(c.cls->qualified + "." + std::string(name));
+      if (nested != mod.classes.end()) return {Target::kClass, nested->second};
+      int method = Method(t.id, name, depth + 1);
+      return method < 0 ? Target{} : Target{Target::kFunction, method};
+    }
+    return {};
+  }
+
+  Target ResolveDotted(int m, std::string_view dotted, int depth) const {
+    std::vector<std::string_view> parts = Split(dotted);
+    Target t = Resolve(m, parts[0], depth);
+    // `import a.b` binds `a`; a module not in the library resolves to nothing.
+    for (size_t i = 1; i < parts.size() && t.kind != Target::kNone; ++i) {
+      t = Member(t, parts[i], depth);
+    }
+    return t;
+  }
+
+  // The method `name` of class `c` or of its bases, in order.
+  int Method(int c, std::string_view name, int depth) const {
+    if (depth > kMaxResolveDepth || c < 0) return -1;
+    const Class& cls = classes_[static_cast<size_t>(c)];
+    if (auto it = cls.methods.find(std::string(name)); it != cls.methods.end()) return it->second;
+    for (const std::string& base : cls.cls->bases) {
+      Target b = ResolveDotted(cls.module, base, depth + 1);
+      if (b.kind != Target::kClass || b.id == c) continue;
+      int found = Method(b.id, name, depth + 1);
+      if (found >= 0) return found;
+    }
+    return -1;
+  }
+
+  int OwnerClass(const Node& n) const {
+    if (n.fn->owner.empty()) return -1;
+    const Module& mod = modules_[static_cast<size_t>(n.module)];
+    auto it = mod.classes.find(n.fn->owner);
+    return it == mod.classes.end() ? -1 : it->second;
+  }
+
+  void AddCalls(int m) {
+    const Module& mod = modules_[static_cast<size_t>(m)];
+    for (const CallFact& call : mod.file->facts.calls) {
+      if (call.caller < 0) continue;
+      int caller = mod.first_node + call.caller;
+      const Node& from = nodes_[static_cast<size_t>(caller)];
+      int callee = -1;
+      size_t skip = 0;  // parameters bound before the arguments: self, cls
+      std::vector<std::string_view> parts = Split(call.callee);
+      if (parts.size() == 2 && (parts[0] == "self" || parts[0] == "cls")) {
+        callee = Method(OwnerClass(from), parts[1], 0);
+        skip = 1;
+      } else if (parts.size() == 2 && parts[0] == "super") {
+        int owner = OwnerClass(from);
+        if (owner >= 0) {
+          for (const std::string& b : classes_[static_cast<size_t>(owner)].cls->bases) {
+            Target t = ResolveDotted(classes_[static_cast<size_t>(owner)].module, b, 0);
+            if (t.kind == Target::kClass && (callee = Method(t.id, parts[1], 0)) >= 0) break;
+          }
+        }
+        skip = 1;
+      } else {
+        Target t = ResolveDotted(m, call.callee, 0);
+        if (t.kind == Target::kFunction) {
+          callee = t.id;
+          // Through the class, a classmethod has its cls bound; a plain
+          // method takes self as the first argument.
+          const std::vector<SigParam>& p = nodes_[static_cast<size_t>(callee)].fn->params;
+          skip = !nodes_[static_cast<size_t>(callee)].fn->owner.empty() && !p.empty() &&
+                         p[0].name == "cls"
+                     ? 1
+                     : 0;
+        } else if (t.kind == Target::kClass) {
+          callee = Method(t.id, "__init__", 0);
+          skip = 1;
+        }
+      }
+      if (callee < 0 || callee == caller) continue;
+      Edge e;
+      e.caller = caller;
+      const std::vector<SigParam>& params = nodes_[static_cast<size_t>(callee)].fn->params;
+      for (const CallFact::Passed& p : call.passed) {
+        if (p.position >= 0) {
+          size_t at = skip + static_cast<size_t>(p.position);
+          if (at < params.size() && (params[at].kind == "pos" || params[at].kind == "any")) {
+            e.binding.emplace_back(params[at].name, p.param);
+          }
+        } else {
+          for (const SigParam& q : params) {
+            if (q.name == p.keyword && (q.kind == "any" || q.kind == "kw")) {
+              e.binding.emplace_back(q.name, p.param);
+            }
+          }
+        }
+      }
+      in_edges_[callee].push_back(std::move(e));
+    }
+  }
+
+  void Offer(int node, std::string name, std::string kind) {
+    auto [it, fresh] = public_.try_emplace(node, Public{name, kind});
+    if (fresh) return;
+    // The spelling a user would write wins: fewest dots, then the function's
+    // own name over an alias (`fast = partial(run, ...)`), then length.
+    std::string_view own = LastName(nodes_[static_cast<size_t>(node)].fn->qualified);
+    auto rank = [&](const Public& p) {
+      std::string_view last = p.kind == "class" ? "__init__" : LastName(p.name);
+      return std::make_tuple(std::count(p.name.begin(), p.name.end(), '.'), last != own,
+                             p.name.size(), p.name);
+    };
+    if (rank(Public{name, kind}) < rank(it->second)) {
+      it->second = Public{std::move(name), std::move(kind)};
+    }
+  }
+
+  void AddPublicNames(int m) {
+    const Module& mod = modules_[static_cast<size_t>(m)];
+    if (!IsPublicModule(mod.name)) return;
+    std::vector<std::string> names;
+    if (mod.file->facts.all) {
+      names = *mod.file->facts.all;
+    } else {
+      for (const auto& [n, _] : mod.functions) names.push_back(n);
+      for (const auto& [n, _] : mod.classes) {
+        if (n.find('.') == std::string::npos) names.push_back(n);
+      }
+      for (const auto& [n, i] : mod.imports) {
+        if (!i->name.empty()) names.push_back(n);
+      }
+      for (const auto& [n, _] : mod.aliases) names.push_back(n);
+    }
+    for (const std::string& n : names) {
+      if (n.empty() || n[0] == '_') continue;
+      Target t = Resolve(m, n, 0);
+      std::string dotted = mod.name + "." + n;
+      if (t.kind == Target::kFunction) {
+        Offer(t.id, dotted, nodes_[static_cast<size_t>(t.id)].fn->owner.empty() ? "function" : "method");
+      } else if (t.kind == Target::kClass) {
+        for (const auto& [method, node] : classes_[static_cast<size_t>(t.id)].methods) {
+          if (method == "__init__") {
+            Offer(node, dotted, "class");
+          } else if (!method.empty() && method[0] != '_') {
+            Offer(node, dotted + "." + method, "method");
+          }
+        }
+      }
+    }
+  }
+
+  std::string Search(int start) const {
+    struct Seen {
+      int next = -1;  // one call closer to the site
+      int depth = 0;
+      std::vector<std::pair<std::string, std::string>> carried;  // site param → this one
+    };
+    std::unordered_map<int, Seen> seen;
+    std::deque<int> queue{start};
+    Seen& first = seen[start];
+    for (const SigParam& p : nodes_[static_cast<size_t>(start)].fn->params) {
+      if (p.kind != "*" && p.kind != "**") first.carried.emplace_back(p.name, p.name);
+    }
+    nlohmann::json out = nlohmann::json::array();
+    while (!queue.empty() && out.size() < kMaxEntryPoints) {
+      int n = queue.front();
+      queue.pop_front();
+      const Seen& here = seen.at(n);
+      if (auto pub = public_.find(n); pub != public_.end()) out.push_back(Entry(n, pub->second, seen));
+      if (here.depth >= kMaxCallDepth) continue;
+      auto in = in_edges_.find(n);
+      if (in == in_edges_.end()) continue;
+      for (const Edge& e : in->second) {
+        if (seen.size() >= kMaxVisited) break;
+        if (seen.count(e.caller)) continue;
+        Seen s;
+        s.next = n;
+        s.depth = seen.at(n).depth + 1;
+        for (const auto& [site_param, param] : seen.at(n).carried) {
+          for (const auto& [callee_param, caller_param] : e.binding) {
+            if (callee_param == param) s.carried.emplace_back(site_param, caller_param);
+          }
+        }
+        seen.emplace(e.caller, std::move(s));
+        queue.push_back(e.caller);
+      }
+    }
+    return out.empty() ? "" : out.dump();
+  }
+
+  template <typename SeenMap>
+  nlohmann::json Entry(int n, const Public& pub, const SeenMap& seen) const {
+    const Node& node = nodes_[static_cast<size_t>(n)];
+    nlohmann::json e;
+    e["name"] = pub.name;
+    e["kind"] = pub.kind;
+    e["path"] = modules_[static_cast<size_t>(node.module)].file->path;
+    e["line"] = node.fn->line;
+    // The site's own function is public: nothing to walk down.
+    if (seen.at(n).next < 0) e["here"] = true;
+    nlohmann::json via = nlohmann::json::array();
+    for (int at = seen.at(n).next; at >= 0 && seen.at(at).next >= 0; at = seen.at(at).next) {
+      via.push_back(nodes_[static_cast<size_t>(at)].fn->qualified);
+    }
+    e["via"] = std::move(via);
+    nlohmann::json args = nlohmann::json::object();
+    for (const auto& [site_param, param] : seen.at(n).carried) args[site_param] = param;
+    e["args"] = std::move(args);
+    nlohmann::json parameters = nlohmann::json::array();
+    for (const SigParam& p : node.fn->params) parameters.push_back({p.name, p.kind});
+    e["parameters"] = std::move(parameters);
+    return e;
+  }
+
+  std::vector<Module> modules_;
+  std::unordered_map<std::string, int> module_by_name_;
+  std::vector<Node> nodes_;
+  std::unordered_map<std::string, int> node_by_key_;
+  std::vector<Class> classes_;
+  std::unordered_map<int, std::vector<Edge>> in_edges_;
+  std::unordered_map<int, Public> public_;
+  std::unordered_map<int, std::string> entries_;
+};
+
+}  // namespace
+
+std::string ModuleName(std::string_view path) {
+  std::string p(path);
+  if (StartsWith(p, "src/")) p = p.substr(4);
+  if (EndsWith(p, ".py")) p.resize(p.size() - 3);
+  if (p == "__init__") return "";
+  if (EndsWith(p, "/__init__")) p.resize(p.size() - 9);
+  std::replace(p.begin(), p.end(), '/', '.');
+  return p;
+}
+
+void AssignEntryPoints(const std::vector<FileResult>& files, std::vector<Site>& sites,
+                       size_t first) {
+  Graph graph(files);
+  for (size_t i = first; i < sites.size(); ++i) {
+    Site& s = sites[i];
+    if (s.language != "python" || s.function.empty() || s.function == "<module>") continue;
+    int node = graph.NodeOf(s.path, s.function);
+    if (node >= 0) s.entries = graph.Entries(node);
+  }
+}
+
+}  // namespace errdex::extract::python

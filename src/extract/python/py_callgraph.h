@@ -1,0 +1,37 @@
+// The call graph inside one Python library, from each module's facts
+// (py_calls.h): which public functions reach the function a site is in.
+//
+// Calls are resolved only where the code says what is called: a module's own
+// functions and classes, names imported from the library's modules
+// (relative imports included), module-level aliases and functools.partial,
+// `self.m`/`cls.m`/`super().m` through the class and its bases. A call on
+// an object of unknown type (`x.m()`) is no edge: an entry point that is
+// shown is one that really calls down, never a guess by method name.
+//
+// Public: a name a public module exports (its `__all__`, else the names it
+// defines or imports from the library without a leading underscore), where a
+// public module has no path component starting with an underscore and is
+// not under tests/, test/, benchmarks/, examples/ or docs/. A public class
+// makes its `__init__` (called as the class) and its public methods public.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+#include "core/record.h"
+#include "extract/python/py_extractor.h"
+
+namespace errdex::extract::python {
+
+// At most this many entry points are kept per site, shortest first.
+inline constexpr size_t kMaxEntryPoints = 3;
+
+// Sets Site::entries on `sites[first...]`, Python sites of `files`.
+void AssignEntryPoints(const std::vector<FileResult>& files, std::vector<Site>& sites,
+                       size_t first);
+
+// The dotted module name of a path relative to the library's root:
+// "pkg/sub/__init__.py" → "pkg.sub"; a leading "src/" is dropped.
+std::string ModuleName(std::string_view path);
+
+}  // namespace errdex::extract::python

@@ -1,0 +1,297 @@
+#include "extract/python/py_calls.h"
+
+#include <algorithm>
+
+#include "extract/python/py_syntax.h"
+#include "extract/ts_util.h"
+
+namespace errdex::extract::python {
+namespace {
+
+uint16_t K(TSNode n) { return KindOf(n); }
+
+// Deeper syntax is left unread: generated code nests expressions thousands
+// deep, and no call graph edge is worth a stack overflow.
+constexpr int kMaxDepth = 400;
+
+// "a.b.c" for a chain of attributes on a name; "super.m" for super().m;
+// empty for anything else (a call's result, a subscript).
+std::string DottedName(TSNode n, std::string_view src) {
+  if (K(n) == kIdentifier) return std::string(NodeText(n, src));
+  if (K(n) != kAttribute) return "";
+  TSNode object = Field(n, "object");
+  std::string attribute(NodeText(Field(n, "attribute"), src));
+  std::string head;
+  if (K(object) == kCall && K(Field(object, "function")) == kIdentifier &&
+      NodeText(Field(object, "function"), src) == "super") {
+    head = "super";
+  } else {
+    head = DottedName(object, src);
+  }
+  return head.empty() || attribute.empty() ? "" : head + "." + attribute;
+}
+
+// The text of a plain string literal, without prefix and quotes.
+std::optional<std::string> StringValue(TSNode n, std::string_view src) {
+  if (K(n) != kString) return std::nullopt;
+  std::string out;
+  for (TSNode c : NamedChildren(n)) {
+    std::string_view type = ts_node_type(c);
+    if (type == "string_content") {
+      out += NodeText(c, src);
+    } else if (type != "string_start" && type != "string_end") {
+      return std::nullopt;  // an interpolation or an escape
+    }
+  }
+  return out;
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string_view src) : src_(src) {}
+
+  ModuleFacts Run(TSNode root) {
+    Visit(root, 0);
+    return std::move(facts_);
+  }
+
+ private:
+  struct Scope {
+    bool is_class = false;
+    std::string qualified;
+    int function = -1;
+  };
+
+  std::string_view Text(TSNode n) const { return NodeText(n, src_); }
+
+  std::string Qualify(std::string_view name) const {
+    if (scopes_.empty()) return std::string(name);
+    const Scope& parent = scopes_.back();
+    return parent.qualified + (parent.is_class ? "." : ".<locals>.") + std::string(name);
+  }
+
+  void Visit(TSNode node, int depth) {
+    if (depth > kMaxDepth) return;
+    switch (K(node)) {
+      case kFunctionDefinition:
+        return OnFunction(node, depth);
+      case kClassDefinition:
+        return OnClass(node, depth);
+      case kCall:
+        OnCall(node);
+        break;
+      case kImport:
+      case kImportFrom:
+        return OnImport(node);
+      case kAssignment:
+      case kAugmentedAssignment:
+        if (scopes_.empty()) OnModuleAssignment(node);
+        break;
+      default:
+        break;
+    }
+    uint32_t n = ts_node_named_child_count(node);
+    for (uint32_t i = 0; i < n; ++i) Visit(ts_node_named_child(node, i), depth + 1);
+  }
+
+  void OnFunction(TSNode node, int depth) {
+    TSNode name = Field(node, "name");
+    if (ts_node_is_null(name)) return;
+    DefinedFunction f;
+    f.qualified = Qualify(Text(name));
+    if (!scopes_.empty() && scopes_.back().is_class) f.owner = scopes_.back().qualified;
+    f.line = StartLine(node);
+    f.params = ReadParameters(node, src_);
+    facts_.functions.push_back(std::move(f));
+    scopes_.push_back({false, facts_.functions.back().qualified,
+                       static_cast<int>(facts_.functions.size()) - 1});
+    // Defaults and decorators run in the enclosing scope, but their calls
+    // are rare and cheap to attribute to the function itself.
+    TSNode body = Field(node, "body");
+    if (!ts_node_is_null(body)) Visit(body, depth + 1);
+    scopes_.pop_back();
+  }
+
+  void OnClass(TSNode node, int depth) {
+    TSNode name = Field(node, "name");
+    if (ts_node_is_null(name)) return;
+    DefinedClass c;
+    c.qualified = Qualify(Text(name));
+    c.line = StartLine(node);
+    TSNode bases = Field(node, "superclasses");
+    if (!ts_node_is_null(bases)) {
+      for (TSNode b : NamedChildren(bases)) {
+        std::string dotted = DottedName(b, src_);
+        if (!dotted.empty()) c.bases.push_back(std::move(dotted));
+      }
+    }
+    facts_.classes.push_back(c);
+    scopes_.push_back({true, c.qualified, -1});
+    TSNode body = Field(node, "body");
+    if (!ts_node_is_null(body)) Visit(body, depth + 1);
+    scopes_.pop_back();
+  }
+
+  const Scope* FunctionScope() const {
+    return scopes_.empty() || scopes_.back().is_class ? nullptr : &scopes_.back();
+  }
+
+  bool IsParam(int function, std::string_view name) const {
+    const std::vector<SigParam>& params = facts_.functions[static_cast<size_t>(function)].params;
+    return std::any_of(params.begin(), params.end(),
+                       [&](const SigParam& p) { return p.name == name; });
+  }
+
+  void OnCall(TSNode call) {
+    const Scope* scope = FunctionScope();
+    if (scope == nullptr) return;
+    std::string callee = DottedName(Field(call, "function"), src_);
+    if (callee.empty()) return;
+    CallFact c;
+    c.caller = scope->function;
+    c.callee = std::move(callee);
+    c.line = StartLine(call);
+    TSNode args = Field(call, "arguments");
+    if (K(args) == kArgumentList) {
+      int position = 0;
+      bool positions_known = true;
+      for (TSNode a : NamedChildren(args)) {
+        uint16_t k = K(a);
+        if (k == kComment) continue;
+        if (k == kListSplat || k == kDictionarySplat) {
+          // After *xs the positions of what follows are unknown.
+          if (k == kListSplat) positions_known = false;
+          continue;
+        }
+        if (k == kKeywordArgument) {
+          TSNode v = Field(a, "value");
+          if (K(v) == kIdentifier && IsParam(c.caller, Text(v))) {
+            c.passed.push_back({-1, std::string(Text(Field(a, "name"))), std::string(Text(v))});
+          }
+          continue;
+        }
+        if (positions_known && k == kIdentifier && IsParam(c.caller, Text(a))) {
+          c.passed.push_back({position, "", std::string(Text(a))});
+        }
+        ++position;
+      }
+    }
+    facts_.calls.push_back(std::move(c));
+  }
+
+  void OnImport(TSNode stmt) {
+    std::string module;
+    int level = 0;
+    bool from = K(stmt) == kImportFrom;
+    TSNode module_node = Field(stmt, "module_name");
+    if (from && !ts_node_is_null(module_node)) {
+      if (K(module_node) == kDottedName) {
+        module = std::string(Text(module_node));
+      } else {  // relative_import: dots, then maybe a dotted name
+        for (TSNode c : Children(module_node)) {
+          if (std::string_view(ts_node_type(c)) == "import_prefix") {
+            level = static_cast<int>(std::count(Text(c).begin(), Text(c).end(), '.'));
+          } else if (K(c) == kDottedName) {
+            module = std::string(Text(c));
+          }
+        }
+      }
+    }
+    for (TSNode n : NamedChildren(stmt)) {
+      if (from && SameNode(n, module_node)) continue;
+      std::string original;
+      std::string local;
+      if (K(n) == kAliasedImport) {
+        original = std::string(Text(Field(n, "name")));
+        local = std::string(Text(Field(n, "alias")));
+      } else if (K(n) == kDottedName) {
+        original = std::string(Text(n));
+        // `import a.b` binds `a`, the top package.
+        local = from ? original : original.substr(0, original.find('.'));
+        if (!from) original = local;
+      } else {
+        continue;
+      }
+      if (from) {
+        facts_.imports.push_back({local, module, original, level});
+      } else {
+        facts_.imports.push_back({local, original, "", 0});
+      }
+    }
+  }
+
+  void OnModuleAssignment(TSNode node) {
+    TSNode left = Field(node, "left");
+    TSNode right = Field(node, "right");
+    if (K(left) != kIdentifier || ts_node_is_null(right)) return;
+    std::string_view name = Text(left);
+    if (name == "__all__") {
+      std::vector<std::string> names;
+      if (K(right) != kList && K(right) != kTuple) return;
+      for (TSNode e : NamedChildren(right)) {
+        if (std::optional<std::string> s = StringValue(e, src_)) names.push_back(*s);
+      }
+      if (K(node) == kAssignment || !facts_.all) facts_.all.emplace();
+      facts_.all->insert(facts_.all->end(), names.begin(), names.end());
+      return;
+    }
+    if (K(node) != kAssignment) return;
+    std::string target = DottedName(right, src_);
+    if (target.empty() && K(right) == kCall) {
+      std::string fn = DottedName(Field(right, "function"), src_);
+      TSNode args = Field(right, "arguments");
+      if ((fn == "partial" || fn == "functools.partial") && K(args) == kArgumentList &&
+          ts_node_named_child_count(args) > 0) {
+        target = DottedName(ts_node_named_child(args, 0), src_);
+      }
+    }
+    if (!target.empty()) facts_.aliases.emplace_back(std::string(name), std::move(target));
+  }
+
+  std::string_view src_;
+  ModuleFacts facts_;
+  std::vector<Scope> scopes_;
+};
+
+}  // namespace
+
+std::vector<SigParam> ReadParameters(TSNode function, std::string_view src) {
+  std::vector<SigParam> out;
+  std::vector<TSNode> params = NamedChildren(Field(function, "parameters"));
+  // Before a `/` every parameter is positional only; after `*` or *args,
+  // keyword only.
+  bool positional_only = std::any_of(params.begin(), params.end(), [](TSNode p) {
+    return std::string_view(ts_node_type(p)) == "positional_separator";
+  });
+  bool keyword_only = false;
+  for (TSNode p : params) {
+    std::string_view type = ts_node_type(p);
+    if (type == "positional_separator") {
+      positional_only = false;
+      continue;
+    }
+    if (type == "keyword_separator") {
+      keyword_only = true;
+      continue;
+    }
+    TSNode name = p;
+    if (K(p) == kDefaultParameter || K(p) == kTypedDefaultParameter) name = Field(p, "name");
+    if (K(p) == kTypedParameter) name = ts_node_named_child(p, 0);
+    std::string kind = positional_only ? "pos" : keyword_only ? "kw" : "any";
+    if (K(name) == kListSplatPattern || K(name) == kDictionarySplatPattern) {
+      bool star = K(name) == kListSplatPattern;
+      kind = star ? "*" : "**";
+      if (star) keyword_only = true;
+      name = ts_node_named_child(name, 0);
+    }
+    if (K(name) != kIdentifier) continue;  // a tuple pattern (Python 2)
+    out.push_back({std::string(NodeText(name, src)), kind});
+  }
+  return out;
+}
+
+ModuleFacts ReadModuleFacts(TSNode root, std::string_view source) {
+  return Reader(source).Run(root);
+}
+
+}  // namespace errdex::extract::python

@@ -1,0 +1,71 @@
+// What one Python module declares, imports and calls: the facts the
+// library's call graph (py_callgraph.h) is built from. Read in one walk over
+// the tree, separate from the site extraction, which never enters most
+// expressions.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace errdex::extract::python {
+
+struct SigParam {
+  std::string name;
+  std::string kind;  // "pos" positional only, "any", "kw" keyword only, "*", "**"
+};
+
+struct DefinedFunction {
+  std::string qualified;  // "Class.method", "outer.<locals>.inner"
+  std::string owner;      // the class it is a method of (qualified), or ""
+  int line = 0;
+  std::vector<SigParam> params;
+};
+
+struct DefinedClass {
+  std::string qualified;
+  std::vector<std::string> bases;  // as written, when a dotted name
+  int line = 0;
+};
+
+// A call inside a function whose callee is a dotted name.
+struct CallFact {
+  int caller = -1;     // index into ModuleFacts::functions
+  std::string callee;  // "f", "mod.f", "self.m", "cls.m", "super.m"
+  int line = 0;
+  // Arguments that are the caller's own parameters, by position or keyword.
+  struct Passed {
+    int position = -1;
+    std::string keyword;
+    std::string param;
+  };
+  std::vector<Passed> passed;
+};
+
+struct ImportFact {
+  std::string local;   // the name bound in the module
+  std::string module;  // absolute, or relative to the package with `level` dots
+  std::string name;    // the imported name; empty when a module is bound
+  int level = 0;
+};
+
+struct ModuleFacts {
+  std::vector<DefinedFunction> functions;
+  std::vector<DefinedClass> classes;
+  std::vector<CallFact> calls;
+  std::vector<ImportFact> imports;
+  // Module-level `g = f` and `g = functools.partial(f, ...)`: g calls f.
+  std::vector<std::pair<std::string, std::string>> aliases;
+  std::optional<std::vector<std::string>> all;  // __all__, when a literal
+};
+
+// The parameters of a function definition in order.
+std::vector<SigParam> ReadParameters(TSNode function, std::string_view source);
+
+// Never fails; nesting deeper than a bound is not entered.
+ModuleFacts ReadModuleFacts(TSNode root, std::string_view source);
+
+}  // namespace errdex::extract::python
