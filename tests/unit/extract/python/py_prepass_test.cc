@@ -1,11 +1,12 @@
 // Valid Python the pinned grammar rejects: the same-length rewrite before
-// parsing.
+// parsing, and the front end reading such files without a syntax error.
 #include <gtest/gtest.h>
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "extract/extractor.h"
 #include "extract/python/py_prepass.h"
 
 namespace errdex::extract {
@@ -14,6 +15,16 @@ namespace {
 std::string Rewritten(std::string text) {
   python::RewriteForGrammar(text);
   return text;
+}
+
+// The file parses without recovery and its one site, after the construct, is
+// found with the message and line it has in the source.
+void ParsesAndFindsTheRaise(const std::string& code, int line) {
+  Extraction x = ExtractPythonSource("m.py", code + "raise ValueError('after')\n");
+  for (const FileIssue& i : x.issues) ADD_FAILURE() << i.reason << ": " << i.detail << "\n" << code;
+  ASSERT_EQ(x.sites.size(), 1u) << code;
+  EXPECT_EQ(x.sites[0].message.Display(), "after");
+  EXPECT_EQ(x.sites[0].line, line);
 }
 
 TEST(PythonPrepass, StarredSubscriptsLoseTheirStar) {
@@ -132,6 +143,66 @@ TEST(PythonPrepass, LargeHostileInputsEndQuickly) {
        }) {
     ExpectOnlyBlanksAndPrefixes(code);
   }
+}
+
+TEST(PythonPrepass, TheFrontEndReadsTheConstructs) {
+  ParsesAndFindsTheRaise("def g(filt):\n  return filt[*(h(filt, ax) for ax in r)]\n", 3);
+  ParsesAndFindsTheRaise("k = key.at[*((0,) * len(shape))]\n", 2);
+  ParsesAndFindsTheRaise("y = x[a, *(b)]\n", 2);
+  ParsesAndFindsTheRaise("def f[T = int](x: T) -> T:\n  return x\n", 3);
+  ParsesAndFindsTheRaise("type A[T = int] = list[T]\n", 2);
+  ParsesAndFindsTheRaise("s = t'{x}'\n", 2);
+  // Constructs the grammar already reads, kept read.
+  ParsesAndFindsTheRaise("try:\n  pass\nexcept* ValueError as e:\n  pass\n", 5);
+  ParsesAndFindsTheRaise("def f[T: int, *Ts, **P](x: T) -> T:\n  return x\n", 3);
+  ParsesAndFindsTheRaise("class C[T](Base):\n  pass\n", 3);
+  ParsesAndFindsTheRaise("type X = list[int]\n", 2);
+  ParsesAndFindsTheRaise("s = f\"{a[\"b\"]}{f\"{c}\"}\"\n", 2);
+  ParsesAndFindsTheRaise("y = x[*idx]\nz: tuple[*Ts]\n", 3);
+}
+
+TEST(PythonPrepass, SitesQuoteTheSourceNotTheRewrite) {
+  Extraction x =
+      ExtractPythonSource("m.py", "def f(x, i):\n  raise ValueError(t'bad {x[*(i)]}')\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_TRUE(x.issues.empty());
+  EXPECT_NE(x.sites[0].statement.find("t'bad {x[*(i)]}'"), std::string::npos)
+      << x.sites[0].statement;
+}
+
+TEST(PythonPrepass, LinesAndColumnsAreTheSources) {
+  Extraction x = ExtractPythonSource(
+      "m.py",
+      "class C[K = str,\n        V = dict[str, 'x']]:\n  def f[T = int](self, a):\n"
+      "    y = a[*(b for b in a)]; raise KeyError(f'{y} {t\"z\"}')\n");
+  EXPECT_TRUE(x.issues.empty());
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_EQ(x.sites[0].line, 4);
+  EXPECT_EQ(x.sites[0].column, 29);
+  EXPECT_EQ(x.sites[0].end_line, 4);
+  EXPECT_EQ(x.sites[0].statement, "raise KeyError(f'{y} {t\"z\"}')");
+}
+
+TEST(PythonPrepass, TemplateStringMessagesAreValues) {
+  // str() of a Template is its repr, never the text between the quotes.
+  Extraction x = ExtractPythonSource("m.py", "raise ValueError(t'bad {x}')\n");
+  EXPECT_TRUE(x.issues.empty());
+  ASSERT_EQ(x.sites.size(), 1u);
+  const auto& pieces = x.sites[0].message.pieces();
+  ASSERT_EQ(pieces.size(), 1u) << x.sites[0].message.Display();
+  EXPECT_TRUE(pieces[0].is_value);
+}
+
+TEST(PythonPrepass, RealSyntaxErrorsAreStillNoted) {
+  // The rewrite runs (the file has a starred subscript) and leaves the
+  // real error, reported at its own line; the raise before it is found.
+  Extraction x =
+      ExtractPythonSource("m.py", "y = x[*(a)]\nraise ValueError('before')\ndef (:\n  pass\n");
+  ASSERT_EQ(x.issues.size(), 1u);
+  EXPECT_EQ(x.issues[0].reason, "syntax-error");
+  EXPECT_NE(x.issues[0].detail.find("line 3"), std::string::npos) << x.issues[0].detail;
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_EQ(x.sites[0].message.Display(), "before");
 }
 
 }  // namespace
