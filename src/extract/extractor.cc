@@ -21,6 +21,7 @@
 #include "extract/cpp/cpp_extractor.h"
 #include "extract/python/py_extractor.h"
 #include "extract/python/py_linker.h"
+#include "extract/python/py_prepass.h"
 #include "extract/source_lines.h"
 #include "extract/ts_util.h"
 
@@ -125,6 +126,23 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
   }
   TreePtr tree(
       ts_parser_parse_string(parser, nullptr, text->data(), static_cast<uint32_t>(text->size())));
+  if (tree && ts_node_has_error(ts_tree_root_node(tree.get()))) {
+    // Only a file the grammar stumbled on pays for the rewrite and a second
+    // parse. The rewritten copy has the source's offsets, so its tree is read
+    // against the source and sites quote what was written.
+    std::string rewritten = *text;
+    if (python::RewriteForGrammar(rewritten) > 0) {
+      TreePtr second(ts_parser_parse_string(parser, nullptr, rewritten.data(),
+                                            static_cast<uint32_t>(rewritten.size())));
+      // Out of time on the second parse, the first tree, errors and all, is
+      // still better than none.
+      if (second) {
+        tree = std::move(second);
+      } else {
+        ts_parser_reset(parser);
+      }
+    }
+  }
   if (!tree) {
     ts_parser_reset(parser);
     result.issues.push_back(

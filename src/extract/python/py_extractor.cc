@@ -1224,6 +1224,11 @@ class FileExtractor {
     std::string_view start = Text(children.front());
     size_t quote = start.find_first_of("'\"");
     std::string_view prefix = start.substr(0, quote);
+    // A template string (PEP 750, parsed as the f-string it reads like) is a
+    // Template object: what str() prints of it is no text of the source.
+    if (prefix.find_first_of("tT") != std::string_view::npos) {
+      return {AsValue(node, ValueKind::kAny)};
+    }
     bool raw = prefix.find_first_of("rR") != std::string_view::npos;
     bool fstring = prefix.find_first_of("fF") != std::string_view::npos;
     uint32_t pos = ts_node_end_byte(children.front());
