@@ -237,6 +237,12 @@ class Graph {
     return -1;
   }
 
+  // What calling the class runs first that the library wrote.
+  int Constructor(int c) const {
+    int init = Method(c, "__init__", 0);
+    return init >= 0 ? init : Method(c, "__new__", 0);
+  }
+
   int OwnerClass(const Node& n) const {
     if (n.fn->owner.empty()) return -1;
     const Module& mod = modules_[static_cast<size_t>(n.module)];
@@ -277,7 +283,7 @@ class Graph {
                      ? 1
                      : 0;
         } else if (t.kind == Target::kClass) {
-          callee = Method(t.id, "__init__", 0);
+          callee = Constructor(t.id);
           skip = 1;
         }
       }
@@ -330,8 +336,10 @@ class Graph {
       for (const auto& [n, _] : mod.classes) {
         if (n.find('.') == std::string::npos) names.push_back(n);
       }
+      // A module imports names for its own use; a package's __init__, or
+      // `import x as x`, imports them to export them.
       for (const auto& [n, i] : mod.imports) {
-        if (!i->name.empty()) names.push_back(n);
+        if (!i->name.empty() && (mod.package || i->reexport)) names.push_back(n);
       }
       for (const auto& [n, _] : mod.aliases) names.push_back(n);
     }
@@ -342,10 +350,10 @@ class Graph {
       if (t.kind == Target::kFunction) {
         Offer(t.id, dotted, nodes_[static_cast<size_t>(t.id)].fn->owner.empty() ? "function" : "method");
       } else if (t.kind == Target::kClass) {
+        int constructor = Constructor(t.id);
+        if (constructor >= 0) Offer(constructor, dotted, "class");
         for (const auto& [method, node] : classes_[static_cast<size_t>(t.id)].methods) {
-          if (method == "__init__") {
-            Offer(node, dotted, "class");
-          } else if (!method.empty() && method[0] != '_') {
+          if (!method.empty() && method[0] != '_') {
             Offer(node, dotted + "." + method, "method");
           }
         }
@@ -363,7 +371,10 @@ class Graph {
     std::deque<int> queue{start};
     Seen& first = seen[start];
     for (const SigParam& p : nodes_[static_cast<size_t>(start)].fn->params) {
-      if (p.kind != "*" && p.kind != "**") first.carried.emplace_back(p.name, p.name);
+      // self and cls are the object, not an argument a caller writes.
+      if (p.kind != "*" && p.kind != "**" && p.name != "self" && p.name != "cls") {
+        first.carried.emplace_back(p.name, p.name);
+      }
     }
     nlohmann::json out = nlohmann::json::array();
     while (!queue.empty() && out.size() < kMaxEntryPoints) {

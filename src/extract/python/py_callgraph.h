@@ -9,7 +9,9 @@
 // shown is one that really calls down, never a guess by method name.
 //
 // Public: a name a public module exports (its `__all__`, else the names it
-// defines or imports from the library without a leading underscore), where a
+// defines, and those it imports where importing is exporting: in a
+// package's __init__, or as `from m import x as x`; never with a leading
+// underscore), where a
 // public module has no path component starting with an underscore and is
 // not under tests/, test/, benchmarks/, examples/ or docs/. A public class
 // makes its `__init__` (called as the class) and its public methods public.

@@ -1,6 +1,7 @@
 #include "extract/python/py_calls.h"
 
 #include <algorithm>
+#include <map>
 
 #include "extract/python/py_syntax.h"
 #include "extract/ts_util.h"
@@ -60,6 +61,8 @@ class Reader {
     bool is_class = false;
     std::string qualified;
     int function = -1;
+    // `jitted = jit(_impl)` in the function: a call of `jitted` calls _impl.
+    std::map<std::string, std::string, std::less<>> wrapped;
   };
 
   std::string_view Text(TSNode n) const { return NodeText(n, src_); }
@@ -85,7 +88,11 @@ class Reader {
         return OnImport(node);
       case kAssignment:
       case kAugmentedAssignment:
-        if (scopes_.empty()) OnModuleAssignment(node);
+        if (scopes_.empty()) {
+          OnModuleAssignment(node);
+        } else if (!scopes_.back().is_class && K(node) == kAssignment) {
+          OnLocalAssignment(node);
+        }
         break;
       default:
         break;
@@ -104,7 +111,7 @@ class Reader {
     f.params = ReadParameters(node, src_);
     facts_.functions.push_back(std::move(f));
     scopes_.push_back({false, facts_.functions.back().qualified,
-                       static_cast<int>(facts_.functions.size()) - 1});
+                       static_cast<int>(facts_.functions.size()) - 1, {}});
     // Defaults and decorators run in the enclosing scope, but their calls
     // are rare and cheap to attribute to the function itself.
     TSNode body = Field(node, "body");
@@ -126,7 +133,7 @@ class Reader {
       }
     }
     facts_.classes.push_back(c);
-    scopes_.push_back({true, c.qualified, -1});
+    scopes_.push_back({true, c.qualified, -1, {}});
     TSNode body = Field(node, "body");
     if (!ts_node_is_null(body)) Visit(body, depth + 1);
     scopes_.pop_back();
@@ -147,6 +154,7 @@ class Reader {
     if (scope == nullptr) return;
     std::string callee = DottedName(Field(call, "function"), src_);
     if (callee.empty()) return;
+    if (auto w = scope->wrapped.find(callee); w != scope->wrapped.end()) callee = w->second;
     CallFact c;
     c.caller = scope->function;
     c.callee = std::move(callee);
@@ -213,7 +221,8 @@ class Reader {
         continue;
       }
       if (from) {
-        facts_.imports.push_back({local, module, original, level});
+        facts_.imports.push_back({local, module, original, level, local == original &&
+                                                                      K(n) == kAliasedImport});
       } else {
         facts_.imports.push_back({local, original, "", 0});
       }
@@ -236,16 +245,28 @@ class Reader {
       return;
     }
     if (K(node) != kAssignment) return;
-    std::string target = DottedName(right, src_);
-    if (target.empty() && K(right) == kCall) {
-      std::string fn = DottedName(Field(right, "function"), src_);
-      TSNode args = Field(right, "arguments");
-      if ((fn == "partial" || fn == "functools.partial") && K(args) == kArgumentList &&
-          ts_node_named_child_count(args) > 0) {
-        target = DottedName(ts_node_named_child(args, 0), src_);
-      }
-    }
+    std::string target = WrappedFunction(right);
     if (!target.empty()) facts_.aliases.emplace_back(std::string(name), std::move(target));
+  }
+
+  // `f`, or `wrapper(f, ...)`: functools.partial, jit, vmap, lru_cache and
+  // their kind return a callable that calls f. What else a wrapper does is
+  // not known, but calling the result reaches f.
+  std::string WrappedFunction(TSNode right) const {
+    std::string target = DottedName(right, src_);
+    if (!target.empty() || K(right) != kCall) return target;
+    TSNode args = Field(right, "arguments");
+    if (K(args) != kArgumentList || ts_node_named_child_count(args) == 0) return "";
+    TSNode first = ts_node_named_child(args, 0);
+    return K(first) == kIdentifier || K(first) == kAttribute ? DottedName(first, src_) : "";
+  }
+
+  void OnLocalAssignment(TSNode node) {
+    TSNode left = Field(node, "left");
+    TSNode right = Field(node, "right");
+    if (K(left) != kIdentifier || ts_node_is_null(right) || K(right) != kCall) return;
+    std::string target = WrappedFunction(right);
+    if (!target.empty()) scopes_.back().wrapped[std::string(Text(left))] = std::move(target);
   }
 
   std::string_view src_;

@@ -50,6 +50,7 @@ struct ImportFact {
   std::string module;  // absolute, or relative to the package with `level` dots
   std::string name;    // the imported name; empty when a module is bound
   int level = 0;
+  bool reexport = false;  // `from m import x as x`: PEP 484's explicit re-export
 };
 
 struct ModuleFacts {
@@ -57,7 +58,8 @@ struct ModuleFacts {
   std::vector<DefinedClass> classes;
   std::vector<CallFact> calls;
   std::vector<ImportFact> imports;
-  // Module-level `g = f` and `g = functools.partial(f, ...)`: g calls f.
+  // Module-level `g = f` and `g = wrapper(f, ...)` (functools.partial,
+  // jit): g calls f.
   std::vector<std::pair<std::string, std::string>> aliases;
   std::optional<std::vector<std::string>> all;  // __all__, when a literal
 };

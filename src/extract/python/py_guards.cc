@@ -313,10 +313,10 @@ class GuardReader {
       for (TSNode c : NamedChildren(block)) {
         if (SameNode(c, clause)) break;
         if (KindOf(c) != kCase) continue;
-        // An earlier `case X if cond:` lets X reach the wildcard.
+        // An earlier `case X if cond:` lets X reach the wildcard: the
+        // patterns are no list of what is refused, but "no case matched"
+        // stays exactly true.
         if (!ts_node_is_null(Field(c, "guard"))) {
-          g.kind = "case";
-          g.code = "_";
           g.values.clear();
           break;
         }

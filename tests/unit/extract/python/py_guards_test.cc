@@ -79,6 +79,20 @@ TEST(PythonGuards, LoopsHandlersAndMatch) {
                                       "`mode` matches no case (valid: `0 | 1`)"}));
 }
 
+TEST(PythonGuards, WildcardAfterAGuardedCaseListsNoValues) {
+  // A guarded case lets its pattern through to `_`: "add" is refused only
+  // with is_signed set, so no list of refused values is true.
+  EXPECT_EQ(Triggers("def f(op, is_signed):\n"
+                     "    match op:\n"
+                     "        case 'min' if is_signed is None:\n"
+                     "            return 1\n"
+                     "        case 'add':\n"
+                     "            return 2\n"
+                     "        case _:\n"
+                     "            raise ValueError(f'Unsupported op: {op}')\n"),
+            (std::vector<std::string>{"raised when `op` matches no case"}));
+}
+
 TEST(PythonGuards, RaiseAfterAMatchWhoseCasesAllReturn) {
   // The seed's TMEMLayout.to_mgpu: reached only by a member no case lists.
   Extraction x = ExtractPythonSource("m.py",
