@@ -2,7 +2,11 @@
 
 #include <httplib.h>
 
+#include <algorithm>
+#include <cctype>
 #include <ctime>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 
 #include "catalog/json.h"
@@ -163,6 +167,237 @@ Result<Url> ParseEndpoint(const std::string& endpoint) {
   return url;
 }
 
+
+// ---------------------------------------------------------------- checking
+// A model's answer may only name what the catalog knows of the error: the
+// functions, parameters and values of its sites, entry points and analysis,
+// and the names in the source excerpt it was shown. A call to a function
+// whose signature is known must also fit it.
+
+bool IdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
+bool IdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+// The identifiers of `code` outside its string literals, each with whether
+// it follows a dot and whether a call's parenthesis follows it.
+struct Ident {
+  std::string name;
+  bool after_dot = false;
+  bool called = false;
+};
+
+std::vector<Ident> Identifiers(std::string_view code) {
+  std::vector<Ident> out;
+  char quote = 0;
+  for (size_t i = 0; i < code.size();) {
+    char c = code[i];
+    if (quote != 0) {
+      if (c == '\\') {
+        i += 2;
+        continue;
+      }
+      if (c == quote) quote = 0;
+      ++i;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      quote = c;
+      ++i;
+      continue;
+    }
+    if (!IdentStart(c) || (i > 0 && IdentChar(code[i - 1]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < code.size() && IdentChar(code[end])) ++end;
+    Ident id{std::string(code.substr(i, end - i)), i > 0 && code[i - 1] == '.', false};
+    size_t next = end;
+    while (next < code.size() && code[next] == ' ') ++next;
+    id.called = next < code.size() && code[next] == '(';
+    out.push_back(std::move(id));
+    i = end;
+  }
+  return out;
+}
+
+void AddIdentifiers(std::string_view text, std::set<std::string, std::less<>>& known) {
+  for (size_t i = 0; i < text.size();) {
+    if (!IdentStart(text[i]) || (i > 0 && IdentChar(text[i - 1]))) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < text.size() && IdentChar(text[end])) ++end;
+    known.emplace(text.substr(i, end - i));
+    i = end;
+  }
+}
+
+constexpr std::string_view kPythonNames[] = {
+    "None", "True", "False", "and", "or", "not", "in", "is", "if", "else", "for", "lambda",
+    "return", "raise", "import", "from", "as", "with", "def", "class", "pass", "try", "except",
+    "int", "float", "str", "bytes", "bool", "list", "dict", "tuple", "set", "frozenset", "len",
+    "range", "isinstance", "type", "print", "repr", "min", "max", "sum", "any", "all", "obj",
+    "self", "cls", "x", "value", "e"};
+
+std::set<std::string, std::less<>> KnownNames(const catalog::ErrorRecord& e) {
+  std::set<std::string, std::less<>> known(std::begin(kPythonNames), std::end(kPythonNames));
+  AddIdentifiers(e.exception, known);
+  AddIdentifiers(e.template_text, known);
+  AddIdentifiers(e.library, known);
+  for (const catalog::SiteRecord& s : e.sites) {
+    for (std::string_view t : {std::string_view(s.function), std::string_view(s.path),
+                               std::string_view(s.statement), std::string_view(s.excerpt),
+                               std::string_view(s.signature), std::string_view(s.trigger)}) {
+      AddIdentifiers(t, known);
+    }
+    for (const catalog::EntryPoint& p : catalog::EntryPoints(s)) {
+      AddIdentifiers(p.name, known);
+      for (const std::string& v : p.via) AddIdentifiers(v, known);
+    }
+    AddIdentifiers(s.entries, known);  // the entries' parameters
+  }
+  if (e.analysis) {
+    for (const ValidValues& v : e.analysis->valid) {
+      AddIdentifiers(v.subject, known);
+      for (const std::string& x : v.values) AddIdentifiers(x, known);
+    }
+  }
+  return known;
+}
+
+// The code a prose field shows: its `backticked` spans.
+std::vector<std::string_view> CodeSpans(std::string_view text) {
+  std::vector<std::string_view> out;
+  for (size_t open = text.find('`'); open != std::string_view::npos;) {
+    size_t close = text.find('`', open + 1);
+    if (close == std::string_view::npos) break;
+    out.push_back(text.substr(open + 1, close - open - 1));
+    open = text.find('`', close + 1);
+  }
+  return out;
+}
+
+// The top-level arguments of the call whose '(' is at `open`.
+std::vector<std::string> Arguments(std::string_view code, size_t open) {
+  std::vector<std::string> out;
+  int depth = 0;
+  char quote = 0;
+  std::string current;
+  for (size_t i = open + 1; i < code.size(); ++i) {
+    char c = code[i];
+    if (quote) {
+      if (c == '\\' && i + 1 < code.size()) current += code[i++];
+      else if (c == quote) quote = 0;
+    } else if (c == '"' || c == '\'') {
+      quote = c;
+    } else if (c == '(' || c == '[' || c == '{') {
+      ++depth;
+    } else if ((c == ')' || c == ']' || c == '}') && depth > 0) {
+      --depth;
+    } else if (c == ')') {
+      break;
+    } else if (c == ',' && depth == 0) {
+      out.push_back(std::string(Trim(current)));
+      current.clear();
+      continue;
+    }
+    current += c;
+  }
+  if (!Trim(current).empty()) out.push_back(std::string(Trim(current)));
+  return out;
+}
+
+struct KnownCall {
+  std::vector<std::pair<std::string, std::string>> params;  // name, kind
+  size_t skip = 0;
+};
+
+std::vector<std::pair<std::string, std::string>> ParamsOf(const json& j) {
+  std::vector<std::pair<std::string, std::string>> out;
+  if (!j.is_array()) return out;
+  for (const json& p : j) {
+    if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_string()) {
+      out.emplace_back(p[0].get<std::string>(), p[1].get<std::string>());
+    }
+  }
+  return out;
+}
+
+// Signatures by the short name a fix would call: the sites' functions (a
+// method as its name, __init__ as its class) and the entry points.
+std::map<std::string, KnownCall, std::less<>> Signatures(const catalog::ErrorRecord& e) {
+  std::map<std::string, KnownCall, std::less<>> out;
+  for (const catalog::SiteRecord& s : e.sites) {
+    auto params = ParamsOf(json::parse(s.signature.empty() ? "null" : s.signature, nullptr, false));
+    if (!params.empty()) {
+      std::string name = s.function.substr(s.function.rfind('.') + 1);
+      if (name == "__init__" && s.function.find('.') != std::string::npos) {
+        std::string owner = s.function.substr(0, s.function.rfind('.'));
+        name = owner.substr(owner.rfind('.') + 1);
+      }
+      size_t skip = params.front().first == "self" || params.front().first == "cls" ? 1 : 0;
+      out.try_emplace(name, KnownCall{params, skip});
+    }
+    json entries = json::parse(s.entries.empty() ? "null" : s.entries, nullptr, false);
+    if (!entries.is_array()) continue;
+    for (const json& p : entries) {
+      if (!p.is_object() || !p.value("name", json()).is_string()) continue;
+      std::string name = p["name"].get<std::string>();
+      name = name.substr(name.rfind('.') + 1);
+      size_t skip = p.value("kind", "") == "function" ? 0 : 1;
+      out.try_emplace(name, KnownCall{ParamsOf(p.value("parameters", json())), skip});
+    }
+  }
+  return out;
+}
+
+// Why `code` does not fit a signature it calls, or "".
+std::string MisfitCall(std::string_view code,
+                       const std::map<std::string, KnownCall, std::less<>>& signatures) {
+  for (const auto& [name, sig] : signatures) {
+    for (size_t at = code.find(name); at != std::string_view::npos;
+         at = code.find(name, at + 1)) {
+      size_t open = at + name.size();
+      if ((at > 0 && IdentChar(code[at - 1])) || open >= code.size() || code[open] != '(') continue;
+      std::set<std::string> given;
+      size_t positional = 0;
+      for (const std::string& arg : Arguments(code, open)) {
+        if (arg == "..." || arg.empty() || arg[0] == '*') continue;
+        size_t eq = arg.find('=');
+        bool keyword = eq != std::string::npos && eq > 0 && IdentChar(arg[eq - 1]) &&
+                       (eq + 1 >= arg.size() || arg[eq + 1] != '=');
+        if (!keyword) {
+          if (sig.skip + positional >= sig.params.size() ||
+              (sig.params[sig.skip + positional].second != "pos" &&
+               sig.params[sig.skip + positional].second != "any")) {
+            bool star = std::any_of(sig.params.begin(), sig.params.end(),
+                                    [](const auto& p) { return p.second == "*"; });
+            if (!star) return "passes more positional arguments than `" + name + "` takes";
+          } else {
+            given.insert(sig.params[sig.skip + positional].first);
+          }
+          ++positional;
+          continue;
+        }
+        std::string key(Trim(arg.substr(0, eq)));
+        auto param = std::find_if(sig.params.begin(), sig.params.end(),
+                                  [&](const auto& p) { return p.first == key; });
+        bool double_star = std::any_of(sig.params.begin(), sig.params.end(),
+                                       [](const auto& p) { return p.second == "**"; });
+        if (param == sig.params.end()) {
+          if (!double_star) return "`" + name + "` has no parameter `" + key + "`";
+        } else if (param->second == "pos") {
+          return "`" + key + "` of `" + name + "` is positional only";
+        } else if (!given.insert(key).second) {
+          return "`" + key + "` of `" + name + "` is given twice (the argument order is wrong)";
+        }
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::string EnrichmentRequest(const LlmOptions& options, const catalog::ErrorRecord& e) {
@@ -236,6 +471,41 @@ Result<Enrichment> ParseEnrichmentReply(const std::string& body) {
   return e;
 }
 
+Result<void> CheckEnrichment(const catalog::ErrorRecord& e, const Enrichment& n) {
+  std::set<std::string, std::less<>> known = KnownNames(e);
+  std::map<std::string, KnownCall, std::less<>> signatures = Signatures(e);
+  std::vector<std::string_view> code;
+  for (const std::string* field : {&n.meaning, &n.fix_before, &n.fix_after}) {
+    if (field == &n.meaning) {
+      for (std::string_view c : CodeSpans(*field)) code.push_back(c);
+    } else if (!field->empty()) {
+      code.push_back(*field);
+    }
+  }
+  for (const std::vector<std::string>* list : {&n.situations, &n.solutions}) {
+    for (const std::string& item : *list) {
+      for (std::string_view c : CodeSpans(item)) code.push_back(c);
+    }
+  }
+  for (const std::string* fix : {&n.fix_before, &n.fix_after}) {
+    std::string misfit = MisfitCall(*fix, signatures);
+    if (!misfit.empty()) {
+      return Fail(ErrorCode::kCorrupt, std::string(kRejected) + "its example fix " + misfit);
+    }
+  }
+  for (std::string_view c : code) {
+    for (const Ident& id : Identifiers(c)) {
+      // An attribute of a known object may be any; a called one must be known.
+      if (id.after_dot && !id.called) continue;
+      if (!known.count(id.name)) {
+        return Fail(ErrorCode::kCorrupt, std::string(kRejected) + "it names `" + id.name +
+                                             "`, which the catalog does not know of this error");
+      }
+    }
+  }
+  return {};
+}
+
 Result<Enrichment> Enrich(const LlmOptions& options, const catalog::ErrorRecord& e) {
   Result<Url> url = ParseEndpoint(options.endpoint);
   if (!url) return tl::unexpected(url.error());
@@ -258,6 +528,7 @@ Result<Enrichment> Enrich(const LlmOptions& options, const catalog::ErrorRecord&
   }
   Result<Enrichment> out = ParseEnrichmentReply(res->body);
   if (!out) return out;
+  ERRDEX_TRY(CheckEnrichment(e, *out));
   out->model = options.model;
   out->endpoint = options.endpoint;
   out->created_at = NowUtc();

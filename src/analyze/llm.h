@@ -31,7 +31,16 @@ std::string EnrichmentRequest(const LlmOptions& options, const catalog::ErrorRec
 // the model refused.
 Result<Enrichment> ParseEnrichmentReply(const std::string& body);
 
-// One request for `e`; `created_at`, `model` and `endpoint` filled in.
+// What every rejection's message starts with.
+inline constexpr std::string_view kRejected = "the model's answer is rejected: ";
+
+// Rejects an answer that names a function, parameter or value the catalog
+// does not know of `e` (in code spans and the example fix), or whose fix
+// calls a function of known signature with arguments that do not fit it.
+Result<void> CheckEnrichment(const catalog::ErrorRecord& e, const Enrichment& n);
+
+// One request for `e`, checked with CheckEnrichment; `created_at`, `model`
+// and `endpoint` filled in.
 Result<Enrichment> Enrich(const LlmOptions& options, const catalog::ErrorRecord& e);
 
 }  // namespace errdex::analyze

@@ -713,6 +713,7 @@ Result<void> RunEnrich(const Common& common, EnrichArgs args, std::ostream& out,
   if (!ids) return tl::unexpected(ids.error());
   int64_t done = 0;
   int64_t failed = 0;
+  int64_t rejected = 0;  // answers that named what the catalog does not know
   std::map<std::string, int64_t> reasons;
   Error last;
   for (const std::string& id : *ids) {
@@ -726,6 +727,7 @@ Result<void> RunEnrich(const Common& common, EnrichArgs args, std::ostream& out,
         return tl::unexpected(prose.error());
       }
       ++failed;
+      if (StartsWith(prose.error().message, analyze::kRejected)) ++rejected;
       last = prose.error();
       err << "errdex: warning: " << id << ": " << prose.error().message << '\n';
       continue;
@@ -734,10 +736,14 @@ Result<void> RunEnrich(const Common& common, EnrichArgs args, std::ostream& out,
     ++done;
   }
   if (common.json) {
-    out << Dump({{"enriched", done}, {"failed", failed}, {"candidates", ids->size()}}) << '\n';
+    out << Dump({{"enriched", done},
+                 {"failed", failed},
+                 {"rejected", rejected},
+                 {"candidates", ids->size()}})
+        << '\n';
   } else {
-    out << fmt::format("{} enriched by {}, {} failed ({} waiting)\n", Counted(done, "error"),
-                       args.llm.model, failed, ids->size());
+    out << fmt::format("{} enriched by {}, {} failed, {} of them rejected ({} waiting)\n",
+                       Counted(done, "error"), args.llm.model, failed, rejected, ids->size());
   }
   if (failed > 0 && done == 0) {
     return Fail(last.code, "every request failed; the last: " + last.message);

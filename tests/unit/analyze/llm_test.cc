@@ -33,7 +33,9 @@ const std::string kGoodProse =
     json({{"meaning", "The stage number is not one the pipeline knows."},
           {"situations", {"Registering a transform with stage 2."}},
           {"solutions", {"Pass stage 0 or 1."}},
-          {"example_fix", {{"before", "register(stage=2)"}, {"after", "register(stage=0)"}}}})
+          {"example_fix",
+           {{"before", "register_xla_transform(stage=2)"},
+            {"after", "register_xla_transform(stage=0)"}}}})
         .dump();
 
 // A chat-completions endpoint whose answer the test picks.
@@ -143,7 +145,7 @@ TEST(Llm, AGoodAnswerIsStoredWithItsProvenance) {
   EXPECT_EQ(e->meaning, "The stage number is not one the pipeline knows.");
   EXPECT_EQ(e->situations, std::vector<std::string>{"Registering a transform with stage 2."});
   EXPECT_EQ(e->solutions, std::vector<std::string>{"Pass stage 0 or 1."});
-  EXPECT_EQ(e->fix_after, "register(stage=0)");
+  EXPECT_EQ(e->fix_after, "register_xla_transform(stage=0)");
   EXPECT_EQ(e->model, "tiny-test-model");
   EXPECT_EQ(e->endpoint, server.endpoint());
   EXPECT_EQ(e->created_at.size(), 20u);  // 2026-11-30T08:00:00Z
@@ -242,7 +244,7 @@ TEST(Llm, RepliesAreValidated) {
 TEST(Llm, EnrichCommandStoresBesideTheStaticAnalysis) {
   testing::TempDir dir;
   dir.Write("lib/m.py",
-            "def f(stage):\n"
+            "def register_xla_transform(stage):\n"
             "    if stage not in (0, 1):\n"
             "        raise ValueError('Invalid pipeline stage')\n"
             "    raise KeyError('other')\n");
@@ -270,6 +272,7 @@ TEST(Llm, EnrichCommandStoresBesideTheStaticAnalysis) {
                           "--limit", "1", "--json"});
   ASSERT_EQ(ok.exit_code, 0) << ok.err;
   EXPECT_EQ(json::parse(ok.out)["enriched"], 1);
+  EXPECT_EQ(json::parse(ok.out)["rejected"], 0);
   json shown = json::parse(testing::RunErrdex({"--db", db, "show", id, "--json"}).out);
   ASSERT_TRUE(shown.contains("enrichment"));
   EXPECT_EQ(shown["enrichment"]["provenance"], "llm:m");
@@ -290,6 +293,42 @@ TEST(Llm, EnrichCommandStoresBesideTheStaticAnalysis) {
   EXPECT_EQ(json::parse(again.out)["candidates"], 1);
   EXPECT_TRUE(json::parse(testing::RunErrdex({"--db", db, "show", id, "--json"}).out)
                   .contains("enrichment"));
+}
+
+// Names the catalog does not know, and fixes that do not fit the signature,
+// are rejected; what the error's facts and excerpt name passes.
+TEST(Llm, AnswersNamingWhatTheCatalogDoesNotKnowAreRejected) {
+  catalog::ErrorRecord e = Stage();
+  e.sites[0].language = "python";
+  e.sites[0].function = "Pipeline.configure";
+  e.sites[0].signature = R"([["self","any"],["mode","any"],["stage","kw"]])";
+  auto check = [&](const std::string& meaning, const std::string& after) {
+    Enrichment n;
+    n.meaning = meaning;
+    n.solutions = {"Pass `stage` as `0` or `1`."};
+    n.fix_before = after.empty() ? "" : "obj.configure(mode, stage=2)";
+    n.fix_after = after;
+    Result<void> r = CheckEnrichment(e, n);
+    return r ? std::string() : r.error().message;
+  };
+  EXPECT_EQ(check("`configure` rejects a `stage` other than `0` or `1`.",
+                  "obj.configure(mode, stage=0)"),
+            "");
+  EXPECT_EQ(check("`switch (stage)` has no case for it.", ""), "");
+  EXPECT_EQ(check("Call `set_pipeline_stage(0)` first.", ""),
+            std::string(kRejected) +
+                "it names `set_pipeline_stage`, which the catalog does not know of this error");
+  EXPECT_EQ(check("`stage` is wrong.", "obj.configure(mode, 0)"),
+            std::string(kRejected) +
+                "its example fix passes more positional arguments than `configure` takes");
+  EXPECT_EQ(check("`stage` is wrong.", "obj.configure(mode, level=0)"),
+            std::string(kRejected) + "its example fix `configure` has no parameter `level`");
+  EXPECT_EQ(check("`stage` is wrong.", "obj.configure(0, mode=1)"),
+            std::string(kRejected) +
+                "its example fix `mode` of `configure` is given twice (the argument order is "
+                "wrong)");
+  // Words in strings are text, not names.
+  EXPECT_EQ(check("`configure(mode, stage=\"later\")` is not it.", ""), "");
 }
 
 }  // namespace
