@@ -209,7 +209,15 @@ std::vector<std::string> Words(std::string_view text) {
 // words cover: below a template that fits the text strongly, level with
 // one of similar wording, and a short message the words nearly are first.
 double WordScore(const std::vector<std::string>& words, const catalog::ErrorRecord& e) {
-  std::vector<std::string> message = Words(e.exception + " " + e.template_text);
+  // The message's own words: a placeholder's name is not in the text.
+  std::string literal;
+  int depth = 0;
+  for (char c : e.template_text) {
+    if (c == '{') ++depth;
+    if (depth == 0) literal.push_back(c);
+    if (c == '}' && depth > 0) --depth;
+  }
+  std::vector<std::string> message = Words(e.exception + " " + literal);
   if (message.empty()) return 0.3;
   size_t covered = 0;
   for (const std::string& w : message) {
