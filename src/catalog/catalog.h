@@ -156,6 +156,37 @@ struct ListQuery {
   bool with_guards = false;   // load each site's guards and trigger (implied by with_details)
 };
 
+// How a page of a listing is ordered. Whatever the order, a listing of
+// the newest versions puts the errors only older versions raise last.
+enum class ErrorOrder {
+  kSites,   // most sites (in the version shown) first
+  kType,    // by exception type
+  kFamily,  // by failure family, unanalysed last; most sites first within one
+  kFile,    // by the first site's file
+};
+
+// One page of the errors of a library or a family (ListPage). The scope is
+// `library`, `family` or both; the filters narrow it.
+struct PageQuery {
+  std::string library;    // OWNER/REPO, or empty
+  std::string family;     // a family slug, or empty
+  std::string exception;  // only errors of this exception type (exact), when set
+  std::string label;      // only errors whose analysis has this label, when set
+  ErrorOrder order = ErrorOrder::kSites;
+  int64_t offset = 0;
+  int64_t limit = 100;
+};
+
+struct PagedErrors {
+  int64_t total = 0;  // errors in the scope after the filters, across pages
+  // Of them, those raised only in versions older than their library's
+  // newest (listed last); 0 at an explicit version.
+  int64_t older = 0;
+  // offset..offset+limit of the ordered errors, with their sites' locations
+  // (of the version shown) and their analysis.
+  std::vector<ErrorRecord> items;
+};
+
 struct LibraryStats {
   std::string name;
   std::string url;
@@ -325,6 +356,13 @@ class Catalog {
   Result<std::vector<FamilyInfo>> Families(int examples);
   // The analysed errors of a family, across libraries, in id order.
   Result<std::vector<ErrorRecord>> ListFamily(std::string_view slug, int64_t limit);
+  // One page of a library's or a family's errors, ordered and filtered,
+  // at the catalog's version (SetVersion: only errors raised there). Keys
+  // of the whole scope are read and checked against the library's hash or
+  // the family's count, and kept for the next call on the same scope while
+  // the catalog is unchanged; full rows, sites and analyses only for the page.
+  // An unknown library or family is an empty listing.
+  Result<PagedErrors> ListPage(const PageQuery& query);
   // Stores a model's prose for the error `id`, replacing an earlier one.
   Result<void> WriteEnrichment(std::string_view id, const Enrichment& e);
   // Ids of analysed errors with no enrichment yet, in id order; all
@@ -361,6 +399,8 @@ class Catalog {
   // Internal (defined in catalog/internal.h): the checked rows of a read.
   struct Base;
   struct ErrorRow;
+  struct ListKey;    // listing.cc
+  struct ListCache;  // listing.cc
 
  private:
   friend class WriteTransaction;
@@ -405,6 +445,15 @@ class Catalog {
   // The sites of one error or a few, by a cached statement per error.
   Result<void> LoadSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetail detail,
                            const Base& base);
+  // ListPage's steps (listing.cc): the keys of every error of the scope,
+  // checked as a whole; which version's sites each shows and how many; then
+  // the page's rows in full.
+  Result<void> ReadListKeys(std::vector<ListKey>& keys, int64_t library_pk,
+                            const FamilyInfo* family, const Base& base);
+  Result<void> FocusKeys(std::vector<ListKey>& keys,
+                         const std::unordered_map<int64_t, size_t>& by_pk, const std::string& from,
+                         int64_t library_pk, const std::string& family, const Base& base);
+  Result<PagedErrors> LoadPage(PagedErrors out, const std::vector<int64_t>& pks, const Base& base);
   Result<void> StorePrefilter(int64_t library_pk, IndexBuilder& index);
   Result<bool> PrefilterIsCurrent(int64_t library_pk, int format);
 
@@ -416,6 +465,7 @@ class Catalog {
   int64_t fts_version_ = -1;     // data_version at which the search index was checked
   int64_t opened_version_ = -1;  // data_version when opened
   std::string version_;
+  std::shared_ptr<ListCache> list_cache_;  // ListPage's last scope
   int write_depth_ = 0;                 // BeginWrite calls not yet ended
   std::set<int64_t> dirty_libraries_;  // written by the open transaction
   bool dirty_all_ = false;

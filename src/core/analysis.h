@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace errdex {
@@ -49,6 +50,10 @@ struct Prose {
   std::string fix_before;  // an example fix, when valid values or types make one obvious
   std::string fix_after;
 };
+
+// Every label Analyze gives (Analysis::labels): what a listing may be
+// filtered by.
+inline constexpr std::string_view kAnalysisLabels[] = {"internal", "version-mismatch"};
 
 struct Analysis {
   FamilyAssignment family;

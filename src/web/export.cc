@@ -75,11 +75,32 @@ Result<ExportSummary> ExportSite(const std::string& db, const std::string& dir) 
   }
   ERRDEX_TRY(w.Write("/search-index.json",
                      index.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)));
-  for (const std::string& l : libraries) ERRDEX_TRY(page("/libraries/" + l, links.Library(l)));
+  // Every page of a listing, in the site's default order: a static copy
+  // has no query strings, so its pages are files of their own.
+  auto listing = [&](const std::string& route, const std::string& api) -> Result<void> {
+    Page first = (*site)->Get(api, none);
+    nlohmann::json doc = nlohmann::json::parse(first.body, nullptr, false);
+    if (first.status != 200 || !doc.is_object() || !doc["pages"].is_number_integer()) {
+      return Fail(ErrorCode::kInternal, api + " gave HTTP " + std::to_string(first.status));
+    }
+    for (int64_t n = 1; n <= doc["pages"].get<int64_t>(); ++n) {
+      Page p = (*site)->Get(route, Query{{"page", std::to_string(n)}});
+      if (p.status != 200) {
+        return Fail(ErrorCode::kInternal, route + " page " + std::to_string(n) + " gave HTTP " +
+                                              std::to_string(p.status));
+      }
+      ERRDEX_TRY(w.Write(links.ListingPage(route, n), p.body));
+    }
+    return {};
+  };
+  for (const std::string& l : libraries) {
+    ERRDEX_TRY(listing("/libraries/" + l, "/api/libraries/" + l + "/errors"));
+  }
   Result<std::vector<FamilyInfo>> families = cat.Families(0);
   if (!families) return tl::unexpected(families.error());
-  for (const FamilyInfo& f : *families)
-    ERRDEX_TRY(page("/families/" + f.slug, links.Family(f.slug)));
+  for (const FamilyInfo& f : *families) {
+    ERRDEX_TRY(listing("/families/" + f.slug, "/api/families/" + f.slug + "/errors"));
+  }
   for (const char* api : {"/api/libraries", "/api/families"}) {
     ERRDEX_TRY(page(api, std::string(api) + ".json"));
   }

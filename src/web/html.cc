@@ -101,13 +101,89 @@ std::string AiLabel(const Enrichment& n) {
          Escape(n.created_at.substr(0, 10)) + " from the facts below; check it against them.</p>";
 }
 
-std::string ErrorRow(const catalog::ErrorRecord& e, const Links& links) {
+// A row of a listing: the message, and where it is raised. In a live
+// listing the family and labels are links that filter by them.
+std::string ErrorRow(const catalog::ErrorRecord& e, const Links& links, const Listing& listing) {
   std::string text = e.template_text.empty() ? "(no message)" : e.template_text;
   if (text.size() > 160) text = std::string(TruncateUtf8(text, 157)) + "...";
+  std::vector<std::string> meta;
+  if (listing.show_library) meta.push_back(Escape(e.library));
+  if (!e.sites.empty()) {
+    const catalog::SiteRecord& s = e.sites.front();
+    std::string where = "<code>" + Escape(s.path) + ":" + std::to_string(s.line) + "</code>";
+    if (e.sites.size() > 1) where += " (" + Counted(static_cast<int64_t>(e.sites.size()), "site") + ")";
+    meta.push_back(where);
+  }
+  auto filter_link = [&](const std::string& name, const std::string& value) {
+    bool set = std::any_of(listing.filters.begin(), listing.filters.end(),
+                           [&](const auto& f) { return f.first == name; });
+    if (links.exported || set) return Escape(value);
+    auto filters = listing.filters;
+    filters.emplace_back(name, value);
+    return fmt::format("<a href=\"{}\">{}</a>", Escape(listing.Url(links, 1, listing.sort, filters)),
+                       Escape(value));
+  };
+  if (e.analysis && !e.analysis->family.slug.empty() &&
+      listing.path.rfind("/families/", 0) != 0) {
+    meta.push_back(filter_link("family", e.analysis->family.slug));
+  }
+  if (e.analysis) {
+    for (const std::string& l : e.analysis->labels) {
+      meta.push_back("<span class=\"label " + Escape(l) + "\">" + filter_link("label", l) +
+                     "</span>");
+    }
+  }
+  std::string joined;
+  for (const std::string& m : meta) joined += (joined.empty() ? "" : " · ") + m;
   return fmt::format(
       "<li><a href=\"{}\"><span class=\"exc\">{}</span> <span class=\"tmpl\">{}</span></a>"
       " <span class=\"meta\">{}</span></li>",
-      Escape(links.Error(e.id)), Escape(e.exception), Escape(text), Escape(e.library));
+      Escape(links.Error(e.id)), Escape(e.exception), Escape(text), joined);
+}
+
+// Previous, page N of M, next; nothing for a listing of one page.
+std::string Pager(const Listing& l, const Links& links) {
+  if (l.pages <= 1) return "";
+  std::string out = "<nav class=\"pager\" aria-label=\"pages\">";
+  if (l.page > 1) {
+    out += fmt::format("<a rel=\"prev\" href=\"{}\">← previous</a> ",
+                       Escape(l.Url(links, l.page - 1, l.sort, l.filters)));
+  }
+  out += fmt::format("<span class=\"count\">page {} of {}</span>", l.page, l.pages);
+  if (l.page < l.pages) {
+    out += fmt::format(" <a rel=\"next\" href=\"{}\">next →</a>",
+                       Escape(l.Url(links, l.page + 1, l.sort, l.filters)));
+  }
+  return out + "</nav>";
+}
+
+// The orders to choose from and the filters in force, each removable.
+std::string Controls(const Listing& l, const Links& links) {
+  if (links.exported) return "";
+  std::string out = "<p class=\"controls\">Order by";
+  const std::pair<const char*, const char*> orders[] = {
+      {"sites", "most sites"}, {"type", "type"}, {"family", "family"}, {"file", "file"}};
+  for (const auto& [key, name] : orders) {
+    bool current = l.sort == key || (l.sort.empty() && std::string_view(key) == "sites");
+    if (current) {
+      out += fmt::format(" <b>{}</b>", name);
+    } else {
+      out += fmt::format(" <a href=\"{}\">{}</a>",
+                         Escape(l.Url(links, 1, key == std::string_view("sites") ? "" : key,
+                                      l.filters)),
+                         name);
+    }
+  }
+  out += "</p>";
+  for (size_t i = 0; i < l.filters.size(); ++i) {
+    auto rest = l.filters;
+    rest.erase(rest.begin() + static_cast<std::ptrdiff_t>(i));
+    out += fmt::format(
+        "<p class=\"filter\">Only {} <code>{}</code> · <a href=\"{}\">show all</a></p>",
+        l.filters[i].first == "type" ? "exception type" : Escape(l.filters[i].first),
+        Escape(l.filters[i].second), Escape(l.Url(links, 1, l.sort, rest)));
+  }
+  return out;
 }
 
 }  // namespace
@@ -171,6 +247,25 @@ std::string Links::Library(std::string_view name) const {
 }
 std::string Links::Family(std::string_view slug) const {
   return "/families/" + std::string(slug) + (exported ? ".html" : "");
+}
+std::string Links::ListingPage(std::string_view path, int64_t n) const {
+  if (!exported) return std::string(path) + (n > 1 ? "?page=" + std::to_string(n) : "");
+  return std::string(path) + (n > 1 ? "/page-" + std::to_string(n) : "") + ".html";
+}
+
+std::string Listing::Url(const Links& links, int64_t n, std::string_view order,
+                         const std::vector<std::pair<std::string, std::string>>& with) const {
+  if (links.exported) return links.ListingPage(path, n);
+  std::string query;
+  auto add = [&](std::string_view key, std::string_view value) {
+    query += (query.empty() ? "?" : "&") + std::string(key) + "=" + UrlEncode(value);
+  };
+  if (!version.empty()) add("version", version);
+  for (const auto& [key, value] : with) add(key, value);
+  if (!order.empty()) add("sort", order);
+  if (per > 0) add("per", std::to_string(per));
+  if (n > 1) add("page", std::to_string(n));
+  return path + query;
 }
 
 std::string SourceUrl(const catalog::SiteRecord& s) {
@@ -425,14 +520,20 @@ std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
 
 std::string ListPage(std::string_view title, std::string_view intro,
                      const std::vector<catalog::ErrorRecord>& errors, const Links& links,
-                     std::string_view extra_html) {
+                     const Listing& listing, std::string_view extra_html) {
   std::string body = "<h1>" + Escape(title) + "</h1>";
   if (!intro.empty()) body += "<p>" + Prose(intro) + "</p>";
   body += extra_html;
+  body += Controls(listing, links);
+  body += Pager(listing, links);
+  if (errors.empty()) body += "<p class=\"note\">No error here matches.</p>";
   body += "<ul class=\"errors\">";
-  for (const catalog::ErrorRecord& e : errors) body += ErrorRow(e, links);
+  for (const catalog::ErrorRecord& e : errors) body += ErrorRow(e, links, listing);
   body += "</ul>";
-  return Layout(title, body, links);
+  body += Pager(listing, links);
+  std::string head_title(title);
+  if (listing.page > 1) head_title += " (page " + std::to_string(listing.page) + ")";
+  return Layout(head_title, body, links);
 }
 
 std::string VersionsSection(std::string_view library, std::string_view shown,

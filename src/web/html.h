@@ -7,6 +7,7 @@
 
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "catalog/catalog.h"
@@ -34,6 +35,9 @@ struct Links {
   std::string ErrorJson(std::string_view id) const;
   std::string Library(std::string_view name) const;
   std::string Family(std::string_view slug) const;
+  // Page `n` (from 1) of a listing at `path` ("/libraries/o/n"): in an export,
+  // page 1 is the listing's file and page n "<path>/page-<n>.html".
+  std::string ListingPage(std::string_view path, int64_t n) const;
 };
 
 // The file at a site's pinned commit on its host, with the line anchored
@@ -48,9 +52,27 @@ std::string ReportIssueUrl(const catalog::ErrorRecord& e);
 std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links);
 std::string HomePage(const std::vector<catalog::LibraryStats>& libraries,
                      const std::vector<FamilyInfo>& families, const Links& links);
+// A page of a listing and how to reach the others: its route, the page
+// numbers, the order, and the filters in force, which every link keeps. A
+// static export has one order and no filters: page links to files only.
+struct Listing {
+  std::string path;  // the route of the listing ("/libraries/o/n")
+  std::vector<std::pair<std::string, std::string>> filters;  // (name, value), set ones only
+  std::string version;  // a library's version asked for, kept in the links
+  std::string sort;     // as asked for; empty for the default (sites)
+  int64_t page = 1;
+  int64_t pages = 1;
+  int64_t per = 0;  // rows per page as asked for; 0 for the default
+  bool show_library = false;  // rows name their library (a family spans several)
+  // The link to page `n` with these filters and this order (`sort`: empty
+  // for the default); filters as given.
+  std::string Url(const Links& links, int64_t n, std::string_view sort,
+                  const std::vector<std::pair<std::string, std::string>>& filters) const;
+};
+
 std::string ListPage(std::string_view title, std::string_view intro,
                      const std::vector<catalog::ErrorRecord>& errors, const Links& links,
-                     std::string_view extra_html = "");
+                     const Listing& listing, std::string_view extra_html = "");
 // A library's versions, oldest first, as a section of its page.
 std::string VersionsSection(std::string_view library, std::string_view shown,
                             const std::vector<catalog::SnapshotStats>& versions,

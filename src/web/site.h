@@ -44,8 +44,9 @@ class Site {
   // Reads the error at `version` (empty: the newest raising it).
   Result<catalog::ErrorRecord> GetAt(std::string_view id, const std::string& version);
   Page Home();
-  Page Library(std::string_view name, const std::string& version);
-  Page Family(std::string_view slug);
+  // A listing as a page of the site, or (`api`) as JSON.
+  Page Library(std::string_view name, const std::string& version, const Query& query, bool api);
+  Page Family(std::string_view slug, const Query& query, bool api);
 
   catalog::Catalog catalog_;
   Links links_;

@@ -27,7 +27,8 @@
     for (const m of matches) {
       const div = el("div", "match");
       if (m.score !== undefined) {
-        div.append(el("span", "score", (m.fuzzy ? "similar wording · " : "") + Math.round(m.score * 100) + "%"));
+        const how = m.found_by === "words" ? "by words · " : m.fuzzy ? "similar wording · " : "";
+        div.append(el("span", "score", how + Math.round(m.score * 100) + "%"));
       }
       const a = el("a", "result");
       a.href = m.page;
@@ -35,6 +36,22 @@
       div.append(a);
       const site = m.sites && m.sites[0];
       div.append(el("p", "meta", m.library + (site ? " · " + site.path + ":" + site.line + " in " + site.function : "")));
+      // The values the text gave each placeholder, then the fix the
+      // analysis knows: what the reader came for, before opening the page.
+      const values = Object.entries(m.values || {});
+      if (values.length) {
+        const dl = el("dl", "values");
+        for (const [name, value] of values) dl.append(el("dt", "", name), el("dd", "", value));
+        div.append(dl);
+      }
+      if (m.fix) {
+        if (m.fix.solution) div.append(el("p", "fix-solution", m.fix.solution));
+        if (m.fix.after) {
+          const pre = el("pre", "fix-after");
+          pre.append(el("code", "", m.fix.after));
+          div.append(pre);
+        }
+      }
       results.append(div);
     }
   }
