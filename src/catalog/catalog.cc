@@ -234,7 +234,9 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
 // Keeps the sites of one version of `e`: `version` when given (none when
 // the error is not raised there), else the newest that raises it; lists
 // every version of the library with the error's site count in it.
-void FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::string& version) {
+// `counts`: the sites of each snapshot, when `e.sites` holds fewer.
+void FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::string& version,
+                  const std::map<int64_t, int64_t>* counts = nullptr) {
   int64_t library_pk = -1;
   for (const auto& [pk, lib] : base.libraries) {
     if (lib.name == e.library) library_pk = pk;
@@ -245,7 +247,11 @@ void FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::string& 
   }
   std::sort(snaps.begin(), snaps.end());
   std::map<int64_t, int64_t> count;
-  for (const SiteRecord& s : e.sites) ++count[s.snapshot_pk];
+  if (counts != nullptr) {
+    count = *counts;
+  } else {
+    for (const SiteRecord& s : e.sites) ++count[s.snapshot_pk];
+  }
   e.versions.clear();
   int64_t focus = -1;
   for (const auto& [ordinal, pk] : snaps) {
@@ -255,7 +261,11 @@ void FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::string& 
     if (n > 0 && (version.empty() || version == kAllVersions || snap.rev == version)) focus = pk;
   }
   e.version = focus >= 0 ? base.snapshots.at(focus).rev : "";
-  if (version == kAllVersions) return;
+  e.sites_in_version = focus >= 0 ? count[focus] : 0;
+  if (version == kAllVersions) {
+    e.sites_in_version = static_cast<int64_t>(e.sites.size());
+    return;
+  }
   std::vector<SiteRecord> kept;
   for (SiteRecord& s : e.sites) {
     if (s.snapshot_pk == focus) kept.push_back(std::move(s));
@@ -994,7 +1004,8 @@ Result<std::vector<ErrorRecord>> Catalog::GetByPks(const std::vector<int64_t>& p
 }
 
 Result<void> Catalog::LoadSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetail detail,
-                                  const Base& base) {
+                                  const Base& base, size_t keep) {
+  if (keep != SIZE_MAX) return LoadFirstSitesOf(e, row, detail, base, keep);
   Result<Statement*> sites = Cached(SiteSelect(detail) +
                                     "WHERE s.error_pk = ?1 ORDER BY s.snapshot_pk, s.path, "
                                     "s.line, s.col");
@@ -1021,6 +1032,54 @@ Result<void> Catalog::LoadSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetai
     return Damaged("the sites of error " + e.id + " do not match its hash");
   }
   FocusVersion(e, base, version_);
+  return {};
+}
+
+Result<void> Catalog::LoadFirstSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetail detail,
+                                       const Base& base, size_t keep) {
+  // An `assert` of a big library is one error at 90,000 sites: reading and
+  // ordering them all took most of a second. Every site is counted and its
+  // stored hash summed, so that a lost or added row is noticed; those shown
+  // are read, in order, and checked in full.
+  Result<Statement*> all = Cached("SELECT s.snapshot_pk, s.crc FROM site s WHERE s.error_pk = ?1");
+  if (!all) return tl::unexpected(all.error());
+  (*all)->Bind(1, e.pk);
+  Tally tally;
+  std::map<int64_t, int64_t> per_snapshot;
+  while (true) {
+    Result<bool> site = (*all)->Step();
+    if (!site) return tl::unexpected(site.error());
+    if (!*site) break;
+    ++per_snapshot[(*all)->Int(0)];
+    tally.Add((*all)->Int(1));
+  }
+  (*all)->Reset();
+  if (base.verified && !tally.Matches(row.n_sites, row.sites_sum)) {
+    return Damaged("the sites of error " + e.id + " do not match its hash");
+  }
+  // By the error's index: left to itself, SQLite walks the (path, line)
+  // index of every site for the order, seconds per error.
+  Result<Statement*> first = Cached(SiteSelect(detail) +
+                                    "INDEXED BY site_error WHERE s.error_pk = ?1 AND "
+                                    "s.snapshot_pk = ?2 ORDER BY s.path, s.line, s.col LIMIT ?3");
+  if (!first) return tl::unexpected(first.error());
+  Statement& q = **first;
+  for (const auto& [snapshot_pk, n] : per_snapshot) {
+    q.Bind(1, e.pk).Bind(2, snapshot_pk).Bind(3, static_cast<int64_t>(keep));
+    while (true) {
+      Result<bool> site = q.Step();
+      if (!site) return tl::unexpected(site.error());
+      if (!*site) break;
+      if (base.verified && (!SiteIsIntact(q, detail) || q.Int(1) != e.pk)) {
+        return Damaged("a site of error " + e.id + " does not match its hash");
+      }
+      Result<SiteRecord> s = ReadSite(q, base);
+      if (!s) return tl::unexpected(s.error());
+      e.sites.push_back(std::move(*s));
+    }
+    q.Reset();
+  }
+  FocusVersion(e, base, version_, &per_snapshot);
   return {};
 }
 

@@ -140,6 +140,9 @@ struct ErrorRecord {
   // path and line.
   std::vector<SiteRecord> sites;
   std::string version;
+  // The sites `version` has: sites.size(), unless the read kept only the
+  // first few (a listing, ListPage).
+  int64_t sites_in_version = 0;
   // Every version of the library, oldest first, with the error's sites in
   // each (loaded with the sites).
   std::vector<VersionPresence> versions;
@@ -175,6 +178,9 @@ struct PageQuery {
   ErrorOrder order = ErrorOrder::kSites;
   int64_t offset = 0;
   int64_t limit = 100;
+  // Sites kept per error, the first by path and line; every site is still
+  // read and checked, and counted in sites_in_version.
+  size_t keep_sites = 10;
 };
 
 struct PagedErrors {
@@ -442,9 +448,12 @@ class Catalog {
   Result<void> Seal(bool rehash_rows);
   // A prepared statement kept for the catalog's lifetime, reset for reuse.
   Result<Statement*> Cached(const std::string& sql);
-  // The sites of one error or a few, by a cached statement per error.
+  // The sites of one error or a few, by a cached statement per error; of
+  // each version, `keep` at most (all are checked and counted).
   Result<void> LoadSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetail detail,
-                           const Base& base);
+                           const Base& base, size_t keep = SIZE_MAX);
+  Result<void> LoadFirstSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetail detail,
+                                const Base& base, size_t keep);
   // ListPage's steps (listing.cc): the keys of every error of the scope,
   // checked as a whole; which version's sites each shows and how many; then
   // the page's rows in full.
@@ -453,7 +462,8 @@ class Catalog {
   Result<void> FocusKeys(std::vector<ListKey>& keys,
                          const std::unordered_map<int64_t, size_t>& by_pk, const std::string& from,
                          int64_t library_pk, const std::string& family, const Base& base);
-  Result<PagedErrors> LoadPage(PagedErrors out, const std::vector<int64_t>& pks, const Base& base);
+  Result<PagedErrors> LoadPage(PagedErrors out, const std::vector<int64_t>& pks, size_t keep_sites,
+                               const Base& base);
   Result<void> StorePrefilter(int64_t library_pk, IndexBuilder& index);
   Result<bool> PrefilterIsCurrent(int64_t library_pk, int format);
 

@@ -120,7 +120,7 @@ Result<PagedErrors> Catalog::ListPage(const PageQuery& query) {
   }
   std::vector<int64_t> pks;
   for (int64_t i = offset; i < end; ++i) pks.push_back(kept[static_cast<size_t>(i)]->pk);
-  return LoadPage(std::move(out), pks, base);
+  return LoadPage(std::move(out), pks, query.keep_sites, base);
 }
 
 Result<void> Catalog::ReadListKeys(std::vector<ListKey>& all, int64_t library_pk,
@@ -218,7 +218,7 @@ Result<void> Catalog::FocusKeys(std::vector<ListKey>& keys,
 }
 
 Result<PagedErrors> Catalog::LoadPage(PagedErrors out, const std::vector<int64_t>& pks,
-                                      const Base& base) {
+                                      size_t keep_sites, const Base& base) {
   Result<Statement*> error = Cached("SELECT " + ErrorSelect("e") + " FROM error e WHERE e.pk = ?1");
   if (!error) return tl::unexpected(error.error());
   for (int64_t pk : pks) {
@@ -231,7 +231,7 @@ Result<PagedErrors> Catalog::LoadPage(PagedErrors out, const std::vector<int64_t
       continue;
     }
     ErrorRow& row = rows->front();
-    ERRDEX_TRY(LoadSitesOf(row.record, row, SiteDetail::kLocations, base));
+    ERRDEX_TRY(LoadSitesOf(row.record, row, SiteDetail::kLocations, base, keep_sites));
     ERRDEX_TRY(LoadAnalysis(row.record, row, base));
     out.items.push_back(std::move(row.record));
   }

@@ -111,7 +111,8 @@ std::string ErrorRow(const catalog::ErrorRecord& e, const Links& links, const Li
   if (!e.sites.empty()) {
     const catalog::SiteRecord& s = e.sites.front();
     std::string where = "<code>" + Escape(s.path) + ":" + std::to_string(s.line) + "</code>";
-    if (e.sites.size() > 1) where += " (" + Counted(static_cast<int64_t>(e.sites.size()), "site") + ")";
+    int64_t n = std::max<int64_t>(e.sites_in_version, static_cast<int64_t>(e.sites.size()));
+    if (n > 1) where += " (" + Counted(n, "site") + ")";
     meta.push_back(where);
   }
   auto filter_link = [&](const std::string& name, const std::string& value) {

@@ -21,7 +21,6 @@ using nlohmann::json;
 constexpr int64_t kPageSize = 100;
 constexpr int64_t kMaxPerPage = 500;
 constexpr int64_t kMaxPage = 1000000;
-constexpr size_t kMaxSitesListed = 10;
 constexpr int64_t kMaxSearch = 100;
 constexpr size_t kMaxVersionName = 256;
 constexpr size_t kMaxTop = 20;
@@ -154,12 +153,9 @@ json PageJson(const catalog::PagedErrors& found, const ListParams& p, const Link
   for (const catalog::ErrorRecord& e : found.items) {
     json j = catalog::ErrorSummaryJson(e);
     // An `assert` of the standard library is one error at 90,000 sites:
-    // a page of a listing names the first few and counts the rest.
-    j["sites_total"] = e.sites.size();
-    if (j["sites"].size() > kMaxSitesListed) {
-      j["sites"].erase(j["sites"].begin() + static_cast<std::ptrdiff_t>(kMaxSitesListed),
-                       j["sites"].end());
-    }
+    // a page of a listing names the first few (PageQuery::keep_sites) and
+    // counts the rest.
+    j["sites_total"] = std::max<int64_t>(e.sites_in_version, static_cast<int64_t>(e.sites.size()));
     j["page"] = links.Error(e.id);
     j["family"] = e.analysis ? json(e.analysis->family.slug) : json(nullptr);
     j["labels"] = e.analysis ? json(e.analysis->labels) : json::array();
