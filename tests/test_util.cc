@@ -1,5 +1,7 @@
 #include "test_util.h"
 
+#include <cstdio>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -73,6 +75,17 @@ std::string ReadFileOrEmpty(const fs::path& path) {
   std::stringstream ss;
   ss << f.rdbuf();
   return ss.str();
+}
+
+CommandResult RunPython(const std::filesystem::path& script, const std::string& args) {
+  CommandResult r;
+  std::string command = "python3 '" + script.string() + "' " + args + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  while (size_t n = fread(buf, 1, sizeof buf, pipe)) r.out.append(buf, n);
+  r.exit_code = pclose(pipe);
+  return r;
 }
 
 CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input) {

@@ -33,6 +33,10 @@ struct CommandResult {
   std::string err;
 };
 
+// Runs `python3 SCRIPT ARGS...` (stdout and stderr together in `out`): the
+// reference the property tests check errdex's facts against.
+CommandResult RunPython(const std::filesystem::path& script, const std::string& args = "");
+
 // Runs the errdex binary with `args` (no shell), optionally feeding `input`.
 CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input = "");
 

@@ -184,12 +184,9 @@ TEST(FixProperty, EveryFixBindsTheCheckedParameterInCPython) {
   EXPECT_GE(static_cast<int>(cases.size()) - with_fix, 60);
 
   auto script = dir.Write("check.py", program + list + kHarness);
-  FILE* pipe = popen(("python3 '" + script.string() + "' 2>&1").c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  ASSERT_EQ(pclose(pipe), 0) << out.substr(0, 4000);
+  testing::CommandResult run = testing::RunPython(script);
+  const std::string& out = run.out;
+  ASSERT_EQ(run.exit_code, 0) << out.substr(0, 4000);
   nlohmann::json report = nlohmann::json::parse(out, nullptr, false);
   ASSERT_FALSE(report.is_discarded()) << out.substr(0, 4000);
   EXPECT_EQ(report["checked"], with_fix);

@@ -315,13 +315,9 @@ TEST(TriggerProperty, SentenceIsTrueExactlyWhenTheRaiseIsReached) {
   ASSERT_GE(functions, 5000);
   testing::TempDir dir;
   auto script = dir.Write("check.py", program + cases + kHarness);
-  std::string command = "python3 '" + script.string() + "' " + std::to_string(Seed()) + " 80 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  char buf[4096];
-  while (size_t n = fread(buf, 1, sizeof buf, pipe)) out.append(buf, n);
-  ASSERT_EQ(pclose(pipe), 0) << out.substr(0, 4000);
+  testing::CommandResult run = testing::RunPython(script, std::to_string(Seed()) + " 80");
+  const std::string& out = run.out;
+  ASSERT_EQ(run.exit_code, 0) << out.substr(0, 4000);
   nlohmann::json report = nlohmann::json::parse(out, nullptr, false);
   ASSERT_FALSE(report.is_discarded()) << out.substr(0, 4000);
   EXPECT_EQ(report["count"], 0) << report["disagreements"].dump(1);
