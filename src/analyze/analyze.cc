@@ -70,6 +70,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
       ValidValues v;
       v.subject = g.subject;
       v.values = g.values;
+      v.meanings = g.meanings;
       v.source = g.kind == "default-case"                         ? "cases"
                  : g.code.find("isinstance") != std::string::npos ? "types"
                                                                   : "set";

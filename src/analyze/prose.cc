@@ -30,6 +30,19 @@ std::string List(const std::vector<std::string>& values, std::string_view last =
   return out;
 }
 
+// The values with what each case maps to, where the code says:
+// "`0` (`kPreScheduler`) or `1` (`kPostScheduler`)".
+std::string ValueList(const ValidValues& v) {
+  if (v.meanings.size() != v.values.size()) return List(v.values);
+  std::string out;
+  for (size_t i = 0; i < v.values.size(); ++i) {
+    if (i > 0) out += i + 1 == v.values.size() ? (v.values.size() > 2 ? ", or " : " or ") : ", ";
+    out += Tick(v.values[i]);
+    if (!v.meanings[i].empty()) out += " (" + Tick(v.meanings[i]) + ")";
+  }
+  return out;
+}
+
 bool HasLabel(const Analysis& a, std::string_view label) {
   return std::find(a.labels.begin(), a.labels.end(), label) != a.labels.end();
 }
@@ -173,7 +186,10 @@ CallPair EntryCall(const catalog::SiteRecord& s, const std::string& subject,
 // one carries the subject; else the site's function itself.
 CallPair ExampleCall(const catalog::SiteRecord& s, const std::string& subject,
                      const std::string& before, const std::string& after) {
-  if (!IsIdentifier(subject) || s.language != "python") return std::nullopt;
+  // A C/C++ site has a signature only where a binding names its arguments.
+  if (!IsIdentifier(subject) || (s.language != "python" && s.signature.empty())) {
+    return std::nullopt;
+  }
   bool private_function = ShortFunction(s.function).starts_with("_") &&
                           ShortFunction(s.function) != "__init__";
   if (private_function || s.path.find("/_") != std::string::npos || s.path.starts_with("_")) {
@@ -244,7 +260,7 @@ std::vector<std::string> Cause(const catalog::ErrorRecord& e, const Analysis& a)
                     List(v.values) + ".");
     } else {
       out.push_back(Tick(v.subject) + " has a value " + checker + " does not accept; it takes " +
-                    List(v.values) + ".");
+                    ValueList(v) + ".");
     }
     break;  // the first is the one the trigger turns on
   }
@@ -340,7 +356,7 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
                             ".");
     } else if (!HasLabel(a, "version-mismatch")) {
       p.solutions.push_back("Use one of the values the code accepts for " + Tick(v.subject) + ": " +
-                            List(v.values) + ".");
+                            ValueList(v) + ".");
     }
   }
   if (HasLabel(a, "version-mismatch")) {

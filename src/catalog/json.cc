@@ -138,6 +138,11 @@ json GuardsToJson(const std::vector<Guard>& guards) {
       json values = json::array();
       for (const std::string& v : g.values) values.push_back(ToValidUtf8(v));
       j["values"] = std::move(values);
+      if (!g.meanings.empty()) {
+        json meanings = json::array();
+        for (const std::string& m : g.meanings) meanings.push_back(ToValidUtf8(m));
+        j["meanings"] = std::move(meanings);
+      }
     }
     out.push_back(std::move(j));
   }
@@ -182,6 +187,8 @@ std::vector<Guard> GuardsFromJson(const json& j) {
     guard.when = Str(g, "when");
     guard.subject = Str(g, "subject");
     guard.values = Strings(g, "values");
+    guard.meanings = Strings(g, "meanings");
+    if (guard.meanings.size() != guard.values.size()) guard.meanings.clear();
     out.push_back(std::move(guard));
   }
   return out;
@@ -190,10 +197,12 @@ std::vector<Guard> GuardsFromJson(const json& j) {
 json AnalysisToJson(const Analysis& a) {
   json valid = json::array();
   for (const ValidValues& v : a.valid) {
-    valid.push_back({{"subject", ToValidUtf8(v.subject)},
-                     {"values", StringsJson(v.values)},
-                     {"source", v.source},
-                     {"line", v.line}});
+    json one = {{"subject", ToValidUtf8(v.subject)},
+                {"values", StringsJson(v.values)},
+                {"source", v.source},
+                {"line", v.line}};
+    if (!v.meanings.empty()) one["meanings"] = StringsJson(v.meanings);
+    valid.push_back(std::move(one));
   }
   json related = json::array();
   for (const RelatedError& r : a.related) {
@@ -245,7 +254,11 @@ Analysis AnalysisFromJson(const json& j) {
     for (const json& x : *v) {
       if (!x.is_object()) continue;
       a.valid.push_back(
-          {Str(x, "subject"), Strings(x, "values"), Str(x, "source"), x.value("line", 0)});
+          {Str(x, "subject"), Strings(x, "values"), Str(x, "source"), x.value("line", 0),
+           Strings(x, "meanings")});
+      if (a.valid.back().meanings.size() != a.valid.back().values.size()) {
+        a.valid.back().meanings.clear();
+      }
     }
   }
   if (auto r = j.find("related"); r != j.end() && r->is_array()) {

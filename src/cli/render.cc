@@ -46,7 +46,10 @@ void RenderAnalysis(const catalog::ErrorRecord& e, const Style& style, std::ostr
   Paragraph(a.prose.when, out);
   for (const ValidValues& v : a.valid) {
     std::string values;
-    for (const std::string& x : v.values) values += (values.empty() ? "" : ", ") + x;
+    for (size_t i = 0; i < v.values.size(); ++i) {
+      values += (i ? ", " : "") + v.values[i];
+      if (i < v.meanings.size() && !v.meanings[i].empty()) values += " (" + v.meanings[i] + ")";
+    }
     Paragraph(fmt::format("valid for {}: {}", v.subject, values), out);
   }
   if (!a.prose.solutions.empty()) {

@@ -15,6 +15,7 @@ struct ValidValues {
   std::vector<std::string> values;  // as written: `'fast'`, `TMEMLayout.D`, `int`
   std::string source;  // "cases" (match/switch), "set" (`not in`), "types" (isinstance)
   int line = 0;        // the guard's line in the first site that has it
+  std::vector<std::string> meanings;  // Guard::meanings: what each case maps to
 };
 
 struct RelatedError {

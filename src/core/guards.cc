@@ -15,7 +15,10 @@ std::string Tick(std::string_view s) { return "`" + std::string(s) + "`"; }
 std::string Valid(const Guard& g) {
   if (g.values.empty()) return "";
   std::string s = " (valid: ";
-  for (size_t i = 0; i < g.values.size(); ++i) s += (i ? ", " : "") + Tick(g.values[i]);
+  for (size_t i = 0; i < g.values.size(); ++i) {
+    s += (i ? ", " : "") + Tick(g.values[i]);
+    if (i < g.meanings.size() && !g.meanings[i].empty()) s += " → " + Tick(g.meanings[i]);
+  }
   return s + ")";
 }
 

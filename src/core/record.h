@@ -40,6 +40,10 @@ struct Guard {
   int line = 0;
   std::string subject;              // case, default-case: what is matched
   std::vector<std::string> values;  // default-case: the cases listed before it
+  // Beside `values`, what each case maps to where its body says so at once
+  // (`case 0: stage = Stage::kPreScheduler;` gives "kPreScheduler"); "" where
+  // not. Empty when no case says.
+  std::vector<std::string> meanings;
 };
 
 struct Site {

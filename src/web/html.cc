@@ -418,8 +418,12 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
   if (a) {
     for (const ValidValues& v : a->valid) {
       std::string values;
-      for (const std::string& x : v.values)
-        values += (values.empty() ? "" : ", ") + ("<code>" + Escape(x) + "</code>");
+      for (size_t i = 0; i < v.values.size(); ++i) {
+        values += (i ? ", " : "") + ("<code>" + Escape(v.values[i]) + "</code>");
+        if (i < v.meanings.size() && !v.meanings[i].empty()) {
+          values += " (<code>" + Escape(v.meanings[i]) + "</code>)";
+        }
+      }
       when += "<p><b>Valid " + std::string(v.source == "types" ? "types" : "values") +
               " for <code>" + Escape(v.subject) + "</code>:</b> " + values + "</p>";
     }

@@ -1682,6 +1682,48 @@ class Extractor {
     return name;
   }
 
+  // The Python signature a binding gives the lambda around the walk's node
+  // (`m.def("f", [](int a, int b) {...}, nb::arg("a"), nb::arg("b") = 1)`), as
+  // Site::signature's JSON; "" unless every parameter is named by an arg.
+  std::string BindingSignature() const {
+    for (size_t i = ancestors_.size(); i-- > 2;) {
+      if (K(ancestors_[i]) != kLambda) continue;
+      if (K(ancestors_[i - 1]) != kArgumentList || K(ancestors_[i - 2]) != kCall) return "";
+      std::vector<std::string> names;
+      bool after = false;
+      for (TSNode a : NamedChildren(ancestors_[i - 1])) {
+        if (SameNode(a, ancestors_[i])) {
+          after = true;
+          continue;
+        }
+        if (!after) continue;
+        TSNode call = K(a) == kAssignment ? Field(a, "left") : a;  // nb::arg("x") = default
+        if (K(call) != kCall) continue;
+        std::string fn = CollapseWhitespace(Text(Field(call, "function")));
+        if (fn != "nb::arg" && fn != "py::arg" && fn != "nanobind::arg" && fn != "pybind11::arg") {
+          continue;
+        }
+        TSNode args = Field(call, "arguments");
+        TSNode literal = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : TSNode{};
+        if (K(literal) != kStringLiteral) return "";
+        std::string name;
+        AppendLiteral(literal, name);
+        if (name.empty() || name.find_first_of("\"\\") != std::string::npos) return "";
+        names.push_back(std::move(name));
+      }
+      TSNode declarator = Field(ancestors_[i], "declarator");
+      TSNode params = ts_node_is_null(declarator) ? TSNode{} : Field(declarator, "parameters");
+      if (names.empty() || ts_node_is_null(params) ||
+          ts_node_named_child_count(params) != names.size()) {
+        return "";
+      }
+      std::string out;
+      for (const std::string& n : names) out += (out.empty() ? "[" : ",") + ("[\"" + n + "\",\"any\"]");
+      return out + "]";
+    }
+    return "";
+  }
+
   static bool IsMacroName(std::string_view name) {
     return name.empty() || std::all_of(name.begin(), name.end(), [](char c) {
              return std::isupper(static_cast<unsigned char>(c)) ||
@@ -2014,13 +2056,50 @@ class Extractor {
       return g;
     }
     g.kind = "default-case";
+    size_t waiting = 0;  // cases falling through to the next one's body
+    bool any_meaning = false;
     for (TSNode c : NamedChildren(body)) {
       TSNode v = Field(c, "value");
-      if (K(c) == kCaseStatement && !ts_node_is_null(v)) {
-        g.values.push_back(CollapseWhitespace(Text(v)));
+      if (K(c) != kCaseStatement || ts_node_is_null(v)) continue;
+      g.values.push_back(CollapseWhitespace(Text(v)));
+      g.meanings.emplace_back();
+      ++waiting;
+      std::optional<std::string> meaning = CaseMeaning(c, v);
+      if (!meaning) continue;  // no statement: falls through
+      for (size_t i = g.meanings.size() - waiting; i < g.meanings.size(); ++i) {
+        g.meanings[i] = *meaning;
       }
+      any_meaning = any_meaning || !meaning->empty();
+      waiting = 0;
     }
+    if (!any_meaning) g.meanings.clear();
     return g;
+  }
+
+  // What a case maps its value to when its first statement says so at once:
+  // the name assigned or returned (`x = Stage::kPreScheduler;`, `return
+  // kFoo;`), its last component. "" for any other first statement; nothing
+  // for a case with no statement, which falls through.
+  std::optional<std::string> CaseMeaning(TSNode clause, TSNode value) const {
+    for (TSNode s : NamedChildren(clause)) {
+      if (SameNode(s, value) || K(s) == kComment) continue;
+      TSNode named{};
+      if (K(s) == kReturn && ts_node_named_child_count(s) > 0) {
+        named = ts_node_named_child(s, 0);
+      } else if (K(s) == kExpressionStatement && ts_node_named_child_count(s) > 0) {
+        TSNode e = ts_node_named_child(s, 0);
+        if (std::string_view(ts_node_type(e)) == "assignment_expression") named = Field(e, "right");
+      }
+      if (ts_node_is_null(named) ||
+          (K(named) != kQualifiedIdentifier && K(named) != kIdentifier &&
+           K(named) != kFieldExpression)) {
+        return std::string();
+      }
+      std::string text = CollapseWhitespace(Text(named));
+      size_t cut = text.find_last_of(":.>");
+      return cut == std::string::npos ? text : text.substr(cut + 1);
+    }
+    return std::nullopt;
   }
 
   Site BaseSite(TSNode at, SiteKind kind) {
@@ -2041,6 +2120,7 @@ class Extractor {
     s.column = StartColumn(at);
     s.end_line = std::max(s.line, EndLine(stmt));
     s.function = FunctionName();
+    s.signature = BindingSignature();
     s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
     lines_.FillExcerpt(s, kExcerptBefore, kExcerptAfter, kMaxExcerptBytes);
     s.guards = Guards();

@@ -318,10 +318,11 @@ class GuardReader {
         // stays exactly true.
         if (!ts_node_is_null(Field(c, "guard"))) {
           g.values.clear();
+          g.meanings.clear();
           break;
         }
         for (TSNode p : NamedChildren(c)) {
-          if (KindOf(p) == kCasePattern) g.values.push_back(Code(p));
+          if (KindOf(p) == kCasePattern) AddCase(g, Code(p), c);
         }
       }
     } else {
@@ -588,11 +589,40 @@ class GuardReader {
         if (KindOf(p) == kCasePattern) {
           // A wildcard catches everything: nothing falls through.
           if (ts_node_named_child_count(p) == 0 && Trim(NodeText(p, src_)) == "_") return;
-          g.values.push_back(Code(p));
+          AddCase(g, Code(p), c);
         }
       }
     }
     if (!g.values.empty()) out.push_back(std::move(g));
+  }
+
+  // A case's value, and what its body maps it to when its first statement
+  // says so at once (`return Op.MIN`, `op = Op.MIN`): the name's last part.
+  void AddCase(Guard& g, std::string value, TSNode clause) const {
+    std::string meaning;
+    for (TSNode s : NamedChildren(Field(clause, "consequence"))) {
+      if (KindOf(s) == kComment) continue;
+      TSNode named{};
+      if (KindOf(s) == kReturn && ts_node_named_child_count(s) > 0) {
+        named = ts_node_named_child(s, 0);
+      } else if (KindOf(s) == kExpressionStatement && ts_node_named_child_count(s) > 0 &&
+                 KindOf(ts_node_named_child(s, 0)) == kAssignment) {
+        named = Field(ts_node_named_child(s, 0), "right");
+      }
+      if (KindOf(named) == kIdentifier || KindOf(named) == kAttribute) {
+        std::string text = Code(named);
+        meaning = text.substr(text.rfind('.') == std::string::npos ? 0 : text.rfind('.') + 1);
+      }
+      break;
+    }
+    g.meanings.resize(g.values.size());
+    g.values.push_back(std::move(value));
+    g.meanings.push_back(std::move(meaning));
+    // Kept only when some case says what it means.
+    if (std::all_of(g.meanings.begin(), g.meanings.end(),
+                    [](const std::string& m) { return m.empty(); })) {
+      g.meanings.clear();
+    }
   }
 
   std::string_view src_;

@@ -138,6 +138,58 @@ TEST(CppGuards, SwitchDefaultListsTheCases) {
   EXPECT_TRUE(e.sites[0].internal);
 }
 
+TEST(CppGuards, CasesSayWhatTheirValueMeans) {
+  // As jaxlib/xla.cc writes it: each stage number picks a pipeline stage.
+  Extraction x = ExtractCppSource(
+      "xla.cc",
+      "void f(int stage) {\n"
+      "  Stage s;\n"
+      "  switch (stage) {\n"
+      "    case 0:\n"
+      "      s = xla::Stage::kPreScheduler;\n"
+      "      break;\n"
+      "    case 1:\n"
+      "    case 2:\n"  // falls through to case 3's body
+      "    case 3:\n"
+      "      s =\n"
+      "          xla::Stage::kPostScheduler;\n"
+      "      break;\n"
+      "    case 4:\n"
+      "      Log();\n"  // says nothing of what 4 means
+      "      break;\n"
+      "    default:\n"
+      "      throw std::runtime_error(\"Invalid pipeline stage\");\n"
+      "  }\n"
+      "}\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  ASSERT_EQ(x.sites[0].guards.size(), 1u);
+  EXPECT_EQ(x.sites[0].guards[0].values, (std::vector<std::string>{"0", "1", "2", "3", "4"}));
+  EXPECT_EQ(x.sites[0].guards[0].meanings,
+            (std::vector<std::string>{"kPreScheduler", "kPostScheduler", "kPostScheduler",
+                                      "kPostScheduler", ""}));
+  EXPECT_EQ(x.sites[0].trigger,
+            "raised when `stage` matches no case (valid: `0` → `kPreScheduler`, `1` → "
+            "`kPostScheduler`, `2` → `kPostScheduler`, `3` → `kPostScheduler`, `4`)");
+}
+
+TEST(CppGuards, ABindingsArgumentsAreItsPythonSignature) {
+  auto signature = [](const std::string& args) {
+    Extraction x = ExtractCppSource("xla.cc",
+                                    "NB_MODULE(_xla, m) {\n"
+                                    "  m.def(\"register_xla_transform\",\n"
+                                    "    [](std::string name, int stage, nb::object callback) {\n"
+                                    "      if (stage > 1) throw std::runtime_error(\"bad\");\n"
+                                    "    }" + args + ");\n"
+                                    "}\n");
+    return x.sites.size() == 1 ? x.sites[0].signature : "no site";
+  };
+  EXPECT_EQ(signature(", nb::arg(\"name\"), nb::arg(\"stage\") = 0, nb::arg(\"callback\")"),
+            R"([["name","any"],["stage","any"],["callback","any"]])");
+  // Unnamed, nanobind passes them by position only; a partial list is no signature.
+  EXPECT_EQ(signature(""), "");
+  EXPECT_EQ(signature(", nb::arg(\"name\")"), "");
+}
+
 TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
   EXPECT_EQ(Triggers("a.cc",
                      "void f(Foo* p, int stage) {\n"

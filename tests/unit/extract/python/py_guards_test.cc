@@ -93,6 +93,25 @@ TEST(PythonGuards, WildcardAfterAGuardedCaseListsNoValues) {
             (std::vector<std::string>{"raised when `op` matches no case"}));
 }
 
+TEST(PythonGuards, CasesSayWhatTheirValueMeans) {
+  Extraction x = ExtractPythonSource("m.py",
+                                     "def op(name):\n"
+                                     "    match name:\n"
+                                     "        case 'min':\n"
+                                     "            return Reduce.MIN\n"
+                                     "        case 'add' | 'sum':\n"
+                                     "            kind = ops.Reduce.ADD\n"
+                                     "        case 'xor':\n"
+                                     "            return 3\n"
+                                     "        case _:\n"
+                                     "            raise ValueError(f'Unsupported op: {name}')\n");
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_EQ(x.sites[0].guards[0].meanings, (std::vector<std::string>{"MIN", "ADD", ""}));
+  EXPECT_EQ(x.sites[0].trigger,
+            "raised when `name` matches no case (valid: `'min'` → `MIN`, `'add' | 'sum'` → `ADD`, "
+            "`'xor'`)");
+}
+
 TEST(PythonGuards, RaiseAfterAMatchWhoseCasesAllReturn) {
   // The seed's TMEMLayout.to_mgpu: reached only by a member no case lists.
   Extraction x = ExtractPythonSource("m.py",
