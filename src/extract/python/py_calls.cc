@@ -51,8 +51,32 @@ class Reader {
  public:
   explicit Reader(std::string_view src) : src_(src) {}
 
+  // One cursor walks the whole tree: asking a node for its i-th child is
+  // linear in i, which made wide modules (long data tables) quadratic.
   ModuleFacts Run(TSNode root) {
-    Visit(root, 0);
+    TSTreeCursor cursor = ts_tree_cursor_new(root);
+    int depth = 0;
+    while (true) {
+      TSNode node = ts_tree_cursor_current_node(&cursor);
+      bool descend = ts_node_is_named(node) && Enter(node, depth);
+      if (descend && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&cursor)) {
+        ++depth;
+        continue;
+      }
+      // Leave nodes until one has a next sibling, closing their scopes.
+      bool done = false;
+      while (true) {
+        while (!scopes_.empty() && scopes_.back().depth == depth) scopes_.pop_back();
+        if (ts_tree_cursor_goto_next_sibling(&cursor)) break;
+        if (depth == 0 || !ts_tree_cursor_goto_parent(&cursor)) {
+          done = true;
+          break;
+        }
+        --depth;
+      }
+      if (done) break;
+    }
+    ts_tree_cursor_delete(&cursor);
     return std::move(facts_);
   }
 
@@ -63,6 +87,7 @@ class Reader {
     int function = -1;
     // `jitted = jit(_impl)` in the function: a call of `jitted` calls _impl.
     std::map<std::string, std::string, std::less<>> wrapped;
+    int depth = 0;  // of the definition that opened it
   };
 
   std::string_view Text(TSNode n) const { return NodeText(n, src_); }
@@ -73,8 +98,8 @@ class Reader {
     return parent.qualified + (parent.is_class ? "." : ".<locals>.") + std::string(name);
   }
 
-  void Visit(TSNode node, int depth) {
-    if (depth > kMaxDepth) return;
+  // Reads what `node` declares, imports or calls; whether to go inside it.
+  bool Enter(TSNode node, int depth) {
     switch (K(node)) {
       case kFunctionDefinition:
         return OnFunction(node, depth);
@@ -82,10 +107,14 @@ class Reader {
         return OnClass(node, depth);
       case kCall:
         OnCall(node);
-        break;
+        return true;
       case kImport:
       case kImportFrom:
-        return OnImport(node);
+        OnImport(node);
+        return false;
+      case kString:
+      case kComment:
+        return false;  // text: what an f-string calls is left out
       case kAssignment:
       case kAugmentedAssignment:
         if (scopes_.empty()) {
@@ -93,17 +122,17 @@ class Reader {
         } else if (!scopes_.back().is_class && K(node) == kAssignment) {
           OnLocalAssignment(node);
         }
-        break;
+        return true;
       default:
-        break;
+        return true;
     }
-    uint32_t n = ts_node_named_child_count(node);
-    for (uint32_t i = 0; i < n; ++i) Visit(ts_node_named_child(node, i), depth + 1);
   }
 
-  void OnFunction(TSNode node, int depth) {
+  // Defaults and decorators run in the enclosing scope, but their calls are
+  // rare and cheap to attribute to the function itself.
+  bool OnFunction(TSNode node, int depth) {
     TSNode name = Field(node, "name");
-    if (ts_node_is_null(name)) return;
+    if (ts_node_is_null(name)) return false;
     DefinedFunction f;
     f.qualified = Qualify(Text(name));
     if (!scopes_.empty() && scopes_.back().is_class) f.owner = scopes_.back().qualified;
@@ -111,17 +140,13 @@ class Reader {
     f.params = ReadParameters(node, src_);
     facts_.functions.push_back(std::move(f));
     scopes_.push_back({false, facts_.functions.back().qualified,
-                       static_cast<int>(facts_.functions.size()) - 1, {}});
-    // Defaults and decorators run in the enclosing scope, but their calls
-    // are rare and cheap to attribute to the function itself.
-    TSNode body = Field(node, "body");
-    if (!ts_node_is_null(body)) Visit(body, depth + 1);
-    scopes_.pop_back();
+                       static_cast<int>(facts_.functions.size()) - 1, {}, depth});
+    return true;
   }
 
-  void OnClass(TSNode node, int depth) {
+  bool OnClass(TSNode node, int depth) {
     TSNode name = Field(node, "name");
-    if (ts_node_is_null(name)) return;
+    if (ts_node_is_null(name)) return false;
     DefinedClass c;
     c.qualified = Qualify(Text(name));
     c.line = StartLine(node);
@@ -133,10 +158,8 @@ class Reader {
       }
     }
     facts_.classes.push_back(c);
-    scopes_.push_back({true, c.qualified, -1, {}});
-    TSNode body = Field(node, "body");
-    if (!ts_node_is_null(body)) Visit(body, depth + 1);
-    scopes_.pop_back();
+    scopes_.push_back({true, c.qualified, -1, {}, depth});
+    return true;
   }
 
   const Scope* FunctionScope() const {
