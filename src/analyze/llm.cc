@@ -309,44 +309,28 @@ std::vector<std::string> Arguments(std::string_view code, size_t open) {
 }
 
 struct KnownCall {
-  std::vector<std::pair<std::string, std::string>> params;  // name, kind
+  std::vector<catalog::Parameter> params;
   size_t skip = 0;
 };
-
-std::vector<std::pair<std::string, std::string>> ParamsOf(const json& j) {
-  std::vector<std::pair<std::string, std::string>> out;
-  if (!j.is_array()) return out;
-  for (const json& p : j) {
-    if (p.is_array() && p.size() == 2 && p[0].is_string() && p[1].is_string()) {
-      out.emplace_back(p[0].get<std::string>(), p[1].get<std::string>());
-    }
-  }
-  return out;
-}
 
 // Signatures by the short name a fix would call: the sites' functions (a
 // method as its name, __init__ as its class) and the entry points.
 std::map<std::string, KnownCall, std::less<>> Signatures(const catalog::ErrorRecord& e) {
   std::map<std::string, KnownCall, std::less<>> out;
   for (const catalog::SiteRecord& s : e.sites) {
-    auto params = ParamsOf(json::parse(s.signature.empty() ? "null" : s.signature, nullptr, false));
+    std::vector<catalog::Parameter> params = catalog::SiteParameters(s);
     if (!params.empty()) {
       std::string name = s.function.substr(s.function.rfind('.') + 1);
       if (name == "__init__" && s.function.find('.') != std::string::npos) {
         std::string owner = s.function.substr(0, s.function.rfind('.'));
         name = owner.substr(owner.rfind('.') + 1);
       }
-      size_t skip = params.front().first == "self" || params.front().first == "cls" ? 1 : 0;
-      out.try_emplace(name, KnownCall{params, skip});
+      size_t skip = params.front().name == "self" || params.front().name == "cls" ? 1 : 0;
+      out.try_emplace(name, KnownCall{std::move(params), skip});
     }
-    json entries = json::parse(s.entries.empty() ? "null" : s.entries, nullptr, false);
-    if (!entries.is_array()) continue;
-    for (const json& p : entries) {
-      if (!p.is_object() || !p.value("name", json()).is_string()) continue;
-      std::string name = p["name"].get<std::string>();
-      name = name.substr(name.rfind('.') + 1);
-      size_t skip = p.value("kind", "") == "function" ? 0 : 1;
-      out.try_emplace(name, KnownCall{ParamsOf(p.value("parameters", json())), skip});
+    for (const catalog::EntryPoint& p : catalog::EntryPoints(s)) {
+      out.try_emplace(p.name.substr(p.name.rfind('.') + 1),
+                      KnownCall{p.parameters, p.kind == "function" ? size_t{0} : size_t{1}});
     }
   }
   return out;
@@ -369,25 +353,25 @@ std::string MisfitCall(std::string_view code,
                        (eq + 1 >= arg.size() || arg[eq + 1] != '=');
         if (!keyword) {
           if (sig.skip + positional >= sig.params.size() ||
-              (sig.params[sig.skip + positional].second != "pos" &&
-               sig.params[sig.skip + positional].second != "any")) {
+              (sig.params[sig.skip + positional].kind != "pos" &&
+               sig.params[sig.skip + positional].kind != "any")) {
             bool star = std::any_of(sig.params.begin(), sig.params.end(),
-                                    [](const auto& p) { return p.second == "*"; });
+                                    [](const auto& p) { return p.kind == "*"; });
             if (!star) return "passes more positional arguments than `" + name + "` takes";
           } else {
-            given.insert(sig.params[sig.skip + positional].first);
+            given.insert(sig.params[sig.skip + positional].name);
           }
           ++positional;
           continue;
         }
         std::string key(Trim(arg.substr(0, eq)));
         auto param = std::find_if(sig.params.begin(), sig.params.end(),
-                                  [&](const auto& p) { return p.first == key; });
+                                  [&](const auto& p) { return p.name == key; });
         bool double_star = std::any_of(sig.params.begin(), sig.params.end(),
-                                       [](const auto& p) { return p.second == "**"; });
+                                       [](const auto& p) { return p.kind == "**"; });
         if (param == sig.params.end()) {
           if (!double_star) return "`" + name + "` has no parameter `" + key + "`";
-        } else if (param->second == "pos") {
+        } else if (param->kind == "pos") {
           return "`" + key + "` of `" + name + "` is positional only";
         } else if (!given.insert(key).second) {
           return "`" + key + "` of `" + name + "` is given twice (the argument order is wrong)";

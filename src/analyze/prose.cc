@@ -8,8 +8,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "catalog/json.h"
 #include "core/native_errors.h"
 #include "core/text.h"
@@ -75,25 +73,7 @@ std::string ShortFunction(const std::string& qualified) {
   return cut == std::string::npos ? qualified : qualified.substr(cut);
 }
 
-struct Parameter {
-  std::string name;
-  std::string kind;  // Site::signature's: pos, any, kw, *, **
-};
-
-std::vector<Parameter> ParseParameters(const nlohmann::json& j) {
-  std::vector<Parameter> out;
-  if (!j.is_array()) return out;
-  for (const nlohmann::json& p : j) {
-    if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string()) return {};
-    out.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
-  }
-  return out;
-}
-
-std::vector<Parameter> ParseSignature(const std::string& text) {
-  if (text.empty()) return {};
-  return ParseParameters(nlohmann::json::parse(text, nullptr, false));
-}
+using catalog::Parameter;
 
 using CallPair = std::optional<std::pair<std::string, std::string>>;
 
@@ -129,7 +109,7 @@ CallPair SiteCall(const catalog::SiteRecord& s, const std::string& subject,
       s.function.find('<') != std::string::npos) {
     return std::nullopt;
   }
-  std::vector<Parameter> params = ParseSignature(s.signature);
+  std::vector<Parameter> params = catalog::SiteParameters(s);
   // Who is called: a method through an instance, a classmethod through its
   // class, a constructor through the class.
   std::string name = ShortFunction(s.function);
@@ -161,21 +141,13 @@ CallPair SiteCall(const catalog::SiteRecord& s, const std::string& subject,
 // down unchanged: what a user of the library writes.
 CallPair EntryCall(const catalog::SiteRecord& s, const std::string& subject,
                    const std::string& before, const std::string& after) {
-  if (s.entries.empty()) return std::nullopt;
-  nlohmann::json entries = nlohmann::json::parse(s.entries, nullptr, false);
-  if (!entries.is_array()) return std::nullopt;
-  for (const nlohmann::json& e : entries) {
-    if (!e.is_object() || !e.value("args", nlohmann::json()).is_object()) continue;
-    const nlohmann::json& args = e["args"];
-    if (!args.contains(subject) || !args[subject].is_string()) continue;
-    std::string name = e.value("name", "");
-    std::string kind = e.value("kind", "");
-    std::vector<Parameter> params = ParseParameters(e.value("parameters", nlohmann::json()));
-    if (name.empty() || (params.empty() && kind != "function")) continue;
-    size_t skip = kind == "function" ? 0 : 1;  // self of a method or __init__
-    std::string callee = kind == "method" ? "obj." + ShortFunction(name) : name;
-    if (CallPair call =
-            Spelled(callee, params, skip, args[subject].get<std::string>(), before, after)) {
+  for (const catalog::EntryPoint& e : catalog::EntryPoints(s)) {
+    auto carried = std::find_if(e.args.begin(), e.args.end(),
+                                [&](const auto& a) { return a.first == subject; });
+    if (carried == e.args.end() || (e.parameters.empty() && e.kind != "function")) continue;
+    size_t skip = e.kind == "function" ? 0 : 1;  // self of a method or __init__
+    std::string callee = e.kind == "method" ? "obj." + ShortFunction(e.name) : e.name;
+    if (CallPair call = Spelled(callee, e.parameters, skip, carried->second, before, after)) {
       return call;
     }
   }

@@ -361,6 +361,23 @@ json StatsJson(const Stats& s) {
           {"per_snapshot", std::move(snapshots)}};
 }
 
+namespace {
+std::vector<Parameter> ParametersJson(const json& j) {
+  std::vector<Parameter> out;
+  if (!j.is_array()) return out;
+  for (const json& p : j) {
+    if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string()) return {};
+    out.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<Parameter> SiteParameters(const SiteRecord& s) {
+  if (s.signature.empty()) return {};
+  return ParametersJson(json::parse(s.signature, nullptr, false));
+}
+
 std::vector<EntryPoint> EntryPoints(const SiteRecord& s) {
   std::vector<EntryPoint> out;
   if (s.entries.empty()) return out;
@@ -374,6 +391,7 @@ std::vector<EntryPoint> EntryPoints(const SiteRecord& s) {
     if (e.value("path", json()).is_string()) p.path = e["path"].get<std::string>();
     if (e.value("line", json()).is_number_integer()) p.line = e["line"].get<int>();
     p.here = e.value("here", json()).is_boolean() && e["here"].get<bool>();
+    if (auto params = e.find("parameters"); params != e.end()) p.parameters = ParametersJson(*params);
     if (auto via = e.find("via"); via != e.end() && via->is_array()) {
       for (const json& v : *via) {
         if (v.is_string()) p.via.push_back(v.get<std::string>());

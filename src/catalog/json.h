@@ -38,6 +38,14 @@ nlohmann::json VersionsJson(const ErrorRecord& e);
 // The whole record (`show --json`, GET /api/errors/<id>).
 nlohmann::json ErrorJson(const ErrorRecord& e);
 
+// One parameter of Site::signature (and of an entry point's signature).
+struct Parameter {
+  std::string name;
+  std::string kind;  // pos, any, kw, *, **
+};
+// A site's signature read back; empty when none or damaged.
+std::vector<Parameter> SiteParameters(const SiteRecord& s);
+
 // A site's public entry points (Site::entries), read back; empty when none
 // or when the stored JSON is damaged.
 struct EntryPoint {
@@ -48,6 +56,7 @@ struct EntryPoint {
   bool here = false;  // the site's own function
   std::vector<std::string> via;                             // functions in between
   std::vector<std::pair<std::string, std::string>> args;    // site param → entry param
+  std::vector<Parameter> parameters;                        // the entry's signature
 };
 std::vector<EntryPoint> EntryPoints(const SiteRecord& s);
 
