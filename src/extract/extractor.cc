@@ -443,7 +443,11 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   }
   // C raising a Python class of the library by name (numpy's
   // _UFuncNoLoopError): the class's __str__ says what the user reads.
-  python::LinkPython(results, out, &native_sites);
+  std::vector<python::NativeFile> native_files;
+  for (size_t i = 0; i < native.size(); ++i) {
+    if (!native[i].facts.functions.empty()) native_files.push_back({results[i].path, &native[i].facts});
+  }
+  python::LinkPython(results, out, &native_sites, &native_files);
   for (Site& s : native_sites) out.sites.push_back(std::move(s));
   std::map<std::string, const source::SourceFile*> by_path;
   for (const source::SourceFile& f : files) by_path.emplace(f.path, &f);

@@ -27,6 +27,9 @@ constexpr int kMaxExpansionsPerFile = 4000;
 constexpr size_t kMaxExpansionBytes = 64 * 1024;
 constexpr int kMaxStreamOperands = 256;
 constexpr size_t kMaxNodesPerScopeScan = 200000;
+// Call graph facts per file: generated files hold hundreds of thousands of
+// calls, none of which an entry point needs beyond this many.
+constexpr size_t kMaxNativeCallsPerFile = 50000;
 constexpr int kMaxEvalStepsPerFile = 200000;
 constexpr size_t kMaxScanStepsPerFile = 4000000;
 constexpr size_t kMaxPieces = 128;
@@ -429,7 +432,12 @@ class Extractor {
       uint16_t k = K(n);
       if (k == kPreprocDef || k == kPreprocFunctionDef || k == kComment) continue;
       if (k == kThrow) Throw(n);
-      if (k == kCall) Call(n);
+      if (k == kFunctionDefinition) OnFunctionFact(n);
+      if (k == kLambda) OnLambdaFact(n);
+      if (k == kCall) {
+        OnCallFact(n);
+        Call(n);
+      }
       std::vector<TSNode> kids = NamedChildren(n);
       for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.emplace_back(*it, depth + 1);
     }
@@ -450,6 +458,124 @@ class Extractor {
       if (K(a) != kComment) out.push_back(a);
     }
     return out;
+  }
+
+  // ------------------------------------------------------- call graph facts
+
+  // The innermost function or bound lambda around the walk's node.
+  int CurrentFunctionFact() const {
+    for (size_t i = ancestors_.size(); i-- > 0;) {
+      uint16_t k = K(ancestors_[i]);
+      if (k != kFunctionDefinition && k != kLambda) continue;
+      auto it = function_at_.find(ts_node_start_byte(ancestors_[i]));
+      if (it != function_at_.end()) return it->second;
+    }
+    return -1;
+  }
+
+  void OnFunctionFact(TSNode f) {
+    std::string name = FunctionName();
+    if (name.empty() || (IsMacroName(name) && EnclosingFunctionIndex(ancestors_.size() - 1) !=
+                                                  std::string::npos)) {
+      return;
+    }
+    NativeFunction fn;
+    fn.name = name;
+    fn.line = static_cast<int>(ts_node_start_point(f).row) + 1;
+    for (TSNode c : NamedChildren(f)) {
+      if (SameNode(c, Field(f, "body"))) break;
+      if (Text(c) == "static") fn.file_local = true;
+    }
+    TSNode d = Field(f, "declarator");
+    TSNode params = Field(d, "parameters");
+    if (name == "NB_MODULE" || name == "PYBIND11_MODULE" || name == "NANOBIND_MODULE") {
+      std::vector<TSNode> p = NamedChildren(params);
+      if (p.size() != 2) return;
+      fn.module = CollapseWhitespace(Text(p[0]));
+      fn.module_var = CollapseWhitespace(Text(p[1]));
+    } else {
+      for (TSNode p : NamedChildren(params)) {
+        std::string_view type = Text(Field(p, "type"));
+        if (type.find("module") != std::string_view::npos) {
+          fn.module_var = std::string(DeclaredName(Field(p, "declarator")));
+        }
+      }
+    }
+    function_at_[ts_node_start_byte(f)] = static_cast<int>(result_.facts.functions.size());
+    result_.facts.functions.push_back(std::move(fn));
+  }
+
+  // `m.def("name", ...)` with `m` a plain name: the receiver and the name.
+  std::optional<std::pair<std::string, std::string>> BindingCall(TSNode call) const {
+    TSNode fn = Field(call, "function");
+    if (K(fn) != kFieldExpression) return std::nullopt;
+    std::string_view field = Text(Field(fn, "field"));
+    TSNode receiver = Field(fn, "argument");
+    if ((field != "def" && field != "def_static") || K(receiver) != kIdentifier) return std::nullopt;
+    std::vector<TSNode> args = Args(call);
+    if (args.size() < 2 || K(args[0]) != kStringLiteral) return std::nullopt;
+    std::string name;
+    AppendLiteral(args[0], name);
+    if (name.empty()) return std::nullopt;
+    return std::make_pair(std::string(Text(receiver)), std::move(name));
+  }
+
+  void OnLambdaFact(TSNode lambda) {
+    size_t i = ancestors_.size() - 1;
+    if (i < 2 || K(ancestors_[i - 1]) != kArgumentList || K(ancestors_[i - 2]) != kCall) return;
+    auto binding = BindingCall(ancestors_[i - 2]);
+    if (!binding) return;
+    int where = CurrentFunctionFact();
+    NativeFunction fn;
+    fn.name = binding->second;
+    fn.line = static_cast<int>(ts_node_start_point(lambda).row) + 1;
+    fn.bound = true;
+    std::string signature = BindingSignature();
+    for (size_t at = signature.find("[\""); at != std::string::npos;
+         at = signature.find("[\"", at + 2)) {
+      size_t end = signature.find('"', at + 2);
+      if (end == std::string::npos) break;
+      fn.params.push_back(signature.substr(at + 2, end - at - 2));
+    }
+    int index = static_cast<int>(result_.facts.functions.size());
+    function_at_[ts_node_start_byte(lambda)] = index;
+    result_.facts.functions.push_back(std::move(fn));
+    result_.facts.bindings.push_back({where, binding->first, binding->second, "", index});
+  }
+
+  // A callee by name: `f`, `ns::f`, `f<T>`, `this->f`; "" for anything else.
+  std::string CalleeName(TSNode fn) const {
+    uint16_t k = K(fn);
+    if (k == kFieldExpression) {
+      return K(Field(fn, "argument")) == kThis ? std::string(Text(Field(fn, "field"))) : "";
+    }
+    if (k == kTemplateFunction) fn = Field(fn, "name");
+    k = K(fn);
+    if (k != kIdentifier && k != kQualifiedIdentifier) return "";
+    std::string name = CollapseWhitespace(Text(fn));
+    name.erase(std::remove(name.begin(), name.end(), ' '), name.end());
+    if (name.find('<') != std::string::npos) return "";  // ns::f<T>::g: left out
+    return name;
+  }
+
+  void OnCallFact(TSNode call) {
+    int caller = CurrentFunctionFact();
+    if (caller < 0) return;
+    if (auto binding = BindingCall(call)) {
+      std::vector<TSNode> args = Args(call);
+      TSNode target = args[1];
+      if (K(target) == kPointerExpression || K(target) == kUnaryExpression) {
+        target = Field(target, "argument");  // &f
+      }
+      std::string name = CalleeName(target);
+      if (!name.empty()) {
+        result_.facts.bindings.push_back({caller, binding->first, binding->second, name, -1});
+      }
+      return;
+    }
+    if (result_.facts.calls.size() >= kMaxNativeCallsPerFile) return;
+    std::string callee = CalleeName(Field(call, "function"));
+    if (!callee.empty()) result_.facts.calls.push_back({caller, std::move(callee)});
   }
 
   // --------------------------------------------------------------- sinks
@@ -2177,6 +2303,7 @@ class Extractor {
   SourceLines lines_{src_};
   FileResult result_;
   std::unordered_set<uint32_t> consumed_;
+  std::unordered_map<uint32_t, int> function_at_;  // start byte → facts.functions
   std::unordered_set<std::string> emitted_;
   std::vector<Template> alternatives_;
   std::vector<TSNode>

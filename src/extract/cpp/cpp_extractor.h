@@ -64,7 +64,43 @@ struct HelperCall {
   Site site;                                  // at the call, message and type unset
 };
 
+// What one C/C++ file defines, calls and binds to Python: the facts the
+// library's call graph (python/py_callgraph.h) joins to the Python side.
+struct NativeFunction {
+  std::string name;  // as Site::function names it: "f", "Class::m", a binding's name
+  int line = 0;
+  bool file_local = false;  // `static`
+  // NB_MODULE(_xla, m) / PYBIND11_MODULE: the Python module it initialises.
+  std::string module;
+  // Its variable `m`, or a parameter of type nb::module_& / py::module_&
+  // that bindings in a helper are made on.
+  std::string module_var;
+  bool bound = false;                // a lambda bound by `m.def("name", ...)`
+  std::vector<std::string> params;  // the binding's nb::arg names, when all are named
+};
+
+struct NativeCall {
+  int caller = -1;     // index into NativeFacts::functions
+  std::string callee;  // "f", "ns::f", "Class::f" as written; `this->f` as "f"
+};
+
+// `m.def("name", &f)` or `m.def("name", [](...) {...})`.
+struct NativeBinding {
+  int function = -1;     // where the binding is made
+  std::string receiver;  // `m`
+  std::string name;      // the Python name
+  std::string target;    // `f` for a function bound by name
+  int lambda = -1;       // else the bound lambda (index into functions)
+};
+
+struct NativeFacts {
+  std::vector<NativeFunction> functions;
+  std::vector<NativeCall> calls;
+  std::vector<NativeBinding> bindings;
+};
+
 struct FileResult {
+  NativeFacts facts;  // for the call graph
   std::vector<Site> sites;
   std::vector<NonSite> non_sites;
   std::vector<FileIssue> issues;  // not UTF-8, syntax errors, parse timeouts

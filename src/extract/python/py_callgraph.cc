@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "core/text.h"
@@ -58,7 +59,8 @@ std::string_view LastName(std::string_view dotted) {
 }
 
 struct Target {
-  enum Kind { kNone, kModule, kFunction, kClass } kind = kNone;
+  // kVariable: a module-level name bound to anything else (id: keys_).
+  enum Kind { kNone, kModule, kFunction, kClass, kVariable } kind = kNone;
   int id = -1;
 };
 
@@ -77,6 +79,8 @@ struct Module {
   std::unordered_map<std::string, int> classes;    // qualified name → class
   std::unordered_map<std::string, const ImportFact*> imports;
   std::unordered_map<std::string, std::string> aliases;
+  std::unordered_map<std::string, int> variables;  // name → key id
+  bool native = false;  // a C/C++ file's functions
 };
 
 struct Node {
@@ -97,8 +101,10 @@ struct Public {
 
 class Graph {
  public:
-  explicit Graph(const std::vector<FileResult>& files) {
+  Graph(const std::vector<FileResult>& files, const std::vector<NativeFile>& native) {
     for (const FileResult& f : files) AddModule(f);
+    AddNative(native);
+    for (size_t m = 0; m < modules_.size(); ++m) AddRegistrations(static_cast<int>(m));
     for (size_t m = 0; m < modules_.size(); ++m) AddCalls(static_cast<int>(m));
     for (size_t m = 0; m < modules_.size(); ++m) AddPublicNames(static_cast<int>(m));
   }
@@ -106,6 +112,16 @@ class Graph {
   int NodeOf(const std::string& path, const std::string& qualified) const {
     auto it = node_by_key_.find(path + '\0' + qualified);
     return it == node_by_key_.end() ? -1 : it->second;
+  }
+
+  // A C/C++ site's function; one in a lambda that is not bound ("F::<lambda>")
+  // runs as part of the function that defines it.
+  int NativeNodeOf(const std::string& path, std::string function) const {
+    while (true) {
+      int node = NodeOf(path, function);
+      if (node >= 0 || !EndsWith(function, "::<lambda>")) return node;
+      function.resize(function.size() - 10);
+    }
   }
 
   // The JSON of Site::entries for a function, computed once per function.
@@ -116,10 +132,11 @@ class Graph {
   }
 
  private:
-  void AddModule(const FileResult& f) {
+  void AddModule(const FileResult& f, bool importable = true) {
     Module m;
     m.file = &f;
-    m.name = ModuleName(f.path);
+    m.native = !importable;
+    m.name = importable ? ModuleName(f.path) : "";
     m.package = EndsWith(f.path, "__init__.py");
     int id = static_cast<int>(modules_.size());
     m.first_node = static_cast<int>(nodes_.size());
@@ -142,14 +159,27 @@ class Graph {
     }
     for (const ImportFact& i : f.facts.imports) m.imports[i.local] = &i;
     for (const auto& [local, target] : f.facts.aliases) m.aliases[local] = target;
+    for (const std::string& v : f.facts.variables) {
+      if (m.variables.count(v) == 0) m.variables[v] = static_cast<int>(registered_.size());
+      registered_.resize(std::max(registered_.size(), static_cast<size_t>(m.variables[v]) + 1));
+    }
     // A path seen twice (one module in two roots) keeps the first.
-    module_by_name_.emplace(m.name, id);
+    if (importable) module_by_name_.emplace(m.name, id);
     modules_.push_back(std::move(m));
   }
 
   int FindModule(const std::string& name) const {
     auto it = module_by_name_.find(name);
-    return it == module_by_name_.end() ? -1 : it->second;
+    if (it != module_by_name_.end()) return it->second;
+    // An extension module built elsewhere than its source's directory says
+    // (jaxlib/gpu/linalg.cc as jax_cuda12_plugin._linalg): by its own name,
+    // when only one has it.
+    if (name.find('.') == std::string::npos) return -1;
+    auto native = native_by_short_.find(std::string(LastName(name)));
+    if (native != native_by_short_.end() && native->second.size() == 1) {
+      return native->second[0];
+    }
+    return -1;
   }
 
   std::string Absolute(const Module& m, const ImportFact& i) const {
@@ -179,7 +209,8 @@ class Graph {
     }
     if (auto c = mod.classes.find(key); c != mod.classes.end()) return {Target::kClass, c->second};
     if (auto a = mod.aliases.find(key); a != mod.aliases.end()) {
-      return ResolveDotted(m, a->second, depth + 1);
+      Target t = ResolveDotted(m, a->second, depth + 1);
+      if (t.kind != Target::kNone) return t;
     }
     if (auto i = mod.imports.find(key); i != mod.imports.end()) {
       const ImportFact& imp = *i->second;
@@ -189,6 +220,9 @@ class Graph {
         return target < 0 ? Target{} : Target{Target::kModule, target};
       }
       return Member({Target::kModule, FindModule(from)}, imp.name, depth + 1);
+    }
+    if (auto v = mod.variables.find(key); v != mod.variables.end()) {
+      return {Target::kVariable, v->second};
     }
     return {};
   }
@@ -250,6 +284,180 @@ class Graph {
     return it == mod.classes.end() ? -1 : it->second;
   }
 
+  // C/C++ functions as nodes of modules no import finds; their calls; the
+  // extension modules their bindings make, which imports do find.
+  void AddNative(const std::vector<NativeFile>& native) {
+    std::vector<int> first(native.size());
+    for (size_t f = 0; f < native.size(); ++f) {
+      FileResult& pseudo = owned_.emplace_back();
+      pseudo.path = native[f].path;
+      for (const cpp::NativeFunction& fn : native[f].facts->functions) {
+        DefinedFunction d;
+        d.qualified = fn.name;
+        d.line = fn.line;
+        for (const std::string& p : fn.params) d.params.push_back({p, "any"});
+        pseudo.facts.functions.push_back(std::move(d));
+      }
+      first[f] = static_cast<int>(nodes_.size());
+      AddModule(pseudo, /*importable=*/false);
+      for (size_t i = 0; i < native[f].facts->functions.size(); ++i) {
+        const cpp::NativeFunction& fn = native[f].facts->functions[i];
+        int node = first[f] + static_cast<int>(i);
+        if (fn.file_local) file_local_.insert(node);
+        // A bound lambda's name is Python's; a module initialiser is no callee.
+        if (fn.bound || !fn.module.empty()) continue;
+        native_by_name_[fn.name].push_back(node);
+        size_t colon = fn.name.rfind("::");
+        if (colon != std::string::npos) native_by_name_[fn.name.substr(colon + 2)].push_back(node);
+      }
+    }
+    for (size_t f = 0; f < native.size(); ++f) {
+      for (const cpp::NativeCall& c : native[f].facts->calls) {
+        int caller = first[f] + c.caller;
+        int callee = ResolveNative(caller, c.callee);
+        if (callee >= 0 && callee != caller) in_edges_[callee].push_back(Edge{caller, {}});
+      }
+    }
+    for (size_t f = 0; f < native.size(); ++f) {
+      const cpp::NativeFacts& facts = *native[f].facts;
+      for (const cpp::NativeBinding& b : facts.bindings) {
+        if (b.function < 0) continue;
+        int where = first[f] + b.function;
+        int target = b.lambda >= 0 ? first[f] + b.lambda : ResolveNative(where, b.target);
+        if (target < 0) continue;
+        for (int init : ModuleInitialisers(where, b.receiver, native, first)) {
+          int module = NativeModule(native, first, init);
+          if (module >= 0) modules_[static_cast<size_t>(module)].functions.emplace(b.name, target);
+        }
+      }
+    }
+  }
+
+  const cpp::NativeFunction& NativeFact(const std::vector<NativeFile>& native,
+                                        const std::vector<int>& first, int node) const {
+    size_t f = static_cast<size_t>(std::upper_bound(first.begin(), first.end(), node) -
+                                   first.begin() - 1);
+    // Files with no functions share a first node with the next file.
+    while (f + 1 < first.size() && first[f + 1] == first[f]) ++f;
+    return native[f].facts->functions[static_cast<size_t>(node - first[f])];
+  }
+
+  // The module initialisers (NB_MODULE) whose module a binding on `receiver`
+  // in function `where` goes to: `where` itself, or those that call it, when
+  // `receiver` is its module parameter.
+  std::vector<int> ModuleInitialisers(int where, const std::string& receiver,
+                                      const std::vector<NativeFile>& native,
+                                      const std::vector<int>& first) const {
+    std::vector<int> out;
+    std::vector<int> frontier{where};
+    std::vector<int> seen{where};
+    for (int depth = 0; depth < 4 && !frontier.empty(); ++depth) {
+      std::vector<int> next;
+      for (int n : frontier) {
+        const cpp::NativeFunction& fn = NativeFact(native, first, n);
+        if (fn.module_var.empty() || (depth == 0 && fn.module_var != receiver)) continue;
+        if (!fn.module.empty()) {
+          out.push_back(n);
+          continue;
+        }
+        auto in = in_edges_.find(n);
+        if (in == in_edges_.end()) continue;
+        for (const Edge& e : in->second) {
+          if (std::find(seen.begin(), seen.end(), e.caller) != seen.end()) continue;
+          if (modules_[static_cast<size_t>(nodes_[static_cast<size_t>(e.caller)].module)].native) {
+            seen.push_back(e.caller);
+            next.push_back(e.caller);
+          }
+        }
+      }
+      frontier = std::move(next);
+    }
+    return out;
+  }
+
+  // The importable module an initialiser makes: `jaxlib/xla.cc`'s
+  // NB_MODULE(_xla, m) is jaxlib._xla.
+  int NativeModule(const std::vector<NativeFile>& native, const std::vector<int>& first,
+                   int init) {
+    auto known = native_module_of_.find(init);
+    if (known != native_module_of_.end()) return known->second;
+    const cpp::NativeFunction& fn = NativeFact(native, first, init);
+    const std::string& path = modules_[static_cast<size_t>(nodes_[static_cast<size_t>(init)].module)]
+                                  .file->path;
+    std::string dir = path.substr(0, path.rfind('/') == std::string::npos ? 0 : path.rfind('/'));
+    if (StartsWith(dir, "src/")) dir = dir.substr(4);
+    if (dir == "src") dir.clear();
+    std::replace(dir.begin(), dir.end(), '/', '.');
+    std::string name = dir.empty() ? fn.module : dir + "." + fn.module;
+    int id = -1;
+    if (module_by_name_.count(name) == 0) {
+      FileResult& pseudo = owned_.emplace_back();
+      pseudo.path = path;
+      Module m;
+      m.file = &pseudo;
+      m.name = name;
+      m.first_node = static_cast<int>(nodes_.size());
+      id = static_cast<int>(modules_.size());
+      module_by_name_.emplace(name, id);
+      native_by_short_[fn.module].push_back(id);
+      modules_.push_back(std::move(m));
+    }
+    native_module_of_[init] = id;
+    return id;
+  }
+
+  // `f` called from `C::m` is C::f when defined, else the one function so
+  // named; `ns::f` is the one named ns::f, else f. A `static` function is
+  // seen from its own file only; two candidates are no edge.
+  int ResolveNative(int caller, const std::string& callee) const {
+    auto unique = [&](const std::string& name) {
+      auto it = native_by_name_.find(name);
+      if (it == native_by_name_.end()) return -1;
+      int found = -1;
+      for (int node : it->second) {
+        if (file_local_.count(node) != 0 &&
+            nodes_[static_cast<size_t>(node)].module != nodes_[static_cast<size_t>(caller)].module) {
+          continue;
+        }
+        if (found >= 0 && found != node) return -2;
+        found = node;
+      }
+      return found;
+    };
+    std::string name = StartsWith(callee, "::") ? callee.substr(2) : callee;
+    if (name.empty()) return -1;
+    const std::string& from = nodes_[static_cast<size_t>(caller)].fn->qualified;
+    size_t colon = from.rfind("::");
+    if (name.find("::") == std::string::npos && colon != std::string::npos) {
+      int member = unique(from.substr(0, colon) + "::" + name);
+      if (member != -1) return member;
+    }
+    int exact = unique(name);
+    if (exact != -1) return exact;
+    size_t last = name.rfind("::");
+    return last == std::string::npos ? -1 : unique(name.substr(last + 2));
+  }
+
+  // Functions registered under a key variable: calling a method of the key
+  // (`prim.bind(...)`) may run each.
+  void AddRegistrations(int m) {
+    const Module& mod = modules_[static_cast<size_t>(m)];
+    for (const Registration& r : mod.file->facts.registrations) {
+      Target key = ResolveDotted(m, r.key, 0);
+      if (key.kind != Target::kVariable) continue;
+      int node = -1;
+      if (r.local >= 0) {
+        node = mod.first_node + r.local;
+      } else if (Target f = ResolveDotted(m, r.function, 0); f.kind == Target::kFunction) {
+        node = f.id;
+      }
+      std::vector<int>& rules = registered_[static_cast<size_t>(key.id)];
+      if (node >= 0 && std::find(rules.begin(), rules.end(), node) == rules.end()) {
+        rules.push_back(node);
+      }
+    }
+  }
+
   void AddCalls(int m) {
     const Module& mod = modules_[static_cast<size_t>(m)];
     for (const CallFact& call : mod.file->facts.calls) {
@@ -259,7 +467,9 @@ class Graph {
       int callee = -1;
       size_t skip = 0;  // parameters bound before the arguments: self, cls
       std::vector<std::string_view> parts = Split(call.callee);
-      if (parts.size() == 2 && (parts[0] == "self" || parts[0] == "cls")) {
+      if (call.local >= 0) {
+        callee = mod.first_node + call.local;
+      } else if (parts.size() == 2 && (parts[0] == "self" || parts[0] == "cls")) {
         callee = Method(OwnerClass(from), parts[1], 0);
         skip = 1;
       } else if (parts.size() == 2 && parts[0] == "super") {
@@ -285,6 +495,8 @@ class Graph {
         } else if (t.kind == Target::kClass) {
           callee = Constructor(t.id);
           skip = 1;
+        } else if (parts.size() >= 2) {
+          AddDispatch(m, caller, call.callee);
         }
       }
       if (callee < 0 || callee == caller) continue;
@@ -306,6 +518,15 @@ class Graph {
         }
       }
       in_edges_[callee].push_back(std::move(e));
+    }
+  }
+
+  // `key.bind(...)` where key has functions registered under it.
+  void AddDispatch(int m, int caller, std::string_view callee) {
+    Target key = ResolveDotted(m, callee.substr(0, callee.rfind('.')), 0);
+    if (key.kind != Target::kVariable) return;
+    for (int rule : registered_[static_cast<size_t>(key.id)]) {
+      if (rule != caller) in_edges_[rule].push_back(Edge{caller, {}});
     }
   }
 
@@ -381,7 +602,13 @@ class Graph {
       int n = queue.front();
       queue.pop_front();
       const Seen& here = seen.at(n);
-      if (auto pub = public_.find(n); pub != public_.end()) out.push_back(Entry(n, pub->second, seen));
+      // Who calls a public function reaches the raise through it: that
+      // entry point is shown already, and its callers would only fill the
+      // list with wrappers of it instead of other ways in.
+      if (auto pub = public_.find(n); pub != public_.end()) {
+        out.push_back(Entry(n, pub->second, seen));
+        continue;
+      }
       if (here.depth >= kMaxCallDepth) continue;
       auto in = in_edges_.find(n);
       if (in == in_edges_.end()) continue;
@@ -433,6 +660,12 @@ class Graph {
   std::unordered_map<std::string, int> node_by_key_;
   std::vector<Class> classes_;
   std::unordered_map<int, std::vector<Edge>> in_edges_;
+  std::deque<FileResult> owned_;  // what C/C++ files and extension modules stand on
+  std::unordered_map<std::string, std::vector<int>> native_by_name_;  // full and last name
+  std::unordered_set<int> file_local_;
+  std::unordered_map<std::string, std::vector<int>> native_by_short_;  // _xla → modules
+  std::unordered_map<int, int> native_module_of_;                     // initialiser → module
+  std::vector<std::vector<int>> registered_;  // by key id: functions registered under it
   std::unordered_map<int, Public> public_;
   std::unordered_map<int, std::string> entries_;
 };
@@ -449,9 +682,16 @@ std::string ModuleName(std::string_view path) {
   return p;
 }
 
-void AssignEntryPoints(const std::vector<FileResult>& files, std::vector<Site>& sites,
-                       size_t first) {
-  Graph graph(files);
+void AssignEntryPoints(const std::vector<FileResult>& files, const std::vector<NativeFile>& native,
+                       std::vector<Site>& sites, size_t first, std::vector<Site>* native_sites) {
+  Graph graph(files, native);
+  if (native_sites != nullptr) {
+    for (Site& s : *native_sites) {
+      if (s.function.empty()) continue;
+      int node = graph.NativeNodeOf(s.path, s.function);
+      if (node >= 0) s.entries = graph.Entries(node);
+    }
+  }
   for (size_t i = first; i < sites.size(); ++i) {
     Site& s = sites[i];
     if (s.language != "python" || s.function.empty() || s.function == "<module>") continue;

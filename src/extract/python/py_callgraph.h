@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/record.h"
+#include "extract/cpp/cpp_extractor.h"
 #include "extract/python/py_extractor.h"
 
 namespace errdex::extract::python {
@@ -28,9 +29,22 @@ namespace errdex::extract::python {
 // At most this many entry points are kept per site, shortest first.
 inline constexpr size_t kMaxEntryPoints = 3;
 
-// Sets Site::entries on `sites[first...]`, Python sites of `files`.
-void AssignEntryPoints(const std::vector<FileResult>& files, std::vector<Site>& sites,
-                       size_t first);
+// A C/C++ file of the same library: its functions, calls and Python
+// bindings join the graph. Python reaches a binding through the extension
+// module NB_MODULE/PYBIND11_MODULE names (`import jaxlib._xla as _xla`, the
+// module named after the file's directory), and C++ functions through calls
+// whose callee's name is defined once in the library (or `static` in the
+// caller's file): an overloaded or ambiguous name is no edge.
+struct NativeFile {
+  std::string path;
+  const cpp::NativeFacts* facts = nullptr;
+};
+
+// Sets Site::entries on `sites[first...]`, Python sites of `files`, and on
+// `native_sites`, the C/C++ sites of `native`, when given.
+void AssignEntryPoints(const std::vector<FileResult>& files, const std::vector<NativeFile>& native,
+                       std::vector<Site>& sites, size_t first,
+                       std::vector<Site>* native_sites = nullptr);
 
 // The dotted module name of a path relative to the library's root:
 // "pkg/sub/__init__.py" → "pkg.sub"; a leading "src/" is dropped.

@@ -1,6 +1,7 @@
 #include "extract/python/py_calls.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 
 #include "extract/python/py_syntax.h"
@@ -87,6 +88,7 @@ class Reader {
     int function = -1;
     // `jitted = jit(_impl)` in the function: a call of `jitted` calls _impl.
     std::map<std::string, std::string, std::less<>> wrapped;
+    std::map<std::string, int, std::less<>> locals;  // functions defined in it
     int depth = 0;  // of the definition that opened it
   };
 
@@ -103,6 +105,10 @@ class Reader {
     switch (K(node)) {
       case kFunctionDefinition:
         return OnFunction(node, depth);
+      case kDecoratedDefinition:
+        decorated_ = node;
+        decorated_depth_ = depth;
+        return true;
       case kClassDefinition:
         return OnClass(node, depth);
       case kCall:
@@ -117,6 +123,7 @@ class Reader {
         return false;  // text: what an f-string calls is left out
       case kAssignment:
       case kAugmentedAssignment:
+        if (K(node) == kAssignment) OnTableAssignment(node);
         if (scopes_.empty()) {
           OnModuleAssignment(node);
         } else if (!scopes_.back().is_class && K(node) == kAssignment) {
@@ -139,9 +146,111 @@ class Reader {
     f.line = StartLine(node);
     f.params = ReadParameters(node, src_);
     facts_.functions.push_back(std::move(f));
-    scopes_.push_back({false, facts_.functions.back().qualified,
-                       static_cast<int>(facts_.functions.size()) - 1, {}, depth});
+    int index = static_cast<int>(facts_.functions.size()) - 1;
+    if (const Scope* outer = FunctionScope()) {
+      CallFact c;
+      c.caller = outer->function;
+      c.callee = std::string(Text(name));
+      c.local = index;
+      c.line = StartLine(node);
+      facts_.calls.push_back(std::move(c));
+      scopes_.back().locals[std::string(Text(name))] = index;
+    }
+    if (!ts_node_is_null(decorated_) && decorated_depth_ == depth - 1) {
+      for (TSNode d : NamedChildren(decorated_)) {
+        if (std::string_view(ts_node_type(d)) == "decorator") OnDecorator(d, index);
+      }
+    }
+    decorated_ = TSNode{};
+    scopes_.push_back({false, facts_.functions.back().qualified, index, {}, {}, depth});
     return true;
+  }
+
+  // `@register_rule(prim, ...)` or `@prim.def_impl` over the function `index`.
+  void OnDecorator(TSNode decorator, int index) {
+    TSNode e = ts_node_named_child_count(decorator) > 0 ? ts_node_named_child(decorator, 0)
+                                                        : TSNode{};
+    if (K(e) == kCall) {
+      std::string callee = DottedName(Field(e, "function"), src_);
+      std::vector<TSNode> args = PositionalArgs(e);
+      std::string key = args.empty() ? "" : DottedName(args[0], src_);
+      if (IsRegisterName(LastPart(callee)) && !key.empty()) {
+        facts_.registrations.push_back({key, "", index, StartLine(decorator)});
+      }
+      return;
+    }
+    std::string dotted = DottedName(e, src_);
+    size_t dot = dotted.rfind('.');
+    if (dot != std::string::npos && IsDefineMethod(dotted.substr(dot + 1))) {
+      facts_.registrations.push_back({dotted.substr(0, dot), "", index, StartLine(decorator)});
+    }
+  }
+
+  static std::string_view LastPart(std::string_view dotted) {
+    size_t dot = dotted.rfind('.');
+    return dot == std::string_view::npos ? dotted : dotted.substr(dot + 1);
+  }
+
+  // register, register_lowering, _register_rule, registerHandler.
+  static bool IsRegisterName(std::string_view name) {
+    std::string lower;
+    for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return lower.find("register") != std::string::npos && lower.find("unregister") == std::string::npos;
+  }
+
+  // jax's Primitive.def_impl, def_abstract_eval, ...
+  static bool IsDefineMethod(std::string_view name) {
+    return name.size() > 4 && name.substr(0, 4) == "def_";
+  }
+
+  std::vector<TSNode> PositionalArgs(TSNode call) const {
+    std::vector<TSNode> out;
+    TSNode args = Field(call, "arguments");
+    if (K(args) != kArgumentList) return out;
+    for (TSNode a : NamedChildren(args)) {
+      uint16_t k = K(a);
+      if (k == kComment) continue;
+      if (k == kKeywordArgument || k == kListSplat || k == kDictionarySplat) break;
+      out.push_back(a);
+    }
+    return out;
+  }
+
+  // A function named in a registration: `rule`, `partial(rule, ...)`, or a
+  // function defined in an enclosing function.
+  void AddRegistration(std::string key, TSNode function, int line) {
+    std::string target = WrappedFunction(function);
+    if (key.empty() || target.empty()) return;
+    for (auto s = scopes_.rbegin(); s != scopes_.rend(); ++s) {
+      if (auto l = s->locals.find(target); l != s->locals.end()) {
+        facts_.registrations.push_back({std::move(key), "", l->second, line});
+        return;
+      }
+    }
+    facts_.registrations.push_back({std::move(key), std::move(target), -1, line});
+  }
+
+  // `register_lowering(prim, rule, ...)`, `prim.def_impl(rule)`.
+  void OnRegistrationCall(TSNode call, const std::string& callee) {
+    std::vector<TSNode> args = PositionalArgs(call);
+    size_t dot = callee.rfind('.');
+    if (dot != std::string::npos && IsDefineMethod(std::string_view(callee).substr(dot + 1))) {
+      if (args.size() == 1) AddRegistration(callee.substr(0, dot), args[0], StartLine(call));
+      return;
+    }
+    if (args.size() < 2 || !IsRegisterName(LastPart(callee))) return;
+    std::string key = DottedName(args[0], src_);
+    for (size_t i = 1; i < args.size(); ++i) AddRegistration(key, args[i], StartLine(call));
+  }
+
+  // `table[prim] = rule`.
+  void OnTableAssignment(TSNode node) {
+    TSNode left = Field(node, "left");
+    TSNode right = Field(node, "right");
+    if (K(left) != kSubscript || ts_node_is_null(right)) return;
+    TSNode index = Field(left, "subscript");
+    std::string key = DottedName(index, src_);
+    if (!key.empty()) AddRegistration(std::move(key), right, StartLine(node));
   }
 
   bool OnClass(TSNode node, int depth) {
@@ -158,7 +267,8 @@ class Reader {
       }
     }
     facts_.classes.push_back(c);
-    scopes_.push_back({true, c.qualified, -1, {}, depth});
+    decorated_ = TSNode{};
+    scopes_.push_back({true, c.qualified, -1, {}, {}, depth});
     return true;
   }
 
@@ -173,13 +283,17 @@ class Reader {
   }
 
   void OnCall(TSNode call) {
-    const Scope* scope = FunctionScope();
-    if (scope == nullptr) return;
     std::string callee = DottedName(Field(call, "function"), src_);
     if (callee.empty()) return;
+    OnRegistrationCall(call, callee);
+    const Scope* scope = FunctionScope();
+    if (scope == nullptr) return;
     if (auto w = scope->wrapped.find(callee); w != scope->wrapped.end()) callee = w->second;
     CallFact c;
     c.caller = scope->function;
+    for (auto s = scopes_.rbegin(); s != scopes_.rend() && c.local < 0; ++s) {
+      if (auto l = s->locals.find(callee); l != s->locals.end()) c.local = l->second;
+    }
     c.callee = std::move(callee);
     c.line = StartLine(call);
     TSNode args = Field(call, "arguments");
@@ -257,6 +371,7 @@ class Reader {
     TSNode right = Field(node, "right");
     if (K(left) != kIdentifier || ts_node_is_null(right)) return;
     std::string_view name = Text(left);
+    facts_.variables.emplace_back(name);
     if (name == "__all__") {
       std::vector<std::string> names;
       if (K(right) != kList && K(right) != kTuple) return;
@@ -295,6 +410,8 @@ class Reader {
   std::string_view src_;
   ModuleFacts facts_;
   std::vector<Scope> scopes_;
+  TSNode decorated_{};  // the decorated definition whose function comes next
+  int decorated_depth_ = -1;
 };
 
 }  // namespace

@@ -35,6 +35,9 @@ struct DefinedClass {
 struct CallFact {
   int caller = -1;     // index into ModuleFacts::functions
   std::string callee;  // "f", "mod.f", "self.m", "cls.m", "super.m"
+  // A function defined inside the caller (index into functions): named in
+  // a call, or defined at all, since it only exists once its definer runs.
+  int local = -1;
   int line = 0;
   // Arguments that are the caller's own parameters, by position or keyword.
   struct Passed {
@@ -53,6 +56,18 @@ struct ImportFact {
   bool reexport = false;  // `from m import x as x`: PEP 484's explicit re-export
 };
 
+// A function registered under a key object: `register_lowering(prim, rule)`,
+// `table[prim] = rule`, `prim.def_impl(rule)`, `@register_rule(prim)`. Any
+// function that calls a method of the key (`prim.bind(...)`) may run it:
+// the dispatch tables of jax-style primitives, which a call graph of
+// spelled-out calls cannot see through.
+struct Registration {
+  std::string key;       // dotted, as written
+  std::string function;  // dotted, as written; or
+  int local = -1;        // a function of this module (index into functions)
+  int line = 0;
+};
+
 struct ModuleFacts {
   std::vector<DefinedFunction> functions;
   std::vector<DefinedClass> classes;
@@ -62,6 +77,8 @@ struct ModuleFacts {
   // jit): g calls f.
   std::vector<std::pair<std::string, std::string>> aliases;
   std::optional<std::vector<std::string>> all;  // __all__, when a literal
+  std::vector<std::string> variables;  // module-level names assigned anything
+  std::vector<Registration> registrations;
 };
 
 // The parameters of a function definition in order.

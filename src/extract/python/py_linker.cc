@@ -845,12 +845,14 @@ class Linker {
 
 }  // namespace
 
-void LinkPython(std::vector<FileResult>& files, Extraction& out, std::vector<Site>* native) {
+void LinkPython(std::vector<FileResult>& files, Extraction& out, std::vector<Site>* native,
+                const std::vector<NativeFile>* native_files) {
   Linker linker(files);
   size_t first = out.sites.size();
   linker.Run(out);
-  AssignEntryPoints(files, out.sites, first);
   if (native != nullptr) linker.ComposeNative(*native);
+  AssignEntryPoints(files, native_files != nullptr ? *native_files : std::vector<NativeFile>{},
+                    out.sites, first, native);
 }
 
 }  // namespace errdex::extract::python

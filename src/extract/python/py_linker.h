@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/record.h"
+#include "extract/python/py_callgraph.h"
 #include "extract/python/py_extractor.h"
 
 namespace errdex::extract::python {
@@ -17,7 +18,10 @@ namespace errdex::extract::python {
 // whose message is all values and whose type is a Python exception class
 // that composes its text (numpy's C raising `_UFuncNoLoopError` by name)
 // takes the class's templates.
+// `native_files`, when given, are the library's C/C++ files, whose
+// functions and bindings join the call graph (py_callgraph.h).
 void LinkPython(std::vector<FileResult>& files, Extraction& out,
-                std::vector<Site>* native = nullptr);
+                std::vector<Site>* native = nullptr,
+                const std::vector<NativeFile>* native_files = nullptr);
 
 }  // namespace errdex::extract::python
