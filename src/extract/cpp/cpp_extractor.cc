@@ -2592,6 +2592,101 @@ std::string DecodeNative(std::string bytes, std::vector<FileIssue>& issues, std:
   return out;
 }
 
+// `#if` inside a call's parentheses (one message for macOS, another for the
+// rest) splits an expression where no C grammar accepts a directive: the
+// call became a site whose message was the directive's text. Inside
+// parentheses, each directive line is blanked and so is every branch after
+// the first (`#elif`, `#else`), bytes and line breaks kept, so the first
+// branch reads as the argument it is. Directives outside parentheses are
+// the grammar's to read, both branches included. Returns whether anything
+// changed.
+bool BlankDirectivesInExpressions(std::string& text) {
+  struct Frame {
+    bool ours = false;  // opened inside parentheses
+    bool later = false;  // past the first branch
+  };
+  std::vector<Frame> frames;
+  int depth = 0;
+  bool changed = false;
+  bool line_start = true;
+  auto blanking = [&] { return !frames.empty() && frames.back().ours && frames.back().later; };
+  auto blank_line = [&](size_t from) {  // to the end of the line, `\` splices included
+    size_t at = from;
+    while (at < text.size() && text[at] != '\n') {
+      if (text[at] == '\\' && at + 1 < text.size() && text[at + 1] == '\n') {
+        text[at] = ' ';
+        at += 2;
+        continue;
+      }
+      text[at++] = ' ';
+    }
+    changed = true;
+    return at;
+  };
+  size_t i = 0;
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '\n') {
+      line_start = true;
+      ++i;
+      continue;
+    }
+    if (line_start && (c == ' ' || c == '\t')) {
+      ++i;
+      continue;
+    }
+    if (line_start && c == '#') {
+      size_t word = i + 1;
+      while (word < text.size() && (text[word] == ' ' || text[word] == '\t')) ++word;
+      size_t end = word;
+      while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end]))) ++end;
+      std::string_view name(text.data() + word, end - word);
+      bool inside = depth > 0 || blanking();
+      if (name == "if" || name == "ifdef" || name == "ifndef") {
+        frames.push_back({inside, false});
+      } else if ((name == "else" || name == "elif") && !frames.empty()) {
+        if (frames.back().ours) frames.back().later = true;
+        inside = inside || frames.back().ours;
+      } else if (name == "endif" && !frames.empty()) {
+        inside = inside || frames.back().ours;
+        frames.pop_back();
+      }
+      if (inside) {
+        i = blank_line(i);
+      } else {
+        while (i < text.size() && text[i] != '\n') {
+          i += (text[i] == '\\' && i + 1 < text.size()) ? 2 : 1;
+        }
+      }
+      continue;
+    }
+    line_start = false;
+    if (blanking()) {
+      text[i++] = ' ';
+      changed = true;
+      continue;
+    }
+    if (c == '"' || c == '\'') {
+      for (++i; i < text.size() && text[i] != c && text[i] != '\n'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      size_t close = text.find("*/", i + 2);
+      i = close == std::string::npos ? text.size() : close + 2;
+    } else {
+      if (c == '(' || c == '[') ++depth;
+      if ((c == ')' || c == ']') && depth > 0) --depth;
+      // A brace ends whatever unbalanced parentheses a macro left open.
+      if (c == '{' || c == '}' || c == ';') depth = 0;
+      ++i;
+    }
+  }
+  return changed;
+}
+
 // `TF_ASSIGN_OR_RETURN(auto x, f());` declares inside a macro's arguments,
 // which no C++ grammar accepts: the parser gives up on the rest of the
 // function, sites included. Blanking the declaration (bytes and lines kept)
@@ -2646,6 +2741,11 @@ FileResult ExtractCppBytes(TSParser* parser, std::string_view path, std::string 
   ts_parser_set_language(parser, is_c ? CLanguage() : CppLanguage());
   TreePtr tree(
       ts_parser_parse_string(parser, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size())));
+  if (tree && ts_node_has_error(ts_tree_root_node(tree.get())) &&
+      BlankDirectivesInExpressions(parsed)) {
+    tree.reset(ts_parser_parse_string(parser, nullptr, parsed.data(),
+                                      static_cast<uint32_t>(parsed.size())));
+  }
   if (!tree) {
     ts_parser_reset(parser);
     result.issues.push_back(

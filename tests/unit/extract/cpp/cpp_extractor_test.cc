@@ -62,6 +62,42 @@ TEST(CppExtractor, StatementMacrosDoNotHideTheRestOfTheFunction) {
   EXPECT_NE(x.sites[0].excerpt.find("TF_ASSIGN_OR_RETURN(auto arr, F());"), std::string::npos);
 }
 
+TEST(CppExtractor, DirectivesInsideArgumentsKeepTheFirstBranch) {
+  // jaxlib's cpu_feature_guard.c: `#if` between a call's arguments. The
+  // message is the first branch's, never the directive's text; directives
+  // outside parentheses keep both branches, a string holding `(` or `#`
+  // does not confuse the scan, and a line splice is blanked with its line.
+  std::string code =
+      "static void Report(const char* name) {\n"
+      "  PyErr_Format(\n"
+      "      PyExc_RuntimeError,\n"
+      "#if defined(__APPLE__)\n"
+      "      \"built using %s on mac (\",\n"
+      "#elif defined(_WIN32) && \\\n"
+      "      defined(X)\n"
+      "      \"built using %s on windows\",\n"
+      "#else\n"
+      "      \"built using %s elsewhere #\",\n"
+      "#endif\n"
+      "      name);\n"
+      "}\n"
+      "#ifdef WIN\n"
+      "static void A() { PyErr_SetString(PyExc_ValueError, \"windows only\"); }\n"
+      "#else\n"
+      "static void B() { PyErr_SetString(PyExc_ValueError, \"posix only\"); }\n"
+      "#endif\n";
+  std::vector<std::string> got = Messages("a.c", code);
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"RuntimeError: built using {name} on mac (",
+                                           "ValueError: posix only", "ValueError: windows only"}));
+  Extraction x = ExtractCppSource("a.c", code);
+  for (const Site& s : x.sites) {
+    if (s.exception == "RuntimeError") {
+      EXPECT_EQ(s.line, 2);
+    }
+  }
+}
+
 TEST(CppExtractor, HeadersWithoutCppAreReadAsC) {
   // tree-sitter-cpp rejects a macro between literals; C's grammar takes it.
   EXPECT_EQ(Messages("common.h",
