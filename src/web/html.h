@@ -18,6 +18,15 @@ namespace errdex::web {
 // & < > " ' as entities: safe in element content and in quoted attributes.
 std::string Escape(std::string_view text);
 
+// `text` escaped, with each http:// or https:// URL in it a link to itself
+// (its href escaped too). Templates point at their library's documentation
+// ("see https://docs.jax.dev/en/latest/errors.html"); no other scheme is
+// ever linked. A URL ends before whitespace, quotes, <, >, a placeholder's
+// `{` and any byte outside printable ASCII; trailing `.,;:!?` and a `)` or
+// `]` that closes nothing inside it are the sentence's, not the URL's. A
+// placeholder in the host (`https://{host}/x`) leaves the URL unlinked.
+std::string EscapeWithLinks(std::string_view text);
+
 // Percent-encoding for a URL's query value.
 std::string UrlEncode(std::string_view text);
 
