@@ -29,12 +29,17 @@ std::string Layout(std::string_view title, std::string_view body, const Links& l
   out += "<main>";
   out += body;
   out += "</main>";
-  // Every page says how fresh the catalog behind it is.
+  // Every page says how fresh the catalog behind it is: indexing and
+  // analysis are separate runs (`errdex analyze`), with dates of their own.
+  auto date = [](const std::string& at) {
+    return "<time datetime=\"" + Escape(at) + "\">" + Escape(at.substr(0, 10)) + "</time>";
+  };
+  std::string fresh;
+  if (!links.indexed_at.empty()) fresh = "Indexed on " + date(links.indexed_at);
   if (!links.analysed_at.empty()) {
-    out += "<footer class=\"site\"><p>Catalog analysed on <time datetime=\"" +
-           Escape(links.analysed_at) + "\">" + Escape(links.analysed_at.substr(0, 10)) +
-           "</time>.</p></footer>";
+    fresh += (fresh.empty() ? "Analysed on " : " · analysed on ") + date(links.analysed_at);
   }
+  if (!fresh.empty()) out += "<footer class=\"site\"><p>" + fresh + ".</p></footer>";
   out += "</body></html>\n";
   return out;
 }

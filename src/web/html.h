@@ -34,8 +34,9 @@ std::string UrlEncode(std::string_view text);
 // and what every page's footer says of the catalog they come from.
 struct Links {
   bool exported = false;
-  // When the catalog was last indexed and analysed (ISO 8601); empty when
-  // unknown, and then the footer says nothing of it.
+  // When the catalog was last indexed, and last analysed (ISO 8601); each
+  // empty when unknown, and then the footer leaves it out.
+  std::string indexed_at;
   std::string analysed_at;
   std::string Error(std::string_view id) const;
   // The page of an error at one version; empty in an export (one page per error).

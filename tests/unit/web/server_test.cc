@@ -280,15 +280,20 @@ TEST_F(ServerTest, ReportAnIssueOnlyForInternalErrors) {
   }
 }
 
-// Every page's footer says when the catalog was indexed and analysed: the
-// newest snapshot's time, as `stats` gives it.
-TEST_F(ServerTest, EveryPageGivesTheAnalysisDate) {
+// Every page's footer says when the catalog was indexed (the newest
+// snapshot's time) and when it was analysed, as `stats` gives them.
+TEST_F(ServerTest, EveryPageGivesTheIndexingAndAnalysisDates) {
   testing::CommandResult stats = testing::RunErrdex({"stats", "--json", "--db", db_});
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
-  std::string at = json::parse(stats.out)["per_snapshot"][0]["indexed_at"];
-  ASSERT_EQ(at.size(), 20u) << at;
-  std::string footer = "<footer class=\"site\"><p>Catalog analysed on <time datetime=\"" + at +
-                       "\">" + at.substr(0, 10) + "</time>.</p></footer>";
+  json s = json::parse(stats.out);
+  std::string indexed = s["per_snapshot"][0]["indexed_at"];
+  std::string analysed = s["analysed_at"];
+  ASSERT_EQ(indexed.size(), 20u) << indexed;
+  ASSERT_EQ(analysed.size(), 20u) << analysed;
+  std::string footer = "<footer class=\"site\"><p>Indexed on <time datetime=\"" + indexed +
+                       "\">" + indexed.substr(0, 10) +
+                       "</time> · analysed on <time datetime=\"" + analysed + "\">" +
+                       analysed.substr(0, 10) + "</time>.</p></footer>";
   httplib::Client c = Client();
   for (std::string path :
        {std::string("/"), "/errors/" + HostileId(), std::string("/libraries/test/lib"),
