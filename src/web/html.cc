@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <optional>
 
 #include "catalog/json.h"
+#include "core/error_id.h"
 #include "core/text.h"
 
 namespace errdex::web {
@@ -318,19 +320,30 @@ std::string UrlEncode(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// An id as the catalog and the export's file names spell it: lowercase. A
+// static host's files are case-sensitive where the live server is not.
+std::string LowerId(std::string_view id) {
+  std::optional<std::string> canonical = CanonicalErrorId(id);
+  return canonical ? *canonical : std::string(id);
+}
+
+}  // namespace
+
 std::string Links::Error(std::string_view id) const {
-  return "/errors/" + std::string(id) + (exported ? ".html" : "");
+  return "/errors/" + LowerId(id) + (exported ? ".html" : "");
 }
 std::string Links::ErrorAt(std::string_view id, std::string_view version) const {
   if (exported) return "";
-  return "/errors/" + std::string(id) + "?version=" + UrlEncode(version);
+  return "/errors/" + LowerId(id) + "?version=" + UrlEncode(version);
 }
 std::string Links::LibraryAt(std::string_view name, std::string_view version) const {
   if (exported) return "";
   return "/libraries/" + std::string(name) + "?version=" + UrlEncode(version);
 }
 std::string Links::ErrorJson(std::string_view id) const {
-  return "/api/errors/" + std::string(id) + (exported ? ".json" : "");
+  return "/api/errors/" + LowerId(id) + (exported ? ".json" : "");
 }
 std::string Links::Library(std::string_view name) const {
   return "/libraries/" + std::string(name) + (exported ? ".html" : "");
@@ -654,9 +667,13 @@ std::string VersionsSection(std::string_view library, std::string_view shown,
 }
 
 std::string NotFoundPage(std::string_view what, const Links& links) {
+  // A static copy's 404.html is what its host serves for any missing file:
+  // its script sends an address the live server would answer (an id in
+  // capitals, a page without .html) to the file the export wrote.
   return Layout("Not found",
-                "<h1>Not found</h1><p>" + Escape(what) + "</p><p><a href=\"/\">Search</a></p>",
-                links);
+                "<h1 id=\"not-found\">Not found</h1><p>" + Escape(what) +
+                    "</p><p><a href=\"/\">Search</a></p>",
+                links, links.exported ? "<script src=\"/static/app.js\" defer></script>" : "");
 }
 
 }  // namespace errdex::web

@@ -147,5 +147,18 @@ TEST(ListPage, ARowsUrlStaysText) {
       << html;
 }
 
+// Links spell an id as the catalog and the export's files do, in lowercase,
+// whatever case it came in.
+TEST(Links, IdsAreLinkedInLowercase) {
+  Links live;
+  EXPECT_EQ(live.Error("0123456789ABCDEF"), "/errors/0123456789abcdef");
+  EXPECT_EQ(live.ErrorJson("0123456789AbCdEf"), "/api/errors/0123456789abcdef");
+  EXPECT_EQ(live.ErrorAt("0123456789ABCDEF", "v1"), "/errors/0123456789abcdef?version=v1");
+  Links exported;
+  exported.exported = true;
+  EXPECT_EQ(exported.Error("0123456789ABCDEF"), "/errors/0123456789abcdef.html");
+  EXPECT_EQ(exported.ErrorJson("0123456789ABCDEF"), "/api/errors/0123456789abcdef.json");
+}
+
 }  // namespace
 }  // namespace errdex::web
