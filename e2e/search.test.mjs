@@ -15,7 +15,7 @@
 // library, and the widths of a sample of ERRDEX_E2E_PAGES pages (default
 // 100). For a real library's catalog, by hand: CI has none.
 import { spawn, execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, readFileSync, existsSync, statSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, existsSync, statSync, rmSync } from "node:fs";
 import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join, normalize } from "node:path";
@@ -26,7 +26,15 @@ const [errdex, source, out] = process.argv.slice(2);
 mkdirSync(out, { recursive: true });
 const real = process.env.ERRDEX_E2E_DB || "";
 const sampleSize = Number(process.env.ERRDEX_E2E_PAGES || 100);
-const db = real || join(mkdtempSync(join(tmpdir(), "errdex-e2e-")), "c.db");
+// What this run made in the temporary directory, removed at its end (never
+// the catalog ERRDEX_E2E_DB names).
+const temporary = [];
+const scratch = (prefix) => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  temporary.push(dir);
+  return dir;
+};
+const db = real || join(scratch("errdex-e2e-"), "c.db");
 if (!real) {
   execFileSync(errdex, ["--db", db, "index", join(source, "tests/fixtures/web/lib"), "--name", "test/web", "-q"]);
   // The rest of the fixture corpus, each directory a library: enough pages
@@ -287,7 +295,7 @@ try {
   // file (as GitHub Pages, Netlify and nginx's error_page do): an id in
   // capitals, or an address the live server answers, lands on its file.
   if (!real) {
-    const dir = join(mkdtempSync(join(tmpdir(), "errdex-e2e-site-")), "site");
+    const dir = join(scratch("errdex-e2e-site-"), "site");
     execFileSync(errdex, ["--db", db, "export", dir]);
     const types = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".json": "application/json" };
     const host = createServer((req, res) => {
@@ -335,5 +343,6 @@ try {
 } finally {
   await browser.close();
   server.kill();
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
 }
 process.exit(failed ? 1 : 0);
