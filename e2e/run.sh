@@ -3,8 +3,9 @@
 # the browser tests there. Usage: e2e/run.sh ERRDEX_BINARY OUT_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-errdex=$1
-out=$2
+# Absolute: the tests run from OUT_DIR.
+errdex=$(realpath "$1")
+out=$(realpath -m "$2")
 [ -x /usr/bin/chromium ] || { echo "e2e: /usr/bin/chromium is missing: apt-get install chromium" >&2; exit 1; }
 mkdir -p "$out"
 if ! cmp -s "$here/package-lock.json" "$out/package-lock.json" || [ ! -d "$out/node_modules/playwright-core" ]; then

@@ -10,6 +10,7 @@
 #include "catalog/internal.h"
 #include "catalog/json.h"
 #include "catalog/schema.h"
+#include "core/text.h"
 
 namespace errdex::catalog {
 
@@ -48,6 +49,9 @@ Result<void> Catalog::WriteAnalyses(const std::vector<std::pair<int64_t, Analysi
   for (int64_t pk : libraries) scope.MarkDirty(pk);
   // The families' counts change with any analysis.
   if (libraries.empty() && !taxonomy.empty()) scope.MarkAllDirty();
+  // The pages' footer says when the catalog was analysed, and an analysis
+  // can run long after (or without) an index run.
+  ERRDEX_TRY(PutMeta("analysed_at", NowUtc()));
   return scope.Commit();
 }
 

@@ -401,7 +401,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     ERRDEX_TRY(db_.Exec("PRAGMA journal_mode = WAL"));
     ERRDEX_TRY(run(std::string(kSchemaSql) + std::string(kAnalysisTablesSql) +
                    std::string(kIntegritySql) + std::string(kSourceDigestSql) +
-                   std::string(kSignatureSql)));
+                   std::string(kSignatureSql) + std::string(kMetaSql)));
   } else if (*app == kApplicationId && *version >= 1 && *version < kSchemaVersion &&
              mode == OpenMode::kReadWrite) {
     std::string sql;
@@ -411,6 +411,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     if (*version <= 4) sql += kIntegritySql;
     if (*version <= 6) sql += kSourceDigestSql;
     if (*version <= 7) sql += kSignatureSql;
+    if (*version <= 8) sql += kMetaSql;
     ERRDEX_TRY(run(sql, /*rekey=*/*version <= 5));
   } else if (*app != kApplicationId) {
     return Fail(ErrorCode::kCorrupt, path + " is a SQLite database but not an errdex catalog");
@@ -565,6 +566,7 @@ Result<void> Catalog::BeginWrite() {
     ERRDEX_TRY(db_.Exec("BEGIN IMMEDIATE"));
     dirty_libraries_.clear();
     dirty_all_ = false;
+    dirty_seal_ = false;
   } else {
     ERRDEX_TRY(db_.Exec("SAVEPOINT w" + std::to_string(write_depth_)));
   }
@@ -591,6 +593,7 @@ Result<void> Catalog::CommitWrite() {
   write_depth_ = 0;
   dirty_libraries_.clear();
   dirty_all_ = false;
+  dirty_seal_ = false;
   // Our own commit does not change data_version: drop what was checked.
   base_.reset();
   fts_version_ = -1;
@@ -608,6 +611,7 @@ void Catalog::RollbackWrite() {
   write_depth_ = 0;
   dirty_libraries_.clear();
   dirty_all_ = false;
+  dirty_seal_ = false;
   base_.reset();
   fts_version_ = -1;
 }
@@ -1533,6 +1537,24 @@ Result<std::string> Catalog::LastIndexedAt() {
   return last;
 }
 
+Result<std::string> Catalog::LastAnalysedAt() {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  auto it = (*base)->meta.find("analysed_at");
+  return it == (*base)->meta.end() ? std::string() : it->second;
+}
+
+Result<void> Catalog::PutMeta(std::string_view key, std::string_view value) {
+  Result<Statement> put = db_.Prepare(
+      "INSERT INTO meta (key, value, crc) VALUES (?1, ?2, errdex_row_hash(?1, ?2)) "
+      "ON CONFLICT (key) DO UPDATE SET value = excluded.value, crc = excluded.crc");
+  if (!put) return tl::unexpected(put.error());
+  put->Bind(1, key).Bind(2, value);
+  ERRDEX_TRY(put->Run());
+  dirty_seal_ = true;
+  return {};
+}
+
 Result<Stats> Catalog::GetStats() {
   Result<std::shared_ptr<const Base>> got = GetBase();
   if (!got) return tl::unexpected(got.error());
@@ -1540,6 +1562,7 @@ Result<Stats> Catalog::GetStats() {
   Stats s;
   s.libraries = static_cast<int64_t>(base.libraries.size());
   s.snapshots = static_cast<int64_t>(base.snapshots.size());
+  if (auto it = base.meta.find("analysed_at"); it != base.meta.end()) s.analysed_at = it->second;
   // Site counts come from the snapshots' checked counts: no scan of the
   // largest table. Inside a write they are not written yet: count.
   std::map<int64_t, int64_t> sites_of;

@@ -22,7 +22,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 8;
+inline constexpr int kSchemaVersion = 9;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -227,6 +227,7 @@ struct Stats {
   std::map<std::string, int64_t> non_sites_by_reason;  // raise statements that are not sites
   std::vector<LibraryStats> per_library;
   std::vector<SnapshotStats> per_snapshot;  // by library, oldest version first
+  std::string analysed_at;  // Catalog::LastAnalysedAt
 };
 
 enum class OpenMode { kReadOnly, kReadWrite };
@@ -340,10 +341,13 @@ class Catalog {
 
   Result<Stats> GetStats();
 
-  // When the newest snapshot was indexed (ISO 8601, UTC), which is when its
-  // library was analysed too (index analyses what it wrote); empty for a
+  // When the newest snapshot was indexed (ISO 8601, UTC); empty for a
   // catalog without snapshots. From memory: no scan.
   Result<std::string> LastIndexedAt();
+  // When an analysis last ran (`errdex analyze`, or the one of an index run
+  // that wrote something), ISO 8601 UTC; empty when none has since the
+  // catalog had schema 9. From memory: no scan.
+  Result<std::string> LastAnalysedAt();
 
   // The snapshot of `library` at `rev` as it was described when written
   // (url: the library's); nullopt when the catalog has none.
@@ -464,6 +468,8 @@ class Catalog {
                          int64_t library_pk, const std::string& family, const Base& base);
   Result<PagedErrors> LoadPage(PagedErrors out, const std::vector<int64_t>& pks, size_t keep_sites,
                                const Base& base);
+  // Sets a key of the meta table, inside an open write; the seal covers it.
+  Result<void> PutMeta(std::string_view key, std::string_view value);
   Result<void> StorePrefilter(int64_t library_pk, IndexBuilder& index);
   Result<bool> PrefilterIsCurrent(int64_t library_pk, int format);
 
@@ -479,6 +485,7 @@ class Catalog {
   int write_depth_ = 0;                 // BeginWrite calls not yet ended
   std::set<int64_t> dirty_libraries_;  // written by the open transaction
   bool dirty_all_ = false;
+  bool dirty_seal_ = false;  // a write touched a table only the seal covers (meta)
 };
 
 // Holds one write transaction across several writes: `errdex index` writes

@@ -43,7 +43,8 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
   if (!seal) return tl::unexpected(seal.error());
   Result<bool> sealed = seal->Step();
   if (!sealed) return tl::unexpected(sealed.error());
-  int64_t n_libraries = 0, libraries_sum = 0, n_families = 0, families_sum = 0;
+  int64_t n_libraries = 0, libraries_sum = 0, n_families = 0, families_sum = 0, n_meta = 0,
+          meta_sum = 0;
   if (*sealed) {
     const int crc = ColumnCount(kSealHashColumns);
     if (verify && seal->HashColumns(0, crc) != seal->Int(crc)) {
@@ -56,6 +57,8 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
     base->n_enrichments = seal->Int(4);
     base->enrichments_sum = seal->Int(5);
     base->fts_hash = seal->Int(6);
+    n_meta = seal->Int(7);
+    meta_sum = seal->Int(8);
   } else if (verify) {
     return Damaged("the seal row is missing");
   }
@@ -143,6 +146,13 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
   if (verify && !families.Matches(n_families, families_sum)) {
     return Damaged("the family table does not match the seal");
   }
+
+  Tally meta;
+  ERRDEX_TRY(ScanHashedRows(db_, kMetaHashColumns, "meta", verify, "meta", &meta,
+                            [&](const Statement& row) { base->meta[row.Text(0)] = row.Text(1); }));
+  if (verify && !meta.Matches(n_meta, meta_sum)) {
+    return Damaged("the meta table does not match the seal");
+  }
   if (verify) {
     base_ = base;
     base_version_ = *version;
@@ -188,7 +198,7 @@ Result<void> Catalog::VerifyFts() {
 }
 
 Result<void> Catalog::Seal(bool rehash_rows) {
-  if (!dirty_all_ && dirty_libraries_.empty()) return {};
+  if (!dirty_all_ && dirty_libraries_.empty() && !dirty_seal_) return {};
   std::string in;
   for (int64_t pk : dirty_libraries_) {
     if (!in.empty()) in += ", ";
@@ -216,6 +226,7 @@ Result<void> Catalog::Seal(bool rehash_rows) {
     sql += "UPDATE exception_class SET crc = " + hash_of(kClassHashColumns) + ";";
     sql += "UPDATE analysis SET crc = " + hash_of(kAnalysisHashColumns) + ";";
     sql += "UPDATE enrichment SET crc = " + hash_of(kEnrichmentHashColumns) + ";";
+    sql += "UPDATE meta SET crc = " + hash_of(kMetaHashColumns) + ";";
   }
   sql += "UPDATE snapshot SET " +
          count_sum("n_sites", "sites_sum", "site", "snapshot_pk = snapshot.pk") + ", " +
@@ -254,10 +265,11 @@ Result<void> Catalog::Seal(bool rehash_rows) {
   if (!fts) return tl::unexpected(fts.error());
   Result<Statement> seal = db_.Prepare(
       "INSERT OR REPLACE INTO seal (pk, n_libraries, libraries_sum, n_families, families_sum, "
-      "n_enrichments, enrichments_sum, fts_hash, crc) VALUES (1, "
+      "n_enrichments, enrichments_sum, fts_hash, n_meta, meta_sum, crc) VALUES (1, "
       "(SELECT count(*) FROM library), (SELECT errdex_sum(crc) FROM library), "
       "(SELECT count(*) FROM family), (SELECT errdex_sum(crc) FROM family), "
-      "(SELECT count(*) FROM enrichment), (SELECT errdex_sum(crc) FROM enrichment), ?1, 0)");
+      "(SELECT count(*) FROM enrichment), (SELECT errdex_sum(crc) FROM enrichment), ?1, "
+      "(SELECT count(*) FROM meta), (SELECT errdex_sum(crc) FROM meta), 0)");
   if (!seal) return tl::unexpected(seal.error());
   seal->Bind(1, *fts);
   ERRDEX_TRY(seal->Run());

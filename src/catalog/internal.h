@@ -50,6 +50,7 @@ struct Catalog::Base {
   int64_t n_enrichments = 0;
   int64_t enrichments_sum = 0;
   int64_t fts_hash = 0;
+  std::map<std::string, std::string> meta;  // the meta table, by key
   bool verified = false;  // false inside a write: the hashes are not written yet
 };
 

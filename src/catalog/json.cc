@@ -358,7 +358,8 @@ json StatsJson(const Stats& s) {
           {"recovered_files", s.recovered_by_reason},
           {"non_sites", s.non_sites_by_reason},
           {"per_library", std::move(libraries)},
-          {"per_snapshot", std::move(snapshots)}};
+          {"per_snapshot", std::move(snapshots)},
+          {"analysed_at", s.analysed_at}};
 }
 
 namespace {

@@ -206,6 +206,19 @@ ALTER TABLE site ADD COLUMN signature TEXT NOT NULL DEFAULT '';
 ALTER TABLE site ADD COLUMN entries TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 8 to 9, and part of every new catalog: facts of the catalog as a
+// whole, one row per key (`analysed_at`: when an analysis last ran, which
+// is not when the catalog was last indexed), counted and summed in the seal.
+inline constexpr std::string_view kMetaSql = R"sql(
+CREATE TABLE meta (
+  key TEXT PRIMARY KEY,
+  value TEXT NOT NULL,
+  crc INTEGER NOT NULL DEFAULT 0
+);
+ALTER TABLE seal ADD COLUMN n_meta INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE seal ADD COLUMN meta_sum INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 // The columns each row hash covers, in order. A site's big columns are
 // hashed apart (body_hash, guard_hash) so that reads which skip them still
 // check the row.
@@ -231,8 +244,9 @@ inline constexpr std::string_view kAnalysisHashColumns = "error_pk, family, data
 inline constexpr std::string_view kFamilyHashColumns =
     "slug, name, description, errors, libraries, examples";
 inline constexpr std::string_view kEnrichmentHashColumns = "error_id, model, created_at, data";
+inline constexpr std::string_view kMetaHashColumns = "key, value";
 inline constexpr std::string_view kSealHashColumns =
     "n_libraries, libraries_sum, n_families, families_sum, n_enrichments, enrichments_sum, "
-    "fts_hash";
+    "fts_hash, n_meta, meta_sum";
 
 }  // namespace errdex::catalog

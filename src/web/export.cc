@@ -54,6 +54,14 @@ Result<ExportSummary> ExportSite(const std::string& db, const std::string& dir) 
     return w.Write(file, p.body);
   };
   ERRDEX_TRY(page("/", "/index.html"));
+  // What static hosts (GitHub and GitLab Pages, Netlify, Cloudflare Pages;
+  // nginx with error_page) serve for a missing file. Its script sends an
+  // id in capitals, which the live server reads, to the lowercase file.
+  Page missing = (*site)->Get("/404.html", none);
+  if (missing.status != 404) {
+    return Fail(ErrorCode::kInternal, "/404.html gave HTTP " + std::to_string(missing.status));
+  }
+  ERRDEX_TRY(w.Write("/404.html", missing.body));
   for (const char* asset : {"/static/style.css", "/static/app.js"}) ERRDEX_TRY(page(asset, asset));
   ERRDEX_TRY(w.Write("/api/openapi.json", OpenApiJson()));
 

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
+#include <optional>
 
 #include "catalog/json.h"
+#include "core/error_id.h"
 #include "core/text.h"
 
 namespace errdex::web {
@@ -28,12 +31,17 @@ std::string Layout(std::string_view title, std::string_view body, const Links& l
   out += "<main>";
   out += body;
   out += "</main>";
-  // Every page says how fresh the catalog behind it is.
+  // Every page says how fresh the catalog behind it is: indexing and
+  // analysis are separate runs (`errdex analyze`), with dates of their own.
+  auto date = [](const std::string& at) {
+    return "<time datetime=\"" + Escape(at) + "\">" + Escape(at.substr(0, 10)) + "</time>";
+  };
+  std::string fresh;
+  if (!links.indexed_at.empty()) fresh = "Indexed on " + date(links.indexed_at);
   if (!links.analysed_at.empty()) {
-    out += "<footer class=\"site\"><p>Catalog analysed on <time datetime=\"" +
-           Escape(links.analysed_at) + "\">" + Escape(links.analysed_at.substr(0, 10)) +
-           "</time>.</p></footer>";
+    fresh += (fresh.empty() ? "Analysed on " : " · analysed on ") + date(links.analysed_at);
   }
+  if (!fresh.empty()) out += "<footer class=\"site\"><p>" + fresh + ".</p></footer>";
   out += "</body></html>\n";
   return out;
 }
@@ -216,6 +224,89 @@ std::string Escape(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// Where an http(s) URL starting at `at` ends (`at` when none starts there).
+size_t UrlEnd(std::string_view text, size_t at) {
+  auto lower_starts = [&](std::string_view scheme) {
+    if (text.size() - at < scheme.size()) return false;
+    for (size_t i = 0; i < scheme.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(text[at + i])) != scheme[i]) return false;
+    }
+    return true;
+  };
+  size_t scheme = lower_starts("https://") ? 8 : lower_starts("http://") ? 7 : 0;
+  if (scheme == 0) return at;
+  // Inside a word, another URL or after a placeholder ("xhttp://",
+  // ".../http://", "{base}http://") it is not one.
+  if (at > 0) {
+    auto before = static_cast<unsigned char>(text[at - 1]);
+    if (std::isalnum(before) || std::string_view("/:.@-_+}").find(static_cast<char>(before)) !=
+                                    std::string_view::npos) {
+      return at;
+    }
+  }
+  size_t end = at + scheme;
+  while (end < text.size()) {
+    auto c = static_cast<unsigned char>(text[end]);
+    if (c <= 0x20 || c >= 0x7f || std::string_view("\"'<>`{}|\\^").find(static_cast<char>(c)) !=
+                                      std::string_view::npos) {
+      break;
+    }
+    ++end;
+  }
+  size_t host_end = end;
+  for (size_t i = at + scheme; i < end; ++i) {
+    if (text[i] == '/' || text[i] == '?' || text[i] == '#') {
+      host_end = i;
+      break;
+    }
+  }
+  // No host, or a host a placeholder completes (`https://{host}/x`,
+  // `https://docs.{domain}`): no link.
+  if (host_end == at + scheme || !std::isalnum(static_cast<unsigned char>(text[at + scheme]))) {
+    return at;
+  }
+  if (host_end == end && end < text.size() && text[end] == '{') return at;
+  // Punctuation that ends the sentence, and a bracket closing one opened
+  // before the URL: "(see https://x.org/a)." links https://x.org/a, while
+  // https://en.wikipedia.org/wiki/Set_(mathematics) keeps its ")".
+  while (end > at + scheme) {
+    char last = text[end - 1];
+    std::string_view url = text.substr(at, end - at);
+    auto count = [&](char c) { return std::count(url.begin(), url.end(), c); };
+    if (std::string_view(".,;:!?*").find(last) != std::string_view::npos ||
+        (last == ')' && count(')') > count('(')) || (last == ']' && count(']') > count('['))) {
+      --end;
+      continue;
+    }
+    break;
+  }
+  if (end == at + scheme) return at;
+  return end;
+}
+
+}  // namespace
+
+std::string EscapeWithLinks(std::string_view text) {
+  std::string out;
+  size_t done = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != 'h' && text[i] != 'H') continue;
+    size_t end = UrlEnd(text, i);
+    if (end == i) continue;
+    std::string url = Escape(text.substr(i, end - i));
+    out += Escape(text.substr(done, i - done));
+    // The catalog's text comes from third-party source: no referrer, no
+    // endorsement, and never a scheme other than http(s).
+    out += "<a class=\"doc\" rel=\"nofollow noreferrer\" href=\"" + url + "\">" + url + "</a>";
+    done = end;
+    i = end - 1;
+  }
+  out += Escape(text.substr(done));
+  return out;
+}
+
 std::string UrlEncode(std::string_view text) {
   std::string out;
   for (char c : text) {
@@ -229,19 +320,30 @@ std::string UrlEncode(std::string_view text) {
   return out;
 }
 
+namespace {
+
+// An id as the catalog and the export's file names spell it: lowercase. A
+// static host's files are case-sensitive where the live server is not.
+std::string LowerId(std::string_view id) {
+  std::optional<std::string> canonical = CanonicalErrorId(id);
+  return canonical ? *canonical : std::string(id);
+}
+
+}  // namespace
+
 std::string Links::Error(std::string_view id) const {
-  return "/errors/" + std::string(id) + (exported ? ".html" : "");
+  return "/errors/" + LowerId(id) + (exported ? ".html" : "");
 }
 std::string Links::ErrorAt(std::string_view id, std::string_view version) const {
   if (exported) return "";
-  return "/errors/" + std::string(id) + "?version=" + UrlEncode(version);
+  return "/errors/" + LowerId(id) + "?version=" + UrlEncode(version);
 }
 std::string Links::LibraryAt(std::string_view name, std::string_view version) const {
   if (exported) return "";
   return "/libraries/" + std::string(name) + "?version=" + UrlEncode(version);
 }
 std::string Links::ErrorJson(std::string_view id) const {
-  return "/api/errors/" + std::string(id) + (exported ? ".json" : "");
+  return "/api/errors/" + LowerId(id) + (exported ? ".json" : "");
 }
 std::string Links::Library(std::string_view name) const {
   return "/libraries/" + std::string(name) + (exported ? ".html" : "");
@@ -353,10 +455,13 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
       body += " <span class=\"label " + Escape(l) + "\">" + Escape(l) + "</span>";
   }
   body += "</p>";
+  // The message's documentation URLs are links here; in a listing the
+  // whole row is one link already.
   body += "<h1 class=\"msg\">" +
-          Escape(e.template_text.empty() ? "(no message)" : e.template_text) + "</h1>";
+          EscapeWithLinks(e.template_text.empty() ? "(no message)" : e.template_text) + "</h1>";
   body += Section("message", "Error message",
-                  "<pre class=\"message\"><code>" + Escape(e.template_text) + "</code></pre>" +
+                  "<pre class=\"message\"><code>" + EscapeWithLinks(e.template_text) +
+                      "</code></pre>" +
                       (e.dynamic ? "<p class=\"note\">The whole message is computed at run "
                                    "time.</p>"
                                  : ""));
@@ -562,9 +667,13 @@ std::string VersionsSection(std::string_view library, std::string_view shown,
 }
 
 std::string NotFoundPage(std::string_view what, const Links& links) {
+  // A static copy's 404.html is what its host serves for any missing file:
+  // its script sends an address the live server would answer (an id in
+  // capitals, a page without .html) to the file the export wrote.
   return Layout("Not found",
-                "<h1>Not found</h1><p>" + Escape(what) + "</p><p><a href=\"/\">Search</a></p>",
-                links);
+                "<h1 id=\"not-found\">Not found</h1><p>" + Escape(what) +
+                    "</p><p><a href=\"/\">Search</a></p>",
+                links, links.exported ? "<script src=\"/static/app.js\" defer></script>" : "");
 }
 
 }  // namespace errdex::web

@@ -18,6 +18,15 @@ namespace errdex::web {
 // & < > " ' as entities: safe in element content and in quoted attributes.
 std::string Escape(std::string_view text);
 
+// `text` escaped, with each http:// or https:// URL in it a link to itself
+// (its href escaped too). Templates point at their library's documentation
+// ("see https://docs.jax.dev/en/latest/errors.html"); no other scheme is
+// ever linked. A URL ends before whitespace, quotes, <, >, a placeholder's
+// `{` and any byte outside printable ASCII; trailing `.,;:!?` and a `)` or
+// `]` that closes nothing inside it are the sentence's, not the URL's. A
+// placeholder in the host (`https://{host}/x`) leaves the URL unlinked.
+std::string EscapeWithLinks(std::string_view text);
+
 // Percent-encoding for a URL's query value.
 std::string UrlEncode(std::string_view text);
 
@@ -25,8 +34,9 @@ std::string UrlEncode(std::string_view text);
 // and what every page's footer says of the catalog they come from.
 struct Links {
   bool exported = false;
-  // When the catalog was last indexed and analysed (ISO 8601); empty when
-  // unknown, and then the footer says nothing of it.
+  // When the catalog was last indexed, and last analysed (ISO 8601); each
+  // empty when unknown, and then the footer leaves it out.
+  std::string indexed_at;
   std::string analysed_at;
   std::string Error(std::string_view id) const;
   // The page of an error at one version; empty in an export (one page per error).

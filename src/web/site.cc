@@ -275,8 +275,11 @@ Result<std::unique_ptr<Site>> Site::Open(const std::string& db, Links links) {
   Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
   if (!cat) return tl::unexpected(cat.error());
   // A site lives for one state of the catalog file (the server opens another
-  // when it changes): the date holds for every page it makes.
-  Result<std::string> analysed = cat->LastIndexedAt();
+  // when it changes): the dates hold for every page it makes.
+  Result<std::string> indexed = cat->LastIndexedAt();
+  if (!indexed) return tl::unexpected(indexed.error());
+  links.indexed_at = std::move(*indexed);
+  Result<std::string> analysed = cat->LastAnalysedAt();
   if (!analysed) return tl::unexpected(analysed.error());
   links.analysed_at = std::move(*analysed);
   return std::unique_ptr<Site>(new Site(std::move(*cat), std::move(links)));

@@ -256,6 +256,30 @@ TEST_F(IndexedFixture, SummaryStatsAndReindex) {
   EXPECT_NE(text.out.find("raise statements that are not sites"), std::string::npos);
 }
 
+// `stats --json` gives when the catalog was last analysed apart from when
+// it was indexed: `analyze` moves the one, an unchanged re-index neither.
+TEST_F(IndexedFixture, AnalyzeRecordsWhenItRan) {
+  auto times = [&] {
+    CommandResult stats = RunErrdex({"stats", "--json", "--db", db_});
+    EXPECT_EQ(stats.exit_code, 0) << stats.err;
+    json s = json::parse(stats.out);
+    return std::make_pair(s["per_snapshot"][0]["indexed_at"].get<std::string>(),
+                          s["analysed_at"].get<std::string>());
+  };
+  auto [indexed, analysed] = times();
+  ASSERT_EQ(indexed.size(), 20u) << indexed;
+  ASSERT_EQ(analysed.size(), 20u) << analysed;
+  EXPECT_GE(analysed, indexed);  // index analysed what it wrote
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_EQ(RunErrdex({"index", root_.string(), "--name", "test/idioms", "--db", db_}).exit_code,
+            0);
+  EXPECT_EQ(times(), std::make_pair(indexed, analysed));
+  ASSERT_EQ(RunErrdex({"analyze", "--db", db_}).exit_code, 0);
+  auto [indexed_after, analysed_after] = times();
+  EXPECT_EQ(indexed_after, indexed);
+  EXPECT_GT(analysed_after, analysed);
+}
+
 TEST_F(IndexedFixture, ShowAndSearch) {
   CommandResult search = RunErrdex({"search", "TMEMLayout", "--json", "--db", db_});
   ASSERT_EQ(search.exit_code, 0);

@@ -2,6 +2,23 @@
 // export, is looked up in /search-index.json) and the matches are listed.
 // Every text is inserted as text, never as HTML.
 "use strict";
+// A static copy's 404.html, served by its host for any missing file: an
+// address the live server answers (an error id in capitals, a page without
+// .html, a listing's ?page=N) goes to the file the export wrote. Each
+// target is its own canonical form, so a missing one is no loop.
+(function () {
+  if (!document.getElementById("not-found")) return;
+  const path = location.pathname;
+  let target = null;
+  let m = /^\/(api\/)?errors\/([0-9a-fA-F]{16})(\.html|\.json)?$/.exec(path);
+  if (m) {
+    target = "/" + (m[1] || "") + "errors/" + m[2].toLowerCase() + (m[1] ? ".json" : ".html");
+  } else if ((m = /^\/(libraries\/[^/]+\/[^/]+|families\/[a-z-]+)$/.exec(path)) && !path.endsWith(".html")) {
+    const page = Number(new URLSearchParams(location.search).get("page"));
+    target = path + (Number.isInteger(page) && page > 1 ? "/page-" + page : "") + ".html";
+  }
+  if (target && target !== path) location.replace(target + location.hash);
+})();
 (function () {
   const form = document.getElementById("search");
   if (!form) return;

@@ -97,11 +97,19 @@ void OpenUpgraded(const std::string& path, std::optional<Catalog>& upgraded,
   upgraded.emplace(std::move(*opened));
 }
 
-// Undoes kSignatureSql: the catalog before sites recorded their function's
-// parameters (schema version 7). The hashes stay those of version 8; an
-// upgrade recomputes every hash anyway.
+// Undoes kMetaSql: the catalog before it kept facts of its own, such as
+// when it was last analysed (schema version 8). The hashes stay those of
+// version 9; an upgrade recomputes every hash anyway.
+std::string DowngradeToVersion8Sql() {
+  return "DROP TABLE meta; ALTER TABLE seal DROP COLUMN n_meta; "
+         "ALTER TABLE seal DROP COLUMN meta_sum; PRAGMA user_version = 8;";
+}
+
+// Undoes kSignatureSql too: the catalog before sites recorded their
+// function's parameters (schema version 7).
 std::string DowngradeToVersion7Sql() {
-  return "ALTER TABLE site DROP COLUMN signature; ALTER TABLE site DROP COLUMN entries; "
+  return DowngradeToVersion8Sql() +
+         "ALTER TABLE site DROP COLUMN signature; ALTER TABLE site DROP COLUMN entries; "
          "PRAGMA user_version = 7;";
 }
 
@@ -447,6 +455,80 @@ TEST(Catalog, VersionSevenIsUpgradedWithEmptySignaturesAndEntries) {
     }
   }
   EXPECT_TRUE(seen);
+}
+
+// Analyses one error of the sample (`WriteAnalyses`, as `errdex analyze` does).
+void AnalyseOne(Catalog& cat) {
+  Analysis a;
+  a.family.slug = "invalid-value";
+  FamilyInfo f;
+  f.slug = "invalid-value";
+  f.name = "Invalid value";
+  std::string id = ErrorId("jax-ml/jax", "RuntimeError", "Invalid pipeline stage");
+  ASSERT_TRUE(cat.WriteAnalyses({{cat.Get(id)->pk, a}}, {f}).has_value());
+}
+
+// Version 8 did not say when it was analysed: upgraded, that is unknown
+// (never guessed from the indexing times) until the next analysis.
+TEST(Catalog, VersionEightIsUpgradedWithoutAnAnalysisTime) {
+  TempDir dir;
+  std::string path = (dir.path() / "v8.db").string();
+  {
+    Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+    ASSERT_TRUE(cat->WriteSnapshot(Info(), Sample()).has_value());
+    ASSERT_NO_FATAL_FAILURE(AnalyseOne(*cat));
+  }
+  Exec(path, DowngradeToVersion8Sql());
+  std::optional<Catalog> upgraded;
+  std::optional<CheckReport> report;
+  ASSERT_NO_FATAL_FAILURE(OpenUpgraded(path, upgraded, report));
+  EXPECT_EQ(report->analyses, 1);
+  EXPECT_EQ(*upgraded->LastAnalysedAt(), "");
+  EXPECT_NE(*upgraded->LastIndexedAt(), "");
+  upgraded.reset();
+  Result<Catalog> writer = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_NO_FATAL_FAILURE(AnalyseOne(*writer));
+  EXPECT_EQ(writer->LastAnalysedAt()->size(), 20u);
+  EXPECT_TRUE(writer->Check()->problems.empty());
+}
+
+// When the catalog was last analysed is its own fact, not the indexing
+// time: set by each analysis, left alone by indexing, and checked against
+// the seal like every row.
+TEST(Catalog, TheLastAnalysisTimeIsKeptApartAndChecked) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(cat->WriteSnapshot(Info("abc"), Sample()).has_value());
+  EXPECT_EQ(*cat->LastAnalysedAt(), "");
+  ASSERT_NO_FATAL_FAILURE(AnalyseOne(*cat));
+  std::string analysed = *cat->LastAnalysedAt();
+  ASSERT_EQ(analysed.size(), 20u) << analysed;
+  EXPECT_EQ(analysed.back(), 'Z');
+  EXPECT_EQ(cat->GetStats()->analysed_at, analysed);
+  // Indexing another version a second later is no analysis.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  ASSERT_TRUE(cat->WriteSnapshot(Info("def"), Sample()).has_value());
+  EXPECT_EQ(*cat->LastAnalysedAt(), analysed);
+  EXPECT_GT(*cat->LastIndexedAt(), analysed);
+  // An analysis of nothing at all is still an analysis, and seals.
+  ASSERT_TRUE(cat->WriteAnalyses({}, {}).has_value());
+  EXPECT_GT(*cat->LastAnalysedAt(), analysed);
+  EXPECT_TRUE(cat->Check()->problems.empty());
+  // Changed or removed behind errdex's back, it is damage.
+  Exec(path, "UPDATE meta SET value = '2001-02-03T04:05:06Z'");
+  Result<Catalog> reader = Catalog::Open(path, OpenMode::kReadOnly);
+  ASSERT_TRUE(reader.has_value());
+  Result<std::string> tampered = reader->LastAnalysedAt();
+  ASSERT_FALSE(tampered.has_value());
+  EXPECT_EQ(tampered.error().code, ErrorCode::kCorrupt);
+  Exec(path, "DELETE FROM meta");
+  Result<Catalog> again = Catalog::Open(path, OpenMode::kReadOnly);
+  Result<std::string> removed = again->LastAnalysedAt();
+  ASSERT_FALSE(removed.has_value());
+  EXPECT_NE(removed.error().message.find("the meta table does not match the seal"),
+            std::string::npos)
+      << removed.error().message;
 }
 
 TEST(Catalog, FindsASnapshotByLibraryAndRevision) {

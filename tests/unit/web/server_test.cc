@@ -15,9 +15,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 #include <vector>
 
@@ -280,15 +282,20 @@ TEST_F(ServerTest, ReportAnIssueOnlyForInternalErrors) {
   }
 }
 
-// Every page's footer says when the catalog was indexed and analysed: the
-// newest snapshot's time, as `stats` gives it.
-TEST_F(ServerTest, EveryPageGivesTheAnalysisDate) {
+// Every page's footer says when the catalog was indexed (the newest
+// snapshot's time) and when it was analysed, as `stats` gives them.
+TEST_F(ServerTest, EveryPageGivesTheIndexingAndAnalysisDates) {
   testing::CommandResult stats = testing::RunErrdex({"stats", "--json", "--db", db_});
   ASSERT_EQ(stats.exit_code, 0) << stats.err;
-  std::string at = json::parse(stats.out)["per_snapshot"][0]["indexed_at"];
-  ASSERT_EQ(at.size(), 20u) << at;
-  std::string footer = "<footer class=\"site\"><p>Catalog analysed on <time datetime=\"" + at +
-                       "\">" + at.substr(0, 10) + "</time>.</p></footer>";
+  json s = json::parse(stats.out);
+  std::string indexed = s["per_snapshot"][0]["indexed_at"];
+  std::string analysed = s["analysed_at"];
+  ASSERT_EQ(indexed.size(), 20u) << indexed;
+  ASSERT_EQ(analysed.size(), 20u) << analysed;
+  std::string footer = "<footer class=\"site\"><p>Indexed on <time datetime=\"" + indexed +
+                       "\">" + indexed.substr(0, 10) +
+                       "</time> · analysed on <time datetime=\"" + analysed + "\">" +
+                       analysed.substr(0, 10) + "</time>.</p></footer>";
   httplib::Client c = Client();
   for (std::string path :
        {std::string("/"), "/errors/" + HostileId(), std::string("/libraries/test/lib"),
@@ -739,6 +746,54 @@ TEST_F(ServerTest, ExportWritesEveryPageAsStaticFiles) {
   }
   EXPECT_NE(testing::ReadFileOrEmpty(out.path() / "index.html").find("data-static=\"1\""),
             std::string::npos);
+}
+
+// A static host's files are case-sensitive where the live server's ids are
+// not: the export names and links every error in lowercase, and its
+// 404.html (what static hosts serve for a missing file) carries the script
+// that sends an id in capitals to its file.
+TEST_F(ServerTest, TheExportSpellsIdsInLowercaseAndMapsCapitals) {
+  testing::TempDir out;
+  Result<ExportSummary> s = ExportSite(db_, out.path().string());
+  ASSERT_TRUE(s.has_value()) << s.error().message;
+  std::string missing = testing::ReadFileOrEmpty(out.path() / "404.html");
+  EXPECT_NE(missing.find("<h1 id=\"not-found\">"), std::string::npos) << missing;
+  EXPECT_NE(missing.find("<script src=\"/static/app.js\" defer></script>"), std::string::npos);
+  EXPECT_NE(missing.find("<footer class=\"site\"><p>Indexed on"), std::string::npos);
+  int pages = 0;
+  for (const char* dir : {"errors", "api/errors"}) {
+    for (const fs::directory_entry& f : fs::directory_iterator(out.path() / dir)) {
+      std::string id = f.path().stem().string();
+      EXPECT_TRUE(IsErrorId(id)) << f.path();
+      ++pages;
+    }
+  }
+  EXPECT_EQ(pages, 2 * s->errors);
+  std::regex link("href=\"/(api/)?errors/([^\".]*)\\.(html|json)\"");
+  int links = 0;
+  for (const fs::directory_entry& f : fs::recursive_directory_iterator(out.path())) {
+    if (f.path().extension() != ".html") continue;
+    std::string html = testing::ReadFileOrEmpty(f.path());
+    for (auto it = std::sregex_iterator(html.begin(), html.end(), link);
+         it != std::sregex_iterator(); ++it) {
+      EXPECT_TRUE(IsErrorId((*it)[2].str())) << f.path() << ": " << it->str();
+      EXPECT_TRUE(fs::exists(out.path() / ((*it)[1].str() + "errors") /
+                             ((*it)[2].str() + "." + (*it)[3].str())))
+          << f.path() << ": " << it->str();
+      ++links;
+    }
+  }
+  EXPECT_GT(links, 0);
+  // The live server reads capitals and answers with the lowercase links.
+  std::string upper = HostileId();
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  auto res = Client().Get("/errors/" + upper);
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  EXPECT_NE(res->body.find("href=\"/api/errors/" + HostileId() + "\""), std::string::npos);
+  res = Client().Get("/nothing");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->body.find("app.js"), std::string::npos);  // no script on a live 404
 }
 
 }  // namespace
