@@ -89,6 +89,11 @@ CommandResult RunPython(const std::filesystem::path& script, const std::string& 
 }
 
 CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input) {
+  return RunErrdexAt(ERRDEX_BINARY, args, input);
+}
+
+CommandResult RunErrdexAt(const std::string& executable, const std::vector<std::string>& args,
+                          const std::string& input) {
   // errdex may exit before reading all of `input` (it refuses large input):
   // a write to the closed pipe must fail, not kill the test.
   signal(SIGPIPE, SIG_IGN);
@@ -98,7 +103,7 @@ CommandResult RunErrdex(const std::vector<std::string>& args, const std::string&
   // Everything the child needs is built before fork: a test that serves
   // from other threads may fork while one of them holds the allocator's
   // lock, and a child that allocates then waits for it for ever.
-  std::string binary = ERRDEX_BINARY;
+  std::string binary = executable;
   std::vector<std::string> copy = args;
   std::vector<char*> argv;
   argv.push_back(binary.data());

@@ -39,6 +39,9 @@ CommandResult RunPython(const std::filesystem::path& script, const std::string& 
 
 // Runs the errdex binary with `args` (no shell), optionally feeding `input`.
 CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input = "");
+// The same with another errdex executable (a copy the test made).
+CommandResult RunErrdexAt(const std::string& binary, const std::vector<std::string>& args,
+                          const std::string& input = "");
 
 // Runs `git ARGS` in `dir` through the shell, with a fixed identity and the
 // author and committer date `date`; returns the exit status.

@@ -251,7 +251,9 @@ Result<std::optional<EnvTarget>> StdlibTarget(const source::PythonEnv& env,
   if (ec) info.root = env.stdlib.string();
   info.url = "https://github.com/python/cpython";
   info.subdir = "Lib";
-  info.source_digest = fmt::format("{:016x}", source::FingerprintFiles(t.target.walked.files));
+  info.source_digest =
+      fmt::format("{:016x}{:016x}", source::FingerprintFiles(t.target.walked.files),
+                  source::FingerprintReading(walk_options.exclude, walk_options.max_file_size));
   return std::optional<EnvTarget>(std::move(t));
 }
 
@@ -267,7 +269,9 @@ EnvTarget DistributionTarget(source::Distribution& d, const source::WalkOptions&
   if (ec) info.root = d.site_dir.string();
   // Unpinned: the metadata names the repository, not the commit released.
   info.url = d.repository_url;
-  info.source_digest = fmt::format("{:016x}", d.fingerprint);
+  info.source_digest =
+      fmt::format("{:016x}{:016x}", d.fingerprint,
+                  source::FingerprintReading(walk_options.exclude, walk_options.max_file_size));
   for (source::SourceFile& f : d.files) {
     if (!source::IsExcludedPath(walk_options, f.path)) t.target.walked.files.push_back(std::move(f));
   }

@@ -125,6 +125,13 @@ void DisambiguateLibraries(std::vector<Distribution>& dists);
 // reading it.
 uint64_t FingerprintFiles(const std::vector<SourceFile>& files);
 
+// What decides a snapshot's contents besides its files: the options that
+// choose which files are read (`exclude` globs, the size limit) and the
+// errdex binary that reads them, by the XXH3-64 of its own executable (a
+// new extractor finds other sites in the same files). A rerun that differs
+// in any of these reads an unchanged distribution again.
+uint64_t FingerprintReading(const std::vector<std::string>& exclude, uint64_t max_file_size);
+
 // Pieces of the above, exposed for tests.
 std::string NormalizeDistName(std::string_view name);
 struct RepositoryRef {

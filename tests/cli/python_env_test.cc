@@ -9,6 +9,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 #include <string>
@@ -181,6 +182,24 @@ TEST_F(PythonEnvIndex, ARerunReadsOnlyWhatChanged) {
   ASSERT_EQ(rebuilt.exit_code, 0) << rebuilt.err;
   EXPECT_NE(rebuilt.out.find("1 indexed, 2 unchanged"), std::string::npos) << rebuilt.out;
   EXPECT_NE(rebuilt.out.find("acme/mono@2.0: 1 file ("), std::string::npos) << rebuilt.out;
+
+  // Other options choose other files: nothing is taken as unchanged.
+  CommandResult excluded = Index({"--exclude", "no-file-is-named-this"});
+  ASSERT_EQ(excluded.exit_code, 0) << excluded.err;
+  EXPECT_NE(excluded.out.find("4 distributions: 3 indexed, 0 unchanged"), std::string::npos)
+      << excluded.out;
+
+  // Another errdex (here the same one with a byte appended, which still
+  // runs) may extract other sites from the same files.
+  std::string other = (dir_.path() / "errdex-next").string();
+  std::filesystem::copy_file(ERRDEX_BINARY, other);
+  std::ofstream(other, std::ios::app) << '\n';
+  std::filesystem::permissions(other, std::filesystem::perms::owner_all);
+  CommandResult next = testing::RunErrdexAt(
+      other, {"index", "--python-env", python_, "--db", db_, "--exclude", "no-file-is-named-this"});
+  ASSERT_EQ(next.exit_code, 0) << next.err;
+  EXPECT_NE(next.out.find("4 distributions: 3 indexed, 0 unchanged"), std::string::npos)
+      << next.out;
 
   CommandResult forced = Index({"--force"});
   ASSERT_EQ(forced.exit_code, 0) << forced.err;
