@@ -1,0 +1,236 @@
+// The docstring line of each parameter: Google, numpydoc and Sphinx entries,
+// and the inputs that must give nothing rather than a wrong sentence.
+#include "extract/python/py_docstring.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "extract/extractor.h"
+
+namespace errdex::extract {
+namespace {
+
+using Docs = std::map<std::string, std::string, std::less<>>;
+
+Docs Parse(std::string_view doc) { return python::ParameterDocs(doc); }
+
+TEST(ParameterDocs, GoogleArgsWithTypesAndContinuations) {
+  Docs d = Parse(
+      "Runs the pipeline.\n"
+      "\n"
+      "Args:\n"
+      "    mode (str): How to run: ``\"fast\"`` or ``\"slow\"``. Defaults\n"
+      "        to fast.\n"
+      "    level: Verbosity, from 0\n"
+      "        to 3\n"
+      "    x (:obj:`int`, optional): The x coordinate.\n"
+      "    callback:\n"
+      "        Called once per stage.\n"
+      "    *args: Passed on.\n"
+      "    **kwargs: Options for the backend.\n"
+      "\n"
+      "Returns:\n"
+      "    result: not a parameter.\n");
+  EXPECT_EQ(d["mode"], "How to run: `\"fast\"` or `\"slow\"`.");
+  EXPECT_EQ(d["level"], "Verbosity, from 0 to 3");
+  EXPECT_EQ(d["x"], "The x coordinate.");
+  EXPECT_EQ(d["callback"], "Called once per stage.");
+  EXPECT_EQ(d["args"], "Passed on.");
+  EXPECT_EQ(d["kwargs"], "Options for the backend.");
+  EXPECT_EQ(d.count("result"), 0u);
+  EXPECT_EQ(d.size(), 6u);
+}
+
+TEST(ParameterDocs, GoogleSectionNames) {
+  for (const char* header : {"Args:", "Arguments:", "Parameters:", "Keyword Args:",
+                             "Keyword Arguments:", "Other Parameters:"}) {
+    Docs d = Parse(std::string("Summary.\n\n") + header + "\n  axis: The axis to reduce.\n");
+    EXPECT_EQ(d["axis"], "The axis to reduce.") << header;
+  }
+  // Entries must be indented under the header: a flush line is prose.
+  EXPECT_TRUE(Parse("Args:\naxis: The axis.\n").empty());
+  // Not a header: "Args" in a sentence.
+  EXPECT_TRUE(Parse("These Args: axis: the axis.\n").empty());
+}
+
+TEST(ParameterDocs, NumpydocParameters) {
+  Docs d = Parse(
+      "Compute it.\n"
+      "\n"
+      "Parameters\n"
+      "----------\n"
+      "a : array_like\n"
+      "    Input data. More about it.\n"
+      "x1, x2 : int\n"
+      "    The two bounds, i.e. the range\n"
+      "    of valid values.\n"
+      "kind : {'quicksort', 'mergesort'}, optional\n"
+      "*args\n"
+      "    Extra positional arguments.\n"
+      "order\n"
+      "\n"
+      "    Described after a blank line.\n"
+      "\n"
+      "Returns\n"
+      "-------\n"
+      "out : ndarray\n"
+      "    The result.\n");
+  EXPECT_EQ(d["a"], "Input data.");
+  EXPECT_EQ(d["x1"], "The two bounds, i.e. the range of valid values.");
+  EXPECT_EQ(d["x2"], d["x1"]);
+  // A type and no description: nothing to show.
+  EXPECT_EQ(d.count("kind"), 0u);
+  EXPECT_EQ(d["args"], "Extra positional arguments.");
+  EXPECT_EQ(d["order"], "Described after a blank line.");
+  EXPECT_EQ(d.count("out"), 0u);
+}
+
+TEST(ParameterDocs, NumpydocSectionEndsAtProse) {
+  Docs d = Parse(
+      "Parameters\n"
+      "----------\n"
+      "axis : int\n"
+      "    The axis.\n"
+      "See the user guide for more: this line is prose.\n"
+      "dtype : dtype\n"
+      "    Not in the section any more.\n");
+  EXPECT_EQ(d["axis"], "The axis.");
+  EXPECT_EQ(d.count("dtype"), 0u);
+  EXPECT_EQ(d.count("See"), 0u);
+}
+
+TEST(ParameterDocs, SphinxFields) {
+  Docs d = Parse(
+      "Open a connection.\n"
+      "\n"
+      ":param host: The host to connect to,\n"
+      "    as a name or an address.\n"
+      ":param int port: The port.\n"
+      ":param Dict[str, int] opts: Socket options.\n"
+      ":parameter timeout: Seconds to wait.\n"
+      ":keyword retries: How often to retry.\n"
+      ":type host: str\n"
+      ":raises ValueError: when the host is empty.\n"
+      ":returns: the connection.\n"
+      ":param empty:\n");
+  EXPECT_EQ(d["host"], "The host to connect to, as a name or an address.");
+  EXPECT_EQ(d["port"], "The port.");
+  EXPECT_EQ(d["opts"], "Socket options.");
+  EXPECT_EQ(d["timeout"], "Seconds to wait.");
+  EXPECT_EQ(d["retries"], "How often to retry.");
+  EXPECT_EQ(d.count("ValueError"), 0u);
+  EXPECT_EQ(d.count("empty"), 0u);
+  EXPECT_EQ(d.size(), 5u);
+}
+
+TEST(ParameterDocs, RolesAndDoubleBackquotesReadAsCode) {
+  Docs d = Parse(":param kind: A :class:`~jax.numpy.dtype` or :py:func:`len`, or ``None``.\n");
+  EXPECT_EQ(d["kind"], "A `jax.numpy.dtype` or `len`, or `None`.");
+}
+// Hostile inputs: each must give nothing, or exactly the entry's sentence.
+
+TEST(ParameterDocs, ProseMentionsAreNoEntries) {
+  EXPECT_TRUE(Parse("Set mode to 'fast' to go fast.\n\nmode: the mode, as a string.\n").empty());
+  EXPECT_TRUE(Parse("The mode parameter selects the algorithm.").empty());
+  EXPECT_TRUE(Parse("").empty());
+  EXPECT_TRUE(Parse("Args:").empty());
+  EXPECT_TRUE(Parse("Args:\n\n\n").empty());
+  // A URL at an entry's indentation is not an entry named http.
+  EXPECT_TRUE(Parse("Args:\n  http://example.com/docs\n").empty());
+  // An example's `>>>` lines and a Returns section are not parameters.
+  EXPECT_TRUE(Parse("Returns:\n  mode: the mode used.\n\n>>> f(mode='x')\n").empty());
+}
+
+TEST(ParameterDocs, NestedIndentationStaysInItsEntry) {
+  Docs d = Parse(
+      "Args:\n"
+      "  fn: A callback taking:\n"
+      "\n"
+      "    Args:\n"
+      "      value: what the callback is given.\n"
+      "  mode: The mode.\n"
+      "    - fast: skips checks.\n"
+      "    - slow: checks everything.\n");
+  EXPECT_EQ(d["fn"], "A callback taking:");
+  EXPECT_EQ(d.count("value"), 0u);
+  EXPECT_EQ(d["mode"], "The mode.");
+  EXPECT_EQ(d.count("fast"), 0u);
+  EXPECT_EQ(d.count("slow"), 0u);
+  Docs sphinx = Parse(
+      ":param fn: A callback, called as\n"
+      "    :param value: what it is given.\n"
+      ":param mode: The mode.\n");
+  EXPECT_EQ(sphinx["fn"], "A callback, called as :param value: what it is given.");
+  EXPECT_EQ(sphinx.count("value"), 0u);
+  EXPECT_EQ(sphinx["mode"], "The mode.");
+}
+
+TEST(ParameterDocs, TabsIndentLikePython) {
+  // A tab is eight columns: the entry is under the header, its continuation
+  // deeper still.
+  Docs d = Parse("Args:\n\tmode: How it\n\t    runs.\n\tlevel: How loud.\n");
+  EXPECT_EQ(d["mode"], "How it runs.");
+  EXPECT_EQ(d["level"], "How loud.");
+  EXPECT_EQ(Parse(":param\tint\tx: Tabbed field.\n")["x"], "Tabbed field.");
+}
+
+TEST(ParameterDocs, LongDescriptionsAreCutAtAWord) {
+  std::string words;
+  for (int i = 0; i < 2000; ++i) words += "word" + std::to_string(i) + " ";
+  Docs d = Parse("Args:\n  mode: " + words + "\n");
+  std::string doc = d["mode"];
+  ASSERT_TRUE(doc.ends_with("…"));
+  EXPECT_LE(doc.size(), python::kMaxParameterDocChars + 2);  // "…" is 3 bytes, 1 character
+  std::string kept = doc.substr(0, doc.size() - std::string("…").size());
+  EXPECT_EQ(words.substr(0, kept.size() + 1), kept + " ");  // whole words only
+  // One word longer than the bound is cut inside it.
+  std::string one(5000, 'x');
+  EXPECT_EQ(Parse("Args:\n  mode: " + one + "\n")["mode"],
+            std::string(python::kMaxParameterDocChars - 1, 'x') + "…");
+}
+
+TEST(ParameterDocs, FirstSentenceOnly) {
+  Docs d = Parse(
+      "Args:\n"
+      "  a: One, e.g. `x.y`. Two.\n"
+      "  b: Ends with a number 1.5 and goes on. Second sentence!\n"
+      "  c: No full stop at all\n"
+      "  d: Is it? Yes.\n"
+      "  e: Version 2. then lower case goes on.\n");
+  EXPECT_EQ(d["a"], "One, e.g. `x.y`.");
+  EXPECT_EQ(d["b"], "Ends with a number 1.5 and goes on.");
+  EXPECT_EQ(d["c"], "No full stop at all");
+  EXPECT_EQ(d["d"], "Is it?");
+  EXPECT_EQ(d["e"], "Version 2. then lower case goes on.");
+}
+
+TEST(ParameterDocs, Unicode) {
+  Docs d = Parse("Args:\n  größe: Die Größe des Puffers — in Bytes. Mehr.\n  ß: ✓.\n");
+  EXPECT_EQ(d["größe"], "Die Größe des Puffers — in Bytes.");
+  EXPECT_EQ(d["ß"], "✓.");
+  // The bound counts characters, and never splits one.
+  std::string wide;
+  for (int i = 0; i < 300; ++i) wide += "é";
+  std::string doc = Parse("Args:\n  x: " + wide + "\n")["x"];
+  EXPECT_EQ(doc, std::string(wide, 0, 2 * (python::kMaxParameterDocChars - 1)) + "…");
+}
+
+TEST(ParameterDocs, NestedHeadersStayLinear) {
+  // Headers and fields each deeper than the last, past the bytes read: every
+  // line is read a bounded number of times.
+  std::string doc;
+  for (int i = 0; i < 3000; ++i) {
+    std::string indent(static_cast<size_t>(i % 700), ' ');
+    doc += indent + "Args:\n" + indent + ":param x: y\n" + indent + "Parameters\n" + indent +
+           "----------\n";
+  }
+  auto start = std::chrono::steady_clock::now();
+  Parse(doc);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+}
+}  // namespace
+}  // namespace errdex::extract
