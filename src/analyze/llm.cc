@@ -248,9 +248,11 @@ std::set<std::string, std::less<>> KnownNames(const catalog::ErrorRecord& e) {
   for (const catalog::SiteRecord& s : e.sites) {
     for (std::string_view t : {std::string_view(s.function), std::string_view(s.path),
                                std::string_view(s.statement), std::string_view(s.excerpt),
-                               std::string_view(s.signature), std::string_view(s.trigger)}) {
+                               std::string_view(s.trigger)}) {
       AddIdentifiers(t, known);
     }
+    // The parameters' names, not the words of their docstring lines.
+    for (const catalog::Parameter& p : catalog::SiteParameters(s)) known.insert(p.name);
     for (const catalog::EntryPoint& p : catalog::EntryPoints(s)) {
       AddIdentifiers(p.name, known);
       for (const std::string& v : p.via) AddIdentifiers(v, known);

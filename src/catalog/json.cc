@@ -367,8 +367,12 @@ std::vector<Parameter> ParametersJson(const json& j) {
   std::vector<Parameter> out;
   if (!j.is_array()) return out;
   for (const json& p : j) {
-    if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string()) return {};
-    out.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
+    if (!p.is_array() || p.size() < 2 || p.size() > 3 || !p[0].is_string() || !p[1].is_string() ||
+        (p.size() == 3 && !p[2].is_string())) {
+      return {};
+    }
+    out.push_back({p[0].get<std::string>(), p[1].get<std::string>(),
+                   p.size() == 3 ? p[2].get<std::string>() : ""});
   }
   return out;
 }

@@ -232,5 +232,94 @@ TEST(ParameterDocs, NestedHeadersStayLinear) {
   Parse(doc);
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
 }
+// Through the front end: the docstring of the raising function reaches its
+// site's signature as each parameter's third element.
+
+std::string SignatureOf(const std::string& code) {
+  Extraction x = ExtractPythonSource("m.py", code);
+  EXPECT_EQ(x.sites.size(), 1u) << code;
+  return x.sites.empty() ? "" : x.sites[0].signature;
+}
+
+TEST(DocstringSignature, ReachesTheSite) {
+  EXPECT_EQ(SignatureOf("def run(mode, *, level=0, **kw):\n"
+                        "    \"\"\"Run.\n"
+                        "\n"
+                        "    Args:\n"
+                        "        mode: How to run; \"fast\" or 'slow' \\\\ not \\\\d.\n"
+                        "    \"\"\"\n"
+                        "    if mode not in ('fast', 'slow'):\n"
+                        "        raise ValueError('bad mode')\n"),
+            R"([["mode","any","How to run; \"fast\" or 'slow' \\ not \\d."],)"
+            R"(["level","kw"],["kw","**"]])");
+  // What the catalog reads back is JSON.
+  std::string sig = SignatureOf("def f(x):\n  ':param x: A \\u00e9 \\N{BULLET} \\t tab.'\n"
+                                "  raise ValueError('x')\n");
+  nlohmann::json j = nlohmann::json::parse(sig, nullptr, false);
+  ASSERT_TRUE(j.is_array()) << sig;
+  EXPECT_EQ(j[0][2], "A é \\N{BULLET} tab.");
+}
+
+TEST(DocstringSignature, OnlyPlainStringLiteralsAreDocstrings) {
+  for (const char* body : {
+           "  f':param x: The x.'\n",          // an f-string is evaluated, not __doc__
+           "  b':param x: The x.'\n",          // bytes
+           "  doc = ':param x: The x.'\n",     // an assignment
+           "  ':param x: ' + 'The x.'\n",      // an expression
+           "  pass\n  ':param x: The x.'\n",  // not the first statement
+           "  (':param x: The x.', 1)\n",      // a tuple
+       }) {
+    EXPECT_EQ(SignatureOf(std::string("def f(x):\n") + body + "  raise ValueError('x')\n"),
+              R"([["x","any"]])")
+        << body;
+  }
+  // Raw, concatenated, after a comment, and with CRLF line ends: all __doc__.
+  for (const char* body : {
+           "  r':param x: The \\d x.'\n",
+           "  # why\n  ':param x: ' 'The \\\\d x.'\n",
+           "  \"\"\"Summary.\r\n\r\n  :param x: The \\\\d\r\n      x.\r\n  \"\"\"\r\n",
+       }) {
+    EXPECT_EQ(SignatureOf(std::string("def f(x):\n") + body + "  raise ValueError('x')\n"),
+              R"([["x","any","The \\d x."]])")
+        << body;
+  }
+}
+
+TEST(DocstringSignature, InitFallsBackOnTheClassDocstring) {
+  std::string numpy_class =
+      "class Buffer:\n"
+      "    \"\"\"A buffer.\n"
+      "\n"
+      "    Parameters\n"
+      "    ----------\n"
+      "    size : int\n"
+      "        Bytes to hold.\n"
+      "    mode : str\n"
+      "        From the class.\n"
+      "    \"\"\"\n";
+  EXPECT_EQ(SignatureOf(numpy_class +
+                        "    def __init__(self, size, mode):\n"
+                        "        \"\"\"Makes one.\n"
+                        "\n"
+                        "        Args:\n"
+                        "            mode: From __init__.\n"
+                        "        \"\"\"\n"
+                        "        raise ValueError('x')\n"),
+            R"([["self","any"],["size","any","Bytes to hold."],)"
+            R"(["mode","any","From __init__."]])");
+  // Only __init__: another method's parameters are its own.
+  EXPECT_EQ(SignatureOf(numpy_class +
+                        "    def resize(self, size):\n"
+                        "        raise ValueError('x')\n"),
+            R"([["self","any"],["size","any"]])");
+  // A nested function does not take its outer function's docstring.
+  EXPECT_EQ(SignatureOf("def outer(mode):\n"
+                        "    ':param mode: The outer mode.'\n"
+                        "    def inner(mode):\n"
+                        "        raise ValueError('x')\n"
+                        "    return inner\n"),
+            R"([["mode","any"]])");
+}
+
 }  // namespace
 }  // namespace errdex::extract
