@@ -125,7 +125,7 @@ catalog::ErrorRecord Stage() {
   e.sites.push_back(s);
   Analysis a;
   a.family.slug = "invalid-choice";
-  a.valid.push_back({"stage", {"0", "1"}, "cases", 1, {"kPreScheduler", "kPostScheduler"}});
+  a.valid.push_back({"stage", {"0", "1"}, "cases", 1, {"kPreScheduler", "kPostScheduler"}, ""});
   e.analysis = a;
   return e;
 }
