@@ -390,15 +390,20 @@ std::string PlainMarkup(std::string_view s) {
     out.push_back('`');
     in_code = !in_code;
     if (in_code && i + 1 < s.size() && s[i + 1] == '~') ++i;
+    // reST's escape that lets a word go on after code: ``Ref``\s.
+    if (!in_code && i + 2 < s.size() && s[i + 1] == '\\' &&
+        std::isalpha(static_cast<unsigned char>(s[i + 2]))) {
+      ++i;
+    }
   }
   return out;
 }
 
 // Where the first sentence ends: a full stop, ! or ? before a space and a
 // word that does not start lower case (e.g. and i.e. do not end one), outside `code`.
-size_t SentenceEnd(std::string_view s) {
+size_t SentenceEnd(std::string_view s, size_t from) {
   bool in_code = false;
-  for (size_t i = 0; i < s.size(); ++i) {
+  for (size_t i = from; i < s.size(); ++i) {
     if (s[i] == '`') in_code = !in_code;
     if (in_code || (s[i] != '.' && s[i] != '!' && s[i] != '?')) continue;
     if (i + 1 == s.size()) return s.size();
@@ -439,7 +444,13 @@ std::string Bounded(std::string s) {
 
 std::string Summary(std::string_view description) {
   std::string text = PlainMarkup(CollapseWhitespace(description));
-  text.resize(SentenceEnd(text));
+  // A first sentence of one word is a type (`nan_policy: str. Only
+  // "propagate" is supported.`): the next one says what the parameter is for.
+  size_t end = 0;
+  do {
+    end = SentenceEnd(text, end);
+  } while (end < text.size() && text.find(' ') >= end);
+  text.resize(end);
   return Bounded(std::string(Trim(text)));
 }
 

@@ -130,6 +130,8 @@ TEST(ParameterDocs, SphinxFields) {
 TEST(ParameterDocs, RolesAndDoubleBackquotesReadAsCode) {
   Docs d = Parse(":param kind: A :class:`~jax.numpy.dtype` or :py:func:`len`, or ``None``.\n");
   EXPECT_EQ(d["kind"], "A `jax.numpy.dtype` or `len`, or `None`.");
+  EXPECT_EQ(Parse(":param refs: The ``Ref``\\s to use, as in C:\\dir.\n")["refs"],
+            "The `Ref`s to use, as in C:\\dir.");
 }
 // Hostile inputs: each must give nothing, or exactly the entry's sentence.
 
@@ -200,12 +202,19 @@ TEST(ParameterDocs, FirstSentenceOnly) {
       "  b: Ends with a number 1.5 and goes on. Second sentence!\n"
       "  c: No full stop at all\n"
       "  d: Is it? Yes.\n"
-      "  e: Version 2. then lower case goes on.\n");
+      "  e: Version 2. then lower case goes on.\n"
+      "  f: str. Only `\"propagate\"` is supported. Other text.\n"
+      "  g: Optional. The axis. Other text.\n"
+      "  h: The axis. Other text.\n");
   EXPECT_EQ(d["a"], "One, e.g. `x.y`.");
   EXPECT_EQ(d["b"], "Ends with a number 1.5 and goes on.");
   EXPECT_EQ(d["c"], "No full stop at all");
   EXPECT_EQ(d["d"], "Is it?");
   EXPECT_EQ(d["e"], "Version 2. then lower case goes on.");
+  // A first sentence of one word (a type) takes the next one too.
+  EXPECT_EQ(d["f"], "str. Only `\"propagate\"` is supported.");
+  EXPECT_EQ(d["g"], "Optional. The axis.");
+  EXPECT_EQ(d["h"], "The axis.");
 }
 
 TEST(ParameterDocs, Unicode) {
