@@ -370,7 +370,9 @@ std::string PlainMarkup(std::string_view s) {
     if (s.compare(i, 2, "``") == 0) {
       ++i;
     } else if (s[i] == ':' && !in_code && (i == 0 || !IdentChar(s[i - 1]))) {
-      size_t tick = s.find('`', i + 1);
+      // Roles are short names: a colon far from any backquote is text, and
+      // looking further would make a line of colons quadratic.
+      size_t tick = s.substr(0, i + 64).find('`', i + 1);
       std::string_view role =
           tick == std::string_view::npos ? std::string_view() : s.substr(i + 1, tick - i - 1);
       bool is_role = role.size() >= 2 && role.back() == ':' &&
@@ -443,7 +445,8 @@ std::string Bounded(std::string s) {
 }
 
 std::string Summary(std::string_view description) {
-  std::string text = PlainMarkup(CollapseWhitespace(description));
+  std::string text =
+      PlainMarkup(CollapseWhitespace(TruncateUtf8(description, kMaxDescriptionBytes)));
   // A first sentence of one word is a type (`nan_policy: str. Only
   // "propagate" is supported.`): the next one says what the parameter is for.
   size_t end = 0;

@@ -228,18 +228,22 @@ TEST(ParameterDocs, Unicode) {
   EXPECT_EQ(doc, std::string(wide, 0, 2 * (python::kMaxParameterDocChars - 1)) + "…");
 }
 
-TEST(ParameterDocs, NestedHeadersStayLinear) {
+TEST(ParameterDocs, HostileShapesStayLinear) {
   // Headers and fields each deeper than the last, past the bytes read: every
   // line is read a bounded number of times.
-  std::string doc;
+  std::string nested;
   for (int i = 0; i < 3000; ++i) {
     std::string indent(static_cast<size_t>(i % 700), ' ');
-    doc += indent + "Args:\n" + indent + ":param x: y\n" + indent + "Parameters\n" + indent +
-           "----------\n";
+    nested += indent + "Args:\n" + indent + ":param x: y\n" + indent + "Parameters\n" + indent +
+              "----------\n";
   }
-  auto start = std::chrono::steady_clock::now();
-  Parse(doc);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  // A line of colons, none of them a role's, and of abbreviations.
+  std::string colons = "Args:\n  x: " + std::string(200000, ':') + " e.g." + "\n";
+  for (const std::string& doc : {nested, colons}) {
+    auto start = std::chrono::steady_clock::now();
+    Parse(doc);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(2));
+  }
 }
 // Through the front end: the docstring of the raising function reaches its
 // site's signature as each parameter's third element.
