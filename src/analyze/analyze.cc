@@ -1,5 +1,6 @@
 #include "analyze/analyze.h"
 
+#include <algorithm>
 #include <deque>
 #include <set>
 
@@ -65,12 +66,31 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
     std::vector<Guard> guards = SiteGuards(s);
     if (&s == &e.sites.front()) first_site_guards = guards;
     unreachable = unreachable || (s.internal && LooksUnreachable(guards));
+    std::vector<catalog::Parameter> params;
+    bool params_read = false;
     for (const Guard& g : guards) {
-      if (g.values.empty() || !listed.insert({g.subject, g.values}).second) continue;
+      if (g.values.empty()) continue;
+      // What the raising function's docstring says of the checked name, when
+      // it is one of its parameters.
+      if (!params_read) params = catalog::SiteParameters(s);
+      params_read = true;
+      auto param = std::find_if(params.begin(), params.end(),
+                                [&](const catalog::Parameter& p) { return p.name == g.subject; });
+      std::string doc = param == params.end() ? "" : param->doc;
+      if (!listed.insert({g.subject, g.values}).second) {
+        // Listed by an earlier site whose function has no entry for it.
+        for (ValidValues& v : a.valid) {
+          if (!doc.empty() && v.doc.empty() && v.subject == g.subject && v.values == g.values) {
+            v.doc = doc;
+          }
+        }
+        continue;
+      }
       ValidValues v;
       v.subject = g.subject;
       v.values = g.values;
       v.meanings = g.meanings;
+      v.doc = std::move(doc);
       v.source = g.kind == "default-case"                         ? "cases"
                  : g.code.find("isinstance") != std::string::npos ? "types"
                                                                   : "set";

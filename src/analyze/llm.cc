@@ -76,7 +76,9 @@ json Facts(const catalog::ErrorRecord& e) {
   if (e.analysis) {
     json valid = json::array();
     for (const ValidValues& v : e.analysis->valid) {
-      valid.push_back({{"subject", ToValidUtf8(v.subject)}, {"values", v.values}});
+      json one = {{"subject", ToValidUtf8(v.subject)}, {"values", v.values}};
+      if (!v.doc.empty()) one["doc"] = ToValidUtf8(v.doc);
+      valid.push_back(std::move(one));
     }
     if (!valid.empty()) facts["valid_values"] = std::move(valid);
     if (!e.analysis->labels.empty()) facts["labels"] = e.analysis->labels;
@@ -248,9 +250,11 @@ std::set<std::string, std::less<>> KnownNames(const catalog::ErrorRecord& e) {
   for (const catalog::SiteRecord& s : e.sites) {
     for (std::string_view t : {std::string_view(s.function), std::string_view(s.path),
                                std::string_view(s.statement), std::string_view(s.excerpt),
-                               std::string_view(s.signature), std::string_view(s.trigger)}) {
+                               std::string_view(s.trigger)}) {
       AddIdentifiers(t, known);
     }
+    // The parameters' names, not the words of their docstring lines.
+    for (const catalog::Parameter& p : catalog::SiteParameters(s)) known.insert(p.name);
     for (const catalog::EntryPoint& p : catalog::EntryPoints(s)) {
       AddIdentifiers(p.name, known);
       for (const std::string& v : p.via) AddIdentifiers(v, known);
@@ -261,6 +265,7 @@ std::set<std::string, std::less<>> KnownNames(const catalog::ErrorRecord& e) {
     for (const ValidValues& v : e.analysis->valid) {
       AddIdentifiers(v.subject, known);
       for (const std::string& x : v.values) AddIdentifiers(x, known);
+      AddIdentifiers(v.doc, known);  // the model is shown it
     }
   }
   return known;

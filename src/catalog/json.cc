@@ -202,6 +202,7 @@ json AnalysisToJson(const Analysis& a) {
                 {"source", v.source},
                 {"line", v.line}};
     if (!v.meanings.empty()) one["meanings"] = StringsJson(v.meanings);
+    if (!v.doc.empty()) one["doc"] = ToValidUtf8(v.doc);
     valid.push_back(std::move(one));
   }
   json related = json::array();
@@ -255,7 +256,7 @@ Analysis AnalysisFromJson(const json& j) {
       if (!x.is_object()) continue;
       a.valid.push_back(
           {Str(x, "subject"), Strings(x, "values"), Str(x, "source"), x.value("line", 0),
-           Strings(x, "meanings")});
+           Strings(x, "meanings"), Str(x, "doc")});
       if (a.valid.back().meanings.size() != a.valid.back().values.size()) {
         a.valid.back().meanings.clear();
       }
@@ -367,8 +368,12 @@ std::vector<Parameter> ParametersJson(const json& j) {
   std::vector<Parameter> out;
   if (!j.is_array()) return out;
   for (const json& p : j) {
-    if (!p.is_array() || p.size() != 2 || !p[0].is_string() || !p[1].is_string()) return {};
-    out.push_back({p[0].get<std::string>(), p[1].get<std::string>()});
+    if (!p.is_array() || p.size() < 2 || p.size() > 3 || !p[0].is_string() || !p[1].is_string() ||
+        (p.size() == 3 && !p[2].is_string())) {
+      return {};
+    }
+    out.push_back({p[0].get<std::string>(), p[1].get<std::string>(),
+                   p.size() == 3 ? p[2].get<std::string>() : ""});
   }
   return out;
 }

@@ -42,8 +42,10 @@ nlohmann::json ErrorJson(const ErrorRecord& e);
 struct Parameter {
   std::string name;
   std::string kind;  // pos, any, kw, *, **
+  std::string doc;   // the first sentence of its docstring entry; "" when none
 };
-// A site's signature read back; empty when none or damaged.
+// A site's signature read back ([name, kind] or [name, kind, doc] entries;
+// catalogs before docs have only pairs); empty when none or damaged.
 std::vector<Parameter> SiteParameters(const SiteRecord& s);
 
 // A site's public entry points (Site::entries), read back; empty when none

@@ -51,6 +51,8 @@ void RenderAnalysis(const catalog::ErrorRecord& e, const Style& style, std::ostr
       if (i < v.meanings.size() && !v.meanings[i].empty()) values += " (" + v.meanings[i] + ")";
     }
     Paragraph(fmt::format("valid for {}: {}", v.subject, values), out);
+    // Beside the values, what the function's docstring says the parameter is.
+    if (!v.doc.empty()) Paragraph("  docstring: " + v.doc, out);
   }
   if (!a.prose.solutions.empty()) {
     Section(style, "Solutions", out);

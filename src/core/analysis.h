@@ -16,6 +16,9 @@ struct ValidValues {
   std::string source;  // "cases" (match/switch), "set" (`not in`), "types" (isinstance)
   int line = 0;        // the guard's line in the first site that has it
   std::vector<std::string> meanings;  // Guard::meanings: what each case maps to
+  // When the subject is a parameter of the raising function, the first
+  // sentence of its docstring entry (catalog::Parameter::doc); else "".
+  std::string doc;
 };
 
 struct RelatedError {

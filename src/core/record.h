@@ -60,7 +60,9 @@ struct Site {
   // The enclosing function's parameters in order, as JSON pairs of name and
   // kind: [["self","any"],["x","pos"],["mode","kw"]] — "pos" positional
   // only, "any" positional or keyword, "*" and "**" the variadic ones, "kw"
-  // keyword only. Empty where the front end does not read signatures.
+  // keyword only — with a third element, the first sentence of its entry in
+  // the docstring, where there is one: ["mode","kw","How to run."]. Empty
+  // where the front end does not read signatures.
   std::string signature;
   // The library's public functions whose calls reach this site's function,
   // shortest path first, as JSON: [{"name": "pkg.mod.f", "kind": "function"

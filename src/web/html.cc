@@ -530,7 +530,12 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
         }
       }
       when += "<p><b>Valid " + std::string(v.source == "types" ? "types" : "values") +
-              " for <code>" + Escape(v.subject) + "</code>:</b> " + values + "</p>";
+              " for <code>" + Escape(v.subject) + "</code>:</b> " + values;
+      if (!v.doc.empty()) {
+        when += "<br><span class=\"note\">The docstring says of <code>" + Escape(v.subject) +
+                "</code>: " + Prose(v.doc) + "</span>";
+      }
+      when += "</p>";
     }
   }
   // How a user's call gets there: the public functions whose calls reach

@@ -9,9 +9,12 @@
 #include <unordered_map>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "core/text.h"
 #include "extract/python/py_calls.h"
 #include "extract/python/py_conditions.h"
+#include "extract/python/py_docstring.h"
 #include "extract/python/py_flow.h"
 #include "extract/python/py_guards.h"
 #include "extract/python/py_syntax.h"
@@ -1318,12 +1321,26 @@ class FileExtractor {
   // ------------------------------------------------------ site construction
 
   // Where the site is and its statement; no excerpt, no guards.
-  // The parameters of a function definition as Site::signature's JSON.
-  std::string Signature(TSNode function) const {
+  // The parameters of a function definition as Site::signature's JSON, each
+  // with its docstring line where the docstring has an entry for it. An
+  // `__init__` falls back on its class's docstring, where numpydoc and
+  // Google's guide document a constructor's parameters.
+  std::string Signature(TSNode function, TSNode owner_class) const {
+    std::map<std::string, std::string, std::less<>> docs;
+    if (std::optional<std::string> doc = Docstring(function, src_)) docs = ParameterDocs(*doc);
+    if (!ts_node_is_null(owner_class) && Text(Field(function, "name")) == "__init__") {
+      if (std::optional<std::string> doc = Docstring(owner_class, src_)) {
+        docs.merge(ParameterDocs(*doc));  // keeps __init__'s own entries
+      }
+    }
     std::string out;
     for (const SigParam& p : ReadParameters(function, src_)) {
       // Identifiers need no JSON escaping.
-      out += std::string(out.empty() ? "" : ",") + "[\"" + p.name + "\",\"" + p.kind + "\"]";
+      out += std::string(out.empty() ? "" : ",") + "[\"" + p.name + "\",\"" + p.kind + "\"";
+      if (auto d = docs.find(p.name); d != docs.end()) {
+        out += "," + nlohmann::json(ToValidUtf8(d->second)).dump();
+      }
+      out += "]";
     }
     return "[" + out + "]";
   }
@@ -1339,7 +1356,12 @@ class FileExtractor {
     s.function = CurrentQualname();
     if (!scopes_.empty() && !scopes_.back().is_class) {
       Scope& scope = scopes_.back();
-      if (scope.signature.empty()) scope.signature = Signature(scope.node);
+      if (scope.signature.empty()) {
+        const Scope* owner = ScopeAbove(scopes_.size() - 1);
+        scope.signature = Signature(scope.node, owner != nullptr && owner->is_class
+                                                    ? owner->node
+                                                    : TSNode{});
+      }
       s.signature = scope.signature;
     }
     // The source is valid UTF-8 and lines end at character boundaries; only

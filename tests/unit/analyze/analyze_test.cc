@@ -4,12 +4,17 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+#include <sstream>
+
 #include "analyze/family.h"
 #include "catalog/catalog.h"
 #include "catalog/json.h"
+#include "cli/render.h"
 #include "core/error_id.h"
 #include "extract/extractor.h"
 #include "test_util.h"
+#include "web/html.h"
 
 namespace errdex::analyze {
 namespace {
@@ -244,6 +249,80 @@ def run(data, *, mode):
   nlohmann::json j = catalog::ErrorJson(*e);
   EXPECT_EQ(j["sites"][0]["entry_points"][0]["name"], "pkg.api.run");
   EXPECT_EQ(j["sites"][0]["parameters"], nlohmann::json::parse(R"([["mode","any"]])"));
+}
+
+// The docstring line of the checked parameter goes beside its valid values:
+// in the analysis, its JSON, `errdex show` and the page. Only a parameter of
+// the raising function has one; a local of the same name as a documented
+// entry has none.
+TEST(Analyze, ValidValuesCarryTheCheckedParametersDocstringLine) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value());
+  ASSERT_TRUE(cat->WriteSnapshot(Info("test/docs"), extract::ExtractPythonSource("api.py", R"py(
+def run(mode):
+    """Run it.
+
+    Args:
+        mode (str): How to run: <fast> or "exact". Slower when exact.
+    """
+    if mode not in ("fast", "exact"):
+        raise ValueError(f"Unknown mode {mode}")
+
+def lower(kind_name):
+    """Lower it.
+
+    :param kind: The kind, documented but not a parameter.
+    :param kind_name: Its name.
+    """
+    kind = kind_name.lower()
+    if kind not in ("a", "b"):
+        raise ValueError(f"Unknown kind {kind}")
+
+def bare(level):
+    """No entry for level here."""
+    if level not in (0, 1):
+        raise ValueError(f"Unknown level {level}")
+)py"))
+                  .has_value());
+  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
+  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
+  ASSERT_TRUE(all.has_value());
+  std::map<std::string, catalog::ErrorRecord> by_template;
+  for (const catalog::ErrorRecord& r : *all) by_template[r.template_text] = *cat->Get(r.id);
+  ASSERT_EQ(by_template.size(), 3u);
+
+  const catalog::ErrorRecord& run = by_template["Unknown mode {mode}"];
+  ASSERT_TRUE(run.analysis.has_value());
+  ASSERT_EQ(run.analysis->valid.size(), 1u);
+  const std::string doc = "How to run: <fast> or \"exact\".";
+  EXPECT_EQ(run.analysis->valid[0].doc, doc);
+  nlohmann::json j = catalog::ErrorJson(run);
+  EXPECT_EQ(j["analysis"]["valid_values"][0]["doc"], doc);
+  std::ostringstream shown;
+  cli::RenderError(run, cli::Style{}, shown);
+  EXPECT_NE(shown.str().find("  valid for mode: \"fast\", \"exact\"\n    docstring: " + doc + "\n"),
+            std::string::npos)
+      << shown.str();
+  std::string page = web::ErrorPage(run, web::Links{});
+  EXPECT_NE(page.find("<code>&quot;exact&quot;</code><br><span class=\"note\">The docstring says "
+                      "of <code>mode</code>: How to run: &lt;fast&gt; or &quot;exact&quot;."
+                      "</span></p>"),
+            std::string::npos)
+      << page;
+
+  for (const char* other : {"Unknown kind {kind}", "Unknown level {level}"}) {
+    const catalog::ErrorRecord& e = by_template[other];
+    ASSERT_TRUE(e.analysis.has_value()) << other;
+    ASSERT_EQ(e.analysis->valid.size(), 1u) << other;
+    EXPECT_EQ(e.analysis->valid[0].doc, "") << other;
+    EXPECT_FALSE(catalog::ErrorJson(e)["analysis"]["valid_values"][0].contains("doc")) << other;
+    std::ostringstream text;
+    cli::RenderError(e, cli::Style{}, text);
+    EXPECT_EQ(text.str().find("docstring:"), std::string::npos) << text.str();
+    EXPECT_EQ(web::ErrorPage(e, web::Links{}).find("The docstring says"), std::string::npos);
+  }
 }
 
 }  // namespace

@@ -125,7 +125,7 @@ catalog::ErrorRecord Stage() {
   e.sites.push_back(s);
   Analysis a;
   a.family.slug = "invalid-choice";
-  a.valid.push_back({"stage", {"0", "1"}, "cases", 1, {"kPreScheduler", "kPostScheduler"}});
+  a.valid.push_back({"stage", {"0", "1"}, "cases", 1, {"kPreScheduler", "kPostScheduler"}, ""});
   e.analysis = a;
   return e;
 }
@@ -301,7 +301,9 @@ TEST(Llm, AnswersNamingWhatTheCatalogDoesNotKnowAreRejected) {
   catalog::ErrorRecord e = Stage();
   e.sites[0].language = "python";
   e.sites[0].function = "Pipeline.configure";
-  e.sites[0].signature = R"([["self","any"],["mode","any"],["stage","kw"]])";
+  // The words of a parameter's docstring line are prose, not names it knows.
+  e.sites[0].signature =
+      R"([["self","any"],["mode","any","Call set_pipeline_stage before."],["stage","kw"]])";
   auto check = [&](const std::string& meaning, const std::string& after) {
     Enrichment n;
     n.meaning = meaning;

@@ -5,10 +5,12 @@
 
 #include <chrono>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <sstream>
 #include <thread>
 
+#include "catalog/json.h"
 #include "catalog/schema.h"
 #include "core/error_id.h"
 #include "test_util.h"
@@ -529,6 +531,37 @@ TEST(Catalog, TheLastAnalysisTimeIsKeptApartAndChecked) {
   EXPECT_NE(removed.error().message.find("the meta table does not match the seal"),
             std::string::npos)
       << removed.error().message;
+}
+
+TEST(Catalog, SignaturesOfPairsAndOfTriplesWithDocsReadBack) {
+  TempDir dir;
+  std::string path = (dir.path() / "c.db").string();
+  Extraction x = Sample();
+  // As errdex wrote it before docstring lines: [name, kind] pairs.
+  x.sites[0].signature = R"([["self","any"],["mode","kw"]])";
+  // With them: a third element where the docstring has an entry.
+  x.sites[1].signature = R"([["stage","any","The stage, \"0\" or 1."],["n","pos"]])";
+  // Damaged: not an entry of two or three strings. Nothing, not a guess.
+  x.sites[2].signature = R"([["stage","any",3]])";
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(cat->WriteSnapshot(Info("abc"), x).has_value());
+  ListQuery all;
+  all.with_guards = true;
+  Result<std::vector<ErrorRecord>> errors = cat->List(all);
+  ASSERT_TRUE(errors.has_value()) << errors.error().message;
+  std::map<int, std::vector<Parameter>> by_line;
+  for (const ErrorRecord& e : *errors) {
+    for (const SiteRecord& s : e.sites) by_line[s.line] = SiteParameters(s);
+  }
+  ASSERT_EQ(by_line[10].size(), 2u);
+  EXPECT_EQ(by_line[10][1].name, "mode");
+  EXPECT_EQ(by_line[10][1].kind, "kw");
+  EXPECT_EQ(by_line[10][1].doc, "");
+  ASSERT_EQ(by_line[187].size(), 2u);
+  EXPECT_EQ(by_line[187][0].doc, "The stage, \"0\" or 1.");
+  EXPECT_EQ(by_line[187][1].name, "n");
+  EXPECT_EQ(by_line[187][1].doc, "");
+  EXPECT_TRUE(by_line[210].empty());
 }
 
 TEST(Catalog, FindsASnapshotByLibraryAndRevision) {
