@@ -28,6 +28,20 @@ std::vector<Guard> SiteGuards(const catalog::SiteRecord& s) {
   return catalog::GuardsFromJson(nlohmann::json::parse(s.guards_json, nullptr, false));
 }
 
+// The docstring line of the first entry point (shortest first) that passes
+// `subject` down unchanged and documents the parameter it takes it as.
+std::string EntryPointDoc(const catalog::SiteRecord& s, const std::string& subject) {
+  for (const catalog::EntryPoint& e : catalog::EntryPoints(s)) {
+    for (const auto& [site_param, param] : e.args) {
+      if (site_param != subject) continue;
+      for (const catalog::Parameter& p : e.parameters) {
+        if (p.name == param && !p.doc.empty()) return p.doc;
+      }
+    }
+  }
+  return "";
+}
+
 }  // namespace
 
 std::vector<std::string> Ancestry(const std::string& exception,
@@ -77,6 +91,9 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
       auto param = std::find_if(params.begin(), params.end(),
                                 [&](const catalog::Parameter& p) { return p.name == g.subject; });
       std::string doc = param == params.end() ? "" : param->doc;
+      // Else what a public entry point's docstring says of its parameter
+      // that carries the value down unchanged.
+      if (doc.empty() && param != params.end()) doc = EntryPointDoc(s, g.subject);
       if (!listed.insert({g.subject, g.values}).second) {
         // Listed by an earlier site whose function has no entry for it.
         for (ValidValues& v : a.valid) {

@@ -295,7 +295,7 @@ class Graph {
         DefinedFunction d;
         d.qualified = fn.name;
         d.line = fn.line;
-        for (const std::string& p : fn.params) d.params.push_back({p, "any"});
+        for (const std::string& p : fn.params) d.params.push_back({p, "any", ""});
         pseudo.facts.functions.push_back(std::move(d));
       }
       first[f] = static_cast<int>(nodes_.size());
@@ -649,7 +649,10 @@ class Graph {
     for (const auto& [site_param, param] : seen.at(n).carried) args[site_param] = param;
     e["args"] = std::move(args);
     nlohmann::json parameters = nlohmann::json::array();
-    for (const SigParam& p : node.fn->params) parameters.push_back({p.name, p.kind});
+    for (const SigParam& p : node.fn->params) {
+      parameters.push_back(p.doc.empty() ? nlohmann::json{p.name, p.kind}
+                                         : nlohmann::json{p.name, p.kind, p.doc});
+    }
     e["parameters"] = std::move(parameters);
     return e;
   }

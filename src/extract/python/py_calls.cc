@@ -4,6 +4,7 @@
 #include <cctype>
 #include <map>
 
+#include "extract/python/py_docstring.h"
 #include "extract/python/py_syntax.h"
 #include "extract/ts_util.h"
 
@@ -90,6 +91,7 @@ class Reader {
     std::map<std::string, std::string, std::less<>> wrapped;
     std::map<std::string, int, std::less<>> locals;  // functions defined in it
     int depth = 0;  // of the definition that opened it
+    TSNode node{};  // a class's definition, for its docstring
   };
 
   std::string_view Text(TSNode n) const { return NodeText(n, src_); }
@@ -145,6 +147,7 @@ class Reader {
     if (!scopes_.empty() && scopes_.back().is_class) f.owner = scopes_.back().qualified;
     f.line = StartLine(node);
     f.params = ReadParameters(node, src_);
+    ReadParameterDocs(node, f);
     facts_.functions.push_back(std::move(f));
     int index = static_cast<int>(facts_.functions.size()) - 1;
     if (const Scope* outer = FunctionScope()) {
@@ -164,6 +167,24 @@ class Reader {
     decorated_ = TSNode{};
     scopes_.push_back({false, facts_.functions.back().qualified, index, {}, {}, depth});
     return true;
+  }
+
+  // What an entry point's docstring says of the parameters it passes down:
+  // the function's own, else (for `__init__`) its class's, as numpydoc and
+  // Google document constructors.
+  void ReadParameterDocs(TSNode node, DefinedFunction& f) const {
+    if (f.params.empty()) return;
+    std::map<std::string, std::string, std::less<>> docs;
+    if (std::optional<std::string> doc = Docstring(node, src_)) docs = ParameterDocs(*doc);
+    if (LastPart(f.qualified) == "__init__" && !scopes_.empty() && scopes_.back().is_class &&
+        !ts_node_is_null(scopes_.back().node)) {
+      if (std::optional<std::string> doc = Docstring(scopes_.back().node, src_)) {
+        for (auto& [name, text] : ParameterDocs(*doc)) docs.emplace(name, text);
+      }
+    }
+    for (SigParam& p : f.params) {
+      if (auto it = docs.find(p.name); it != docs.end()) p.doc = it->second;
+    }
   }
 
   // `@register_rule(prim, ...)` or `@prim.def_impl` over the function `index`.
@@ -268,7 +289,7 @@ class Reader {
     }
     facts_.classes.push_back(c);
     decorated_ = TSNode{};
-    scopes_.push_back({true, c.qualified, -1, {}, {}, depth});
+    scopes_.push_back({true, c.qualified, -1, {}, {}, depth, node});
     return true;
   }
 
@@ -446,7 +467,7 @@ std::vector<SigParam> ReadParameters(TSNode function, std::string_view src) {
       name = ts_node_named_child(name, 0);
     }
     if (K(name) != kIdentifier) continue;  // a tuple pattern (Python 2)
-    out.push_back({std::string(NodeText(name, src)), kind});
+    out.push_back({std::string(NodeText(name, src)), kind, ""});
   }
   return out;
 }

@@ -16,6 +16,7 @@ namespace errdex::extract::python {
 struct SigParam {
   std::string name;
   std::string kind;  // "pos" positional only, "any", "kw" keyword only, "*", "**"
+  std::string doc;   // its docstring line (py_docstring.h), when documented
 };
 
 struct DefinedFunction {

@@ -325,5 +325,55 @@ def bare(level):
   }
 }
 
+// A private check reached from a documented public function that passes the
+// value down unchanged takes that function's docstring line; one reached
+// through a value the caller computes does not.
+TEST(Analyze, ValidValuesTakeTheDocOfTheEntryPointThatCarriesTheValue) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value());
+  ASSERT_TRUE(cat->WriteSnapshot(Info("test/entrydocs"), extract::ExtractPythonSource("api.py", R"py(
+def _check(mode):
+    if mode not in ("fast", "exact"):
+        raise ValueError(f"Unknown mode {mode}")
+
+def _check_level(level):
+    if level not in (0, 1):
+        raise ValueError(f"Unknown level {level}")
+
+def run(data, mode="fast"):
+    """Run it.
+
+    Parameters
+    ----------
+    mode : str
+        Either fast or exact.
+    """
+    return _check(mode)
+
+def tune(level):
+    """Tune it.
+
+    Args:
+        level: The level, doubled before the check.
+    """
+    return _check_level(level * 2)
+)py"))
+                  .has_value());
+  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
+  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
+  ASSERT_TRUE(all.has_value());
+  std::map<std::string, catalog::ErrorRecord> by_template;
+  for (const catalog::ErrorRecord& r : *all) by_template[r.template_text] = *cat->Get(r.id);
+  const catalog::ErrorRecord& mode = by_template["Unknown mode {mode}"];
+  ASSERT_TRUE(mode.analysis.has_value());
+  ASSERT_EQ(mode.analysis->valid.size(), 1u);
+  EXPECT_EQ(mode.analysis->valid[0].doc, "Either fast or exact.");
+  const catalog::ErrorRecord& level = by_template["Unknown level {level}"];
+  ASSERT_TRUE(level.analysis.has_value());
+  ASSERT_EQ(level.analysis->valid.size(), 1u);
+  EXPECT_EQ(level.analysis->valid[0].doc, "");
+}
+
 }  // namespace
 }  // namespace errdex::analyze
