@@ -251,16 +251,32 @@ def run(data, *, mode):
   EXPECT_EQ(j["sites"][0]["parameters"], nlohmann::json::parse(R"([["mode","any"]])"));
 }
 
+// `source`, one Python file, indexed as `library` and analysed: its errors
+// by template.
+std::map<std::string, catalog::ErrorRecord> AnalysedByTemplate(const TempDir& dir,
+                                                               const std::string& library,
+                                                               const std::string& source) {
+  std::map<std::string, catalog::ErrorRecord> out;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  EXPECT_TRUE(cat.has_value());
+  if (!cat) return out;
+  EXPECT_TRUE(
+      cat->WriteSnapshot(Info(library), extract::ExtractPythonSource("api.py", source)).has_value());
+  EXPECT_TRUE(AnalyzeCatalog(*cat, "").has_value());
+  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
+  EXPECT_TRUE(all.has_value());
+  if (!all) return out;
+  for (const catalog::ErrorRecord& r : *all) out[r.template_text] = *cat->Get(r.id);
+  return out;
+}
+
 // The docstring line of the checked parameter goes beside its valid values:
 // in the analysis, its JSON, `errdex show` and the page. Only a parameter of
 // the raising function has one; a local of the same name as a documented
 // entry has none.
 TEST(Analyze, ValidValuesCarryTheCheckedParametersDocstringLine) {
   TempDir dir;
-  std::string path = (dir.path() / "c.db").string();
-  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
-  ASSERT_TRUE(cat.has_value());
-  ASSERT_TRUE(cat->WriteSnapshot(Info("test/docs"), extract::ExtractPythonSource("api.py", R"py(
+  std::map<std::string, catalog::ErrorRecord> by_template = AnalysedByTemplate(dir, "test/docs", R"py(
 def run(mode):
     """Run it.
 
@@ -284,13 +300,7 @@ def bare(level):
     """No entry for level here."""
     if level not in (0, 1):
         raise ValueError(f"Unknown level {level}")
-)py"))
-                  .has_value());
-  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
-  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
-  ASSERT_TRUE(all.has_value());
-  std::map<std::string, catalog::ErrorRecord> by_template;
-  for (const catalog::ErrorRecord& r : *all) by_template[r.template_text] = *cat->Get(r.id);
+)py");
   ASSERT_EQ(by_template.size(), 3u);
 
   const catalog::ErrorRecord& run = by_template["Unknown mode {mode}"];
@@ -330,9 +340,8 @@ def bare(level):
 // through a value the caller computes does not.
 TEST(Analyze, ValidValuesTakeTheDocOfTheEntryPointThatCarriesTheValue) {
   TempDir dir;
-  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
-  ASSERT_TRUE(cat.has_value());
-  ASSERT_TRUE(cat->WriteSnapshot(Info("test/entrydocs"), extract::ExtractPythonSource("api.py", R"py(
+  std::map<std::string, catalog::ErrorRecord> by_template =
+      AnalysedByTemplate(dir, "test/entrydocs", R"py(
 def _check(mode):
     if mode not in ("fast", "exact"):
         raise ValueError(f"Unknown mode {mode}")
@@ -358,13 +367,7 @@ def tune(level):
         level: The level, doubled before the check.
     """
     return _check_level(level * 2)
-)py"))
-                  .has_value());
-  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
-  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
-  ASSERT_TRUE(all.has_value());
-  std::map<std::string, catalog::ErrorRecord> by_template;
-  for (const catalog::ErrorRecord& r : *all) by_template[r.template_text] = *cat->Get(r.id);
+)py");
   const catalog::ErrorRecord& mode = by_template["Unknown mode {mode}"];
   ASSERT_TRUE(mode.analysis.has_value());
   ASSERT_EQ(mode.analysis->valid.size(), 1u);
