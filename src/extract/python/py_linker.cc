@@ -180,15 +180,23 @@ class Linker {
   // per way its __init__ chain and __str__ can go, at most kMaxMessages.
   std::vector<Template> Compose(const ClassInfo* c, const std::vector<CallArg>& args) const {
     std::vector<const ClassInfo*> mro = Mro(c);
-    // The class's own name is known wherever it is raised.
-    Bindings class_name;
+    // The class's own name is known wherever it is raised, in the class's
+    // code; in the raise site's arguments `cls.__name__` is the raising
+    // code's class (pyasn1's `BitString.fromHexString`), so those are
+    // hidden from the substitution and shown again after it.
+    Bindings class_name, hide, show;
     for (std::string_view expr : {"type(self).__name__", "self.__class__.__name__", "cls.__name__",
                                   "self.__class__.__qualname__", "type(self).__qualname__"}) {
-      class_name[std::string(expr)] = FormatArg{std::string(expr), Template::Literal(c->name)};
+      std::string e(expr);
+      class_name[e] = FormatArg{e, Template::Literal(c->name)};
+      hide[e] = FormatArg{"\x01" + e, std::nullopt};
+      show["\x01" + e] = FormatArg{e, std::nullopt};
     }
+    std::vector<CallArg> hidden;
+    for (const CallArg& a : args) hidden.push_back(WithValue(a, hide));
     std::vector<Template> out;
-    ComposeFrom(mro, 0, args, args, Bindings{}, out);
-    for (Template& t : out) t = Substitute(t, class_name);
+    ComposeFrom(mro, 0, hidden, hidden, Bindings{}, out);
+    for (Template& t : out) t = Substitute(Substitute(t, class_name), show);
     return out;
   }
 

@@ -291,6 +291,29 @@ TEST(PythonExtractor, ExceptionClassesComposeTheirMessage) {
              "Concrete: Abstract value: {t}\n\nSee docs#Concrete", "Named: no loop named 'add'"}));
 }
 
+// `cls.__name__` in the raise's own arguments is the raising code's class,
+// not the exception's (pyasn1's `BitString.fromHexString() error: ...`); in
+// the exception class's code it is the exception's.
+TEST(PythonExtractor, ClassNamesOfTheRaiseSiteAreNotTheExceptions) {
+  std::vector<std::string> m = Messages(
+      "class PyAsn1Error(Exception):\n"
+      "  def __init__(self, *args):\n"
+      "    super().__init__(*args)\n"
+      "class Tagged(Exception):\n"
+      "  def __init__(self, what):\n"
+      "    super().__init__(f'{type(self).__name__}: {what}')\n"
+      "class BitString:\n"
+      "  @classmethod\n"
+      "  def fromHexString(cls, value):\n"
+      "    raise PyAsn1Error(f'{cls.__name__}.fromHexString() error: {value}')\n"
+      "  @classmethod\n"
+      "  def tagged(cls, value):\n"
+      "    raise Tagged(f'{cls.__name__} took {value}')\n");
+  EXPECT_EQ(m, (std::vector<std::string>{
+                   "PyAsn1Error: {cls.__name__}.fromHexString() error: {value}",
+                   "Tagged: Tagged: {cls.__name__} took {value}"}));
+}
+
 TEST(PythonExtractor, ImportAliasesResolveTheExceptionName) {
   Extraction x = Extract("from errors import LongError as E\nraise E('x')\n");
   ASSERT_EQ(x.sites.size(), 1u);
