@@ -530,13 +530,7 @@ class Extractor {
     fn.name = binding->second;
     fn.line = static_cast<int>(ts_node_start_point(lambda).row) + 1;
     fn.bound = true;
-    std::string signature = BindingSignature();
-    for (size_t at = signature.find("[\""); at != std::string::npos;
-         at = signature.find("[\"", at + 2)) {
-      size_t end = signature.find('"', at + 2);
-      if (end == std::string::npos) break;
-      fn.params.push_back(signature.substr(at + 2, end - at - 2));
-    }
+    fn.params = BindingNames();
     int index = static_cast<int>(result_.facts.functions.size());
     function_at_[ts_node_start_byte(lambda)] = index;
     result_.facts.functions.push_back(std::move(fn));
@@ -1812,9 +1806,18 @@ class Extractor {
   // (`m.def("f", [](int a, int b) {...}, nb::arg("a"), nb::arg("b") = 1)`), as
   // Site::signature's JSON; "" unless every parameter is named by an arg.
   std::string BindingSignature() const {
+    std::string out;
+    for (const std::string& n : BindingNames()) {
+      out += (out.empty() ? "[" : ",") + ("[\"" + n + "\",\"any\"]");
+    }
+    return out.empty() ? out : out + "]";
+  }
+
+  // The names of that signature, in order; none unless all are named.
+  std::vector<std::string> BindingNames() const {
     for (size_t i = ancestors_.size(); i-- > 2;) {
       if (K(ancestors_[i]) != kLambda) continue;
-      if (K(ancestors_[i - 1]) != kArgumentList || K(ancestors_[i - 2]) != kCall) return "";
+      if (K(ancestors_[i - 1]) != kArgumentList || K(ancestors_[i - 2]) != kCall) return {};
       std::vector<std::string> names;
       bool after = false;
       for (TSNode a : NamedChildren(ancestors_[i - 1])) {
@@ -1831,23 +1834,21 @@ class Extractor {
         }
         TSNode args = Field(call, "arguments");
         TSNode literal = ts_node_named_child_count(args) > 0 ? ts_node_named_child(args, 0) : TSNode{};
-        if (K(literal) != kStringLiteral) return "";
+        if (K(literal) != kStringLiteral) return {};
         std::string name;
         AppendLiteral(literal, name);
-        if (name.empty() || name.find_first_of("\"\\") != std::string::npos) return "";
+        if (name.empty() || name.find_first_of("\"\\") != std::string::npos) return {};
         names.push_back(std::move(name));
       }
       TSNode declarator = Field(ancestors_[i], "declarator");
       TSNode params = ts_node_is_null(declarator) ? TSNode{} : Field(declarator, "parameters");
       if (names.empty() || ts_node_is_null(params) ||
           ts_node_named_child_count(params) != names.size()) {
-        return "";
+        return {};
       }
-      std::string out;
-      for (const std::string& n : names) out += (out.empty() ? "[" : ",") + ("[\"" + n + "\",\"any\"]");
-      return out + "]";
+      return names;
     }
-    return "";
+    return {};
   }
 
   static bool IsMacroName(std::string_view name) {

@@ -80,12 +80,12 @@ struct Module {
   std::unordered_map<std::string, const ImportFact*> imports;
   std::unordered_map<std::string, std::string> aliases;
   std::unordered_map<std::string, int> variables;  // name → key id
-  bool native = false;  // a C/C++ file's functions
 };
 
 struct Node {
   int module = -1;
   const DefinedFunction* fn = nullptr;
+  const cpp::NativeFunction* native = nullptr;  // a C/C++ function's facts
 };
 
 struct Class {
@@ -135,7 +135,6 @@ class Graph {
   void AddModule(const FileResult& f, bool importable = true) {
     Module m;
     m.file = &f;
-    m.native = !importable;
     m.name = importable ? ModuleName(f.path) : "";
     m.package = EndsWith(f.path, "__init__.py");
     int id = static_cast<int>(modules_.size());
@@ -303,6 +302,7 @@ class Graph {
       for (size_t i = 0; i < native[f].facts->functions.size(); ++i) {
         const cpp::NativeFunction& fn = native[f].facts->functions[i];
         int node = first[f] + static_cast<int>(i);
+        nodes_[static_cast<size_t>(node)].native = &fn;
         if (fn.file_local) file_local_.insert(node);
         // A bound lambda's name is Python's; a module initialiser is no callee.
         if (fn.bound || !fn.module.empty()) continue;
@@ -325,36 +325,25 @@ class Graph {
         int where = first[f] + b.function;
         int target = b.lambda >= 0 ? first[f] + b.lambda : ResolveNative(where, b.target);
         if (target < 0) continue;
-        for (int init : ModuleInitialisers(where, b.receiver, native, first)) {
-          int module = NativeModule(native, first, init);
+        for (int init : ModuleInitialisers(where, b.receiver)) {
+          int module = NativeModule(init);
           if (module >= 0) modules_[static_cast<size_t>(module)].functions.emplace(b.name, target);
         }
       }
     }
   }
 
-  const cpp::NativeFunction& NativeFact(const std::vector<NativeFile>& native,
-                                        const std::vector<int>& first, int node) const {
-    size_t f = static_cast<size_t>(std::upper_bound(first.begin(), first.end(), node) -
-                                   first.begin() - 1);
-    // Files with no functions share a first node with the next file.
-    while (f + 1 < first.size() && first[f + 1] == first[f]) ++f;
-    return native[f].facts->functions[static_cast<size_t>(node - first[f])];
-  }
-
   // The module initialisers (NB_MODULE) whose module a binding on `receiver`
   // in function `where` goes to: `where` itself, or those that call it, when
   // `receiver` is its module parameter.
-  std::vector<int> ModuleInitialisers(int where, const std::string& receiver,
-                                      const std::vector<NativeFile>& native,
-                                      const std::vector<int>& first) const {
+  std::vector<int> ModuleInitialisers(int where, const std::string& receiver) const {
     std::vector<int> out;
     std::vector<int> frontier{where};
     std::vector<int> seen{where};
     for (int depth = 0; depth < 4 && !frontier.empty(); ++depth) {
       std::vector<int> next;
       for (int n : frontier) {
-        const cpp::NativeFunction& fn = NativeFact(native, first, n);
+        const cpp::NativeFunction& fn = *nodes_[static_cast<size_t>(n)].native;
         if (fn.module_var.empty() || (depth == 0 && fn.module_var != receiver)) continue;
         if (!fn.module.empty()) {
           out.push_back(n);
@@ -364,7 +353,7 @@ class Graph {
         if (in == in_edges_.end()) continue;
         for (const Edge& e : in->second) {
           if (std::find(seen.begin(), seen.end(), e.caller) != seen.end()) continue;
-          if (modules_[static_cast<size_t>(nodes_[static_cast<size_t>(e.caller)].module)].native) {
+          if (nodes_[static_cast<size_t>(e.caller)].native != nullptr) {
             seen.push_back(e.caller);
             next.push_back(e.caller);
           }
@@ -377,11 +366,10 @@ class Graph {
 
   // The importable module an initialiser makes: `jaxlib/xla.cc`'s
   // NB_MODULE(_xla, m) is jaxlib._xla.
-  int NativeModule(const std::vector<NativeFile>& native, const std::vector<int>& first,
-                   int init) {
+  int NativeModule(int init) {
     auto known = native_module_of_.find(init);
     if (known != native_module_of_.end()) return known->second;
-    const cpp::NativeFunction& fn = NativeFact(native, first, init);
+    const cpp::NativeFunction& fn = *nodes_[static_cast<size_t>(init)].native;
     const std::string& path = modules_[static_cast<size_t>(nodes_[static_cast<size_t>(init)].module)]
                                   .file->path;
     std::string dir = path.substr(0, path.rfind('/') == std::string::npos ? 0 : path.rfind('/'));

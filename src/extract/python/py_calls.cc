@@ -214,9 +214,18 @@ class Reader {
 
   // register, register_lowering, _register_rule, registerHandler.
   static bool IsRegisterName(std::string_view name) {
-    std::string lower;
-    for (char c : name) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return lower.find("register") != std::string::npos && lower.find("unregister") == std::string::npos;
+    auto contains = [&](std::string_view word) {
+      for (size_t at = 0; at + word.size() <= name.size(); ++at) {
+        size_t i = 0;
+        while (i < word.size() &&
+               std::tolower(static_cast<unsigned char>(name[at + i])) == word[i]) {
+          ++i;
+        }
+        if (i == word.size()) return true;
+      }
+      return false;
+    };
+    return contains("register") && !contains("unregister");
   }
 
   // jax's Primitive.def_impl, def_abstract_eval, ...
@@ -252,14 +261,18 @@ class Reader {
   }
 
   // `register_lowering(prim, rule, ...)`, `prim.def_impl(rule)`.
+  // Runs on every call of every file: the callee's name is looked at before
+  // any argument is read.
   void OnRegistrationCall(TSNode call, const std::string& callee) {
-    std::vector<TSNode> args = PositionalArgs(call);
     size_t dot = callee.rfind('.');
     if (dot != std::string::npos && IsDefineMethod(std::string_view(callee).substr(dot + 1))) {
+      std::vector<TSNode> args = PositionalArgs(call);
       if (args.size() == 1) AddRegistration(callee.substr(0, dot), args[0], StartLine(call));
       return;
     }
-    if (args.size() < 2 || !IsRegisterName(LastPart(callee))) return;
+    if (!IsRegisterName(LastPart(callee))) return;
+    std::vector<TSNode> args = PositionalArgs(call);
+    if (args.size() < 2) return;
     std::string key = DottedName(args[0], src_);
     for (size_t i = 1; i < args.size(); ++i) AddRegistration(key, args[i], StartLine(call));
   }
