@@ -451,8 +451,10 @@ TEST_F(ServerTest, AChunkedBodyOverTheLimitIsRefusedBeforeItIsRead) {
   ASSERT_TRUE(SendAll(fd,
                       "POST /api/match HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\n"
                       "Transfer-Encoding: chunked\r\n\r\n"));
-  // 5 MB announced in 64 KiB chunks; the client stops as soon as an answer
-  // comes (the limit is 1 MiB).
+  // 5 MB in 64 KiB chunks and never the closing zero-size chunk: a server
+  // that waited for the whole body would never answer. How much the client
+  // managed to send says nothing, since the kernel's socket buffers (up to
+  // 32 MiB on some machines) take it whether the server reads or not.
   std::string chunk = "10000\r\n" + std::string(0x10000, 'x') + "\r\n";
   size_t sent = 0;
   Clock::time_point start = Clock::now();
@@ -467,7 +469,6 @@ TEST_F(ServerTest, AChunkedBodyOverTheLimitIsRefusedBeforeItIsRead) {
   ASSERT_FALSE(Statuses(reply).empty()) << "no answer after " << sent << " bytes";
   EXPECT_EQ(Statuses(reply)[0], 413);
   EXPECT_NE(reply.find("\"status\":413"), std::string::npos) << reply;
-  EXPECT_LT(sent, 5u << 20) << "the server read the whole body";
 }
 
 TEST_F(ServerTest, ContentLengthWithTransferEncodingIs400) {
