@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <utility>
 
 #include "core/native_errors.h"
 #include "core/text.h"
@@ -20,6 +21,12 @@ constexpr std::string_view kCauseLine =
     "The above exception was the direct cause of the following exception:";
 constexpr std::string_view kContextLine =
     "During handling of the above exception, another exception occurred:";
+// What the interpreter prints above an error it reports and then ignores
+// ("Exception ignored in: <coroutine ...>", "Exception ignored while ...").
+constexpr std::string_view kIgnoredLine = "Exception ignored ";
+// A traceback's header; output written without a final newline (a prompt)
+// can put it in the middle of a line.
+constexpr std::string_view kTracebackHeader = "Traceback (most recent call last):";
 // Border lines of an exception group, replaced by this marker.
 constexpr std::string_view kBorder = "\x01";
 
@@ -91,7 +98,7 @@ bool IsBlank(std::string_view line) { return Trim(line).empty(); }
 // Lines that end the message of an error: another error begins.
 bool EndsMessage(std::string_view line) {
   std::string_view t = Trim(line);
-  return t == kCauseLine || t == kContextLine || line == kBorder ||
+  return t == kCauseLine || t == kContextLine || line == kBorder || StartsWith(t, kIgnoredLine) ||
          RE2::FullMatch(line, P().traceback) || RE2::PartialMatch(line, P().terminate);
 }
 
@@ -118,6 +125,10 @@ class Parser {
     while (pos <= all.size()) {
       size_t nl = all.find('\n', pos);
       std::string_view line = all.substr(pos, nl == std::string_view::npos ? nl : nl - pos);
+      if (size_t at = HeaderInside(line); at != std::string_view::npos) {
+        lines_.push_back(Line{std::string(line.substr(0, at))});
+        line.remove_prefix(at);
+      }
       Line l;
       l.text = std::string(line);
       // pytest's "E   " gutter marks the lines of the error it shows.
@@ -131,6 +142,20 @@ class Parser {
       if (nl == std::string_view::npos) break;
       pos = nl + 1;
     }
+  }
+
+  // Where a traceback header starts after other text on the line
+  // ("Password: Traceback (most recent call last):"), or npos. Not after
+  // indentation, an exception group's gutter or "Exception Group ".
+  static size_t HeaderInside(std::string_view line) {
+    size_t at = line.find(kTracebackHeader);
+    if (at == std::string_view::npos || at == 0) return std::string_view::npos;
+    std::string_view before = Trim(line.substr(0, at));
+    if (before.empty() || EndsWith(before, "Exception Group") ||
+        before.find_first_not_of("+| ") == std::string_view::npos) {
+      return std::string_view::npos;
+    }
+    return at;
   }
 
   // "  | ValueError: x" inside an exception group: drop the "|" gutters;
@@ -172,6 +197,10 @@ class Parser {
         e.exception = name;
         return Message(i + 1, 0, first, std::move(e));
       }
+      return i + 1;
+    }
+    if (StartsWith(Trim(line), kIgnoredLine)) {
+      ignoring_ = true;
       return i + 1;
     }
     std::string indent;
@@ -219,6 +248,7 @@ class Parser {
   size_t PythonTraceback(size_t i, size_t base) {
     ParsedError e;
     e.source = "traceback";
+    e.ignored = std::exchange(ignoring_, false);
     size_t j = i + 1;
     for (; j < lines_.size(); ++j) {
       const std::string& l = lines_[j].text;
@@ -432,6 +462,8 @@ class Parser {
 
   // Message clean-up, unwrapping and de-duplication.
   std::vector<ParsedError> Finish() {
+    std::stable_partition(errors_.begin(), errors_.end(),
+                          [](const ParsedError& e) { return e.ignored; });
     std::vector<ParsedError> out;
     for (ParsedError& e : errors_) {
       CleanMessage(e);
@@ -448,10 +480,17 @@ class Parser {
           CleanMessage(e);
         }
       }
+      // The same error shown twice (pytest's E block and its traceback) is
+      // one; a chained re-raise keeping the text under another class of the
+      // same name (`json.decoder.JSONDecodeError` wrapped in
+      // `requests.exceptions.JSONDecodeError`) is two.
       bool merged = false;
-      std::string key = ShortExceptionName(e.exception) + "\n" + NormalizeText(e.message);
+      std::string message = NormalizeText(e.message);
       for (ParsedError& o : out) {
-        if (ShortExceptionName(o.exception) + "\n" + NormalizeText(o.message) != key) continue;
+        if (!SameType(o.exception, e.exception) || o.ignored != e.ignored ||
+            NormalizeText(o.message) != message) {
+          continue;
+        }
         if (e.frames.size() > o.frames.size()) o.frames = std::move(e.frames);
         merged = true;
         break;
@@ -459,6 +498,13 @@ class Parser {
       if (!merged) out.push_back(std::move(e));
     }
     return out;
+  }
+
+  // Equal short names, and equal modules where both print one.
+  static bool SameType(std::string_view a, std::string_view b) {
+    if (ShortExceptionName(a) != ShortExceptionName(b)) return false;
+    bool qa = a.find('.') != std::string_view::npos, qb = b.find('.') != std::string_view::npos;
+    return !qa || !qb || Trim(a) == Trim(b);
   }
 
   static void CleanMessage(ParsedError& e) {
@@ -489,6 +535,7 @@ class Parser {
   std::vector<Line> lines_;
   std::vector<ParsedError> errors_;
   std::vector<Frame> pytest_frames_;
+  bool ignoring_ = false;  // an "Exception ignored" line announced the next traceback
 };
 
 }  // namespace

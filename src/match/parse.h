@@ -22,10 +22,15 @@ struct ParsedError {
   std::vector<Frame> frames;  // outermost first, the raising frame last
   std::string
       source;  // "traceback", "pytest", "ipython", "terminate", "glog", "warning", "message"
+  // Printed under "Exception ignored in: ...": the interpreter reported it
+  // (in a destructor, at shutdown) and went on, so it is not what the
+  // program died with.
+  bool ignored = false;
 };
 
-// Every error in `text`, in the order they appear; for a chained traceback
-// the last one is what the program died with. Never fails: text with no
+// Every error in `text`, in the order they appear, except that errors the
+// interpreter ignored come before the rest: the last one is what the program
+// died with. Never fails: text with no
 // recognisable structure is one error whose message is the text. Linear in
 // the size of `text`.
 std::vector<ParsedError> ParseRuntimeText(std::string_view text);

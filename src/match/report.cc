@@ -19,6 +19,7 @@ ordered_json InputJson(const ParsedError& e) {
   };
   if (!e.status.empty()) input["status"] = e.status;
   input["source"] = e.source;
+  if (e.ignored) input["ignored"] = true;
   return input;
 }
 

@@ -209,6 +209,67 @@ TEST(Parse, ManyErrorsAreCapped) {
   EXPECT_EQ(errors.back().message, "number 499");
 }
 
+TEST(Parse, AChainedReRaiseUnderAClassOfTheSameNameIsTwoErrors) {
+  // requests re-raises json's error with its text under its own
+  // JSONDecodeError: the program died with the second.
+  std::vector<ParsedError> e = ParseRuntimeText(
+      "Traceback (most recent call last):\n"
+      "  File \"/py/json/decoder.py\", line 355, in raw_decode\n"
+      "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n\n"
+      "During handling of the above exception, another exception occurred:\n\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/site/requests/models.py\", line 978, in json\n"
+      "requests.exceptions.JSONDecodeError: Expecting value: line 1 column 1 (char 0)\n");
+  ASSERT_EQ(e.size(), 2u);
+  EXPECT_EQ(e[1].exception, "requests.exceptions.JSONDecodeError");
+  ASSERT_EQ(e[1].frames.size(), 1u);
+  EXPECT_EQ(e[1].frames[0].path, "/site/requests/models.py");
+  // One error shown twice, qualified once and bare once, stays one.
+  e = ParseRuntimeText(
+      "Traceback (most recent call last):\n  File \"/a/m.py\", line 3, in f\n"
+      "m.BadThing: no good\n\nE   BadThing: no good\n");
+  EXPECT_EQ(e.size(), 1u);
+}
+
+TEST(Parse, AHeaderAfterAPromptWithoutNewlineStartsTheTraceback) {
+  std::vector<ParsedError> e = ParseRuntimeText(
+      "/py/getpass.py:91: GetPassWarning: Can not control echo on the terminal.\n"
+      "  passwd = fallback_getpass(prompt, stream)\n"
+      "Warning: Password input may be echoed.\n"
+      "Password: Traceback (most recent call last):\n"
+      "  File \"/site/click/termui.py\", line 168, in prompt_func\n"
+      "    raise Abort() from None\n"
+      "click.exceptions.Abort\n");
+  ASSERT_FALSE(e.empty());
+  EXPECT_EQ(e.back().exception, "click.exceptions.Abort");
+  ASSERT_EQ(e.back().frames.size(), 1u);
+  EXPECT_EQ(e.back().frames[0].line, 168);
+  // Indentation and an exception group's gutter are not text before it.
+  EXPECT_EQ(ParseRuntimeText("  Traceback (most recent call last):\n"
+                             "    File \"a.py\", line 1, in f\n  ValueError: x\n")
+                .back()
+                .frames.size(),
+            1u);
+}
+
+TEST(Parse, ErrorsTheInterpreterIgnoredComeBeforeTheOneItDiedWith) {
+  std::vector<ParsedError> e = ParseRuntimeText(
+      "Traceback (most recent call last):\n"
+      "  File \"/site/trio/_core/_run.py\", line 2010, in run\n"
+      "trio.TrioInternalError: internal error in Trio - please file a bug!\n"
+      "Exception ignored in: <function Nursery.__del__ at 0x7f>\n"
+      "Traceback (most recent call last):\n"
+      "  File \"/site/trio/_core/_run.py\", line 1183, in __del__\n"
+      "AssertionError: \n"
+      "Exception ignored in: <coroutine object main at 0x7f>\n"
+      "RuntimeError: coroutine ignored GeneratorExit\n");
+  ASSERT_GE(e.size(), 2u);
+  EXPECT_TRUE(e.front().ignored);
+  EXPECT_EQ(e.back().exception, "trio.TrioInternalError");
+  EXPECT_FALSE(e.back().ignored);
+  EXPECT_EQ(e.back().message, "internal error in Trio - please file a bug!");
+}
+
 TEST(Parse, ShortExceptionName) {
   EXPECT_EQ(ShortExceptionName("json.decoder.JSONDecodeError"), "JSONDecodeError");
   EXPECT_EQ(ShortExceptionName("std::out_of_range"), "out_of_range");
