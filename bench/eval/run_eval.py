@@ -29,6 +29,7 @@ library and by tag. --json prints everything; --before FILE.json (an earlier
   (old cases: python3 run_eval.py --errdex build/src/cli/errdex --db c.db --root STDLIB cases.jsonl)
 """
 import argparse
+import builtins
 import collections
 import concurrent.futures
 import json
@@ -71,6 +72,47 @@ def explain(errdex, db, text):
         return json.loads(run.stdout)["matches"]
     except (ValueError, KeyError):
         return []
+
+
+def explain_batch(errdex, db, texts, jobs):
+    """text -> matches for every text, from `explain --jsonl` (one catalog
+    load per process, `jobs` processes); None when the binary has no --jsonl
+    (an older errdex: then each text is explained on its own)."""
+    texts = sorted(set(texts))
+    chunks = [texts[i::jobs] for i in range(jobs)]
+
+    def run(chunk):
+        body = "".join(json.dumps(t) + "\n" for t in chunk).encode("utf-8", "replace")
+        try:
+            done = subprocess.run([errdex, "explain", "--jsonl", "--db", db, "--top", "5"],
+                                  input=body, capture_output=True, timeout=3600)
+        except (subprocess.TimeoutExpired, OSError):
+            return None
+        lines = done.stdout.decode("utf-8", "replace").splitlines()
+        if done.returncode != 0 or len(lines) != len(chunk):
+            return None
+        return {t: json.loads(l).get("matches", []) for t, l in zip(chunk, lines)}
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        parts = list(pool.map(run, chunks))
+    if any(p is None for p in parts):
+        return None
+    return {t: m for p in parts for t, m in p.items()}
+
+
+def interpreter_raised(case, truth, exceptions):
+    """True when the interpreter itself raised on the true line (a TypeError
+    while evaluating `assert year >= 0`): every error catalogued there is a
+    builtin exception unrelated to the raised one, so no explain can be right."""
+    raised = getattr(builtins, case.get("qualified", "").rsplit(".", 1)[-1], None)
+    if not (isinstance(raised, type) and issubclass(raised, BaseException)) or not truth:
+        return False
+    for error_id, _ in truth:
+        have = getattr(builtins, exceptions.get(error_id, ""), None)
+        if not (isinstance(have, type) and issubclass(have, BaseException)):
+            return False
+        if issubclass(have, raised) or issubclass(raised, have):
+            return False
+    return True
 
 
 def literal_fragment(template):
@@ -201,10 +243,15 @@ class Ripgrep:
         return None, None
 
 
-def score(case, errdex, db, rg, sites, exceptions):
-    short = f"{case['qualified']}: {case['message']}" if case["message"] else case["qualified"]
-    by_message = explain(errdex, db, short)
-    by_traceback = explain(errdex, db, case["traceback"])
+def short_text(case):
+    return f"{case['qualified']}: {case['message']}" if case["message"] else case["qualified"]
+
+
+def score(case, errdex, db, rg, sites, exceptions, explained=None):
+    def matches(text):
+        return explained[text] if explained is not None else explain(errdex, db, text)
+    by_message = matches(short_text(case))
+    by_traceback = matches(case["traceback"])
     inner, others = truth_frames(case)
     inner_truth = lookup(sites, inner)
     other_truth = [x for f in others for x in lookup(sites, f)]
@@ -226,7 +273,10 @@ def score(case, errdex, db, rg, sites, exceptions):
     # A message with words of its own: a bare `raise NotImplementedError`
     # is findable but the same at every site that raises it bare.
     r["has_literal"] = any(literal_fragment(t) for _, t in truth)
-    r["in_catalog"] = bool(truth)
+    # Not errdex's to find: the interpreter raised on a line whose catalogued
+    # errors are other builtin types (reported, and left out of "in catalog").
+    r["interpreter_raised"] = interpreter_raised(case, truth, exceptions)
+    r["in_catalog"] = bool(truth) and not r["interpreter_raised"]
     r["top_message"] = by_message[0]["id"] if by_message else None
     r["top_traceback"] = by_traceback[0]["id"] if by_traceback else None
     return r
@@ -319,18 +369,23 @@ def main():
     exceptions = {}
     sites = catalog_sites(args.errdex, args.db, exceptions)
     rg = Ripgrep(args.root)
+    explained = explain_batch(args.errdex, args.db,
+                              [t for c in cases for t in (short_text(c), c["traceback"])],
+                              args.jobs)
+    if explained is None:
+        print("  explain --jsonl failed or is missing: one process per text", file=sys.stderr)
     done = [0]
 
     def one(c):
         try:
-            r = score(c, args.errdex, args.db, rg, sites, exceptions)
+            r = score(c, args.errdex, args.db, rg, sites, exceptions, explained)
         except Exception as e:  # one bad case must not lose the run: scored as a miss
             print(f"  {c.get('id')}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
             r = {k: None for k in ("message", "message_where", "traceback", "traceback_where",
                                    "traceback_first_site", "ripgrep", "ripgrep_where",
                                    "top_message", "top_traceback")}
             r.update(fuzzy=False, message_vendored_original=False, by_message_possible=False,
-                     has_literal=False,
+                     has_literal=False, interpreter_raised=False,
                      in_catalog=False, error=f"{type(e).__name__}: {e}")
         done[0] += 1
         if done[0] % 100 == 0:
@@ -344,6 +399,7 @@ def main():
         "sites": len({truth_frames(c)[0] for c in cases}),
         "libraries": len({c.get("library") for c in cases}),
         "with literal text": sum(r["has_literal"] for r in results),
+        "interpreter raised on the true line": sum(bool(r.get("interpreter_raised")) for r in results),
         "message top-1, literal text": at(results, "message", 1, "has_literal"),
         "message top-5, literal text": at(results, "message", 5, "has_literal"),
         "traceback top-1, first site": at(results, "traceback_first_site", 1),

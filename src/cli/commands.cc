@@ -911,6 +911,7 @@ struct ExplainArgs {
   size_t top = 5;
   std::string library;
   std::string version;
+  bool jsonl = false;
 };
 
 // --version names a version some library of the catalog was indexed at.
@@ -932,6 +933,22 @@ Result<void> CheckVersion(catalog::Catalog& cat, const ExplainArgs& args) {
 
 Result<int> RunExplain(const Common& common, const ExplainArgs& args, std::ostream& out,
                        std::ostream& err) {
+  if (args.jsonl) {
+    if (!args.text.empty()) {
+      return Fail(ErrorCode::kInvalidArgument, "--jsonl reads its inputs from stdin, not arguments");
+    }
+    Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+    if (!cat) return tl::unexpected(cat.error());
+    ERRDEX_TRY(CheckVersion(*cat, args));
+    cat->SetVersion(args.version);
+    match::ExplainOptions options;
+    options.top = args.top;
+    options.library = args.library;
+    options.version = args.version;
+    Result<size_t> matched = ExplainLines(*cat, options, std::cin, out, err);
+    if (!matched) return tl::unexpected(matched.error());
+    return 0;
+  }
   ExplainRequest request;
   if (args.text.empty() || (args.text.size() == 1 && args.text[0] == "-")) {
     if (args.text.empty() && isatty(STDIN_FILENO) == 1) {
@@ -1136,6 +1153,9 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   explain_cmd->add_option("--version", explain.version,
                           "Only errors raised in this indexed version (a snapshot's rev)");
   explain_cmd->add_flag("--json", common.json, "One JSON object (see doc/explain.md)");
+  explain_cmd->add_flag("--jsonl", explain.jsonl,
+                        "Many inputs: each stdin line one JSON-quoted paste, each answered by "
+                        "one line of JSON");
 
   std::vector<std::string> run_command;
   CLI::App* run_cmd = app.add_subcommand(

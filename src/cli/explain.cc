@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <cctype>
+#include <istream>
+#include <string>
 #include <vector>
 
 #include "catalog/json.h"
@@ -230,6 +232,29 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
   }
 }
 
+// A JSON string of kMaxInputBytes may take six bytes per byte (\u0000).
+constexpr size_t kMaxLineBytes = 6 * kMaxInputBytes + 2;
+
+// The next line of `in` without its '\n'; of a longer one only the fact
+// (`too_long`), its bytes skipped rather than held. False at the end.
+bool ReadLineBounded(std::istream& in, size_t max_bytes, std::string& line, bool& too_long) {
+  line.clear();
+  too_long = false;
+  std::streambuf* buf = in.rdbuf();
+  bool any = false;
+  for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
+    any = true;
+    if (c == '\n') return true;
+    if (line.size() >= max_bytes) {
+      too_long = true;
+      line.clear();
+      continue;
+    }
+    if (!too_long) line.push_back(static_cast<char>(c));
+  }
+  return any;
+}
+
 }  // namespace
 
 Result<bool> ExplainText(catalog::Catalog& catalog, const ExplainRequest& request,
@@ -256,6 +281,36 @@ Result<bool> ExplainText(catalog::Catalog& catalog, const ExplainRequest& reques
     RenderText(catalog, parsed[i], all[i], request.color, out);
   }
   return report->any();
+}
+
+Result<size_t> ExplainLines(catalog::Catalog& catalog, const match::ExplainOptions& options,
+                            std::istream& in, std::ostream& out, std::ostream& err) {
+  std::vector<std::string> warnings;
+  Result<match::Matcher> matcher = match::Matcher::Open(&catalog, &warnings);
+  if (!matcher) return tl::unexpected(matcher.error());
+  for (const std::string& w : warnings) err << "errdex: warning: " << w << '\n';
+  size_t matched = 0;
+  std::string line;
+  bool too_long = false;
+  while (ReadLineBounded(in, kMaxLineBytes, line, too_long)) {
+    ordered_json answer;
+    nlohmann::json text = too_long ? nlohmann::json()
+                                   : nlohmann::json::parse(line, nullptr, false);
+    if (too_long || (text.is_string() && text.get_ref<const std::string&>().size() >
+                                              kMaxInputBytes)) {
+      answer = {{"error", "input is larger than 10 MB"}};
+    } else if (text.is_discarded() || !text.is_string()) {
+      answer = {{"error", "not a JSON string: each line must be one paste, JSON-quoted"}};
+    } else {
+      Result<match::Report> report =
+          match::ExplainAll(*matcher, text.get_ref<const std::string&>(), options);
+      if (!report) return tl::unexpected(report.error());
+      matched += report->any() ? 1 : 0;
+      answer = match::ReportJson(*report);
+    }
+    out << answer.dump(-1, ' ', false, ordered_json::error_handler_t::replace) << '\n';
+  }
+  return matched;
 }
 
 }  // namespace errdex::cli

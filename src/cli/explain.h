@@ -26,4 +26,13 @@ struct ExplainRequest {
 Result<bool> ExplainText(catalog::Catalog& catalog, const ExplainRequest& request,
                          std::ostream& out, std::ostream& err);
 
+// Many inputs, one matcher: each line of `in` is a JSON string (the text of
+// one paste), each answered by one line of `out`, the JSON report
+// ExplainText writes, or `{"error": "..."}` for a line that is not a JSON
+// string. For scoring thousands of cases and explaining a log line by line,
+// where opening the catalog per input would cost more than matching.
+// Returns how many inputs matched.
+Result<size_t> ExplainLines(catalog::Catalog& catalog, const match::ExplainOptions& options,
+                            std::istream& in, std::ostream& out, std::ostream& err);
+
 }  // namespace errdex::cli

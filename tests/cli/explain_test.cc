@@ -76,6 +76,28 @@ TEST_F(ExplainCli, ReadsStdinAndReportsEveryError) {
   EXPECT_EQ(j["errors"][0]["input"]["exception"], "FileNotFoundError");
 }
 
+TEST_F(ExplainCli, JsonLinesAnswerEachInputOnItsOwnLineAsAloneWouldBe) {
+  std::string tb = testing::ReadFileOrEmpty(testing::FixtureDir("runtime") / "python_context.txt");
+  std::vector<std::string> inputs = {"ValueError: Invalid TMEMLayout: TMEMLayout.FOO", tb,
+                                     "nothing like any error"};
+  std::string lines;
+  for (const std::string& i : inputs) lines += json(i).dump() + "\n";
+  lines += "{\"not\": \"a string\"}\n";
+  CommandResult r = RunErrdex({"explain", "--jsonl", "--db", db_}, lines);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::istringstream out(r.out);
+  std::string line;
+  std::vector<json> answers;
+  while (std::getline(out, line)) answers.push_back(json::parse(line));
+  ASSERT_EQ(answers.size(), inputs.size() + 1);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    CommandResult alone = RunErrdex({"explain", "--json", "--db", db_, "-"}, inputs[i]);
+    EXPECT_EQ(answers[i], json::parse(alone.out)) << inputs[i];
+  }
+  EXPECT_TRUE(answers.back().contains("error"));
+  EXPECT_NE(RunErrdex({"explain", "--jsonl", "--db", db_, "text"}, "").exit_code, 0);
+}
+
 TEST_F(ExplainCli, TextReportShowsTemplateValuesAndSource) {
   CommandResult r = RunErrdex({"explain", "--db", db_,
                                "TypeError: dot_general requires contracting dimensions to have the "
