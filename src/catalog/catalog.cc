@@ -1188,6 +1188,20 @@ Result<std::vector<int64_t>> Catalog::ErrorsWithoutMessage(std::string_view exce
   return out;
 }
 
+Result<std::vector<int64_t>> Catalog::ErrorsOfType(int64_t library_pk,
+                                                  std::string_view exception) {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  Result<std::vector<ErrorRow>> rows = AllErrors(library_pk, **base, /*pieces=*/false);
+  if (!rows) return tl::unexpected(rows.error());
+  std::vector<int64_t> out;
+  for (const ErrorRow& r : *rows) {
+    if (r.record.exception == exception) out.push_back(r.record.pk);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 void Tally::Add(int64_t crc) {
   ++count;
   sum = AddHashes(sum, crc);

@@ -396,6 +396,8 @@ class Catalog {
                                             int slack);
   // The errors of this exception type raised without a message.
   Result<std::vector<int64_t>> ErrorsWithoutMessage(std::string_view exception);
+  // The errors of one library (by pk) of this exception type.
+  Result<std::vector<int64_t>> ErrorsOfType(int64_t library_pk, std::string_view exception);
   // Exception classes: short name -> the short names of its bases.
   Result<std::map<std::string, std::vector<std::string>>> ExceptionBases();
   // Every exception class of every snapshot, with its library and file.

@@ -41,6 +41,12 @@ constexpr std::string_view kStandardLibraries[] = {"python/cpython"};
 // the library defines a class of that name elsewhere (its own, another one).
 constexpr double kModuleAgrees = 0.03;
 constexpr double kModuleDisagrees = -0.03;
+// TypeFactor of an unrelated type, and what such an error loses when the
+// printed type names a library class with a fitting error: enough to fall
+// behind a type-only fit (0.3 + type + module).
+constexpr double kTypeContradicts = -0.25;
+constexpr double kNamedTypeContradicts = 0.5;
+constexpr size_t kMaxNamedCandidates = 64;
 
 // Types that carry another error's message: they neither confirm nor contradict.
 constexpr std::string_view kWrapperTypes[] = {"XlaRuntimeError", "JaxRuntimeError",
@@ -146,6 +152,14 @@ std::vector<std::string_view> SplitOn(std::string_view text, char sep) {
     b = e + 1;
   }
   return out;
+}
+
+// True when a template's literal text has a letter: words of its own, which
+// a message must carry to be this error.
+bool HasWords(const Template& t) {
+  std::string text = LiteralText(t);
+  return std::any_of(text.begin(), text.end(),
+                     [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
 }
 
 bool IsIdentifier(std::string_view s) {
@@ -255,12 +269,25 @@ std::vector<std::string> PathSuffixes(std::string_view path) {
   return out;
 }
 
+// A site at a package's own `__init__.py` (indexed with the package as its
+// root, so the path is the bare name) is named by its directory: a frame in
+// markupsafe/__init__.py is not on jsonschema/__init__.py.
+bool SamePackageFile(std::string_view frame_path, const catalog::SiteRecord& site) {
+  if (site.path.find('/') != std::string::npos || !StartsWith(site.path, "__")) return true;
+  std::string root = NormalizePath(site.root);
+  while (!root.empty() && root.back() == '/') root.pop_back();
+  if (root.empty()) return true;
+  std::string_view dir = frame_path.substr(0, frame_path.size() - site.path.size());
+  if (!dir.empty()) dir.remove_suffix(1);
+  return PathEndsWith(dir, root.substr(root.rfind('/') + 1));
+}
+
 FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& site) {
   FrameFit best;
   for (size_t i = 0; i < frames.size(); ++i) {
     const Frame& f = frames[i];
     std::string path = NormalizePath(f.path);
-    if (!PathEndsWith(path, site.path)) continue;
+    if (!PathEndsWith(path, site.path) || !SamePackageFile(path, site)) continue;
     bool on_statement = f.line >= site.line && f.line <= std::max(site.line, site.end_line);
     bool innermost = i + 1 == frames.size();
     int level = 0;
@@ -406,7 +433,7 @@ double Matcher::TypeFactor(const std::string& wanted, const std::string& status,
   // Status errors are catalogued under their code; the paste shows it as a
   // prefix, inside whatever exception carried the status.
   if (IsStatusCode(have)) {
-    if (!status.empty()) return status == have ? 0.05 : -0.25;
+    if (!status.empty()) return status == have ? 0.05 : kTypeContradicts;
     if (wanted.empty() || wanted == "RuntimeError") return 0.0;
   } else if (have == "MLIRError") {
     return wanted == have ? 0.05 : 0.0;  // diagnostics reach users wrapped in many ways
@@ -417,7 +444,7 @@ double Matcher::TypeFactor(const std::string& wanted, const std::string& status,
     if (wanted == w) return 0.0;
   }
   if (IsSubclass(wanted, have, 0) || IsSubclass(have, wanted, 0)) return -0.03;
-  return -0.25;
+  return kTypeContradicts;
 }
 
 struct Matcher::Candidate {
@@ -537,6 +564,23 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (!bare) return tl::unexpected(bare.error());
     pinned.insert(pinned.end(), bare->begin(), bare->end());
   }
+  // 5. A qualified type that names a library's own class (`jinja2.exceptions.
+  // TemplateNotFound: a`): that library's errors of the type, although the
+  // message may carry no words of theirs (a value, an inner error's text).
+  std::vector<int64_t> named;
+  if (best_module_fit >= kModuleExact) {
+    for (const Library& lib : libraries_) {
+      auto fit = module_fits.find(lib.name);
+      if (fit == module_fits.end() || fit->second != best_module_fit) continue;
+      if (!options.library.empty() && lib.name != options.library) continue;
+      Result<std::vector<int64_t>> of_type = catalog_->ErrorsOfType(lib.pk, type);
+      if (!of_type) return tl::unexpected(of_type.error());
+      for (int64_t pk : *of_type) {
+        if (named.size() < kMaxNamedCandidates) named.push_back(pk);
+      }
+    }
+  }
+  std::unordered_set<int64_t> named_set(named.begin(), named.end());
 
   enum class Mode { kWhole, kOrItsStart, kWordsOnly };
   auto assess = [&](const catalog::ErrorRecord& e, Mode mode) {
@@ -628,6 +672,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   };
   Result<void> done = run(complete, false, Mode::kWhole);
   if (done) done = run(pinned, true, Mode::kOrItsStart);
+  if (done) done = run(named, true, Mode::kWhole);
   if (done && !confirmed) done = run(incomplete, false, Mode::kOrItsStart);
   // 4. Wording changed across versions, or the paste was cut or re-wrapped.
   if (done && !confirmed && !message.empty()) done = run(worded, false, Mode::kWordsOnly);
@@ -649,7 +694,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   for (size_t i = 0, kept = 0; i < fits.size(); ++i) {
     int64_t pk = fits[i].first.pk;
     if (in_version && !in_version->count(pk)) continue;
-    if (kept++ < options.top * 4 || pinned_set.count(pk)) detail.push_back(pk);
+    if (kept++ < options.top * 4 || pinned_set.count(pk) || named_set.count(pk)) {
+      detail.push_back(pk);
+    }
   }
   // Per library, the versions having every file of the traceback that the
   // library has at all.
@@ -719,11 +766,20 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     m.strong = a.strong || best_frame >= 2;
     m.values = a.values;
     m.evidence = a.evidence;
-    if (base < 0) {
-      if (best_frame < 2) continue;
+    bool type_only = false;
+    if (base < 0 && best_frame >= 2) {
       base = e.dynamic ? 0.35 : 0.3;
       m.evidence = e.dynamic ? "the traceback stands on the raise; its message is built at run time"
                              : "the traceback stands on the raise";
+    } else if (base < 0 && named_set.count(e.pk) && !HasWords(e.message)) {
+      // Its text is a value or built at run time: the printed type is the
+      // only evidence, and it names this library's class.
+      base = 0.3;
+      type_only = true;
+      m.evidence = "the printed type is this library's class; the message carries no words of "
+                   "the template";
+    } else if (base < 0) {
+      continue;
     }
     double score =
         base + TypeFactor(type, input.status, e.exception) + ValueFit(e.message, m.values);
@@ -743,6 +799,8 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (best_frame == 2) score += 0.2;
     if (best_frame == 1) score += 0.05;
     if (best_frame >= 2) m.evidence += "; a traceback frame is on this raise";
+    m.named = named_set.count(e.pk) > 0 && m.module_fit == best_module_fit;
+    m.type_only = type_only;
     m.rank = score;
     m.frame_level = best_frame;
     m.error = std::move(e);
@@ -752,8 +810,18 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // on a candidate's raise, candidates nowhere near any frame fall behind.
   bool on_raise = std::any_of(matches.begin(), matches.end(),
                               [](const Match& m) { return m.frame_level == 3; });
+  // A printed type naming a library's class that has a fitting error there
+  // contradicts every error of an unrelated type, however well its words fit
+  // (they are usually the inner error the named one wraps).
+  bool named_fits = std::any_of(matches.begin(), matches.end(),
+                                [](const Match& m) { return m.named; });
   for (Match& m : matches) {
     if (on_raise && m.frame_level == 0) m.rank -= 0.15;
+    if (named_fits && !m.named && m.frame_level < 2 &&
+        TypeFactor(type, input.status, m.error.exception) <= kTypeContradicts) {
+      m.rank -= kNamedTypeContradicts;
+      m.evidence += "; the printed type is a different class";
+    }
     m.score = std::round(std::clamp(m.rank, 0.0, 1.0) * 1000.0) / 1000.0;
   }
   if (matches.empty() && message.empty() && !input.exception.empty()) {

@@ -39,6 +39,11 @@ struct Match {
   // original from a vendored copy of the same text.
   int module_fit = 0;     // a ModuleFit
   bool vendored = false;  // every site lies under a vendored directory (pip/_vendor/...)
+  // An error of the printed qualified type in the library whose module the
+  // type names (5. in Explain); type_only: its template did not fit, its
+  // message has no words of the template's.
+  bool named = false;
+  bool type_only = false;
   std::string evidence;  // why, in a few words
   // Versions of the library whose sites the traceback's frames stand on
   // (frame level 2 or 3), oldest first; empty when no frame decides.

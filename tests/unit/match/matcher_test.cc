@@ -332,6 +332,65 @@ TEST(Matcher, TheQualifiedTypeNamesTheLibraryOfTwoWithTheSameText) {
   EXPECT_TRUE(bare[1].vendored);
 }
 
+TEST(Matcher, AQualifiedTypeFindsItsLibrarysErrorWhenTheMessageIsOnlyAValue) {
+  // `raise TemplateNotFound(name)` prints only the name; the printed module
+  // says whose class it is. Another library's error whose words fit the
+  // message better has an unrelated type.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "tmpl", "pypi/tmpl", db,
+             {{"__init__.py", ""},
+              {"exceptions.py", "class TemplateNotFound(IOError):\n    pass\n"},
+              {"loaders.py",
+               "from .exceptions import TemplateNotFound\n"
+               "def load(name, found):\n    if not found:\n"
+               "        raise TemplateNotFound(name)\n"
+               "    raise TemplateNotFound(f'{name} is not in the search path')\n"}});
+  IndexFiles(site / "other", "pypi/other", db,
+             {{"__init__.py", ""},
+              {"errors.py", "def f(x):\n    raise KeyError(f'index {x}')\n"}});
+  std::vector<Match> m = ExplainIn(db, "tmpl.exceptions.TemplateNotFound: index.html");
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m[0].error.library, "pypi/tmpl");
+  EXPECT_EQ(m[0].error.exception, "TemplateNotFound");
+  EXPECT_TRUE(m[0].named);
+  // Words the template has and the message lacks: not that error.
+  for (const Match& x : m) {
+    EXPECT_EQ(x.error.template_text.find("search path"), std::string::npos) << x.evidence;
+  }
+  // The well-fitting KeyError of another library falls behind.
+  for (size_t i = 1; i < m.size(); ++i) EXPECT_LT(m[i].score, m[0].score);
+  // An unqualified name says nothing of the library: nothing new is found.
+  for (const Match& x : ExplainIn(db, "TemplateNotFound: index.html")) EXPECT_FALSE(x.named);
+  // A module no library defines the class in adds nothing either.
+  for (const Match& x : ExplainIn(db, "elsewhere.TemplateNotFound: index.html")) {
+    EXPECT_FALSE(x.named);
+  }
+}
+
+TEST(Matcher, AFrameInAnotherPackagesInitFileIsNotOnTheRaise) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "schemas", "pypi/schemas", db,
+             {{"__init__.py", "def f():\n    raise ValueError('schemas are gone')\n"}});
+  std::string in = "Traceback (most recent call last):\n"
+                   "  File \"/env/site-packages/DIR/__init__.py\", line 2, in f\n"
+                   "ValueError: schemas are gone\n";
+  auto with = [&](const std::string& d) {
+    std::string t = in;
+    t.replace(t.find("DIR"), 3, d);
+    return ExplainIn(db, t);
+  };
+  std::vector<Match> own = with("schemas");
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].frame_level, 3);
+  std::vector<Match> other = with("markup");
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].frame_level, 0);
+}
+
 TEST(Matcher, OnEqualEvidenceTheOriginalComesBeforeItsVendoredCopies) {
   // A builtin type names no module: only where the copies live decides.
   // (By name, pypi/pip and pypi/pkg_resources would sort first.)
