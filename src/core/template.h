@@ -37,6 +37,9 @@ struct Piece {
   // in the display form) or a printf spec such as "%5d" (not shown).
   std::string spec;
   int max_length = -1;  // %.200s: at most 200 characters; -1 when unbounded.
+  // A value whose text is shown re-wrapped (`dedent(s)`, `fill(s)`): text
+  // bound to it later (a helper's parameter) is reflowed too. Never stored.
+  bool reflow = false;
 };
 
 // Appends literal text in the display form: `{` and `}` doubled, as in

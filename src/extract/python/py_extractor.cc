@@ -138,6 +138,56 @@ constexpr std::string_view kNotSinks[] = {
     "write",    "writelines",
 };
 
+// Calls whose result is their first argument's text up to whitespace, which
+// a message is matched up to: re-indented or re-wrapped (`dedent`, `fill`,
+// `cleandoc`, and those spelled with their module). sympy raises 182 of its
+// errors through `filldedent("""...""")`, which is `fill(dedent(str(s)))`.
+struct TextPreserving {
+  std::string_view module;  // "" for the bare name, as `from textwrap import dedent` binds it
+  std::string_view name;
+};
+constexpr TextPreserving kTextPreserving[] = {
+    {"", "dedent"},         {"", "fill"},           {"", "cleandoc"},
+    {"textwrap", "dedent"}, {"textwrap", "fill"},   {"inspect", "cleandoc"},
+};
+
+bool IsTextPreserving(std::string_view module, std::string_view name) {
+  return std::any_of(std::begin(kTextPreserving), std::end(kTextPreserving),
+                     [&](const TextPreserving& t) { return t.module == module && t.name == name; });
+}
+
+// What such a call shows: every run of whitespace in the literal text one
+// space, none at the ends, as the re-wrapped paragraph reads on one line.
+Template Reflowed(const Template& t) {
+  Template out;
+  for (const Piece& p : t.pieces()) {
+    if (p.is_value) {
+      out.AppendPiece(p);
+      continue;
+    }
+    std::string text;
+    bool space = false;
+    for (char c : p.text) {
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        space = true;
+        continue;
+      }
+      if (space && !(text.empty() && out.empty())) text.push_back(' ');
+      space = false;
+      text.push_back(c);
+    }
+    if (space && !(text.empty() && out.empty())) text.push_back(' ');
+    if (!text.empty()) out.AppendText(text);
+  }
+  std::vector<Piece>& pieces = out.mutable_pieces();
+  if (!pieces.empty() && !pieces.back().is_value && !pieces.back().text.empty() &&
+      pieces.back().text.back() == ' ') {
+    pieces.back().text.pop_back();
+    if (pieces.back().text.empty()) pieces.pop_back();
+  }
+  return out;
+}
+
 // Variables that usually hold a message: a call passing one may hand text
 // to a sink (`msg = "..."; self.fail(msg)`).
 constexpr std::string_view kMessageNames[] = {
@@ -909,6 +959,34 @@ class FileExtractor {
     return out;
   }
 
+  Alternatives EvalReflowed(TSNode text, const EvalContext& ctx, int depth) {
+    Alternatives out = EvalOrValue(text, ctx, depth + 1, ValueKind::kStr);
+    for (Template& t : out) {
+      t = Reflowed(t);
+      for (Piece& p : t.mutable_pieces()) p.reflow = p.reflow || p.is_value;
+    }
+    return out;
+  }
+
+  // `.strip("\n")`, `.rstrip(" \t")`: a literal argument of whitespace only.
+  bool StripsOnlyWhitespace(TSNode args) const {
+    if (ts_node_named_child_count(args) != 1) return false;
+    TSNode a = ts_node_named_child(args, 0);
+    if (K(a) != kString) return false;
+    std::string_view t = Text(a);
+    // The quotes and escapes of whitespace: \n \t \r and spaces.
+    for (size_t i = 0; i < t.size(); ++i) {
+      char c = t[i];
+      if (c == '"' || c == '\'' || c == ' ') continue;
+      if (c == '\\' && i + 1 < t.size() && (t[i + 1] == 'n' || t[i + 1] == 't' || t[i + 1] == 'r')) {
+        ++i;
+        continue;
+      }
+      return false;
+    }
+    return true;
+  }
+
   Alternatives EvalCall(TSNode node, const EvalContext& ctx, int depth) {
     Alternatives out;
     TSNode fn = Field(node, "function");
@@ -932,9 +1010,12 @@ class FileExtractor {
         return EvalJoin(object, ts_node_named_child(args, 0), ctx, depth);
       }
       if ((attr == "strip" || attr == "rstrip" || attr == "lstrip") &&
-          ts_node_named_child_count(args) == 0) {
+          (ts_node_named_child_count(args) == 0 || StripsOnlyWhitespace(args))) {
         // Trimming only removes whitespace at the ends; the template still matches.
         return Eval(object, ctx, depth + 1);
+      }
+      if (IsTextPreserving(Text(object), attr) && ts_node_named_child_count(args) >= 1) {
+        return EvalReflowed(ts_node_named_child(args, 0), ctx, depth);
       }
       return out;
     }
@@ -951,6 +1032,10 @@ class FileExtractor {
         AddAlternative(singular, std::move(t));
       }
       return singular;
+    }
+    if (IsTextPreserving("", f) && !module_functions_.count(std::string(f)) &&
+        ts_node_named_child_count(args) >= 1 && K(ts_node_named_child(args, 0)) != kKeywordArgument) {
+      return EvalReflowed(ts_node_named_child(args, 0), ctx, depth);
     }
     if ((f == "str" || f == "repr") && ts_node_named_child_count(args) == 1) {
       TSNode inner = ts_node_named_child(args, 0);
@@ -2148,6 +2233,12 @@ Template Substitute(const Template& t,
       continue;
     }
     std::string spec = p.spec;
+    if (p.reflow && it->second.value) {
+      FormatArg reflowed = it->second;
+      reflowed.value = Reflowed(*reflowed.value);
+      AppendArgument(reflowed, p.kind, spec, p.max_length, out);
+      continue;
+    }
     if (it->second.value && p.kind == ValueKind::kAny) {
       out.Append(*it->second.value);  // a whole message passed through
       continue;

@@ -267,6 +267,23 @@ TEST(PythonExtractor, MessageHelperIsInlined) {
             "ValueError: Providing 'workers' is not supported");
 }
 
+TEST(PythonExtractor, ReindentingAndRewrappingCallsKeepTheirArgumentsWords) {
+  EXPECT_EQ(One("import textwrap\n"
+                "raise ValueError(textwrap.dedent(f\"\"\"\\\n    too big: {x}\n    really\"\"\"))\n"),
+            "ValueError: too big: {x} really");
+  EXPECT_EQ(One("from textwrap import dedent\nraise TypeError(dedent('five is %d' % x).strip('\\n'))\n"),
+            "TypeError: five is {x}");
+  // A helper wrapping its parameter in them: each caller's words, re-flowed.
+  EXPECT_EQ(One("from textwrap import fill, dedent\n"
+                "def filldedent(s, w=70):\n"
+                "    return fill(dedent(str(s)).strip('\\n'), width=w)\n"
+                "raise ValueError(filldedent(\"\"\"\n    The value %s is\n    negative.\"\"\" % x))\n"),
+            "ValueError: The value {x} is negative.");
+  // The module's own function of that name is not textwrap's.
+  EXPECT_EQ(One("def fill(s):\n    return s + ' and more'\nraise ValueError(fill('a'))\n"),
+            "ValueError: a and more");
+}
+
 TEST(PythonExtractor, ExceptionClassesComposeTheirMessage) {
   std::vector<std::string> m = Messages(
       "class Mixin:\n"
