@@ -672,10 +672,11 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   };
   Result<void> done = run(complete, false, Mode::kWhole);
   if (done) done = run(pinned, true, Mode::kOrItsStart);
-  if (done) done = run(named, true, Mode::kWhole);
   if (done && !confirmed) done = run(incomplete, false, Mode::kOrItsStart);
   // 4. Wording changed across versions, or the paste was cut or re-wrapped.
   if (done && !confirmed && !message.empty()) done = run(worded, false, Mode::kWordsOnly);
+  // Last, so that one found above keeps the fit it was found by.
+  if (done) done = run(named, true, Mode::kWhole);
   if (!done) return tl::unexpected(done.error());
 
   // Then sites, for the best fits and the pinned ones: frames and type decide.
