@@ -44,6 +44,7 @@ constexpr double kModuleDisagrees = -0.03;
 // TypeFactor of an unrelated type, and what such an error loses when the
 // printed type names a library class with a fitting error: enough to fall
 // behind a type-only fit (0.3 + type + module).
+constexpr double kTypeAgrees = 0.05;
 constexpr double kTypeContradicts = -0.25;
 constexpr double kNamedTypeContradicts = 0.5;
 constexpr size_t kMaxNamedCandidates = 64;
@@ -433,13 +434,13 @@ double Matcher::TypeFactor(const std::string& wanted, const std::string& status,
   // Status errors are catalogued under their code; the paste shows it as a
   // prefix, inside whatever exception carried the status.
   if (IsStatusCode(have)) {
-    if (!status.empty()) return status == have ? 0.05 : kTypeContradicts;
+    if (!status.empty()) return status == have ? kTypeAgrees : kTypeContradicts;
     if (wanted.empty() || wanted == "RuntimeError") return 0.0;
   } else if (have == "MLIRError") {
-    return wanted == have ? 0.05 : 0.0;  // diagnostics reach users wrapped in many ways
+    return wanted == have ? kTypeAgrees : 0.0;  // diagnostics reach users wrapped in many ways
   }
   if (wanted.empty()) return 0.0;
-  if (wanted == have) return 0.05;
+  if (wanted == have) return kTypeAgrees;
   for (std::string_view w : kWrapperTypes) {
     if (wanted == w) return 0.0;
   }
@@ -732,6 +733,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   for (const auto& [e, a] : fits) by_pk[e.pk] = &a;
 
   std::vector<Match> matches;
+  // Errors of a class with the printed short name that is not the printed
+  // class (json's JSONDecodeError when requests' is printed).
+  std::unordered_set<int64_t> other_class;
   for (catalog::ErrorRecord& e : *sited) {
     const Assessment& a = *by_pk.at(e.pk);
     Match m;
@@ -794,6 +798,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       } else if (fit != module_fits.end()) {
         // The library defines a class of that name, not the one printed.
         score += kModuleDisagrees;
+        other_class.insert(e.pk);
       }
     }
     if (best_frame == 3) score += 0.35;
@@ -818,10 +823,16 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
                                 [](const Match& m) { return m.named; });
   for (Match& m : matches) {
     if (on_raise && m.frame_level == 0) m.rank -= 0.15;
-    if (named_fits && !m.named && m.frame_level < 2 &&
-        TypeFactor(type, input.status, m.error.exception) <= kTypeContradicts) {
-      m.rank -= kNamedTypeContradicts;
-      m.evidence += "; the printed type is a different class";
+    if (named_fits && !m.named && m.frame_level < 2) {
+      // Another class of the printed name contradicts as an unrelated type
+      // does: the agreement its name earned it goes too.
+      bool unrelated = TypeFactor(type, input.status, m.error.exception) <= kTypeContradicts;
+      bool namesake = other_class.count(m.error.pk) > 0;
+      if (unrelated || namesake) {
+        m.rank -= kNamedTypeContradicts +
+                  (namesake ? kTypeAgrees + kModuleDisagrees - kTypeContradicts : 0.0);
+        m.evidence += "; the printed type is a different class";
+      }
     }
     m.score = std::round(std::clamp(m.rank, 0.0, 1.0) * 1000.0) / 1000.0;
   }

@@ -369,6 +369,30 @@ TEST(Matcher, AQualifiedTypeFindsItsLibrarysErrorWhenTheMessageIsOnlyAValue) {
   }
 }
 
+TEST(Matcher, AClassOfThePrintedNameFromAnotherModuleFallsBehindThePrintedOne) {
+  // requests re-raises json's JSONDecodeError under its own class of that
+  // name, with json's text: the printed module says whose.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "jsonlib", "pypi/jsonlib", db,
+             {{"__init__.py", ""},
+              {"decoder.py", "class DecodeError(ValueError):\n    pass\n"
+                             "def decode(s):\n    raise DecodeError(f'Expecting value: line {s}')\n"}});
+  IndexFiles(site / "http", "pypi/http", db,
+             {{"__init__.py", ""},
+              {"exceptions.py", "class DecodeError(ValueError):\n    pass\n"},
+              {"models.py", "from .exceptions import DecodeError as HttpDecodeError\n"
+                            "def json(s):\n    try:\n        return 1\n"
+                            "    except ValueError as e:\n        raise HttpDecodeError(*e.args)\n"}});
+  std::vector<Match> m = ExplainIn(db, "http.exceptions.DecodeError: Expecting value: line 1");
+  ASSERT_GE(m.size(), 2u);
+  EXPECT_EQ(m[0].error.library, "pypi/http");
+  std::vector<Match> inner = ExplainIn(db, "jsonlib.decoder.DecodeError: Expecting value: line 1");
+  ASSERT_FALSE(inner.empty());
+  EXPECT_EQ(inner[0].error.library, "pypi/jsonlib");
+}
+
 TEST(Matcher, AFrameInAnotherPackagesInitFileIsNotOnTheRaise) {
   TempDir dir;
   std::string db = (dir.path() / "c.db").string();
