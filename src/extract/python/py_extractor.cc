@@ -1577,6 +1577,20 @@ class FileExtractor {
         std::string short_name = ShortName(written);
         bool is_class = IsCapitalized(LastComponent(short_name)) ||
                         IsBuiltinException(short_name) || module_classes_.count(short_name) > 0;
+        // `SchemaError.create_from(e)`, `ValidationError.from_exception_data(...)`:
+        // a class's alternative constructor returns one of its instances,
+        // its arguments are not the message.
+        if (std::string owner = AlternativeConstructorClass(fn); !owner.empty()) {
+          ProtoSite p;
+          p.site = BaseSite(stmt, kind);
+          p.site.exception_written = CollapseWhitespace(Text(Field(fn, "object")));
+          p.site.exception = owner;
+          p.site.cause = cause;
+          p.site.message = Template::Value(CollapseWhitespace(Text(expr)), ValueKind::kStr);
+          p.callee = short_name;
+          out.push_back(std::move(p));
+          return true;
+        }
         for (std::vector<CallArg>& args : ArgAlternatives(Field(expr, "arguments"), ctx)) {
           ProtoSite p;
           p.site = BaseSite(stmt, kind);
@@ -1651,6 +1665,19 @@ class FileExtractor {
     }
     reason = "reraise-variable";
     return false;
+  }
+
+  // The exception class `fn` is a method of, when it is `Class.method` with
+  // a lowercase method of a class named like an exception; else "".
+  std::string AlternativeConstructorClass(TSNode fn) const {
+    if (K(fn) != kAttribute) return "";
+    std::string_view method = Text(Field(fn, "attribute"));
+    std::string owner = ShortName(CollapseWhitespace(Text(Field(fn, "object"))));
+    if (method.empty() || IsCapitalized(method) || StartsWith(method, "_") ||
+        method == "with_traceback") {
+      return "";
+    }
+    return LooksLikeExceptionClass(owner) ? owner : "";
   }
 
   // `raise self._error`, `raise self.errors[0]`, `raise errors[-1]`: the

@@ -267,6 +267,16 @@ TEST(PythonExtractor, MessageHelperIsInlined) {
             "ValueError: Providing 'workers' is not supported");
 }
 
+TEST(PythonExtractor, AnAlternativeConstructorRaisesItsClass) {
+  EXPECT_EQ(One("from . import exceptions\n"
+                "raise exceptions.SchemaError.create_from(error)\n"),
+            "SchemaError: {exceptions.SchemaError.create_from(error)}");
+  EXPECT_EQ(One("raise ValidationError.from_exception_data('Model', errors)\n"),
+            "ValidationError: {ValidationError.from_exception_data('Model', errors)}");
+  // Not a method of an exception class: the call is a factory as before.
+  EXPECT_EQ(One("raise registry.lookup(code)\n"), "lookup: {code}");
+}
+
 TEST(PythonExtractor, ReindentingAndRewrappingCallsKeepTheirArgumentsWords) {
   EXPECT_EQ(One("import textwrap\n"
                 "raise ValueError(textwrap.dedent(f\"\"\"\\\n    too big: {x}\n    really\"\"\"))\n"),
