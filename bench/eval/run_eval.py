@@ -37,6 +37,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import libroots  # noqa: E402
@@ -218,18 +219,69 @@ class Ripgrep:
         self.root = root
         self.locator = libroots.Locator()
 
+        self.cached = {}
+
+    def command(self):
+        cmd = ["rg", "-F", "--type", "py"]
+        for pattern in libroots.EXCLUDE if self.root else ("test", "tests", "idle_test"):
+            cmd += ["-g", "!" + pattern]
+        return cmd
+
+    def hits(self, fragment):
+        """The first 5 (path, line) of `rg -F fragment`, in path order."""
+        if fragment in self.cached:
+            return self.cached[fragment]
+        try:
+            run = subprocess.run(self.command() + ["-n", "--no-heading", "--sort", "path", "--",
+                                                   fragment, self.root or libroots.stdlib_root()],
+                                 capture_output=True, text=True, errors="replace", timeout=60)
+        except (subprocess.TimeoutExpired, OSError, ValueError):
+            return []
+        return rg_hits(run.stdout)
+
+    def prefetch(self, fragments):
+        """hits() of every fragment from one ripgrep pass over the tree (all
+        fragments as patterns), instead of one pass each. A line is credited
+        to every fragment it contains, overlapping ones included: ripgrep
+        reports a line once, with the leftmost matches only."""
+        fragments = sorted({f for f in fragments if f and "\n" not in f})
+        if not fragments:
+            return
+        by_prefix = collections.defaultdict(list)
+        for f in fragments:
+            by_prefix[f[:4]].append(f)
+        lines = collections.defaultdict(list)
+        with tempfile.NamedTemporaryFile("w", encoding="utf-8", suffix=".txt") as pf:
+            pf.write("".join(f + "\n" for f in fragments))
+            pf.flush()
+            run = subprocess.run(self.command() + ["--json", "-f", pf.name,
+                                                   self.root or libroots.stdlib_root()],
+                                 capture_output=True, timeout=3600)
+        for raw in run.stdout.splitlines():
+            try:
+                event = json.loads(raw)
+            except ValueError:
+                continue
+            if event.get("type") != "match":
+                continue
+            data = event["data"]
+            path, text = data["path"].get("text"), data["lines"].get("text")
+            if path is None or text is None:
+                continue
+            seen = set()
+            for i in range(len(text) - 3):
+                for f in by_prefix.get(text[i:i + 4], ()):
+                    if f not in seen and text.startswith(f, i):
+                        seen.add(f)
+                        lines[f].append((path, data["line_number"]))
+        for f in fragments:
+            # --sort path orders directory entries by name, component by component.
+            self.cached[f] = sorted(lines.get(f, []), key=lambda h: (h[0].split("/"), h[1]))[:5]
+
     def __call__(self, fragment, inner, others):
         if not fragment:
             return None, None
-        cmd = ["rg", "-F", "-n", "--no-heading", "--sort", "path", "--type", "py"]
-        for pattern in libroots.EXCLUDE if self.root else ("test", "tests", "idle_test"):
-            cmd += ["-g", "!" + pattern]
-        try:
-            run = subprocess.run(cmd + ["--", fragment, self.root or libroots.stdlib_root()],
-                                 capture_output=True, text=True, errors="replace", timeout=60)
-        except (subprocess.TimeoutExpired, OSError, ValueError):
-            return None, None
-        hits = rg_hits(run.stdout)
+        hits = self.hits(fragment)
         for i, (p, n) in enumerate(hits):
             for where, frames in (("innermost", [inner] if inner else []), ("other", others)):
                 for lib, path, line in frames:
@@ -369,6 +421,7 @@ def main():
     exceptions = {}
     sites = catalog_sites(args.errdex, args.db, exceptions)
     rg = Ripgrep(args.root)
+    rg.prefetch(longest_fragment(c["message"]) for c in cases)
     explained = explain_batch(args.errdex, args.db,
                               [t for c in cases for t in (short_text(c), c["traceback"])],
                               args.jobs)
