@@ -657,7 +657,42 @@ class Linker {
     std::string type_param;  // the parameter that passes the type, if any
     Template message;
     bool guarded = false;  // a condition inside the sink (or a call on the way) decides
+    // Parameters the raise is reached only with, each with the constant it
+    // must equal (`if cons == CONS_POSITIVE:`): a helper that dispatches on
+    // a mode its callers pass as a constant raises, for each caller, only
+    // the branch of that constant.
+    std::vector<std::pair<std::string, std::string>> requires_equal;
   };
+
+  // A constant as a mode argument is written: an upper-case name (maybe
+  // qualified), a number or a string literal.
+  static bool IsConstantExpression(std::string_view e) {
+    if (e.empty()) return false;
+    if (e.front() == '"' || e.front() == '\'' || (e.front() >= '0' && e.front() <= '9')) return true;
+    bool upper = false;
+    for (char c : LastComponent(e)) {
+      if (c >= 'a' && c <= 'z') return false;
+      upper |= c >= 'A' && c <= 'Z';
+    }
+    return upper;
+  }
+
+  // The `param == CONSTANT` conditions (if/elif, not negated) a raise in
+  // `fn` sits under.
+  static std::vector<std::pair<std::string, std::string>> RequiredEqual(const FunctionInfo& fn,
+                                                                        const Site& site) {
+    std::vector<std::pair<std::string, std::string>> out;
+    for (const Guard& g : site.guards) {
+      if (g.negated || (g.kind != "if" && g.kind != "elif")) continue;
+      size_t eq = g.code.find(" == ");
+      if (eq == std::string::npos || g.code.find(" == ", eq + 4) != std::string::npos) continue;
+      std::string left(Trim(std::string_view(g.code).substr(0, eq)));
+      std::string right(Trim(std::string_view(g.code).substr(eq + 4)));
+      if (HasParam(fn, right) && !HasParam(fn, left)) std::swap(left, right);
+      if (HasParam(fn, left) && IsConstantExpression(right)) out.emplace_back(left, right);
+    }
+    return out;
+  }
 
   static bool HasParam(const FunctionInfo& fn, std::string_view name) {
     return std::any_of(fn.params.begin(), fn.params.end(),
@@ -677,7 +712,7 @@ class Linker {
     std::string display = r.message.Display();
     for (const SinkRaise& have : raises) {
       if (have.exception == r.exception && have.type_param == r.type_param &&
-          have.message.Display() == display) {
+          have.requires_equal == r.requires_equal && have.message.Display() == display) {
         return false;
       }
     }
@@ -695,9 +730,10 @@ class Linker {
           if (p.site.internal) continue;
           bool guarded = !p.site.guards.empty();
           std::string type_param = HasParam(fn, p.callee) ? p.callee : "";
+          std::vector<std::pair<std::string, std::string>> required = RequiredEqual(fn, p.site);
           for (Site& s : Resolve(p)) {
             AddSinkRaise(&fn, SinkRaise{std::move(s.exception), std::move(s.exception_written),
-                                        type_param, std::move(s.message), guarded});
+                                        type_param, std::move(s.message), guarded, required});
           }
         }
       }
@@ -741,6 +777,17 @@ class Linker {
     Bindings b;
     BindArguments(params, args, b);
     SinkRaise out = r;
+    out.requires_equal.clear();
+    for (const auto& [param, constant] : r.requires_equal) {
+      auto it = b.find(param);
+      if (it == b.end()) continue;  // not passed: unknown here
+      const std::string& e = it->second.expression;
+      if (IsConstantExpression(e)) {
+        if (LastComponent(e) != LastComponent(constant)) return std::nullopt;  // another branch
+      } else if (!e.empty()) {
+        out.requires_equal.emplace_back(e, constant);  // the caller's parameter, maybe
+      }
+    }
     out.message = Substitute(r.message, b);
     if (!r.type_param.empty()) {
       auto it = b.find(r.type_param);
