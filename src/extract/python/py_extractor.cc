@@ -1143,12 +1143,20 @@ class FileExtractor {
   std::vector<FormatArg> ArgOptions(TSNode node, const EvalContext& ctx, int depth) {
     std::vector<FormatArg> out;
     std::string expression = CollapseWhitespace(Text(node));
+    bool opaque = false;
     for (Template& t : Eval(node, ctx, depth + 1)) {
-      if (IsOpaque(t)) continue;
+      if (IsOpaque(t)) {
+        opaque = true;
+        continue;
+      }
       out.push_back(FormatArg{expression, std::move(t)});
       if (out.size() >= static_cast<size_t>(kMaxAlternatives)) break;
     }
-    if (out.empty()) out.push_back(FormatArg{expression, std::nullopt});
+    // A path where it stays unknown (a parameter that `if method == 'auto':
+    // method = 'J'` may leave as passed) is a value, not one of the others.
+    if (out.empty() || (opaque && out.size() < static_cast<size_t>(kMaxAlternatives))) {
+      out.push_back(FormatArg{expression, std::nullopt});
+    }
     return out;
   }
 
