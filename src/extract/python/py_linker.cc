@@ -23,7 +23,10 @@ using Bindings = std::map<std::string, FormatArg, std::less<>>;
 constexpr size_t kMaxMro = 16;
 // Helpers calling helpers are followed this many calls deep.
 constexpr int kMaxSinkDepth = 3;
-constexpr size_t kMaxSinkRaises = 16;
+// A helper forwarding three named values to a checker that dispatches on a
+// constraint constant (numpy's disc -> check_constraint) carries 3 x 12
+// conditional raises before its callers' constants pick theirs.
+constexpr size_t kMaxSinkRaises = 48;
 // The messages one exception class can compose from one call.
 constexpr size_t kMaxMessages = 8;
 
@@ -661,7 +664,7 @@ class Linker {
     // must equal (`if cons == CONS_POSITIVE:`): a helper that dispatches on
     // a mode its callers pass as a constant raises, for each caller, only
     // the branch of that constant.
-    std::vector<std::pair<std::string, std::string>> requires_equal;
+    std::vector<std::pair<std::string, std::vector<std::string>>> requires_equal;
   };
 
   // A constant as a mode argument is written: an upper-case name (maybe
@@ -679,17 +682,33 @@ class Linker {
 
   // The `param == CONSTANT` conditions (if/elif, not negated) a raise in
   // `fn` sits under.
-  static std::vector<std::pair<std::string, std::string>> RequiredEqual(const FunctionInfo& fn,
-                                                                        const Site& site) {
-    std::vector<std::pair<std::string, std::string>> out;
+  static std::vector<std::pair<std::string, std::vector<std::string>>> RequiredEqual(
+      const FunctionInfo& fn, const Site& site) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
     for (const Guard& g : site.guards) {
       if (g.negated || (g.kind != "if" && g.kind != "elif")) continue;
-      size_t eq = g.code.find(" == ");
-      if (eq == std::string::npos || g.code.find(" == ", eq + 4) != std::string::npos) continue;
-      std::string left(Trim(std::string_view(g.code).substr(0, eq)));
-      std::string right(Trim(std::string_view(g.code).substr(eq + 4)));
-      if (HasParam(fn, right) && !HasParam(fn, left)) std::swap(left, right);
-      if (HasParam(fn, left) && IsConstantExpression(right)) out.emplace_back(left, right);
+      // `cons == A` or `cons == A or cons == B`: one parameter, constants.
+      std::string param;
+      std::vector<std::string> constants;
+      std::string_view rest = g.code;
+      bool ok = true;
+      while (ok && !rest.empty()) {
+        size_t or_at = rest.find(" or ");
+        std::string_view part = Trim(rest.substr(0, or_at));
+        rest = or_at == std::string_view::npos ? std::string_view() : rest.substr(or_at + 4);
+        size_t eq = part.find(" == ");
+        if (eq == std::string_view::npos) {
+          ok = false;
+          break;
+        }
+        std::string left(Trim(part.substr(0, eq)));
+        std::string right(Trim(part.substr(eq + 4)));
+        if (HasParam(fn, right) && !HasParam(fn, left)) std::swap(left, right);
+        ok = HasParam(fn, left) && IsConstantExpression(right) && (param.empty() || param == left);
+        param = left;
+        constants.push_back(right);
+      }
+      if (ok && !param.empty()) out.push_back({param, constants});
     }
     return out;
   }
@@ -730,7 +749,7 @@ class Linker {
           if (p.site.internal) continue;
           bool guarded = !p.site.guards.empty();
           std::string type_param = HasParam(fn, p.callee) ? p.callee : "";
-          std::vector<std::pair<std::string, std::string>> required = RequiredEqual(fn, p.site);
+          auto required = RequiredEqual(fn, p.site);
           for (Site& s : Resolve(p)) {
             AddSinkRaise(&fn, SinkRaise{std::move(s.exception), std::move(s.exception_written),
                                         type_param, std::move(s.message), guarded, required});
@@ -778,14 +797,17 @@ class Linker {
     BindArguments(params, args, b);
     SinkRaise out = r;
     out.requires_equal.clear();
-    for (const auto& [param, constant] : r.requires_equal) {
+    for (const auto& [param, constants] : r.requires_equal) {
       auto it = b.find(param);
       if (it == b.end()) continue;  // not passed: unknown here
       const std::string& e = it->second.expression;
       if (IsConstantExpression(e)) {
-        if (LastComponent(e) != LastComponent(constant)) return std::nullopt;  // another branch
+        bool reached = std::any_of(constants.begin(), constants.end(), [&](const std::string& c) {
+          return LastComponent(e) == LastComponent(c);
+        });
+        if (!reached) return std::nullopt;  // another branch
       } else if (!e.empty()) {
-        out.requires_equal.emplace_back(e, constant);  // the caller's parameter, maybe
+        out.requires_equal.emplace_back(e, constants);  // the caller's parameter, maybe
       }
     }
     out.message = Substitute(r.message, b);
