@@ -356,7 +356,13 @@ class FileExtractor {
       case kExpressionStatement:
         for (TSNode child : NamedChildren(node)) {
           if (K(child) == kCall) OnCall(child);
-          if (K(child) == kAssignment) OnAssignment(child);
+          if (K(child) == kAssignment) {
+            OnAssignment(child);
+            // `out = disc(..., lam, 'lam', CONS_POISSON)`: a helper that
+            // raises is as often called for its result as for its effect.
+            TSNode right = Field(child, "right");
+            if (!ts_node_is_null(right) && K(right) == kCall) OnSinkCall(right, node);
+          }
         }
         return false;
       case kModule:
