@@ -139,22 +139,25 @@ Template TempitaValues(const Template& t) {
 void CythonSites(std::string_view source, const python::PythonOptions& options, bool tempita,
                  python::FileResult& result) {
   SourceLines lines(source);
+  auto values = [](Template& t) {
+    t = TempitaValues(t);
+    t.AssignNames();
+  };
   for (python::ProtoSite& p : result.sites) {
     if (!p.site.excerpt.empty()) {
       lines.FillExcerpt(p.site, options.excerpt_before, options.excerpt_after,
                         options.max_excerpt_bytes);
     }
-    if (tempita) {
-      p.site.message = TempitaValues(p.site.message);
-      p.site.message.AssignNames();
+    if (!tempita) continue;
+    values(p.site.message);
+    // The linker builds the message again from the arguments.
+    for (python::CallArg& a : p.args) {
+      if (a.arg.value) values(*a.arg.value);
     }
   }
   if (!tempita) return;
   for (python::FunctionInfo& f : result.functions) {
-    for (Template& t : f.returned_messages) {
-      t = TempitaValues(t);
-      t.AssignNames();
-    }
+    for (Template& t : f.returned_messages) values(t);
   }
 }
 
