@@ -16,9 +16,12 @@ import argparse
 import collections
 import json
 import re
-import sqlite3
+import os
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from python_coverage import catalog_sites  # noqa: E402
 
 SUFFIXES = (".pyx", ".pxd", ".pxi", ".pyx.in", ".pxi.in", ".pxd.in")
 RAISE = re.compile(r"^\s*raise\b(.*)$")
@@ -81,16 +84,7 @@ def main():
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
 
-    db = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True)
-    lib = db.execute("SELECT pk FROM library WHERE name = ?", (args.library,)).fetchone()
-    if lib is None:
-        sys.exit(f"no library {args.library} in {args.db}")
-    sites = set(db.execute(
-        "SELECT s.path, s.line FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
-        "WHERE n.library_pk = ? AND s.kind IN ('raise', 'warning')", lib))
-    non_sites = dict(((p, l), r) for p, l, r in db.execute(
-        "SELECT x.path, x.line, x.reason FROM non_site x JOIN snapshot n ON n.pk = x.snapshot_pk "
-        "WHERE n.library_pk = ?", lib))
+    sites, non_sites, _ = catalog_sites(args.db, args.library)
 
     files = [f for f in git(args.git, "ls-tree", "-r", "--name-only", args.rev).decode().split("\n")
              if f.endswith(SUFFIXES)]

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/text.h"
+#include "extract/python/py_prepass.h"
 
 namespace errdex::extract::python {
 namespace {
@@ -16,12 +17,6 @@ constexpr size_t kNone = std::string_view::npos;
 // A cast is at most this many tokens between `<` and `>`
 // (`<np.ndarray[np.float64_t, ndim=2]>` has 14): the scan stays linear.
 constexpr size_t kMaxCastTokens = 32;
-
-bool IsWordByte(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return u >= 0x80 || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
-         u == '_';
-}
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -57,7 +52,7 @@ bool IsStringPrefix(std::string_view w) {
 bool IsTempitaDirective(std::string_view inner) {
   std::string_view t = Trim(inner);
   size_t w = 0;
-  while (w < t.size() && IsWordByte(t[w])) ++w;
+  while (w < t.size() && IsPythonWordByte(t[w])) ++w;
   std::string_view word = t.substr(0, w);
   static constexpr std::string_view kWords[] = {"py",    "for",      "endfor", "if",      "elif",
                                                 "else",  "endif",    "while",  "endwhile", "def",
@@ -181,24 +176,16 @@ class Rewriter {
         if (depth == 0) return i;
         continue;
       }
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
-        ++i;
-        continue;
-      }
-      if (c == '\\') {
-        i = std::min(i + 2, n_);
-        continue;
-      }
-      if (c == '#') {
-        while (i < n_ && t_[i] != '\n') ++i;
+      if (size_t next = SkipPythonBlank(t_, i); next != i) {
+        i = next;
         continue;
       }
       size_t s = i;
       if (c == '"' || c == '\'') {
         i = StringEnd(i);
         toks.push_back({s, i, Tk::kString, depth});
-      } else if (IsWordByte(c)) {
-        while (i < n_ && IsWordByte(t_[i])) ++i;
+      } else if (IsPythonWordByte(c)) {
+        while (i < n_ && IsPythonWordByte(t_[i])) ++i;
         std::string_view w(t_.data() + s, i - s);
         if ((At(i) == '"' || At(i) == '\'') && IsStringPrefix(w)) {
           // c'x' is a C char literal; without its `c` it is a Python string.

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "extract/extractor.h"
+#include "unit/extract/python/prepass_testing.h"
 
 namespace errdex::extract {
 namespace {
@@ -31,14 +32,8 @@ void ExpectShapeKept(const std::string& before, const std::string& after) {
   }
 }
 
-// The file parses without recovery and its one site is the raise after the
-// construct, at the line it has in the source.
 void ParsesAndFindsTheRaise(const std::string& code, int line) {
-  Extraction x = ExtractPythonSource("m.pyx", code + "raise ValueError('after')\n");
-  for (const FileIssue& i : x.issues) ADD_FAILURE() << i.reason << ": " << i.detail << "\n" << code;
-  ASSERT_EQ(x.sites.size(), 1u) << code;
-  EXPECT_EQ(x.sites[0].message.Display(), "after");
-  EXPECT_EQ(x.sites[0].line, line);
+  testing::ParsesAndFindsTheRaise("m.pyx", code, line);
 }
 
 TEST(CythonPrepass, CdefFunctionsBecomeDefWithTheirParameterNames) {
