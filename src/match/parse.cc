@@ -495,9 +495,8 @@ class Parser {
 
 Frame ResolveCythonFrame(const Frame& frame) {
   std::string_view path = frame.path;
-  std::string_view base = path.substr(path.find_last_of("/\\") == std::string_view::npos
-                                          ? 0
-                                          : path.find_last_of("/\\") + 1);
+  size_t slash = path.find_last_of("/\\");
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
   size_t ext = base.rfind('.');
   if (ext == std::string_view::npos || ext == 0) return frame;
   std::string_view suffix = base.substr(ext);

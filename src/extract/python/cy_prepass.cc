@@ -24,16 +24,16 @@ bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 // an address.
 bool IsExpressionKeyword(std::string_view w) {
   static constexpr std::string_view kWords[] = {
-      "and", "assert", "await", "elif", "else",   "if",     "in",   "is",    "lambda",
+      "and", "assert", "await", "elif",   "else",  "if",    "in",    "is",   "lambda",
       "not", "or",     "raise", "return", "while", "yield", "print", "with", "del"};
   return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 
 // Words of a C declaration that come before its type and name.
 bool IsModifier(std::string_view w) {
-  static constexpr std::string_view kWords[] = {"cdef", "cpdef",    "inline", "public",  "api",
-                                                "readonly", "static", "const", "extern", "nogil",
-                                                "signed", "unsigned", "long", "short"};
+  static constexpr std::string_view kWords[] = {"cdef",     "cpdef",    "inline", "public", "api",
+                                                "readonly", "static",   "const",  "extern", "nogil",
+                                                "signed",   "unsigned", "long",   "short"};
   return std::find(std::begin(kWords), std::end(kWords), w) != std::end(kWords);
 }
 
@@ -54,9 +54,9 @@ bool IsTempitaDirective(std::string_view inner) {
   size_t w = 0;
   while (w < t.size() && IsPythonWordByte(t[w])) ++w;
   std::string_view word = t.substr(0, w);
-  static constexpr std::string_view kWords[] = {"py",    "for",      "endfor", "if",      "elif",
-                                                "else",  "endif",    "while",  "endwhile", "def",
-                                                "enddef", "default", "inherit", "break",   "continue"};
+  static constexpr std::string_view kWords[] = {
+      "py",       "for", "endfor", "if",      "elif",    "else",  "endif",   "while",
+      "endwhile", "def", "enddef", "default", "inherit", "break", "continue"};
   return (!t.empty() && t[0] == '#') ||
          std::find(std::begin(kWords), std::end(kWords), word) != std::end(kWords);
 }
@@ -92,7 +92,9 @@ class Rewriter {
 
  private:
   char At(size_t i) const { return i < n_ ? t_[i] : '\0'; }
-  std::string_view Text(const Tok& k) const { return std::string_view(t_).substr(k.begin, k.end - k.begin); }
+  std::string_view Text(const Tok& k) const {
+    return std::string_view(t_).substr(k.begin, k.end - k.begin);
+  }
   bool Is(const Tok& k, std::string_view s) const { return Text(k) == s; }
   bool IsWord(const Tok& k, std::string_view s) const { return k.kind == Tk::kWord && Is(k, s); }
 
@@ -209,9 +211,9 @@ class Rewriter {
         depth = std::max(0, depth - 1);
         toks.push_back({s, ++i, Tk::kClose, depth});
       } else {
-        static constexpr std::string_view kPairs[] = {"==", "!=", "<=", ">=", "**", "->", ":=",
-                                                      "//", "<<", ">>", "+=", "-=", "*=", "/=",
-                                                      "%=", "&=", "|=", "^=", "@="};
+        static constexpr std::string_view kPairs[] = {
+            "==", "!=", "<=", ">=", "**", "->", ":=", "//", "<<", ">>",
+            "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "@="};
         std::string_view two(t_.data() + i, std::min<size_t>(2, n_ - i));
         bool pair = std::find(std::begin(kPairs), std::end(kPairs), two) != std::end(kPairs);
         i += pair ? 2 : 1;
@@ -224,12 +226,13 @@ class Rewriter {
   // C's `U`/`L` after an integer (`0x80000000UL`): spaces.
   void CIntegerSuffix(size_t begin, size_t end) {
     size_t k = end;
-    while (k > begin + 1 && (t_[k - 1] == 'u' || t_[k - 1] == 'U' || t_[k - 1] == 'l' ||
-                             t_[k - 1] == 'L')) {
+    while (k > begin + 1 &&
+           (t_[k - 1] == 'u' || t_[k - 1] == 'U' || t_[k - 1] == 'l' || t_[k - 1] == 'L')) {
       --k;
     }
     if (k == end || !std::isxdigit(static_cast<unsigned char>(t_[k - 1]))) return;
-    bool hex = end - begin > 2 && t_[begin] == '0' && (t_[begin + 1] == 'x' || t_[begin + 1] == 'X');
+    bool hex =
+        end - begin > 2 && t_[begin] == '0' && (t_[begin + 1] == 'x' || t_[begin + 1] == 'X');
     if (!hex && !IsDigit(t_[k - 1])) return;  // 1e5L is no C integer either
     Blank(k, end);
   }
@@ -275,7 +278,9 @@ class Rewriter {
   }
 
   // The statement `0` over the whole statement.
-  void Neutralize(const std::vector<Tok>& toks) { Overwrite(toks.front().begin, "0", toks.back().end); }
+  void Neutralize(const std::vector<Tok>& toks) {
+    Overwrite(toks.front().begin, "0", toks.back().end);
+  }
 
   // The same, with the indented block a trailing `:` opens.
   void NeutralizeBlock(const std::vector<Tok>& toks, size_t indent) {
@@ -345,7 +350,8 @@ class Rewriter {
       }
       return;
     }
-    if (toks[k].kind == Tk::kWord && IsCOnlyBlock(Text(toks[k]))) return NeutralizeBlock(toks, indent);
+    if (toks[k].kind == Tk::kWord && IsCOnlyBlock(Text(toks[k])))
+      return NeutralizeBlock(toks, indent);
     // A function: its name is the first word (not a modifier) before a `(`,
     // and a `:` follows the parameters.
     for (size_t p = k + 1; p < toks.size(); ++p) {
@@ -437,8 +443,7 @@ class Rewriter {
   void Expressions(const std::vector<Tok>& toks) {
     for (size_t k = 0; k < toks.size(); ++k) {
       const Tok& tok = toks[k];
-      bool prefix = k == 0 || toks[k - 1].kind == Tk::kOp ||
-                    toks[k - 1].kind == Tk::kOpen ||
+      bool prefix = k == 0 || toks[k - 1].kind == Tk::kOp || toks[k - 1].kind == Tk::kOpen ||
                     (toks[k - 1].kind == Tk::kWord && IsExpressionKeyword(Text(toks[k - 1])));
       if (prefix && Is(tok, "<")) {
         size_t end = CastEnd(toks, k);

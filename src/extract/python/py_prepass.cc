@@ -14,7 +14,6 @@ constexpr size_t kNone = std::string_view::npos;
 // stays bounded on any input.
 constexpr int kMaxFieldNesting = 32;
 
-
 // Words after which `[` opens a list display or pattern, not a subscript.
 // `match` and `case` are soft keywords; taking them always as keywords costs
 // only `match[*(...)]` on a variable named so, which stays unparsed.

@@ -12,20 +12,22 @@ TEST(CythonFrame, ABasenameTakesItsPackageFromTheFunction) {
   EXPECT_EQ(f.path, "numpy/random/mtrand.pyx");
   EXPECT_EQ(f.line, 958);
   EXPECT_EQ(f.function, "RandomState.choice");
-  f = ResolveCythonFrame({"_bounded_integers.pyx", 1247, "numpy.random._bounded_integers._rand_int64"});
+  f = ResolveCythonFrame(
+      {"_bounded_integers.pyx", 1247, "numpy.random._bounded_integers._rand_int64"});
   EXPECT_EQ(f.path, "numpy/random/_bounded_integers.pyx");
   EXPECT_EQ(f.function, "_rand_int64");
 }
 
 TEST(CythonFrame, APathKeepsItsDirectoriesAndLosesTheModule) {
-  Frame f = ResolveCythonFrame({"numpy/random/_generator.pyx", 7, "numpy.random._generator.Generator.integers"});
+  Frame f = ResolveCythonFrame(
+      {"numpy/random/_generator.pyx", 7, "numpy.random._generator.Generator.integers"});
   EXPECT_EQ(f.path, "numpy/random/_generator.pyx");
   EXPECT_EQ(f.function, "Generator.integers");
 }
 
 TEST(CythonFrame, OtherFramesAreLeftAlone) {
   for (Frame in : {Frame{"/usr/lib/python3/dist-packages/numpy/core/fromnumeric.py", 3, "sum"},
-                   Frame{"mtrand.pyx", 3, "choice"},                 // no module in the name
+                   Frame{"mtrand.pyx", 3, "choice"},                // no module in the name
                    Frame{"mtrand.pyx", 3, "numpy.random.other.f"},  // another module
                    Frame{"<string>", 1, "<module>"}, Frame{".pyx", 1, "a.b"}, Frame{"", 0, ""}}) {
     Frame out = ResolveCythonFrame(in);

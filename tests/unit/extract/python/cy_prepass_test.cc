@@ -39,8 +39,9 @@ void ParsesAndFindsTheRaise(const std::string& code, int line) {
 TEST(CythonPrepass, CdefFunctionsBecomeDefWithTheirParameterNames) {
   EXPECT_EQ(Rewritten("cdef int f(double x, object y) except -1 nogil:\n"),
             "def      f(       x,        y)                :\n");
-  EXPECT_EQ(Rewritten("cpdef inline double g(self, int n=3, np.ndarray[double, ndim=1] a not None):\n"),
-            "def                 g(self,     n=3,                            a         ):\n");
+  EXPECT_EQ(
+      Rewritten("cpdef inline double g(self, int n=3, np.ndarray[double, ndim=1] a not None):\n"),
+      "def                 g(self,     n=3,                            a         ):\n");
   EXPECT_EQ(Rewritten("cdef (double, int) h(double *p, const char* s) noexcept:\n"),
             "def                h(        p,             s)         :\n");
   // def keeps Python's own forms: annotations, *args, keyword-only markers.
@@ -133,16 +134,16 @@ TEST(CythonPrepass, EveryConstructParses) {
 }
 
 TEST(CythonPrepass, RaisesAndCApiCallsFromCython) {
-  Extraction x = ExtractPythonSource(
-      "m.pyx",
-      "cdef int check(double v, object name) except -1:\n"
-      "    if v < 0:\n"
-      "        raise ValueError(name + \" < 0\")\n"
-      "def f(double scale, int k):\n"
-      "    check(scale, 'scale')\n"
-      "    if k < 1:\n"
-      "        PyErr_SetString(PyExc_ValueError, b\"k must be positive\")\n"
-      "    PyErr_Format(TypeError, \"bad k %d of %s\", k, \"name\")\n");
+  Extraction x =
+      ExtractPythonSource("m.pyx",
+                          "cdef int check(double v, object name) except -1:\n"
+                          "    if v < 0:\n"
+                          "        raise ValueError(name + \" < 0\")\n"
+                          "def f(double scale, int k):\n"
+                          "    check(scale, 'scale')\n"
+                          "    if k < 1:\n"
+                          "        PyErr_SetString(PyExc_ValueError, b\"k must be positive\")\n"
+                          "    PyErr_Format(TypeError, \"bad k %d of %s\", k, \"name\")\n");
   std::vector<std::string> got;
   for (const Site& s : x.sites) got.push_back(s.exception + ": " + s.message.Display());
   std::sort(got.begin(), got.end());
@@ -178,14 +179,16 @@ TEST(CythonPrepass, HostileInputKeepsItsShapeInLinearTime) {
   }
   // Large adversarial inputs: unclosed brackets, endless casts, a deep
   // block, many unterminated Tempita openings. Linear: well under a second.
-  for (std::string unit : {std::string("cdef f(<"), std::string("(["), std::string("{{"),
-                           std::string("cdef:\n "), std::string("<a<b<c"), std::string("'\"\"\"")}) {
+  for (std::string unit :
+       {std::string("cdef f(<"), std::string("(["), std::string("{{"), std::string("cdef:\n "),
+        std::string("<a<b<c"), std::string("'\"\"\"")}) {
     std::string text;
     while (text.size() < (1u << 20)) text += unit;
     std::string out = text;
     auto start = std::chrono::steady_clock::now();
     python::RewriteCython(out, true);
-    double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     ExpectShapeKept(text, out);
     EXPECT_LT(seconds, 10.0) << unit;  // quadratic on 1 MiB would take hours
   }
