@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "extract/extractor.h"
+#include "extract/python/cy_prepass.h"
 #include "source/walk.h"
 
 extern "C" const TSLanguage* tree_sitter_python(void);
@@ -30,6 +31,8 @@ struct File {
 
 const TSLanguage* LanguageOf(const std::string& path) {
   if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".py") == 0) return tree_sitter_python();
+  // Cython is parsed with the Python grammar (after errdex's pre-pass).
+  if (errdex::extract::python::IsCythonPath(path)) return tree_sitter_python();
   if (path.size() >= 2 && path.compare(path.size() - 2, 2, ".c") == 0) return tree_sitter_c();
   return tree_sitter_cpp();
 }

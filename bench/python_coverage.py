@@ -49,6 +49,25 @@ def raise_lines(root, max_bytes, exclude):
     raise_lines.failed = failed
 
 
+def catalog_sites(db_path, library):
+    """The library's raise/warning sites as {(path, line)}, its non-sites as
+    {(path, line): reason} and its skipped files as {path: reason}."""
+    db = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True)
+    lib = db.execute("SELECT pk FROM library WHERE name = ?", (library,)).fetchone()
+    if lib is None:
+        sys.exit(f"no library {library} in {db_path}")
+    sites = set(db.execute(
+        "SELECT s.path, s.line FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
+        "WHERE n.library_pk = ? AND s.kind IN ('raise', 'warning')", lib))
+    non_sites = dict(((p, l), r) for p, l, r in db.execute(
+        "SELECT x.path, x.line, x.reason FROM non_site x JOIN snapshot n ON n.pk = x.snapshot_pk "
+        "WHERE n.library_pk = ?", lib))
+    issues = dict(db.execute(
+        "SELECT f.path, f.reason FROM file_issue f JOIN snapshot n ON n.pk = f.snapshot_pk "
+        "WHERE n.library_pk = ? AND f.skipped", lib))
+    return sites, non_sites, issues
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("root")
@@ -61,19 +80,7 @@ def main():
                     help="directory names to leave out, as given to errdex index")
     args = ap.parse_args()
 
-    db = sqlite3.connect(f"file:{args.db}?mode=ro", uri=True)
-    lib = db.execute("SELECT pk FROM library WHERE name = ?", (args.library,)).fetchone()
-    if lib is None:
-        sys.exit(f"no library {args.library} in {args.db}")
-    sites = set(db.execute(
-        "SELECT s.path, s.line FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
-        "WHERE n.library_pk = ? AND s.kind IN ('raise', 'warning')", lib))
-    non_sites = dict(((p, l), r) for p, l, r in db.execute(
-        "SELECT x.path, x.line, x.reason FROM non_site x JOIN snapshot n ON n.pk = x.snapshot_pk "
-        "WHERE n.library_pk = ?", lib))
-    issues = dict(db.execute(
-        "SELECT f.path, f.reason FROM file_issue f JOIN snapshot n ON n.pk = f.snapshot_pk "
-        "WHERE n.library_pk = ? AND f.skipped", lib))
+    sites, non_sites, issues = catalog_sites(args.db, args.library)
 
     total = 0
     found = 0

@@ -19,6 +19,7 @@
 
 #include "core/text.h"
 #include "extract/cpp/cpp_extractor.h"
+#include "extract/python/cy_prepass.h"
 #include "extract/python/py_extractor.h"
 #include "extract/python/py_linker.h"
 #include "extract/python/py_prepass.h"
@@ -114,6 +115,52 @@ std::optional<std::string> DecodePython(std::string bytes, FileIssue& issue) {
   return bytes;
 }
 
+// A Tempita substitution left in a string (`'out of bounds for
+// {{nptype}}'`) is a value of the generated code's message.
+Template TempitaValues(const Template& t) {
+  return MapLiterals(t, [](std::string_view text, Template& out) {
+    size_t at = 0;
+    while (at < text.size()) {
+      size_t open = text.find("{{", at);
+      size_t close = open == std::string_view::npos ? open : text.find("}}", open + 2);
+      if (close == std::string_view::npos) {
+        out.AppendText(text.substr(at));
+        return;
+      }
+      out.AppendText(text.substr(at, open - at));
+      out.AppendValue(Trim(text.substr(open + 2, close - open - 2)), ValueKind::kStr);
+      at = close + 2;
+    }
+  });
+}
+
+// What a Cython file's sites take from the source as written rather than
+// from the rewritten copy they were extracted from.
+void CythonSites(std::string_view source, const python::PythonOptions& options, bool tempita,
+                 python::FileResult& result) {
+  SourceLines lines(source);
+  auto values = [](Template& t) {
+    t = TempitaValues(t);
+    t.AssignNames();
+  };
+  for (python::ProtoSite& p : result.sites) {
+    if (!p.site.excerpt.empty()) {
+      lines.FillExcerpt(p.site, options.excerpt_before, options.excerpt_after,
+                        options.max_excerpt_bytes);
+    }
+    if (!tempita) continue;
+    values(p.site.message);
+    // The linker builds the message again from the arguments.
+    for (python::CallArg& a : p.args) {
+      if (a.arg.value) values(*a.arg.value);
+    }
+  }
+  if (!tempita) return;
+  for (python::FunctionInfo& f : result.functions) {
+    for (Template& t : f.returned_messages) values(t);
+  }
+}
+
 // Parses and extracts one Python file with `parser`; never throws.
 python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::string bytes) {
   python::FileResult result;
@@ -123,6 +170,14 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
   if (!text) {
     result.issues.push_back(std::move(issue));
     return result;
+  }
+  // Cython is read as the Python it rewrites to, and extracted from that
+  // copy, whose names and strings are the source's at the same offsets;
+  // only the excerpts are taken from the source as written.
+  std::optional<std::string> cython_source;
+  if (python::IsCythonPath(path)) {
+    cython_source = *text;
+    python::RewriteCython(*text, python::IsTempitaPath(path));
   }
   TreePtr tree(
       ts_parser_parse_string(parser, nullptr, text->data(), static_cast<uint32_t>(text->size())));
@@ -151,7 +206,9 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
   }
   TSNode root = ts_tree_root_node(tree.get());
   python::PythonOptions options;
+  options.cython = cython_source.has_value();
   result = python::ExtractPythonFile(path, *text, tree.get(), options);
+  if (cython_source) CythonSites(*cython_source, options, python::IsTempitaPath(path), result);
   if (ts_node_has_error(root)) {
     result.issues.push_back(
         FileIssue{std::string(path), "syntax-error", FirstErrorLine(root), false});
@@ -241,7 +298,7 @@ ParserPtr NewPythonParser(uint64_t timeout_micros) {
 }  // namespace
 
 bool IsSourcePath(std::string_view path) {
-  return EndsWith(path, ".py") || cpp::IsCppSourcePath(path);
+  return EndsWith(path, ".py") || python::IsCythonPath(path) || cpp::IsCppSourcePath(path);
 }
 
 namespace {

@@ -492,7 +492,8 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // is catalogued under the Python type its binding would raise.
   std::string type(PythonTypeOfCpp(input.exception));
   if (type.empty()) type = ShortExceptionName(input.exception);
-  std::vector<Frame> frames = input.frames;
+  std::vector<Frame> frames;
+  for (const Frame& f : input.frames) frames.push_back(ResolveCythonFrame(f));
   if (frames.size() > kMaxFrames) frames.erase(frames.begin(), frames.end() - kMaxFrames);
   // A qualified type names the module its class is defined in: per library
   // defining a class of that name, how well (ModuleFit).

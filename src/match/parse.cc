@@ -540,6 +540,37 @@ class Parser {
 
 }  // namespace
 
+Frame ResolveCythonFrame(const Frame& frame) {
+  std::string_view path = frame.path;
+  size_t slash = path.find_last_of("/\\");
+  std::string_view base = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  size_t ext = base.rfind('.');
+  if (ext == std::string_view::npos || ext == 0) return frame;
+  std::string_view suffix = base.substr(ext);
+  if (suffix != ".pyx" && suffix != ".pxd" && suffix != ".pxi") return frame;
+  std::string_view stem = base.substr(0, ext);
+  // The module is the last component equal to the file's stem that has a
+  // function after it: numpy.random.mtrand.RandomState.choice.
+  std::string_view function = frame.function;
+  size_t module_end = std::string_view::npos;
+  for (size_t at = 0; at < function.size();) {
+    size_t dot = function.find('.', at);
+    if (dot == std::string_view::npos) break;
+    if (function.substr(at, dot - at) == stem) module_end = dot;
+    at = dot + 1;
+  }
+  if (module_end == std::string_view::npos) return frame;
+  size_t module_start = module_end - stem.size();
+  Frame out = frame;
+  out.function = std::string(function.substr(module_end + 1));
+  if (base.size() == path.size()) {  // a bare file name: the package gives the directories
+    std::string dirs(function.substr(0, module_start));
+    std::replace(dirs.begin(), dirs.end(), '.', '/');
+    out.path = dirs + std::string(base);
+  }
+  return out;
+}
+
 std::vector<ParsedError> ParseRuntimeText(std::string_view text) { return Parser(text).Run(); }
 
 std::string ShortExceptionName(std::string_view printed) {

@@ -35,6 +35,15 @@ struct ParsedError {
 // the size of `text`.
 std::vector<ParsedError> ParseRuntimeText(std::string_view text);
 
+// A frame of a compiled Cython module as errdex's catalog names it. Cython
+// prints the source file's name as given to the compiler, often only its
+// basename (`File "mtrand.pyx", line 958, in
+// numpy.random.mtrand.RandomState.choice`), and the function with its
+// module: the module's package becomes the path's directories
+// (`numpy/random/mtrand.pyx`) and the function loses the module
+// (`RandomState.choice`). Any other frame is returned as it is.
+Frame ResolveCythonFrame(const Frame& frame);
+
 // The short form of a printed exception type: "json.decoder.JSONDecodeError"
 // -> "JSONDecodeError", "std::runtime_error" -> "runtime_error".
 std::string ShortExceptionName(std::string_view printed);

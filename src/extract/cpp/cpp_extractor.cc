@@ -277,7 +277,8 @@ SinkInfo ClassifyName(std::string_view callee, bool member) {
   return info;
 }
 
-// The Python type a PyExc_* expression or exception-state object names.
+}  // namespace
+
 std::string PythonTypeOf(std::string_view expression) {
   std::string_view e = Trim(expression);
   while (!e.empty() && (e.front() == '(' || e.front() == '*' || e.front() == '&')) {
@@ -296,6 +297,46 @@ std::string PythonTypeOf(std::string_view expression) {
   }
   return out;
 }
+
+std::optional<CApiCall> PythonCApiCall(std::string_view name) {
+  for (const CApiSink& c : kCApiSinks) {
+    if (name != c.name) continue;
+    CApiCall call;
+    call.exception = std::string(c.exception);
+    call.internal = c.internal;
+    // Where each kind of sink takes its text, as Visit reads it.
+    switch (c.sink) {
+      case Sink::kPyErrSetString:
+      case Sink::kPyErrObject:
+      case Sink::kPyFixedMessage:
+        call.message_at = 1;
+        break;
+      case Sink::kPyErrFormat:
+        call.message_at = 1;
+        call.printf = true;
+        break;
+      case Sink::kPyWarn:
+        call.message_at = 1;
+        call.kind = SiteKind::kWarning;
+        break;
+      case Sink::kPyWarnFormat:
+        call.message_at = 2;
+        call.printf = true;
+        call.kind = SiteKind::kWarning;
+        break;
+      case Sink::kNumpyDeprecate:
+        call.message_at = 0;
+        call.kind = SiteKind::kWarning;
+        break;
+      default:
+        break;
+    }
+    return call;
+  }
+  return std::nullopt;
+}
+
+namespace {
 
 // Splits a macro invocation's argument text at top-level commas.
 std::vector<std::string> SplitMacroArguments(std::string_view inner) {

@@ -7,6 +7,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -15,6 +16,24 @@
 #include "core/record.h"
 
 namespace errdex::extract::cpp {
+
+// How a Python C-API error function (PyErr_SetString, PyErr_Format,
+// PyErr_WarnEx, ...) takes its exception and text: for front ends that see
+// it called from another language (Cython).
+struct CApiCall {
+  std::string exception;  // fixed by the name; empty: the first argument names it
+  int message_at = -1;    // the argument holding the message or format; -1: none
+  bool printf = false;    // that argument is a PyUnicode_FromFormat format
+  SiteKind kind = SiteKind::kRaise;
+  bool internal = false;
+};
+
+// The C-API function `name`, or nullopt when it raises nothing.
+std::optional<CApiCall> PythonCApiCall(std::string_view name);
+
+// The Python type a PyExc_* expression or exception-state object names
+// (`PyExc_ValueError`, `(PyObject *)PyExc_TypeError`): "ValueError".
+std::string PythonTypeOf(std::string_view expression);
 
 // A function-like `#define` whose body raises an error
 // (`#define PYERR(e, m) {PyErr_SetString(e, m); goto fail;}`).

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/text.h"
+#include "extract/cpp/cpp_extractor.h"
+#include "extract/cpp/cpp_format.h"
 #include "extract/python/py_calls.h"
 #include "extract/python/py_conditions.h"
 #include "extract/python/py_docstring.h"
@@ -404,7 +406,13 @@ class FileExtractor {
       case kExpressionStatement:
         for (TSNode child : NamedChildren(node)) {
           if (K(child) == kCall) OnCall(child);
-          if (K(child) == kAssignment) OnAssignment(child);
+          if (K(child) == kAssignment) {
+            OnAssignment(child);
+            // `out = disc(..., lam, 'lam', CONS_POISSON)`: a helper that
+            // raises is as often called for its result as for its effect.
+            TSNode right = Field(child, "right");
+            if (!ts_node_is_null(right) && K(right) == kCall) OnSinkCall(right, node);
+          }
         }
         return false;
       case kModule:
@@ -1226,12 +1234,20 @@ class FileExtractor {
   std::vector<FormatArg> ArgOptions(TSNode node, const EvalContext& ctx, int depth) {
     std::vector<FormatArg> out;
     std::string expression = CollapseWhitespace(Text(node));
+    bool opaque = false;
     for (Template& t : Eval(node, ctx, depth + 1)) {
-      if (IsOpaque(t)) continue;
+      if (IsOpaque(t)) {
+        opaque = true;
+        continue;
+      }
       out.push_back(FormatArg{expression, std::move(t)});
       if (out.size() >= static_cast<size_t>(kMaxAlternatives)) break;
     }
-    if (out.empty()) out.push_back(FormatArg{expression, std::nullopt});
+    // A path where it stays unknown (a parameter that `if method == 'auto':
+    // method = 'J'` may leave as passed) is a value, not one of the others.
+    if (out.empty() || (opaque && out.size() < static_cast<size_t>(kMaxAlternatives))) {
+      out.push_back(FormatArg{expression, std::nullopt});
+    }
     return out;
   }
 
@@ -1970,6 +1986,12 @@ class FileExtractor {
       OnWarn(call);
       return;
     }
+    if (options_.cython && K(fn) == kIdentifier) {
+      if (std::optional<cpp::CApiCall> capi = cpp::PythonCApiCall(Text(fn))) {
+        OnCApiCall(call, *capi);
+        return;
+      }
+    }
     // super().__init__(...) / Base.__init__(self, ...) inside an exception's __init__.
     if (K(fn) != kAttribute || Text(Field(fn, "attribute")) != "__init__") {
       OnSinkCall(call, ts_node_parent(call));
@@ -2015,6 +2037,51 @@ class FileExtractor {
     TSNode owner = ts_node_is_null(block) ? TSNode{} : ts_node_parent(block);
     if (ts_node_is_null(owner) || K(owner) != kFunctionDefinition) cls->conditional_attrs.insert(attr);
     cls->self_attrs.emplace_back(std::move(attr), Arg(right, ctx));
+  }
+
+  // `PyErr_Format(PyExc_ValueError, b"bad %d", n)` in Cython: the C
+  // front end's reading of the same call, the format in C's dialect.
+  void OnCApiCall(TSNode call, const cpp::CApiCall& capi) {
+    std::vector<TSNode> args;
+    for (TSNode a : NamedChildren(Field(call, "arguments"))) {
+      if (K(a) != kComment && K(a) != kKeywordArgument) args.push_back(a);
+    }
+    std::string exception = capi.exception;
+    std::string written = exception;
+    if (exception.empty()) {
+      if (args.empty()) return;
+      written = CollapseWhitespace(Text(args[0]));
+      exception = cpp::PythonTypeOf(written);
+    }
+    EvalContext ctx = ContextAt(call);
+    Alternatives messages;
+    if (capi.message_at < 0) {
+      messages.emplace_back();
+    } else if (static_cast<size_t>(capi.message_at) < args.size()) {
+      messages = EvalOrValue(args[static_cast<size_t>(capi.message_at)], ctx, 0, ValueKind::kAny);
+    } else {
+      return;
+    }
+    if (capi.printf) {
+      std::vector<cpp::Arg> values;
+      for (size_t i = static_cast<size_t>(capi.message_at) + 1; i < args.size(); ++i) {
+        cpp::Arg a{CollapseWhitespace(Text(args[i])), std::nullopt};
+        Alternatives v = Eval(args[i], ctx, 0);
+        if (v.size() == 1) a.value = std::move(v.front());
+        values.push_back(std::move(a));
+      }
+      for (Template& m : messages) m = cpp::ApplyPrintf(m, values, cpp::PrintfDialect::kPython);
+    }
+    for (Template& m : messages) {
+      ProtoSite p;
+      p.site = BaseSite(call, capi.kind);
+      p.site.exception = exception;
+      p.site.exception_written = written;
+      p.site.internal = p.site.internal || capi.internal;
+      p.site.message = std::move(m);
+      p.site.message.AssignNames();
+      result_.sites.push_back(std::move(p));
+    }
   }
 
   void OnWarn(TSNode call) {

@@ -116,6 +116,9 @@ struct PythonOptions {
   int excerpt_before = 20;  // lines of context above a site
   int excerpt_after = 20;   // and below its statement
   size_t max_excerpt_bytes = 16384;
+  // Cython: calls of the Python C-API's error functions (PyErr_SetString,
+  // PyErr_Format) raise, as they do from C.
+  bool cython = false;
 };
 
 // Extracts one parsed file. `source` must outlive the call and be what `tree`

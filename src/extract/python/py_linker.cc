@@ -23,7 +23,10 @@ using Bindings = std::map<std::string, FormatArg, std::less<>>;
 constexpr size_t kMaxMro = 16;
 // Helpers calling helpers are followed this many calls deep.
 constexpr int kMaxSinkDepth = 3;
-constexpr size_t kMaxSinkRaises = 16;
+// A helper forwarding three named values to a checker that dispatches on a
+// constraint constant (numpy's disc -> check_constraint) carries 3 x 12
+// conditional raises before its callers' constants pick theirs.
+constexpr size_t kMaxSinkRaises = 48;
 // The messages one exception class can compose from one call.
 constexpr size_t kMaxMessages = 8;
 
@@ -657,7 +660,58 @@ class Linker {
     std::string type_param;  // the parameter that passes the type, if any
     Template message;
     bool guarded = false;  // a condition inside the sink (or a call on the way) decides
+    // Parameters the raise is reached only with, each with the constant it
+    // must equal (`if cons == CONS_POSITIVE:`): a helper that dispatches on
+    // a mode its callers pass as a constant raises, for each caller, only
+    // the branch of that constant.
+    std::vector<std::pair<std::string, std::vector<std::string>>> requires_equal;
   };
+
+  // A constant as a mode argument is written: an upper-case name (maybe
+  // qualified), a number or a string literal.
+  static bool IsConstantExpression(std::string_view e) {
+    if (e.empty()) return false;
+    if (e.front() == '"' || e.front() == '\'' || (e.front() >= '0' && e.front() <= '9')) return true;
+    bool upper = false;
+    for (char c : LastComponent(e)) {
+      if (c >= 'a' && c <= 'z') return false;
+      upper |= c >= 'A' && c <= 'Z';
+    }
+    return upper;
+  }
+
+  // The `param == CONSTANT` conditions (if/elif, not negated) a raise in
+  // `fn` sits under.
+  static std::vector<std::pair<std::string, std::vector<std::string>>> RequiredEqual(
+      const FunctionInfo& fn, const Site& site) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> out;
+    for (const Guard& g : site.guards) {
+      if (g.negated || (g.kind != "if" && g.kind != "elif")) continue;
+      // `cons == A` or `cons == A or cons == B`: one parameter, constants.
+      std::string param;
+      std::vector<std::string> constants;
+      std::string_view rest = g.code;
+      bool ok = true;
+      while (ok && !rest.empty()) {
+        size_t or_at = rest.find(" or ");
+        std::string_view part = Trim(rest.substr(0, or_at));
+        rest = or_at == std::string_view::npos ? std::string_view() : rest.substr(or_at + 4);
+        size_t eq = part.find(" == ");
+        if (eq == std::string_view::npos) {
+          ok = false;
+          break;
+        }
+        std::string left(Trim(part.substr(0, eq)));
+        std::string right(Trim(part.substr(eq + 4)));
+        if (HasParam(fn, right) && !HasParam(fn, left)) std::swap(left, right);
+        ok = HasParam(fn, left) && IsConstantExpression(right) && (param.empty() || param == left);
+        param = left;
+        constants.push_back(right);
+      }
+      if (ok && !param.empty()) out.push_back({param, constants});
+    }
+    return out;
+  }
 
   static bool HasParam(const FunctionInfo& fn, std::string_view name) {
     return std::any_of(fn.params.begin(), fn.params.end(),
@@ -677,7 +731,7 @@ class Linker {
     std::string display = r.message.Display();
     for (const SinkRaise& have : raises) {
       if (have.exception == r.exception && have.type_param == r.type_param &&
-          have.message.Display() == display) {
+          have.requires_equal == r.requires_equal && have.message.Display() == display) {
         return false;
       }
     }
@@ -695,9 +749,10 @@ class Linker {
           if (p.site.internal) continue;
           bool guarded = !p.site.guards.empty();
           std::string type_param = HasParam(fn, p.callee) ? p.callee : "";
+          auto required = RequiredEqual(fn, p.site);
           for (Site& s : Resolve(p)) {
             AddSinkRaise(&fn, SinkRaise{std::move(s.exception), std::move(s.exception_written),
-                                        type_param, std::move(s.message), guarded});
+                                        type_param, std::move(s.message), guarded, required});
           }
         }
       }
@@ -741,6 +796,20 @@ class Linker {
     Bindings b;
     BindArguments(params, args, b);
     SinkRaise out = r;
+    out.requires_equal.clear();
+    for (const auto& [param, constants] : r.requires_equal) {
+      auto it = b.find(param);
+      if (it == b.end()) continue;  // not passed: unknown here
+      const std::string& e = it->second.expression;
+      if (IsConstantExpression(e)) {
+        bool reached = std::any_of(constants.begin(), constants.end(), [&](const std::string& c) {
+          return LastComponent(e) == LastComponent(c);
+        });
+        if (!reached) return std::nullopt;  // another branch
+      } else if (!e.empty()) {
+        out.requires_equal.emplace_back(e, constants);  // the caller's parameter, maybe
+      }
+    }
     out.message = Substitute(r.message, b);
     if (!r.type_param.empty()) {
       auto it = b.find(r.type_param);

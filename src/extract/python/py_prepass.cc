@@ -14,12 +14,6 @@ constexpr size_t kNone = std::string_view::npos;
 // stays bounded on any input.
 constexpr int kMaxFieldNesting = 32;
 
-bool IsWordByte(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return u >= 0x80 || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
-         u == '_';
-}
-
 // Words after which `[` opens a list display or pattern, not a subscript.
 // `match` and `case` are soft keywords; taking them always as keywords costs
 // only `match[*(...)]` on a variable named so, which stays unparsed.
@@ -83,16 +77,8 @@ class Rewriter {
         ++i;
         continue;
       }
-      if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
-        ++i;
-        continue;
-      }
-      if (c == '\\') {
-        i = std::min(i + 2, n_);
-        continue;
-      }
-      if (c == '#') {
-        while (i < n_ && t_[i] != '\n') ++i;
+      if (size_t next = SkipPythonBlank(t_, i); next != i) {
+        i = next;
         continue;
       }
       if (field && open.empty() && (c == '}' || c == ':' || (c == '!' && At(i + 1) != '='))) {
@@ -103,9 +89,9 @@ class Rewriter {
       if (c == '"' || c == '\'') {
         i = String(i, i, nesting);
         last = Last::kOperand;
-      } else if (IsWordByte(c)) {
+      } else if (IsPythonWordByte(c)) {
         size_t s = i;
-        while (i < n_ && IsWordByte(t_[i])) ++i;
+        while (i < n_ && IsPythonWordByte(t_[i])) ++i;
         std::string_view w(t_.data() + s, i - s);
         if ((At(i) == '"' || At(i) == '\'') && IsStringPrefix(w)) {
           i = String(s, i, nesting);
@@ -214,7 +200,7 @@ class Rewriter {
     i = Code(i, nesting);
     if (At(i) == '!') {
       ++i;
-      while (i < n_ && IsWordByte(t_[i])) ++i;
+      while (i < n_ && IsPythonWordByte(t_[i])) ++i;
     }
     if (At(i) == ':') i = Literal(i + 1, quote, triple, true, nesting, true);
     if (At(i) == '}') ++i;
@@ -227,6 +213,29 @@ class Rewriter {
 };
 
 }  // namespace
+
+size_t SkipPythonBlank(std::string_view text, size_t i) {
+  const size_t n = text.size();
+  while (i < n) {
+    char c = text[i];
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f') {
+      ++i;
+    } else if (c == '\\') {
+      i = std::min(i + 2, n);
+    } else if (c == '#') {
+      while (i < n && text[i] != '\n') ++i;
+    } else {
+      break;
+    }
+  }
+  return i;
+}
+
+bool IsPythonWordByte(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u >= 0x80 || (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+         u == '_';
+}
 
 int RewriteForGrammar(std::string& text) { return Rewriter(text).Run(); }
 

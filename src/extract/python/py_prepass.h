@@ -4,7 +4,9 @@
 // same constructs besides.
 #pragma once
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 namespace errdex::extract::python {
 
@@ -20,5 +22,14 @@ namespace errdex::extract::python {
 // code). Linear in the text's size on any input, never throws. Returns the
 // number of rewrites.
 int RewriteForGrammar(std::string& text);
+
+// True for a byte of a name or number as the pre-passes scan them: ASCII
+// letters, digits, `_`, and every byte of a multi-byte UTF-8 character.
+bool IsPythonWordByte(char c);
+
+// Past the blanks at `i` that are no token: spaces, tabs, a backslash and
+// the byte after it (a line continuation), a comment up to its newline.
+// Returns `i` when there are none; never past the text's end.
+size_t SkipPythonBlank(std::string_view text, size_t i);
 
 }  // namespace errdex::extract::python

@@ -55,5 +55,14 @@ TEST(FuzzRegressions, Cpp) {
   });
 }
 
+TEST(FuzzRegressions, Cython) {
+  // As the fuzz target reads them: the first byte picks the file name.
+  RunAll("cython", [](const std::string& text) {
+    static constexpr const char* kPaths[] = {"fuzz.pyx", "fuzz.pxd", "fuzz.pxi", "fuzz.pyx.in"};
+    if (text.empty()) return ExtractPythonSource("fuzz.pyx", text);
+    return ExtractPythonSource(kPaths[static_cast<unsigned char>(text[0]) % 4], text.substr(1));
+  });
+}
+
 }  // namespace
 }  // namespace errdex::extract

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "extract/extractor.h"
+#include "unit/extract/python/prepass_testing.h"
 #include "extract/python/py_prepass.h"
 
 namespace errdex::extract {
@@ -17,14 +18,8 @@ std::string Rewritten(std::string text) {
   return text;
 }
 
-// The file parses without recovery and its one site, after the construct, is
-// found with the message and line it has in the source.
 void ParsesAndFindsTheRaise(const std::string& code, int line) {
-  Extraction x = ExtractPythonSource("m.py", code + "raise ValueError('after')\n");
-  for (const FileIssue& i : x.issues) ADD_FAILURE() << i.reason << ": " << i.detail << "\n" << code;
-  ASSERT_EQ(x.sites.size(), 1u) << code;
-  EXPECT_EQ(x.sites[0].message.Display(), "after");
-  EXPECT_EQ(x.sites[0].line, line);
+  testing::ParsesAndFindsTheRaise("m.py", code, line);
 }
 
 TEST(PythonPrepass, StarredSubscriptsLoseTheirStar) {

@@ -1,0 +1,3 @@
+acdef f(<<<<((((
+  cdef:
+    int x = <
