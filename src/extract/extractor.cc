@@ -22,6 +22,7 @@
 #include "extract/python/py_extractor.h"
 #include "extract/python/py_linker.h"
 #include "extract/python/py_prepass.h"
+#include "extract/rust/rust_extractor.h"
 #include "extract/source_lines.h"
 #include "extract/ts_util.h"
 
@@ -241,7 +242,7 @@ ParserPtr NewPythonParser(uint64_t timeout_micros) {
 }  // namespace
 
 bool IsSourcePath(std::string_view path) {
-  return EndsWith(path, ".py") || cpp::IsCppSourcePath(path);
+  return EndsWith(path, ".py") || cpp::IsCppSourcePath(path) || rust::IsRustSourcePath(path);
 }
 
 namespace {
@@ -272,6 +273,7 @@ struct FileCache::Impl {
   Map<std::vector<cpp::MacroDef>> macros;
   // And "\0macros" on top: C/C++ results depend on every file's sink macros.
   Map<cpp::FileResult> native;
+  Map<rust::FileResult> rust;
   uint64_t run = 0;
   size_t hits = 0;
   size_t misses = 0;
@@ -307,6 +309,7 @@ struct FileCache::Impl {
     sweep(python);
     sweep(macros);
     sweep(native);
+    sweep(rust);
     ++run;
   }
 };
@@ -385,6 +388,8 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   std::string macro_digest = cache != nullptr ? MacroDigest(macros) : "";
   std::vector<python::FileResult> results(files.size());
   std::vector<cpp::FileResult> native(files.size());
+  // Rust files link to nothing else: their results join the others as they are.
+  std::vector<rust::FileResult> rusts(files.size());
   next = 0;
   std::atomic<size_t> done{0};
   std::mutex progress_mutex;
@@ -392,9 +397,34 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     ParserPtr parser = NewPythonParser(options.parse_timeout_micros);
     ParserPtr native_parser(ts_parser_new());
     ts_parser_set_timeout_micros(native_parser.get(), options.parse_timeout_micros);
+    ParserPtr rust_parser(ts_parser_new());
+    ts_parser_set_timeout_micros(rust_parser.get(), options.parse_timeout_micros);
     for (size_t i = next++; i < files.size(); i = next++) {
       const source::SourceFile& f = files[i];
       bool is_native = cpp::IsCppSourcePath(f.path);
+      if (rust::IsRustSourcePath(f.path)) {
+        results[i].path = f.path;
+        std::string key = cached(f) ? CacheKey(f) : "";
+        bool hit = !key.empty() && cache->Find(cache->rust, key, rusts[i]);
+        if (!key.empty()) cache->Count(hit);
+        if (!hit) {
+          Result<std::string> bytes = read(f);
+          if (!bytes) {
+            bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
+            rusts[i].issues.push_back(FileIssue{f.path, too_large ? "too-large" : "unreadable",
+                                                bytes.error().message, true});
+          } else {
+            rusts[i] = rust::ExtractRustBytes(rust_parser.get(), f.path, std::move(*bytes));
+            if (!key.empty()) cache->Put(cache->rust, key, rusts[i]);
+          }
+        }
+        size_t n = ++done;
+        if (options.progress) {
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          options.progress(n, files.size());
+        }
+        continue;
+      }
       std::string key = cached(f) ? CacheKey(f) : "";
       if (!key.empty() && is_native) key += '\0' + macro_digest;
       bool hit = !key.empty() && (is_native ? cache->Find(cache->native, key, native[i])
@@ -449,6 +479,11 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   }
   python::LinkPython(results, out, &native_sites, &native_files);
   for (Site& s : native_sites) out.sites.push_back(std::move(s));
+  for (rust::FileResult& r : rusts) {
+    for (Site& s : r.sites) out.sites.push_back(std::move(s));
+    for (NonSite& s : r.non_sites) out.non_sites.push_back(std::move(s));
+    for (FileIssue& i : r.issues) out.issues.push_back(std::move(i));
+  }
   std::map<std::string, const source::SourceFile*> by_path;
   for (const source::SourceFile& f : files) by_path.emplace(f.path, &f);
   FillMissingExcerpts(out, [&](const std::string& path) -> std::optional<std::string> {
@@ -492,6 +527,24 @@ Extraction ExtractPythonSource(std::string_view path, std::string_view text) {
   out.bytes_scanned = static_cast<int64_t>(text.size());
   python::LinkPython(results, out);
   FillMissingExcerpts(out, [&](const std::string&) { return std::optional<std::string>(text); });
+  CapMessages(out);
+  return out;
+}
+
+}  // namespace errdex::extract
+
+namespace errdex::extract {
+
+Extraction ExtractRustSource(std::string_view path, std::string_view text) {
+  ParserPtr parser(ts_parser_new());
+  ts_parser_set_timeout_micros(parser.get(), 20'000'000);
+  rust::FileResult r = rust::ExtractRustBytes(parser.get(), path, std::string(text));
+  Extraction out;
+  out.files_scanned = 1;
+  out.bytes_scanned = static_cast<int64_t>(text.size());
+  out.sites = std::move(r.sites);
+  out.non_sites = std::move(r.non_sites);
+  out.issues = std::move(r.issues);
   CapMessages(out);
   return out;
 }
