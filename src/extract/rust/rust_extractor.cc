@@ -108,6 +108,8 @@ class Extractor {
       CallSink(n);
     } else if (k == kMatchExpression) {
       MessageTable(n);
+    } else if (k == kTokenTree) {
+      TokenSinks(n);
     }
 
     ancestors_.push_back(n);
@@ -185,11 +187,18 @@ class Extractor {
       }
       return out;
     }
+    bool continued = false;
     for (TSNode c : NamedChildren(lit)) {
       if (K(c) == kStringContent) {
-        out.append(Text(c));
+        std::string_view t = Text(c);
+        // `\` at a line's end drops the newline and the next line's indent.
+        if (continued) t.remove_prefix(std::min(t.size(), t.find_first_not_of(" \t\n\r")));
+        out.append(t);
+        continued = false;
       } else if (K(c) == kEscapeSequence) {
-        AppendRustEscape(Text(c), out);
+        std::string_view e = Text(c);
+        continued = e.size() >= 2 && (e[1] == '\n' || e[1] == '\r');
+        AppendRustEscape(e, out);
       }
     }
     return out;
@@ -261,6 +270,13 @@ class Extractor {
   // A macro argument's template: a literal, a nested format!, else none.
   std::optional<Template> EvalTokens(const std::vector<TSNode>& tokens, int depth) const {
     if (tokens.size() == 1 && IsString(tokens[0])) return Template::Literal(StringValue(tokens[0]));
+    // A number prints as written (without a type suffix such as `1u8`).
+    if (tokens.size() == 1 && std::string_view(ts_node_type(tokens[0])) == "integer_literal") {
+      std::string_view t = Text(tokens[0]);
+      if (!t.empty() && std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+        return Template::Literal(t);
+      }
+    }
     if (tokens.size() == 3 && K(tokens[0]) == kIdentifier && Text(tokens[1]) == "!" &&
         K(tokens[2]) == kTokenTree && IsFormatMacro(Text(tokens[0]))) {
       return FormatTemplate(MacroArgs(tokens[2]), 0, depth + 1);
@@ -372,6 +388,53 @@ class Extractor {
       DisplaySink(n, tree);
       return;
     }
+    MacroSinkAt(n, name, tree);
+  }
+
+  // The arguments of a macro that is no sink are tokens, not syntax (a test
+  // harness's `rgtest!(name, |dir| { assert!(...) })`): sinks in them are
+  // found by their tokens, `name ! (...)` and `. name (...)`.
+  void TokenSinks(TSNode tree) {
+    std::vector<TSNode> c = Children(tree);
+    for (size_t i = 2; i + 1 < c.size(); ++i) {
+      // `exceptions::PyTypeError::new_err(...)`
+      if (K(c[i]) != kIdentifier || K(c[i + 1]) != kTokenTree || Text(c[i - 1]) != "::") continue;
+      const Sink* sink = FindSink(SinkForm::kNewErr, Text(c[i]));
+      if (sink == nullptr) continue;
+      size_t first = i - 2;
+      while (first >= 2 && Text(c[first - 1]) == "::" && K(c[first - 2]) == kIdentifier) first -= 2;
+      if (K(c[first]) != kIdentifier) continue;
+      std::vector<TokenArg> args = MacroArgs(c[i + 1]);
+      Site site = BaseSite(c[first], sink->kind);
+      site.exception_written = TokensText({c[first], c[i - 2]});
+      site.exception = PythonExceptionName(site.exception_written);
+      Template message;
+      if (static_cast<size_t>(sink->message_arg) < args.size()) {
+        const std::vector<TSNode>& tokens = args[static_cast<size_t>(sink->message_arg)].tokens;
+        std::optional<Template> t = EvalTokens(tokens, 0);
+        message = t ? *t : Template::Value(TokensText(tokens), ValueKind::kAny);
+      }
+      Emit(std::move(site), std::move(message));
+    }
+    for (size_t i = 0; i + 2 < c.size(); ++i) {
+      if (K(c[i]) == kIdentifier && Text(c[i + 1]) == "!" && K(c[i + 2]) == kTokenTree) {
+        MacroSinkAt(c[i], Text(c[i]), c[i + 2]);
+      } else if (Text(c[i]) == "." && K(c[i + 1]) == kIdentifier && K(c[i + 2]) == kTokenTree) {
+        const Sink* sink = FindSink(SinkForm::kMethod, Text(c[i + 1]));
+        if (sink == nullptr) continue;
+        std::vector<TokenArg> args = MacroArgs(c[i + 2]);
+        if (static_cast<size_t>(sink->message_arg) >= args.size()) continue;
+        std::optional<Template> t =
+            EvalTokens(args[static_cast<size_t>(sink->message_arg)].tokens, 0);
+        if (!t || t->IsDynamic() || t->empty()) continue;
+        Site site = BaseSite(c[i + 1], sink->kind);
+        site.exception = site.exception_written = std::string(sink->exception);
+        Emit(std::move(site), std::move(*t));
+      }
+    }
+  }
+
+  void MacroSinkAt(TSNode n, std::string_view name, TSNode tree) {
     if (const Sink* sink = FindSink(SinkForm::kMacro, name)) {
       std::vector<TokenArg> args = MacroArgs(tree);
       Site site = BaseSite(n, sink->kind);
@@ -485,6 +548,9 @@ class Extractor {
       if (sink == nullptr || ts_node_is_null(path)) return;
       Site site = BaseSite(n, sink->kind);
       site.exception_written = Collapsed(path);
+      // `Self::new_err` in the impl of a `create_exception!` type's helper.
+      if (site.exception_written == "Self" && !impls_.empty())
+        site.exception_written = impls_.back().type;
       site.exception = PythonExceptionName(site.exception_written);
       TSNode m = arg(sink->message_arg);
       Emit(std::move(site), ts_node_is_null(m) || Text(m) == "()" ? Template() : MessageOf(m));

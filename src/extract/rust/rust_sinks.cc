@@ -53,29 +53,13 @@ std::string PythonExceptionName(std::string_view written) {
   size_t cut = written.rfind("::");
   std::string_view name = cut == std::string_view::npos ? written : written.substr(cut + 2);
   // PyO3 names Python's builtin exceptions PyValueError, PyOSError ...
+  // ... but PyErr, PyAny and PyResult are PyO3's own types, no exceptions.
   if (name.size() > 2 && name.substr(0, 2) == "Py" &&
-      std::isupper(static_cast<unsigned char>(name[2]))) {
+      std::isupper(static_cast<unsigned char>(name[2])) && name != "PyErr" && name != "PyAny" &&
+      name != "PyResult") {
     name.remove_prefix(2);
   }
   return std::string(name);
-}
-
-std::string SnakeCase(std::string_view camel) {
-  std::string out;
-  for (size_t i = 0; i < camel.size(); ++i) {
-    char c = camel[i];
-    bool upper = std::isupper(static_cast<unsigned char>(c)) != 0;
-    if (upper && i > 0 && camel[i - 1] != '_') {
-      bool prev_lower = std::islower(static_cast<unsigned char>(camel[i - 1])) ||
-                        std::isdigit(static_cast<unsigned char>(camel[i - 1]));
-      bool next_lower =
-          i + 1 < camel.size() && std::islower(static_cast<unsigned char>(camel[i + 1]));
-      bool prev_upper = std::isupper(static_cast<unsigned char>(camel[i - 1])) != 0;
-      if (prev_lower || (prev_upper && next_lower)) out.push_back('_');
-    }
-    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
-  }
-  return out;
 }
 
 }  // namespace errdex::extract::rust

@@ -39,8 +39,5 @@ const Sink* FindSink(SinkForm form, std::string_view name);
 // (`exceptions::PyValueError` -> `ValueError`, `MyError` -> `MyError`).
 std::string PythonExceptionName(std::string_view written);
 
-// A Rust variant's name as serde/strum's snake_case spells it: `IntParsing`
-// -> `int_parsing`, `UrlTooLong` -> `url_too_long`, `HTTPError` -> `http_error`.
-std::string SnakeCase(std::string_view camel);
 
 }  // namespace errdex::extract::rust
