@@ -12,6 +12,7 @@
 
 #include "core/native_errors.h"
 #include "core/text.h"
+#include "match/keys.h"
 #include "match/pattern.h"
 
 namespace errdex::match {
@@ -743,6 +744,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (best_frame == 2) score += 0.2;
     if (best_frame == 1) score += 0.05;
     if (best_frame >= 2) m.evidence += "; a traceback frame is on this raise";
+    if (RaisesKey(e, input.key)) {
+      score += kKeyAgrees;
+      m.evidence += "; the pasted type= names this variant";
+    }
     m.rank = score;
     m.frame_level = best_frame;
     m.error = std::move(e);
