@@ -344,6 +344,8 @@ class Extractor {
       }
       case kReferenceExpression:
         return Eval(Field(e, "value"), depth + 1);
+      case kClosure:  // `|| format!(...)`: the text it gives when called
+        return Eval(Field(e, "body"), depth + 1);
       case kParenthesized:
         return ts_node_named_child_count(e) == 1 ? Eval(ts_node_named_child(e, 0), depth + 1)
                                                  : std::nullopt;

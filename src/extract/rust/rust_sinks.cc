@@ -33,6 +33,8 @@ constexpr Sink kSinks[] = {
     {"expect", F::kMethod, K::kFatal, "panic", 0},
     {"expect_err", F::kMethod, K::kFatal, "panic", 0},
     {"context", F::kMethod, K::kRaise, "anyhow::Error", 0},
+    {"with_context", F::kMethod, K::kRaise, "anyhow::Error", 0},  // a closure giving the text
+    {"wrap_err_with", F::kMethod, K::kRaise, "eyre::Report", 0},
     {"wrap_err", F::kMethod, K::kRaise, "eyre::Report", 0},
     {"new_err", F::kNewErr, K::kRaise, "", 0},
     {"new", F::kPyErrNew, K::kRaise, "", 0},
