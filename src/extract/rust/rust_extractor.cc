@@ -799,6 +799,14 @@ class Extractor {
           g.line = StartLine(a);
           TSNode match = ts_node_parent(ts_node_parent(a));
           if (!ts_node_is_null(match)) g.subject = Collapsed(Field(match, "value"));
+          // `_ => ...` is the arm of every value the arms above do not list.
+          if (g.code == "_") {
+            g.kind = "default-case";
+            for (TSNode p = ts_node_prev_named_sibling(a); !ts_node_is_null(p) && g.values.size() < 64;
+                 p = ts_node_prev_named_sibling(p)) {
+              if (K(p) == kMatchArm) g.values.insert(g.values.begin(), Collapsed(Field(p, "pattern")));
+            }
+          }
           out.push_back(std::move(g));
           break;
         }

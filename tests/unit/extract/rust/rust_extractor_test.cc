@@ -145,8 +145,9 @@ TEST(RustExtractor, GuardsFromIfAndMatchArms) {
   ASSERT_EQ(x.sites[0].guards.size(), 2u);
   EXPECT_EQ(x.sites[0].guards[0].code, "x > 3 && k.ok()");
   EXPECT_FALSE(x.sites[0].guards[0].negated);
-  EXPECT_EQ(x.sites[0].guards[1].kind, "case");
+  EXPECT_EQ(x.sites[0].guards[1].kind, "default-case");
   EXPECT_EQ(x.sites[0].guards[1].code, "_");
+  EXPECT_EQ(x.sites[0].guards[1].values, std::vector<std::string>{"Kind::A"});
   ASSERT_EQ(x.sites[1].guards.size(), 1u);
   EXPECT_TRUE(x.sites[1].guards[0].negated);
   EXPECT_FALSE(x.sites[1].trigger.empty());
