@@ -214,8 +214,8 @@ void CapMessages(Extraction& out) {
 
 // Sites the linker made at calls into sinks carry no excerpt (the call was
 // kept light while its file was parsed): read those files once more.
-void FillMissingExcerpts(Extraction& out,
-                         const std::function<std::optional<std::string>(const std::string&)>& read) {
+void FillMissingExcerpts(
+    Extraction& out, const std::function<std::optional<std::string>(const std::string&)>& read) {
   std::map<std::string, std::vector<Site*>> missing;
   for (Site& s : out.sites) {
     if (s.excerpt.empty() && s.language == "python" && s.line > 0) missing[s.path].push_back(&s);
@@ -475,7 +475,8 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   // _UFuncNoLoopError): the class's __str__ says what the user reads.
   std::vector<python::NativeFile> native_files;
   for (size_t i = 0; i < native.size(); ++i) {
-    if (!native[i].facts.functions.empty()) native_files.push_back({results[i].path, &native[i].facts});
+    if (!native[i].facts.functions.empty())
+      native_files.push_back({results[i].path, &native[i].facts});
   }
   python::LinkPython(results, out, &native_sites, &native_files);
   for (Site& s : native_sites) out.sites.push_back(std::move(s));
@@ -483,6 +484,7 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     for (Site& s : r.sites) out.sites.push_back(std::move(s));
     for (NonSite& s : r.non_sites) out.non_sites.push_back(std::move(s));
     for (FileIssue& i : r.issues) out.issues.push_back(std::move(i));
+    for (ExceptionClass& c : r.classes) out.classes.push_back(std::move(c));
   }
   std::map<std::string, const source::SourceFile*> by_path;
   for (const source::SourceFile& f : files) by_path.emplace(f.path, &f);
@@ -498,6 +500,23 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   return out;
 }
 
+namespace {
+
+// One in-memory file's extraction from a front end's result.
+template <typename FileResult>
+Extraction OneFile(std::string_view text, FileResult& r) {
+  Extraction out;
+  out.files_scanned = 1;
+  out.bytes_scanned = static_cast<int64_t>(text.size());
+  out.sites = std::move(r.sites);
+  out.non_sites = std::move(r.non_sites);
+  out.issues = std::move(r.issues);
+  CapMessages(out);
+  return out;
+}
+
+}  // namespace
+
 Extraction ExtractCppSource(std::string_view path, std::string_view text) {
   std::vector<cpp::MacroDef> defs;
   cpp::CollectMacros(path, text, defs);
@@ -507,14 +526,15 @@ Extraction ExtractCppSource(std::string_view path, std::string_view text) {
   std::vector<cpp::FileResult> one(1);
   one[0] = cpp::ExtractCppBytes(parser.get(), path, std::string(text), macros);
   cpp::LinkHelpers(one);
-  cpp::FileResult& r = one[0];
-  Extraction out;
-  out.files_scanned = 1;
-  out.bytes_scanned = static_cast<int64_t>(text.size());
-  out.sites = std::move(r.sites);
-  out.non_sites = std::move(r.non_sites);
-  out.issues = std::move(r.issues);
-  CapMessages(out);
+  return OneFile(text, one[0]);
+}
+
+Extraction ExtractRustSource(std::string_view path, std::string_view text) {
+  ParserPtr parser(ts_parser_new());
+  ts_parser_set_timeout_micros(parser.get(), 20'000'000);
+  rust::FileResult r = rust::ExtractRustBytes(parser.get(), path, std::string(text));
+  Extraction out = OneFile(text, r);
+  out.classes = std::move(r.classes);
   return out;
 }
 
@@ -527,24 +547,6 @@ Extraction ExtractPythonSource(std::string_view path, std::string_view text) {
   out.bytes_scanned = static_cast<int64_t>(text.size());
   python::LinkPython(results, out);
   FillMissingExcerpts(out, [&](const std::string&) { return std::optional<std::string>(text); });
-  CapMessages(out);
-  return out;
-}
-
-}  // namespace errdex::extract
-
-namespace errdex::extract {
-
-Extraction ExtractRustSource(std::string_view path, std::string_view text) {
-  ParserPtr parser(ts_parser_new());
-  ts_parser_set_timeout_micros(parser.get(), 20'000'000);
-  rust::FileResult r = rust::ExtractRustBytes(parser.get(), path, std::string(text));
-  Extraction out;
-  out.files_scanned = 1;
-  out.bytes_scanned = static_cast<int64_t>(text.size());
-  out.sites = std::move(r.sites);
-  out.non_sites = std::move(r.non_sites);
-  out.issues = std::move(r.issues);
   CapMessages(out);
   return out;
 }

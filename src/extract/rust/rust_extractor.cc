@@ -19,11 +19,6 @@
 namespace errdex::extract::rust {
 namespace {
 
-// The bounds every other front end gives a site.
-constexpr int kExcerptBefore = 20;
-constexpr int kExcerptAfter = 20;
-constexpr size_t kMaxExcerptBytes = 16384;
-constexpr size_t kMaxStatementBytes = 4096;
 // Deeper syntax is not walked: recursion stays far from the stack's end on
 // generated or hostile input (a file is reported as recovered).
 constexpr int kMaxDepth = 400;
@@ -273,7 +268,8 @@ class Extractor {
     // A number prints as written (without a type suffix such as `1u8`).
     if (tokens.size() == 1 && std::string_view(ts_node_type(tokens[0])) == "integer_literal") {
       std::string_view t = Text(tokens[0]);
-      if (!t.empty() && std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      if (!t.empty() &&
+          std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
         return Template::Literal(t);
       }
     }
@@ -388,6 +384,18 @@ class Extractor {
     if (K(tree) != kTokenTree) return;
     if ((name == "write" || name == "writeln") && InDisplayImpl()) {
       DisplaySink(n, tree);
+      return;
+    }
+    if (name == "create_exception") {
+      // create_exception!(module, ShapeError, PyValueError): a ValueError
+      // to Python, which subclass-aware matching needs to know.
+      std::vector<TokenArg> args = MacroArgs(tree);
+      if (args.size() >= 3 && args[1].tokens.size() == 1) {
+        result_.classes.push_back(ExceptionClass{std::string(Text(args[1].tokens[0])),
+                                                 {PythonExceptionName(TokensText(args[2].tokens))},
+                                                 path_,
+                                                 StartLine(n)});
+      }
       return;
     }
     MacroSinkAt(n, name, tree);
@@ -604,11 +612,21 @@ class Extractor {
       return;
     }
     TSNode body = Field(item, "body");
+    // Attributes gathered in one pass: looking back from each variant
+    // (ts_node_prev_named_sibling walks from the first child) is quadratic
+    // in an enum of thousands of variants.
+    std::vector<TSNode> attributes;
     for (TSNode v : NamedChildren(body)) {
-      if (K(v) != kEnumVariant) continue;
-      std::string variant(Text(Field(v, "name")));
-      for (TSNode a : AttributesOf(v))
-        ErrorAttribute(a, type, type + "::" + variant, Field(v, "body"));
+      if (K(v) == kAttributeItem) {
+        attributes.push_back(v);
+        continue;
+      }
+      if (K(v) == kLineComment || K(v) == kBlockComment) continue;
+      if (K(v) == kEnumVariant) {
+        std::string variant(Text(Field(v, "name")));
+        for (TSNode a : attributes) ErrorAttribute(a, type, type + "::" + variant, Field(v, "body"));
+      }
+      attributes.clear();
     }
   }
 
@@ -802,9 +820,10 @@ class Extractor {
           // `_ => ...` is the arm of every value the arms above do not list.
           if (g.code == "_") {
             g.kind = "default-case";
-            for (TSNode p = ts_node_prev_named_sibling(a); !ts_node_is_null(p) && g.values.size() < 64;
-                 p = ts_node_prev_named_sibling(p)) {
-              if (K(p) == kMatchArm) g.values.insert(g.values.begin(), Collapsed(Field(p, "pattern")));
+            for (TSNode p = ts_node_prev_named_sibling(a);
+                 !ts_node_is_null(p) && g.values.size() < 64; p = ts_node_prev_named_sibling(p)) {
+              if (K(p) == kMatchArm)
+                g.values.insert(g.values.begin(), Collapsed(Field(p, "pattern")));
             }
           }
           out.push_back(std::move(g));

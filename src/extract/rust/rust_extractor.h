@@ -19,6 +19,8 @@ struct FileResult {
   std::vector<Site> sites;
   std::vector<NonSite> non_sites;
   std::vector<FileIssue> issues;  // not UTF-8, syntax errors, parse timeouts
+  // Python exception classes PyO3's create_exception! defines.
+  std::vector<ExceptionClass> classes;
 };
 
 // True for the file names the Rust front end reads (.rs).

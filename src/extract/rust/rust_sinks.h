@@ -39,5 +39,4 @@ const Sink* FindSink(SinkForm form, std::string_view name);
 // (`exceptions::PyValueError` -> `ValueError`, `MyError` -> `MyError`).
 std::string PythonExceptionName(std::string_view written);
 
-
 }  // namespace errdex::extract::rust

@@ -231,6 +231,15 @@ TEST(RustSinks, TableIsUniquePerFormAndNames) {
   EXPECT_EQ(rust::PythonExceptionName("pyo3::exceptions::PyOSError"), "OSError");
 }
 
+TEST(RustExtractor, CreateExceptionDefinesAPythonClass) {
+  Extraction x = ExtractRustSource(
+      "src/lib.rs", "create_exception!(shapes, ShapeError, pyo3::exceptions::PyValueError);\n");
+  ASSERT_EQ(x.classes.size(), 1u);
+  EXPECT_EQ(x.classes[0].name, "ShapeError");
+  EXPECT_EQ(x.classes[0].bases, std::vector<std::string>{"ValueError"});
+  EXPECT_EQ(x.classes[0].line, 1);
+}
+
 TEST(RustExtractor, IsSourcePathReadsRust) {
   EXPECT_TRUE(IsSourcePath("src/lib.rs"));
   EXPECT_TRUE(rust::IsRustSourcePath("a/b.rs"));
