@@ -50,7 +50,7 @@ class Extractor {
       : path_(path), src_(src), lines_(src), symbols_(Symbols()) {}
 
   FileResult Run(TSNode root) {
-    Visit(root, 0);
+    Visit(root, 0, {});
     for (DisplaySite& d : display_) {
       if (error_types_.count(d.type) > 0 || EndsWith(d.type, "Error")) Add(std::move(d.site));
     }
@@ -64,7 +64,10 @@ class Extractor {
 
   // ------------------------------------------------------------------ walk
 
-  void Visit(TSNode n, int depth) {
+  // `attributes`: the attribute items written just before `n`, its
+  // siblings (looking back with ts_node_prev_named_sibling walks from the
+  // parent's first child, quadratic over a long list).
+  void Visit(TSNode n, int depth, const std::vector<TSNode>& attributes) {
     if (depth > kMaxDepth) {
       if (!too_deep_) {
         too_deep_ = true;
@@ -80,7 +83,7 @@ class Extractor {
     // Tests and macro bodies raise nothing a user of the library sees; a
     // macro body's `$x` is no Rust yet.
     if (k == kMacroDefinition) return;
-    if ((k == kModItem || k == kFunctionItem) && IsTestItem(n)) return;
+    if ((k == kModItem || k == kFunctionItem) && IsTestItem(attributes)) return;
 
     size_t functions = functions_.size();
     size_t impls = impls_.size();
@@ -96,7 +99,7 @@ class Extractor {
       outer_lets.swap(lets_);
       fresh_scope = true;
     } else if (k == kEnumItem || k == kStructItem) {
-      ErrorAttributes(n);
+      ErrorAttributes(n, attributes);
     } else if (k == kMacroInvocation) {
       MacroSink(n);
     } else if (k == kCall) {
@@ -108,8 +111,16 @@ class Extractor {
     }
 
     ancestors_.push_back(n);
-    uint32_t count = ts_node_child_count(n);
-    for (uint32_t i = 0; i < count; ++i) Visit(ts_node_child(n, i), depth + 1);
+    std::vector<TSNode> pending;
+    for (TSNode c : Children(n)) {  // a cursor: ts_node_child(i) is linear in i
+      Visit(c, depth + 1, pending);
+      uint16_t ck = K(c);
+      if (ck == kAttributeItem) {
+        pending.push_back(c);
+      } else if (ck != kLineComment && ck != kBlockComment && ts_node_is_named(c)) {
+        pending.clear();
+      }
+    }
     ancestors_.pop_back();
 
     if (k == kLetDeclaration) {
@@ -144,21 +155,8 @@ class Extractor {
     return std::string(cut == std::string_view::npos ? t : t.substr(cut + 2));
   }
 
-  // The attribute items written just before `item`.
-  std::vector<TSNode> AttributesOf(TSNode item) const {
-    std::vector<TSNode> out;
-    for (TSNode p = ts_node_prev_named_sibling(item); !ts_node_is_null(p);
-         p = ts_node_prev_named_sibling(p)) {
-      if (K(p) == kLineComment || K(p) == kBlockComment) continue;
-      if (K(p) != kAttributeItem) break;
-      out.push_back(p);
-    }
-    std::reverse(out.begin(), out.end());
-    return out;
-  }
-
-  bool IsTestItem(TSNode item) const {
-    for (TSNode a : AttributesOf(item)) {
+  bool IsTestItem(const std::vector<TSNode>& attributes) const {
+    for (TSNode a : attributes) {
       std::string text = Collapsed(a);
       text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
       if (text == "#[test]" || text == "#[cfg(test)]" || EndsWith(text, "::test]")) return true;
@@ -222,9 +220,10 @@ class Extractor {
   // returned in `type`.
   std::vector<TokenArg> MacroArgs(TSNode tree, std::vector<TSNode>* type = nullptr) const {
     std::vector<TokenArg> args(1);
-    uint32_t count = ts_node_child_count(tree);
-    for (uint32_t i = 0; i < count; ++i) {
-      TSNode c = ts_node_child(tree, i);
+    std::vector<TSNode> children = Children(tree);
+    size_t count = children.size();
+    for (size_t i = 0; i < count; ++i) {
+      TSNode c = children[i];
       if (!ts_node_is_named(c)) {
         std::string_view t = Text(c);
         if ((i == 0 || i + 1 == count) &&
@@ -596,10 +595,10 @@ class Extractor {
   }
 
   // thiserror: `#[error("text {0}")]` on an enum's variants or on a struct.
-  void ErrorAttributes(TSNode item) {
+  void ErrorAttributes(TSNode item, const std::vector<TSNode>& item_attributes) {
     std::string type(Text(Field(item, "name")));
     bool derives = false;
-    for (TSNode a : AttributesOf(item)) {
+    for (TSNode a : item_attributes) {
       std::string_view text = Text(a);
       if (text.find("derive") != std::string_view::npos &&
           text.find("Error") != std::string_view::npos) {
@@ -608,13 +607,11 @@ class Extractor {
     }
     if (derives) error_types_.insert(type);
     if (K(item) == kStructItem) {
-      for (TSNode a : AttributesOf(item)) ErrorAttribute(a, type, type, Field(item, "body"));
+      for (TSNode a : item_attributes) ErrorAttribute(a, type, type, Field(item, "body"));
       return;
     }
     TSNode body = Field(item, "body");
-    // Attributes gathered in one pass: looking back from each variant
-    // (ts_node_prev_named_sibling walks from the first child) is quadratic
-    // in an enum of thousands of variants.
+    // Attributes gathered in one pass, as Visit does.
     std::vector<TSNode> attributes;
     for (TSNode v : NamedChildren(body)) {
       if (K(v) == kAttributeItem) {
@@ -624,7 +621,8 @@ class Extractor {
       if (K(v) == kLineComment || K(v) == kBlockComment) continue;
       if (K(v) == kEnumVariant) {
         std::string variant(Text(Field(v, "name")));
-        for (TSNode a : attributes) ErrorAttribute(a, type, type + "::" + variant, Field(v, "body"));
+        for (TSNode a : attributes)
+          ErrorAttribute(a, type, type + "::" + variant, Field(v, "body"));
       }
       attributes.clear();
     }
@@ -815,15 +813,17 @@ class Extractor {
           g.kind = "case";
           g.code = Collapsed(pattern);
           g.line = StartLine(a);
-          TSNode match = ts_node_parent(ts_node_parent(a));
-          if (!ts_node_is_null(match)) g.subject = Collapsed(Field(match, "value"));
+          // The arm's match block and match are the ancestors above it
+          // (ts_node_parent searches down from the root).
+          if (i >= 2 && K(ancestors_[i - 2]) == kMatchExpression) {
+            g.subject = Collapsed(Field(ancestors_[i - 2], "value"));
+          }
           // `_ => ...` is the arm of every value the arms above do not list.
-          if (g.code == "_") {
+          if (g.code == "_" && i >= 1) {
             g.kind = "default-case";
-            for (TSNode p = ts_node_prev_named_sibling(a);
-                 !ts_node_is_null(p) && g.values.size() < 64; p = ts_node_prev_named_sibling(p)) {
-              if (K(p) == kMatchArm)
-                g.values.insert(g.values.begin(), Collapsed(Field(p, "pattern")));
+            for (TSNode p : NamedChildren(ancestors_[i - 1])) {
+              if (SameNode(p, a) || g.values.size() >= 64) break;
+              if (K(p) == kMatchArm) g.values.push_back(Collapsed(Field(p, "pattern")));
             }
           }
           out.push_back(std::move(g));
