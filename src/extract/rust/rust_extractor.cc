@@ -110,18 +110,21 @@ class Extractor {
       TokenSinks(n);
     }
 
-    ancestors_.push_back(n);
-    std::vector<TSNode> pending;
-    for (TSNode c : Children(n)) {  // a cursor: ts_node_child(i) is linear in i
-      Visit(c, depth + 1, pending);
-      uint16_t ck = K(c);
-      if (ck == kAttributeItem) {
-        pending.push_back(c);
-      } else if (ck != kLineComment && ck != kBlockComment && ts_node_is_named(c)) {
-        pending.clear();
+    // Tokens, most of the nodes, have no children: no cursor to allocate.
+    if (ts_node_child_count(n) > 0) {
+      ancestors_.push_back(n);
+      std::vector<TSNode> pending;
+      for (TSNode c : Children(n)) {  // a cursor: ts_node_child(i) is linear in i
+        Visit(c, depth + 1, pending);
+        uint16_t ck = K(c);
+        if (ck == kAttributeItem) {
+          pending.push_back(c);
+        } else if (ck != kLineComment && ck != kBlockComment && ts_node_is_named(c)) {
+          pending.clear();
+        }
       }
+      ancestors_.pop_back();
     }
-    ancestors_.pop_back();
 
     if (k == kLetDeclaration) {
       TSNode pattern = Field(n, "pattern");
