@@ -6,9 +6,27 @@
 #include <string>
 
 #include "match/parse.h"
+#include "test_util.h"
 
 namespace errdex::match {
 namespace {
+
+std::vector<ParsedError> ParseFixture(const std::string& name) {
+  return ParseRuntimeText(testing::ReadFileOrEmpty(testing::FixtureDir("runtime") / name));
+}
+
+TEST(ParseRust, CapturedPydanticReportAndPanic) {
+  std::vector<ParsedError> report = ParseFixture("pydantic_report.txt");  // pydantic 2.13.4
+  ASSERT_EQ(report.size(), 3u);
+  EXPECT_EQ(report[1].key, "string_too_long");
+  EXPECT_EQ(report[2].message,
+            "Input should be a valid integer, unable to parse string as an integer");
+  std::vector<ParsedError> panic = ParseFixture("rust_panic.txt");
+  ASSERT_EQ(panic.size(), 1u);
+  EXPECT_EQ(panic[0].message, "internal error: entered unreachable code: i is 0 or 1, got 7");
+  ASSERT_EQ(panic[0].frames.size(), 5u);
+  EXPECT_EQ(panic[0].frames[1].function, "shapes::cli::pick");
+}
 
 TEST(ParseRust, PanicSince173WithBacktrace) {
   std::vector<ParsedError> e = ParseRuntimeText(
