@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The index benchmark: for each corpus, in one run,
-#   1. tree-sitter alone parsing its .py and C/C++ files on one core (files in memory),
+#   1. tree-sitter alone parsing its .py, C/C++ and .rs files on one core (files in memory),
 #   2. `errdex index` of the tree, wall clock, all cores, SQLite included,
-#   3. ripgrep listing the raise/throw/PyErr_/...Error( lines (what a grep-based tool does),
+#   3. ripgrep listing the raise/throw/PyErr_/...Error(/panic!/bail! lines (what a grep-based tool does),
 # and the ratios of 2 and 3 to 1.  Usage: bench/index_bench.sh BUILD_DIR [CORPUS...]
 # Default corpora: the local Python standard library, and jax-ml/jax when
 # $ERRDEX_JAX points at a checkout of it.
@@ -25,7 +25,7 @@ for corpus in "${corpora[@]}"; do
     --prepare "rm -f $tmp/c.db $tmp/c.db-wal $tmp/c.db-shm" \
     "$errdex index $corpus --name bench/corpus --db $tmp/c.db --quiet --exclude site-packages --exclude dist-packages" >/dev/null
   hyperfine --runs 5 --warmup 1 --export-json "$tmp/rg.json" \
-    "rg -n --no-ignore -t py -t c -t cpp -g '!site-packages' -g '!dist-packages' '^\\s*raise\\b|\\bthrow\\b|PyErr_|Error\\(|CHECK' $corpus" -i >/dev/null
+    "rg -n --no-ignore -t py -t c -t cpp -t rust -g '!site-packages' -g '!dist-packages' '^\\s*raise\\b|\\bthrow\\b|PyErr_|Error\\(|CHECK|panic!|bail!|expect\\(' $corpus" -i >/dev/null
   python3 - "$corpus" "$tmp" <<'PY'
 import json, sys
 corpus, tmp = sys.argv[1], sys.argv[2]

@@ -1,6 +1,6 @@
 // Baseline for the index benchmark: tree-sitter alone parsing every source
 // file of a corpus errdex reads (.py with the Python grammar, .c with C's,
-// other C/C++ files with C++'s) on one core, files already in memory. errdex's index of the
+// .rs with Rust's, other C/C++ files with C++'s) on one core, files already in memory. errdex's index of the
 // same tree (reading, parsing, extracting, linking, writing SQLite, on all
 // cores) is reported as a ratio to this in bench/README.md.
 //
@@ -21,6 +21,7 @@
 extern "C" const TSLanguage* tree_sitter_python(void);
 extern "C" const TSLanguage* tree_sitter_c(void);
 extern "C" const TSLanguage* tree_sitter_cpp(void);
+extern "C" const TSLanguage* tree_sitter_rust(void);
 
 namespace {
 
@@ -34,6 +35,7 @@ const TSLanguage* LanguageOf(const std::string& path) {
   // Cython is parsed with the Python grammar (after errdex's pre-pass).
   if (errdex::extract::python::IsCythonPath(path)) return tree_sitter_python();
   if (path.size() >= 2 && path.compare(path.size() - 2, 2, ".c") == 0) return tree_sitter_c();
+  if (path.size() >= 3 && path.compare(path.size() - 3, 3, ".rs") == 0) return tree_sitter_rust();
   return tree_sitter_cpp();
 }
 

@@ -162,6 +162,24 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+std::string SnakeCase(std::string_view camel) {
+  std::string out;
+  for (size_t i = 0; i < camel.size(); ++i) {
+    char c = camel[i];
+    bool upper = std::isupper(static_cast<unsigned char>(c)) != 0;
+    if (upper && i > 0 && camel[i - 1] != '_') {
+      bool prev_lower = std::islower(static_cast<unsigned char>(camel[i - 1])) ||
+                        std::isdigit(static_cast<unsigned char>(camel[i - 1]));
+      bool next_lower =
+          i + 1 < camel.size() && std::islower(static_cast<unsigned char>(camel[i + 1]));
+      bool prev_upper = std::isupper(static_cast<unsigned char>(camel[i - 1])) != 0;
+      if (prev_lower || (prev_upper && next_lower)) out.push_back('_');
+    }
+    out.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  }
+  return out;
+}
+
 std::string NowUtc() {
   std::time_t now = std::time(nullptr);
   struct tm tm;

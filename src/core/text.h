@@ -39,6 +39,10 @@ std::string_view TruncateUtf8(std::string_view text, size_t max_bytes);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 
+// A CamelCase name as serde/strum's snake_case spells it: `IntParsing` ->
+// `int_parsing`, `UrlTooLong` -> `url_too_long`, `HTTPError` -> `http_error`.
+std::string SnakeCase(std::string_view camel);
+
 // `n` and a noun that agrees with it, for every count people read: "1
 // library", "3 libraries", "0 errors". The plural is the noun with "s"
 // ("ies" for a consonant and "y", "es" after s, x, z, ch, sh), or `plural`

@@ -23,6 +23,7 @@
 #include "extract/python/py_extractor.h"
 #include "extract/python/py_linker.h"
 #include "extract/python/py_prepass.h"
+#include "extract/rust/rust_extractor.h"
 #include "extract/source_lines.h"
 #include "extract/ts_util.h"
 
@@ -270,8 +271,8 @@ void CapMessages(Extraction& out) {
 
 // Sites the linker made at calls into sinks carry no excerpt (the call was
 // kept light while its file was parsed): read those files once more.
-void FillMissingExcerpts(Extraction& out,
-                         const std::function<std::optional<std::string>(const std::string&)>& read) {
+void FillMissingExcerpts(
+    Extraction& out, const std::function<std::optional<std::string>(const std::string&)>& read) {
   std::map<std::string, std::vector<Site*>> missing;
   for (Site& s : out.sites) {
     if (s.excerpt.empty() && s.language == "python" && s.line > 0) missing[s.path].push_back(&s);
@@ -298,7 +299,8 @@ ParserPtr NewPythonParser(uint64_t timeout_micros) {
 }  // namespace
 
 bool IsSourcePath(std::string_view path) {
-  return EndsWith(path, ".py") || python::IsCythonPath(path) || cpp::IsCppSourcePath(path);
+  return EndsWith(path, ".py") || python::IsCythonPath(path) || cpp::IsCppSourcePath(path) ||
+         rust::IsRustSourcePath(path);
 }
 
 namespace {
@@ -329,6 +331,7 @@ struct FileCache::Impl {
   Map<std::vector<cpp::MacroDef>> macros;
   // And "\0macros" on top: C/C++ results depend on every file's sink macros.
   Map<cpp::FileResult> native;
+  Map<rust::FileResult> rust;
   uint64_t run = 0;
   size_t hits = 0;
   size_t misses = 0;
@@ -364,6 +367,7 @@ struct FileCache::Impl {
     sweep(python);
     sweep(macros);
     sweep(native);
+    sweep(rust);
     ++run;
   }
 };
@@ -442,6 +446,8 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   std::string macro_digest = cache != nullptr ? MacroDigest(macros) : "";
   std::vector<python::FileResult> results(files.size());
   std::vector<cpp::FileResult> native(files.size());
+  // Rust files link to nothing else: their results join the others as they are.
+  std::vector<rust::FileResult> rusts(files.size());
   next = 0;
   std::atomic<size_t> done{0};
   std::mutex progress_mutex;
@@ -449,9 +455,34 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     ParserPtr parser = NewPythonParser(options.parse_timeout_micros);
     ParserPtr native_parser(ts_parser_new());
     ts_parser_set_timeout_micros(native_parser.get(), options.parse_timeout_micros);
+    ParserPtr rust_parser(ts_parser_new());
+    ts_parser_set_timeout_micros(rust_parser.get(), options.parse_timeout_micros);
     for (size_t i = next++; i < files.size(); i = next++) {
       const source::SourceFile& f = files[i];
       bool is_native = cpp::IsCppSourcePath(f.path);
+      if (rust::IsRustSourcePath(f.path)) {
+        results[i].path = f.path;
+        std::string key = cached(f) ? CacheKey(f) : "";
+        bool hit = !key.empty() && cache->Find(cache->rust, key, rusts[i]);
+        if (!key.empty()) cache->Count(hit);
+        if (!hit) {
+          Result<std::string> bytes = read(f);
+          if (!bytes) {
+            bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
+            rusts[i].issues.push_back(FileIssue{f.path, too_large ? "too-large" : "unreadable",
+                                                bytes.error().message, true});
+          } else {
+            rusts[i] = rust::ExtractRustBytes(rust_parser.get(), f.path, std::move(*bytes));
+            if (!key.empty()) cache->Put(cache->rust, key, rusts[i]);
+          }
+        }
+        size_t n = ++done;
+        if (options.progress) {
+          std::lock_guard<std::mutex> lock(progress_mutex);
+          options.progress(n, files.size());
+        }
+        continue;
+      }
       std::string key = cached(f) ? CacheKey(f) : "";
       if (!key.empty() && is_native) key += '\0' + macro_digest;
       bool hit = !key.empty() && (is_native ? cache->Find(cache->native, key, native[i])
@@ -502,10 +533,17 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   // _UFuncNoLoopError): the class's __str__ says what the user reads.
   std::vector<python::NativeFile> native_files;
   for (size_t i = 0; i < native.size(); ++i) {
-    if (!native[i].facts.functions.empty()) native_files.push_back({results[i].path, &native[i].facts});
+    if (!native[i].facts.functions.empty())
+      native_files.push_back({results[i].path, &native[i].facts});
   }
   python::LinkPython(results, out, &native_sites, &native_files);
   for (Site& s : native_sites) out.sites.push_back(std::move(s));
+  for (rust::FileResult& r : rusts) {
+    for (Site& s : r.sites) out.sites.push_back(std::move(s));
+    for (NonSite& s : r.non_sites) out.non_sites.push_back(std::move(s));
+    for (FileIssue& i : r.issues) out.issues.push_back(std::move(i));
+    for (ExceptionClass& c : r.classes) out.classes.push_back(std::move(c));
+  }
   std::map<std::string, const source::SourceFile*> by_path;
   for (const source::SourceFile& f : files) by_path.emplace(f.path, &f);
   FillMissingExcerpts(out, [&](const std::string& path) -> std::optional<std::string> {
@@ -520,6 +558,23 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   return out;
 }
 
+namespace {
+
+// One in-memory file's extraction from a front end's result.
+template <typename FileResult>
+Extraction OneFile(std::string_view text, FileResult& r) {
+  Extraction out;
+  out.files_scanned = 1;
+  out.bytes_scanned = static_cast<int64_t>(text.size());
+  out.sites = std::move(r.sites);
+  out.non_sites = std::move(r.non_sites);
+  out.issues = std::move(r.issues);
+  CapMessages(out);
+  return out;
+}
+
+}  // namespace
+
 Extraction ExtractCppSource(std::string_view path, std::string_view text) {
   std::vector<cpp::MacroDef> defs;
   cpp::CollectMacros(path, text, defs);
@@ -529,14 +584,15 @@ Extraction ExtractCppSource(std::string_view path, std::string_view text) {
   std::vector<cpp::FileResult> one(1);
   one[0] = cpp::ExtractCppBytes(parser.get(), path, std::string(text), macros);
   cpp::LinkHelpers(one);
-  cpp::FileResult& r = one[0];
-  Extraction out;
-  out.files_scanned = 1;
-  out.bytes_scanned = static_cast<int64_t>(text.size());
-  out.sites = std::move(r.sites);
-  out.non_sites = std::move(r.non_sites);
-  out.issues = std::move(r.issues);
-  CapMessages(out);
+  return OneFile(text, one[0]);
+}
+
+Extraction ExtractRustSource(std::string_view path, std::string_view text) {
+  ParserPtr parser(ts_parser_new());
+  ts_parser_set_timeout_micros(parser.get(), 20'000'000);
+  rust::FileResult r = rust::ExtractRustBytes(parser.get(), path, std::string(text));
+  Extraction out = OneFile(text, r);
+  out.classes = std::move(r.classes);
   return out;
 }
 

@@ -48,7 +48,7 @@ struct Options {
   std::function<void(size_t done, size_t total)> progress;
 };
 
-// True for files some front end reads: .py, and C/C++ sources and headers.
+// True for files some front end reads: .py, C/C++ sources and headers, .rs.
 bool IsSourcePath(std::string_view path);
 
 // Extracts every error site of `files`. Sites come in file order, then in
@@ -61,5 +61,8 @@ Extraction ExtractPythonSource(std::string_view path, std::string_view text);
 // Extracts one in-memory C/C++ file, the grammar chosen by its name; the
 // macros it defines are expanded where it uses them.
 Extraction ExtractCppSource(std::string_view path, std::string_view text);
+
+// Extracts one in-memory Rust file.
+Extraction ExtractRustSource(std::string_view path, std::string_view text);
 
 }  // namespace errdex::extract

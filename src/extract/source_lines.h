@@ -9,6 +9,12 @@
 
 namespace errdex::extract {
 
+// The bounds of a site's excerpt and statement every front end uses.
+inline constexpr int kExcerptBefore = 20;
+inline constexpr int kExcerptAfter = 20;
+inline constexpr size_t kMaxExcerptBytes = 16384;
+inline constexpr size_t kMaxStatementBytes = 4096;
+
 class SourceLines {
  public:
   explicit SourceLines(std::string_view source) : src_(source) {}

@@ -12,6 +12,7 @@
 
 #include "core/native_errors.h"
 #include "core/text.h"
+#include "match/keys.h"
 #include "match/pattern.h"
 
 namespace errdex::match {
@@ -808,6 +809,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (best_frame >= 2) m.evidence += "; a traceback frame is on this raise";
     m.named = named_set.count(e.pk) > 0 && m.module_fit == best_module_fit;
     m.type_only = type_only;
+    if (RaisesKey(e, input.key)) {
+      score += kKeyAgrees;
+      m.evidence += "; the pasted type= names this variant";
+    }
     m.rank = score;
     m.frame_level = best_frame;
     m.error = std::move(e);

@@ -6,9 +6,11 @@
 #include <array>
 #include <cctype>
 #include <utility>
+#include <optional>
 
 #include "core/native_errors.h"
 #include "core/text.h"
+#include "match/parse_rust.h"
 #include "match/pattern.h"
 
 namespace errdex::match {
@@ -571,7 +573,12 @@ Frame ResolveCythonFrame(const Frame& frame) {
   return out;
 }
 
-std::vector<ParsedError> ParseRuntimeText(std::string_view text) { return Parser(text).Run(); }
+std::vector<ParsedError> ParseRuntimeText(std::string_view text) {
+  if (std::optional<std::vector<ParsedError>> panics = ParseRustPanics(text)) return *panics;
+  std::vector<ParsedError> errors = Parser(text).Run();
+  ExpandRustReports(errors);
+  return errors;
+}
 
 std::string ShortExceptionName(std::string_view printed) {
   std::string_view s = Trim(printed);

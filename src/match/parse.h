@@ -20,8 +20,11 @@ struct ParsedError {
   std::string message;        // the message, status prefix and trailing notes removed
   std::string status;         // an absl status code the message started with ("INVALID_ARGUMENT")
   std::vector<Frame> frames;  // outermost first, the raising frame last
+  // A name the text gives the error by, beside its message: the type of an
+  // entry of pydantic's report (`[type=int_parsing, ...]`); empty if none.
+  std::string key;
   std::string
-      source;  // "traceback", "pytest", "ipython", "terminate", "glog", "warning", "message"
+      source;  // "traceback", "pytest", "ipython", "terminate", "glog", "warning", "panic", "message"
   // Printed under "Exception ignored in: ...": the interpreter reported it
   // (in a destructor, at shutdown) and went on, so it is not what the
   // program died with.

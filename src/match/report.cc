@@ -18,6 +18,7 @@ ordered_json InputJson(const ParsedError& e) {
       {"frames", std::move(frames)},
   };
   if (!e.status.empty()) input["status"] = e.status;
+  if (!e.key.empty()) input["key"] = e.key;
   input["source"] = e.source;
   if (e.ignored) input["ignored"] = true;
   return input;

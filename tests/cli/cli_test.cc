@@ -227,7 +227,8 @@ TEST_P(GoldenCatalog, FullRecords) {
 INSTANTIATE_TEST_SUITE_P(Fixtures, GoldenCatalog,
                          ::testing::Values(GoldenCase{"python/idioms", "python_idioms"},
                                            GoldenCase{"cpp/idioms", "cpp_idioms"},
-                                           GoldenCase{"cython/idioms", "cython_idioms"}),
+                                           GoldenCase{"cython/idioms", "cython_idioms"},
+                                           GoldenCase{"rust/idioms", "rust_idioms"}),
                          [](const ::testing::TestParamInfo<GoldenCase>& param) {
                            return std::string(param.param.golden);
                          });

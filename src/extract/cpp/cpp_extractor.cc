@@ -17,10 +17,6 @@
 namespace errdex::extract::cpp {
 namespace {
 
-constexpr int kExcerptBefore = 20;
-constexpr int kExcerptAfter = 20;
-constexpr size_t kMaxExcerptBytes = 16384;
-constexpr size_t kMaxStatementBytes = 4096;
 constexpr int kMaxEvalDepth = 24;
 constexpr int kMaxMacroDepth = 3;
 constexpr int kMaxExpansionsPerFile = 4000;

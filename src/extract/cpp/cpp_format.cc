@@ -263,7 +263,8 @@ Template ApplySubstitute(const Template& format, const std::vector<Arg>& args) {
   });
 }
 
-Template ApplyBraces(const Template& format, const std::vector<Arg>& args) {
+Template ApplyBraces(const Template& format, const std::vector<Arg>& args,
+                     const std::function<std::optional<Arg>(std::string_view)>& named) {
   size_t next = 0;
   return MapLiterals(format, [&](std::string_view s, Template& out) {
     std::string text;
@@ -288,8 +289,11 @@ Template ApplyBraces(const Template& format, const std::vector<Arg>& args) {
       std::string_view id = field.substr(0, colon);
       std::string_view spec = colon == std::string_view::npos ? "" : field.substr(colon + 1);
       size_t index = next;
+      std::optional<Arg> by_name;
       if (!id.empty() && std::all_of(id.begin(), id.end(), IsDigit) && id.size() < 4) {
         index = static_cast<size_t>(std::stoul(std::string(id)));
+      } else if (!id.empty() && named && (by_name = named(id))) {
+        index = args.size();
       } else if (!id.empty()) {
         text.append(s.substr(i, close + 1 - i));  // a named field fmt cannot fill here
         i = close;
@@ -305,8 +309,11 @@ Template ApplyBraces(const Template& format, const std::vector<Arg>& args) {
         if (t == 'd') kind = ValueKind::kInt;
         if (t == 'x' || t == 'X') kind = ValueKind::kHex;
         if (t == 'f' || t == 'g' || t == 'e') kind = ValueKind::kFloat;
+        if (t == '?') kind = ValueKind::kRepr;  // Debug: quoted strings
       }
-      if (const Arg* a = At(args, index)) {
+      if (by_name) {
+        AppendArg(*by_name, kind, "", -1, out);
+      } else if (const Arg* a = At(args, index)) {
         AppendArg(*a, kind, "", -1, out);
       } else {
         AppendMissing(kind, out);

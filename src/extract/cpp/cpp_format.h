@@ -4,6 +4,7 @@
 // fmt/std::format — applied to a message template.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -35,7 +36,10 @@ Template ApplyPrintf(const Template& format, const std::vector<Arg>& args, Print
 Template ApplySubstitute(const Template& format, const std::vector<Arg>& args);
 
 // fmt::format / std::format / llvm::formatv: `{}`, `{0}`, `{:x}`; `{{` `}}` are braces.
-Template ApplyBraces(const Template& format, const std::vector<Arg>& args);
+// A named field (`{name}`, Rust's format! and inline captures) is filled by
+// `named` where it gives an argument, else kept as written.
+Template ApplyBraces(const Template& format, const std::vector<Arg>& args,
+                     const std::function<std::optional<Arg>(std::string_view)>& named = nullptr);
 
 // Appends an argument into a slot of `kind`: a resolved string is inlined into
 // a string slot, anything else becomes a placeholder named after it.

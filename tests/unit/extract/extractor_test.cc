@@ -154,7 +154,7 @@ TEST(ExtractFiles, HostileFilesAreCutWithANoteNotDropped) {
 TEST(ExtractFiles, DirectoryWithoutPythonIsEmptyNotAnError) {
   TempDir dir;
   dir.Write("README.md", "# nothing to see\n");
-  dir.Write("src/main.rs", "fn main() {}\n");
+  dir.Write("src/main.go", "package main\nfunc main() {}\n");  // no front end reads Go yet
   TreeRun run = ExtractTree(dir);
   EXPECT_EQ(run.extraction.files_scanned, 0);
   EXPECT_TRUE(run.extraction.sites.empty());

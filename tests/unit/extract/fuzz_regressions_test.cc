@@ -46,6 +46,10 @@ TEST(FuzzRegressions, Python) {
   RunAll("python", [](const std::string& text) { return ExtractPythonSource("fuzz.py", text); });
 }
 
+TEST(FuzzRegressions, Rust) {
+  RunAll("rust", [](const std::string& text) { return ExtractRustSource("fuzz.rs", text); });
+}
+
 TEST(FuzzRegressions, Cpp) {
   // As the fuzz target reads them: the first byte picks the file name.
   RunAll("cpp", [](const std::string& text) {

@@ -1,0 +1,900 @@
+#include "extract/rust/rust_extractor.h"
+
+#include <algorithm>
+#include <functional>
+#include <optional>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <utility>
+
+#include "core/guards.h"
+#include "core/text.h"
+#include "extract/cpp/cpp_format.h"
+#include "extract/rust/rust_sinks.h"
+#include "extract/rust/rust_syntax.h"
+#include "extract/source_lines.h"
+#include "extract/ts_util.h"
+
+namespace errdex::extract::rust {
+namespace {
+
+// Deeper syntax is not walked: recursion stays far from the stack's end on
+// generated or hostile input (a file is reported as recovered).
+constexpr int kMaxDepth = 400;
+// `let m = ...; let n = m;` is followed this many steps.
+constexpr int kMaxEvalDepth = 8;
+
+// One comma-separated argument of a macro's token tree.
+struct TokenArg {
+  std::vector<TSNode> tokens;
+  std::string name;  // `name = expr`: the name; the tokens are the expression's
+};
+
+// What an arm of a message table (`Self::IntParsing { .. } => "text"`)
+// gives: the variant's type path and name.
+struct Variant {
+  std::string type;
+  std::string name;
+};
+
+// A site written inside `impl Display for T`: kept when T is an error type.
+struct DisplaySite {
+  std::string type;
+  Site site;
+};
+
+class Extractor {
+ public:
+  Extractor(std::string_view path, std::string_view src)
+      : path_(path), src_(src), lines_(src), symbols_(Symbols()) {}
+
+  FileResult Run(TSNode root) {
+    Visit(root, 0, {});
+    for (DisplaySite& d : display_) {
+      if (error_types_.count(d.type) > 0 || EndsWith(d.type, "Error")) Add(std::move(d.site));
+    }
+    return std::move(result_);
+  }
+
+ private:
+  uint16_t K(TSNode n) const { return symbols_.Kind(n); }
+  std::string_view Text(TSNode n) const { return NodeText(n, src_); }
+  std::string Collapsed(TSNode n) const { return CollapseWhitespace(Text(n)); }
+
+  // ------------------------------------------------------------------ walk
+
+  // `attributes`: the attribute items written just before `n`, its
+  // siblings (looking back with ts_node_prev_named_sibling walks from the
+  // parent's first child, quadratic over a long list).
+  void Visit(TSNode n, int depth, const std::vector<TSNode>& attributes) {
+    if (depth > kMaxDepth) {
+      if (!too_deep_) {
+        too_deep_ = true;
+        result_.issues.push_back(
+            FileIssue{path_, "too-deep",
+                      "syntax nested deeper than " + std::to_string(kMaxDepth) +
+                          " levels not read (line " + std::to_string(StartLine(n)) + ")",
+                      false});
+      }
+      return;
+    }
+    uint16_t k = K(n);
+    // Tests and macro bodies raise nothing a user of the library sees; a
+    // macro body's `$x` is no Rust yet.
+    if (k == kMacroDefinition) return;
+    if ((k == kModItem || k == kFunctionItem) && IsTestItem(attributes)) return;
+
+    size_t functions = functions_.size();
+    size_t impls = impls_.size();
+    std::unordered_map<std::string, TSNode> outer_lets;
+    bool fresh_scope = false;
+    if (k == kImplItem) {
+      impls_.push_back(ImplOf(n));
+    } else if (k == kTraitItem) {
+      impls_.push_back({std::string(Text(Field(n, "name"))), ""});
+    } else if (k == kFunctionItem) {
+      std::string name(Text(Field(n, "name")));
+      functions_.push_back(impls_.empty() ? name : impls_.back().type + "::" + name);
+      outer_lets.swap(lets_);
+      fresh_scope = true;
+    } else if (k == kEnumItem || k == kStructItem) {
+      ErrorAttributes(n, attributes);
+    } else if (k == kMacroInvocation) {
+      MacroSink(n);
+    } else if (k == kCall) {
+      CallSink(n);
+    } else if (k == kMatchExpression) {
+      MessageTable(n);
+    } else if (k == kTokenTree) {
+      TokenSinks(n);
+    }
+
+    // Tokens, most of the nodes, have no children: no cursor to allocate.
+    if (ts_node_child_count(n) > 0) {
+      ancestors_.push_back(n);
+      std::vector<TSNode> pending;
+      for (TSNode c : Children(n)) {  // a cursor: ts_node_child(i) is linear in i
+        Visit(c, depth + 1, pending);
+        uint16_t ck = K(c);
+        if (ck == kAttributeItem) {
+          pending.push_back(c);
+        } else if (ck != kLineComment && ck != kBlockComment && ts_node_is_named(c)) {
+          pending.clear();
+        }
+      }
+      ancestors_.pop_back();
+    }
+
+    if (k == kLetDeclaration) {
+      TSNode pattern = Field(n, "pattern");
+      TSNode value = Field(n, "value");
+      if (K(pattern) == kIdentifier && !ts_node_is_null(value))
+        lets_[std::string(Text(pattern))] = value;
+    }
+    if (fresh_scope) lets_.swap(outer_lets);
+    functions_.resize(functions);
+    impls_.resize(impls);
+  }
+
+  struct Impl {
+    std::string type;
+    std::string trait;
+  };
+
+  Impl ImplOf(TSNode impl) {
+    Impl out{BaseTypeName(Field(impl, "type")), BaseTypeName(Field(impl, "trait"))};
+    std::string_view trait = out.trait;
+    if (trait == "Error" || trait == "Exception") error_types_.insert(out.type);
+    return out;
+  }
+
+  // `fmt::Display` -> `Display`, `Foo<'a, T>` -> `Foo`.
+  std::string BaseTypeName(TSNode type) const {
+    if (ts_node_is_null(type)) return "";
+    if (K(type) == kGenericType) type = Field(type, "type");
+    std::string_view t = Text(type);
+    size_t cut = t.rfind("::");
+    return std::string(cut == std::string_view::npos ? t : t.substr(cut + 2));
+  }
+
+  bool IsTestItem(const std::vector<TSNode>& attributes) const {
+    for (TSNode a : attributes) {
+      std::string text = Collapsed(a);
+      text.erase(std::remove(text.begin(), text.end(), ' '), text.end());
+      if (text == "#[test]" || text == "#[cfg(test)]" || EndsWith(text, "::test]")) return true;
+    }
+    return false;
+  }
+
+  std::string FunctionName() const {
+    if (!functions_.empty()) return functions_.back();
+    return "<module>";
+  }
+
+  // --------------------------------------------------------------- strings
+
+  // The text a string literal stands for, escapes applied.
+  std::string StringValue(TSNode lit) const {
+    std::string out;
+    if (K(lit) == kRawStringLiteral) {
+      for (TSNode c : NamedChildren(lit)) {
+        if (K(c) == kStringContent) out.append(Text(c));
+      }
+      return out;
+    }
+    bool continued = false;
+    for (TSNode c : NamedChildren(lit)) {
+      if (K(c) == kStringContent) {
+        std::string_view t = Text(c);
+        // `\` at a line's end drops the newline and the next line's indent.
+        if (continued) t.remove_prefix(std::min(t.size(), t.find_first_not_of(" \t\n\r")));
+        out.append(t);
+        continued = false;
+      } else if (K(c) == kEscapeSequence) {
+        std::string_view e = Text(c);
+        continued = e.size() >= 2 && (e[1] == '\n' || e[1] == '\r');
+        AppendRustEscape(e, out);
+      }
+    }
+    return out;
+  }
+
+  static void AppendRustEscape(std::string_view e, std::string& out) {
+    if (e.size() >= 2 && e[1] == '\n') return;  // a line continuation: the newline and indent go
+    if (e.size() >= 2 && e[1] == '\r') return;
+    if (e.size() >= 4 && e[1] == 'u' && e[2] == '{') {
+      uint32_t cp = 0;
+      for (size_t i = 3; i < e.size() && e[i] != '}'; ++i) {
+        int d = HexDigitValue(e[i]);
+        if (d < 0 || cp > 0x10FFFF) return;
+        cp = cp * 16 + static_cast<uint32_t>(d);
+      }
+      if (cp <= 0x10FFFF) AppendUtf8(cp, out);
+      return;
+    }
+    cpp::AppendEscape(e, out);
+  }
+
+  bool IsString(TSNode n) const { return K(n) == kStringLiteral || K(n) == kRawStringLiteral; }
+
+  // The comma-separated arguments of a macro's token tree; `;` ends the
+  // first group when `split_type` (py_err!(Type; ...)), whose tokens are
+  // returned in `type`.
+  std::vector<TokenArg> MacroArgs(TSNode tree, std::vector<TSNode>* type = nullptr) const {
+    std::vector<TokenArg> args(1);
+    std::vector<TSNode> children = Children(tree);
+    size_t count = children.size();
+    for (size_t i = 0; i < count; ++i) {
+      TSNode c = children[i];
+      if (!ts_node_is_named(c)) {
+        std::string_view t = Text(c);
+        if ((i == 0 || i + 1 == count) &&
+            (t == "(" || t == ")" || t == "[" || t == "]" || t == "{" || t == "}")) {
+          continue;
+        }
+        if (t == ",") {
+          args.emplace_back();
+          continue;
+        }
+        if (t == ";" && type != nullptr && type->empty()) {
+          *type = std::move(args.back().tokens);
+          args.assign(1, TokenArg{});
+          continue;
+        }
+        if (t == "=" && args.back().tokens.size() == 1 && K(args.back().tokens[0]) == kIdentifier &&
+            args.back().name.empty()) {
+          args.back().name = std::string(Text(args.back().tokens[0]));
+          args.back().tokens.clear();
+          continue;
+        }
+      }
+      if (K(c) == kLineComment || K(c) == kBlockComment) continue;
+      args.back().tokens.push_back(c);
+    }
+    if (args.back().tokens.empty() && args.back().name.empty()) args.pop_back();  // trailing comma
+    return args;
+  }
+
+  std::string TokensText(const std::vector<TSNode>& tokens) const {
+    if (tokens.empty()) return "";
+    uint32_t b = ts_node_start_byte(tokens.front());
+    uint32_t e = ts_node_end_byte(tokens.back());
+    if (e < b || e > src_.size()) return "";
+    return CollapseWhitespace(src_.substr(b, e - b));
+  }
+
+  // A macro argument's template: a literal, a nested format!, else none.
+  std::optional<Template> EvalTokens(const std::vector<TSNode>& tokens, int depth) const {
+    if (tokens.size() == 1 && IsString(tokens[0])) return Template::Literal(StringValue(tokens[0]));
+    // A number prints as written (without a type suffix such as `1u8`).
+    if (tokens.size() == 1 && std::string_view(ts_node_type(tokens[0])) == "integer_literal") {
+      std::string_view t = Text(tokens[0]);
+      if (!t.empty() &&
+          std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
+        return Template::Literal(t);
+      }
+    }
+    if (tokens.size() == 3 && K(tokens[0]) == kIdentifier && Text(tokens[1]) == "!" &&
+        K(tokens[2]) == kTokenTree && IsFormatMacro(Text(tokens[0]))) {
+      return FormatTemplate(MacroArgs(tokens[2]), 0, depth + 1);
+    }
+    if (tokens.size() == 1 && K(tokens[0]) == kIdentifier) return EvalName(Text(tokens[0]), depth);
+    return std::nullopt;
+  }
+
+  static bool IsFormatMacro(std::string_view name) {
+    return name == "format" || name == "format_args" || name == "concat";
+  }
+
+  // `format!(fmt, args...)` from argument `at`: positional arguments fill
+  // `{}`/`{0}`, named ones and inline captures fill `{name}`.
+  std::optional<Template> FormatTemplate(const std::vector<TokenArg>& args, size_t at,
+                                         int depth) const {
+    if (at >= args.size() || depth > kMaxEvalDepth) return std::nullopt;
+    const TokenArg& format = args[at];
+    if (format.tokens.size() != 1 || !IsString(format.tokens[0]))
+      return EvalTokens(format.tokens, depth);
+    std::vector<cpp::Arg> positional;
+    std::unordered_map<std::string, cpp::Arg> named;
+    for (size_t i = at + 1; i < args.size(); ++i) {
+      cpp::Arg a{TokensText(args[i].tokens), EvalTokens(args[i].tokens, depth + 1)};
+      if (args[i].name.empty()) {
+        positional.push_back(std::move(a));
+      } else {
+        named.emplace(args[i].name, std::move(a));
+      }
+    }
+    return ApplyRustFormat(StringValue(format.tokens[0]), positional, named);
+  }
+
+  static Template ApplyRustFormat(const std::string& format,
+                                  const std::vector<cpp::Arg>& positional,
+                                  const std::unordered_map<std::string, cpp::Arg>& named) {
+    return cpp::ApplyBraces(Template::Literal(format), positional,
+                            [&](std::string_view name) -> std::optional<cpp::Arg> {
+                              auto it = named.find(std::string(name));
+                              if (it != named.end()) return it->second;
+                              // An inline capture: the variable of that name.
+                              return cpp::Arg{std::string(name), std::nullopt};
+                            });
+  }
+
+  std::optional<Template> EvalName(std::string_view name, int depth) const {
+    auto it = lets_.find(std::string(name));
+    if (it == lets_.end() || depth > kMaxEvalDepth) return std::nullopt;
+    return Eval(it->second, depth + 1);
+  }
+
+  // An expression's template where it is text errdex can read.
+  std::optional<Template> Eval(TSNode e, int depth) const {
+    if (ts_node_is_null(e) || depth > kMaxEvalDepth) return std::nullopt;
+    switch (K(e)) {
+      case kStringLiteral:
+      case kRawStringLiteral:
+        return Template::Literal(StringValue(e));
+      case kMacroInvocation: {
+        TSNode tree = ts_node_named_child(e, ts_node_named_child_count(e) - 1);
+        if (IsFormatMacro(Text(Field(e, "macro"))) && K(tree) == kTokenTree) {
+          return FormatTemplate(MacroArgs(tree), 0, depth + 1);
+        }
+        return std::nullopt;
+      }
+      case kReferenceExpression:
+        return Eval(Field(e, "value"), depth + 1);
+      case kClosure:  // `|| format!(...)`: the text it gives when called
+        return Eval(Field(e, "body"), depth + 1);
+      case kParenthesized:
+        return ts_node_named_child_count(e) == 1 ? Eval(ts_node_named_child(e, 0), depth + 1)
+                                                 : std::nullopt;
+      case kIdentifier:
+        return EvalName(Text(e), depth);
+      case kCall: {
+        // `"x".to_string()`, `msg.into()`, `String::from("x")`: the same text.
+        TSNode f = Field(e, "function");
+        TSNode args = Field(e, "arguments");
+        if (K(f) == kFieldExpression) {
+          std::string_view m = Text(Field(f, "field"));
+          if ((m == "to_string" || m == "to_owned" || m == "into" || m == "as_str" ||
+               m == "to_str") &&
+              ts_node_named_child_count(args) == 0) {
+            return Eval(Field(f, "value"), depth + 1);
+          }
+        } else if (K(f) == kScopedIdentifier && Text(Field(f, "name")) == "from" &&
+                   ts_node_named_child_count(args) == 1) {
+          return Eval(ts_node_named_child(args, 0), depth + 1);
+        }
+        return std::nullopt;
+      }
+      default:
+        return std::nullopt;
+    }
+  }
+
+  Template MessageOf(TSNode e) const {
+    if (auto t = Eval(e, 0)) return *t;
+    return Template::Value(Collapsed(e), ValueKind::kAny);
+  }
+
+  // ----------------------------------------------------------------- sinks
+
+  void MacroSink(TSNode n) {
+    std::string_view name = Text(Field(n, "macro"));
+    size_t cut = name.rfind("::");  // `anyhow::bail!`, `std::panic!`
+    if (cut != std::string_view::npos) name.remove_prefix(cut + 2);
+    TSNode tree = ts_node_named_child(n, ts_node_named_child_count(n) - 1);
+    if (K(tree) != kTokenTree) return;
+    if ((name == "write" || name == "writeln") && InDisplayImpl()) {
+      DisplaySink(n, tree);
+      return;
+    }
+    if (name == "create_exception") {
+      // create_exception!(module, ShapeError, PyValueError): a ValueError
+      // to Python, which subclass-aware matching needs to know.
+      std::vector<TokenArg> args = MacroArgs(tree);
+      if (args.size() >= 3 && args[1].tokens.size() == 1) {
+        result_.classes.push_back(ExceptionClass{std::string(Text(args[1].tokens[0])),
+                                                 {PythonExceptionName(TokensText(args[2].tokens))},
+                                                 path_,
+                                                 StartLine(n)});
+      }
+      return;
+    }
+    MacroSinkAt(n, name, tree);
+  }
+
+  // The arguments of a macro that is no sink are tokens, not syntax (a test
+  // harness's `rgtest!(name, |dir| { assert!(...) })`): sinks in them are
+  // found by their tokens, `name ! (...)` and `. name (...)`.
+  void TokenSinks(TSNode tree) {
+    std::vector<TSNode> c = Children(tree);
+    for (size_t i = 2; i + 1 < c.size(); ++i) {
+      // `exceptions::PyTypeError::new_err(...)`
+      if (K(c[i]) != kIdentifier || K(c[i + 1]) != kTokenTree || Text(c[i - 1]) != "::") continue;
+      const Sink* sink = FindSink(SinkForm::kNewErr, Text(c[i]));
+      if (sink == nullptr) continue;
+      size_t first = i - 2;
+      while (first >= 2 && Text(c[first - 1]) == "::" && K(c[first - 2]) == kIdentifier) first -= 2;
+      if (K(c[first]) != kIdentifier) continue;
+      std::vector<TokenArg> args = MacroArgs(c[i + 1]);
+      Site site = BaseSite(c[first], sink->kind);
+      site.exception_written = TokensText({c[first], c[i - 2]});
+      site.exception = PythonExceptionName(site.exception_written);
+      Template message;
+      if (static_cast<size_t>(sink->message_arg) < args.size()) {
+        const std::vector<TSNode>& tokens = args[static_cast<size_t>(sink->message_arg)].tokens;
+        std::optional<Template> t = EvalTokens(tokens, 0);
+        message = t ? *t : Template::Value(TokensText(tokens), ValueKind::kAny);
+      }
+      Emit(std::move(site), std::move(message));
+    }
+    for (size_t i = 0; i + 2 < c.size(); ++i) {
+      if (K(c[i]) == kIdentifier && Text(c[i + 1]) == "!" && K(c[i + 2]) == kTokenTree) {
+        MacroSinkAt(c[i], Text(c[i]), c[i + 2]);
+      } else if (Text(c[i]) == "." && K(c[i + 1]) == kIdentifier && K(c[i + 2]) == kTokenTree) {
+        const Sink* sink = FindSink(SinkForm::kMethod, Text(c[i + 1]));
+        if (sink == nullptr) continue;
+        std::vector<TokenArg> args = MacroArgs(c[i + 2]);
+        if (static_cast<size_t>(sink->message_arg) >= args.size()) continue;
+        std::optional<Template> t =
+            EvalTokens(args[static_cast<size_t>(sink->message_arg)].tokens, 0);
+        if (!t || t->IsDynamic() || t->empty()) continue;
+        Site site = BaseSite(c[i + 1], sink->kind);
+        site.exception = site.exception_written = std::string(sink->exception);
+        Emit(std::move(site), std::move(*t));
+      }
+    }
+  }
+
+  void MacroSinkAt(TSNode n, std::string_view name, TSNode tree) {
+    if (const Sink* sink = FindSink(SinkForm::kMacro, name)) {
+      std::vector<TokenArg> args = MacroArgs(tree);
+      Site site = BaseSite(n, sink->kind);
+      site.exception = site.exception_written = std::string(sink->exception);
+      Template message;
+      if (static_cast<size_t>(sink->message_arg) < args.size()) {
+        if (auto t = FormatTemplate(args, static_cast<size_t>(sink->message_arg), 0)) {
+          message = *t;
+        } else {
+          message = Template::Value(TokensText(args[static_cast<size_t>(sink->message_arg)].tokens),
+                                    ValueKind::kAny);
+        }
+      }
+      PanicText(name, args, message);
+      if (sink->kind == SiteKind::kAssert && !args.empty()) {
+        AddAssertGuard(site, TokensText(args[0].tokens));
+      }
+      site.internal =
+          site.internal || name == "unreachable" || name == "todo" || name == "unimplemented";
+      Emit(std::move(site), std::move(message));
+      return;
+    }
+    if (const Sink* sink = FindSink(SinkForm::kTypedMacro, name)) {
+      std::vector<TSNode> type;
+      std::vector<TokenArg> args = MacroArgs(tree, &type);
+      if (type.empty()) return;
+      Site site = BaseSite(n, sink->kind);
+      site.exception_written = TokensText(type);
+      site.exception = PythonExceptionName(site.exception_written);
+      Template message;
+      if (auto t = FormatTemplate(args, 0, 0)) {
+        message = *t;
+      } else if (!args.empty()) {
+        message = Template::Value(TokensText(args[0].tokens), ValueKind::kAny);
+      }
+      Emit(std::move(site), std::move(message));
+    }
+  }
+
+  // What the standard library prints around a panic macro's message
+  // (library/core/src/panicking.rs): `unreachable!()` alone reads "internal
+  // error: entered unreachable code", `assert!(x)` "assertion failed: x".
+  void PanicText(std::string_view name, const std::vector<TokenArg>& args,
+                 Template& message) const {
+    struct Wrap {
+      std::string_view macro;
+      std::string_view bare;    // no message
+      std::string_view prefix;  // before a message
+    };
+    static constexpr Wrap kWraps[] = {
+        {"panic", "explicit panic", ""},
+        {"unreachable", "internal error: entered unreachable code",
+         "internal error: entered unreachable code: "},
+        {"todo", "not yet implemented", "not yet implemented: "},
+        {"unimplemented", "not implemented", "not implemented: "},
+        {"assert_eq", "assertion `left == right` failed", "assertion `left == right` failed: "},
+        {"debug_assert_eq", "assertion `left == right` failed",
+         "assertion `left == right` failed: "},
+        {"assert_ne", "assertion `left != right` failed", "assertion `left != right` failed: "},
+        {"debug_assert_ne", "assertion `left != right` failed",
+         "assertion `left != right` failed: "},
+    };
+    for (const Wrap& w : kWraps) {
+      if (w.macro != name) continue;
+      if (message.empty()) {
+        message = Template::Literal(w.bare);
+      } else if (!w.prefix.empty()) {
+        Template t = Template::Literal(w.prefix);
+        t.Append(message);
+        message = std::move(t);
+      }
+      return;
+    }
+    if ((name == "assert" || name == "debug_assert") && message.empty() && !args.empty()) {
+      message = Template::Literal("assertion failed: " + TokensText(args[0].tokens));
+    }
+  }
+
+  void CallSink(TSNode n) {
+    TSNode f = Field(n, "function");
+    TSNode args = Field(n, "arguments");
+    if (ts_node_is_null(args)) return;
+    auto arg = [&](int i) {
+      return i < static_cast<int>(ts_node_named_child_count(args))
+                 ? ts_node_named_child(args, static_cast<uint32_t>(i))
+                 : TSNode{};
+    };
+    if (K(f) == kFieldExpression) {
+      std::string_view method = Text(Field(f, "field"));
+      if (const Sink* sink = FindSink(SinkForm::kMethod, method)) {
+        // A method of that name on anything: only text makes it an error.
+        std::optional<Template> t = Eval(arg(sink->message_arg), 0);
+        if (!t || t->IsDynamic() || t->empty()) return;
+        Site site = BaseSite(Field(f, "field"), sink->kind);
+        site.exception = site.exception_written = std::string(sink->exception);
+        Emit(std::move(site), std::move(*t));
+      } else if (method == "write_str" && InDisplayImpl()) {
+        if (std::optional<Template> t = Eval(arg(0), 0); t && !t->IsDynamic()) {
+          Site site = BaseSite(n, SiteKind::kRaise);
+          site.exception = site.exception_written = impls_.back().type;
+          site.message = std::move(*t);
+          display_.push_back({impls_.back().type, std::move(site)});
+        }
+      }
+      return;
+    }
+    if (K(f) == kScopedIdentifier) {
+      std::string_view name = Text(Field(f, "name"));
+      const Sink* sink = FindSink(SinkForm::kNewErr, name);
+      TSNode path = Field(f, "path");
+      if (sink == nullptr || ts_node_is_null(path)) return;
+      Site site = BaseSite(n, sink->kind);
+      site.exception_written = Collapsed(path);
+      // `Self::new_err` in the impl of a `create_exception!` type's helper.
+      if (site.exception_written == "Self" && !impls_.empty())
+        site.exception_written = impls_.back().type;
+      site.exception = PythonExceptionName(site.exception_written);
+      TSNode m = arg(sink->message_arg);
+      Emit(std::move(site), ts_node_is_null(m) || Text(m) == "()" ? Template() : MessageOf(m));
+      return;
+    }
+    if (K(f) == kGenericFunction) {
+      TSNode g = Field(f, "function");
+      TSNode types = Field(f, "type_arguments");
+      if (K(g) != kScopedIdentifier || ts_node_named_child_count(types) == 0) return;
+      const Sink* sink = FindSink(SinkForm::kPyErrNew, Text(Field(g, "name")));
+      std::string_view owner = Text(Field(g, "path"));
+      if (sink == nullptr || !(owner == "PyErr" || EndsWith(owner, "::PyErr"))) return;
+      Site site = BaseSite(n, sink->kind);
+      site.exception_written = Collapsed(ts_node_named_child(types, 0));
+      site.exception = PythonExceptionName(site.exception_written);
+      TSNode m = arg(sink->message_arg);
+      Emit(std::move(site), ts_node_is_null(m) || Text(m) == "()" ? Template() : MessageOf(m));
+    }
+  }
+
+  bool InDisplayImpl() const {
+    return !impls_.empty() && impls_.back().trait == "Display" && !functions_.empty();
+  }
+
+  void DisplaySink(TSNode n, TSNode tree) {
+    std::vector<TokenArg> args = MacroArgs(tree);
+    std::optional<Template> t = FormatTemplate(args, 1, 0);
+    if (!t || t->empty() || t->IsDynamic()) return;
+    Site site = BaseSite(n, SiteKind::kRaise);
+    site.exception = site.exception_written = impls_.back().type;
+    site.message = std::move(*t);
+    display_.push_back({impls_.back().type, std::move(site)});
+  }
+
+  // thiserror: `#[error("text {0}")]` on an enum's variants or on a struct.
+  void ErrorAttributes(TSNode item, const std::vector<TSNode>& item_attributes) {
+    std::string type(Text(Field(item, "name")));
+    bool derives = false;
+    for (TSNode a : item_attributes) {
+      std::string_view text = Text(a);
+      if (text.find("derive") != std::string_view::npos &&
+          text.find("Error") != std::string_view::npos) {
+        derives = true;
+      }
+    }
+    if (derives) error_types_.insert(type);
+    if (K(item) == kStructItem) {
+      for (TSNode a : item_attributes) ErrorAttribute(a, type, type, Field(item, "body"));
+      return;
+    }
+    TSNode body = Field(item, "body");
+    // Attributes gathered in one pass, as Visit does.
+    std::vector<TSNode> attributes;
+    for (TSNode v : NamedChildren(body)) {
+      if (K(v) == kAttributeItem) {
+        attributes.push_back(v);
+        continue;
+      }
+      if (K(v) == kLineComment || K(v) == kBlockComment) continue;
+      if (K(v) == kEnumVariant) {
+        std::string variant(Text(Field(v, "name")));
+        for (TSNode a : attributes)
+          ErrorAttribute(a, type, type + "::" + variant, Field(v, "body"));
+      }
+      attributes.clear();
+    }
+  }
+
+  void ErrorAttribute(TSNode item, const std::string& type, const std::string& written,
+                      TSNode fields) {
+    TSNode attr = ts_node_named_child(item, 0);
+    if (K(attr) != kAttribute || ts_node_named_child_count(attr) < 2) return;
+    if (Text(ts_node_named_child(attr, 0)) != "error") return;
+    TSNode tree = Field(attr, "arguments");
+    if (K(tree) != kTokenTree) return;
+    std::vector<TokenArg> args = MacroArgs(tree);
+    if (args.empty() || args[0].tokens.size() != 1 || !IsString(args[0].tokens[0]))
+      return;  // transparent
+    // `{0}` is the variant's first field; `{}` with no argument too.
+    std::vector<cpp::Arg> positional;
+    std::unordered_map<std::string, cpp::Arg> named;
+    for (size_t i = 1; i < args.size(); ++i) {
+      cpp::Arg a{TokensText(args[i].tokens), EvalTokens(args[i].tokens, 1)};
+      if (args[i].name.empty()) {
+        positional.push_back(std::move(a));
+      } else {
+        named.emplace(args[i].name, std::move(a));
+      }
+    }
+    if (positional.empty()) {
+      uint32_t n = ts_node_is_null(fields) ? 0 : ts_node_named_child_count(fields);
+      for (uint32_t i = 0; i < n && i < 10; ++i)
+        positional.push_back({std::to_string(i), std::nullopt});
+    }
+    Site site = BaseSite(item, SiteKind::kRaise);
+    site.exception = type;
+    site.exception_written = written;
+    site.function = written;
+    Emit(std::move(site), ApplyRustFormat(StringValue(args[0].tokens[0]), positional, named));
+  }
+
+  // A `match` whose arms give each variant its text: one error per arm,
+  // the variant written as `Type::Variant` (its snake_case name is the key
+  // pydantic-core prints as `[type=...]`).
+  void MessageTable(TSNode match) {
+    TSNode block = Field(match, "body");
+    std::vector<std::pair<TSNode, TSNode>> arms;  // arm, text literal
+    size_t total = 0;
+    for (TSNode arm : NamedChildren(block)) {
+      if (K(arm) != kMatchArm) continue;
+      ++total;
+      TSNode value = Field(arm, "value");
+      if (K(value) == kBlock) {
+        std::vector<TSNode> inner;
+        for (TSNode c : NamedChildren(value)) {
+          if (K(c) != kLineComment && K(c) != kBlockComment) inner.push_back(c);
+        }
+        value = inner.size() == 1 ? inner[0] : TSNode{};
+      }
+      if (ts_node_is_null(value) || !IsString(value)) continue;
+      // A table of names (`Self::IntParsing => "int_parsing"`) is no table of messages.
+      std::string text = StringValue(value);
+      if (text.find(' ') == std::string::npos) continue;
+      arms.emplace_back(arm, value);
+    }
+    if (arms.size() < 2 || arms.size() * 2 < total) return;
+    std::string subject = Collapsed(Field(match, "value"));
+    for (const auto& [arm, value] : arms) {
+      TSNode pattern = Field(arm, "pattern");
+      for (const Variant& v : Variants(pattern)) {
+        Site site = BaseSite(value, SiteKind::kReturn);
+        site.statement = std::string(TruncateUtf8(Text(arm), kMaxStatementBytes));
+        Guard g;
+        g.kind = "case";
+        g.code = Collapsed(pattern);
+        g.line = StartLine(arm);
+        g.subject = subject;
+        site.guards.push_back(std::move(g));
+        site.trigger = TriggerSentence(site.guards);
+        site.exception = v.type;
+        site.exception_written = v.type + "::" + v.name;
+        Template message = cpp::ApplyBraces(Template::Literal(StringValue(value)), {},
+                                            [](std::string_view name) -> std::optional<cpp::Arg> {
+                                              // Filled in later by the code that renders the
+                                              // table's text.
+                                              return cpp::Arg{std::string(name), std::nullopt};
+                                            });
+        Emit(std::move(site), std::move(message));
+      }
+    }
+  }
+
+  // The enum variants a match pattern names (`A::B`, `Self::B { .. }`,
+  // `A::B(..) | A::C`), `Self` resolved to the impl's type.
+  std::vector<Variant> Variants(TSNode pattern) const {
+    std::vector<Variant> out;
+    std::vector<TSNode> stack{pattern};
+    while (!stack.empty() && out.size() < 64) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      uint16_t k = K(n);
+      if (k == kScopedIdentifier || k == kScopedTypeIdentifier) {
+        TSNode path = Field(n, "path");
+        std::string type(Text(path));
+        size_t cut = type.rfind("::");
+        if (cut != std::string::npos) type = type.substr(cut + 2);
+        if (type == "Self" && !impls_.empty()) type = impls_.back().type;
+        if (!type.empty()) out.push_back({type, std::string(Text(Field(n, "name")))});
+        continue;
+      }
+      std::vector<TSNode> children = NamedChildren(n);
+      for (auto it = children.rbegin(); it != children.rend(); ++it) {
+        // Only the pattern's head: the fields' own patterns name no variant.
+        if (K(*it) == kScopedIdentifier || K(*it) == kScopedTypeIdentifier ||
+            std::string_view(ts_node_type(*it)).find("pattern") != std::string_view::npos) {
+          stack.push_back(*it);
+        }
+      }
+    }
+    std::reverse(out.begin(), out.end());
+    return out;
+  }
+
+  // ---------------------------------------------------------------- sites
+
+  Site BaseSite(TSNode at, SiteKind kind) {
+    TSNode stmt = at;
+    for (size_t i = ancestors_.size(); i-- > 0;) {
+      uint16_t k = K(ancestors_[i]);
+      if (k == kExpressionStatement || k == kLetDeclaration || k == kMatchArm) {
+        stmt = ancestors_[i];
+        break;
+      }
+      if (k == kBlock || k == kFunctionItem) break;
+    }
+    if (!Contains(stmt, at)) stmt = at;
+    Site s;
+    s.kind = kind;
+    s.language = "rust";
+    s.path = path_;
+    s.line = StartLine(at);
+    s.column = StartColumn(at);
+    s.end_line = std::max(s.line, EndLine(stmt));
+    s.function = FunctionName();
+    s.statement = std::string(TruncateUtf8(Text(stmt), kMaxStatementBytes));
+    lines_.FillExcerpt(s, kExcerptBefore, kExcerptAfter, kMaxExcerptBytes);
+    s.guards = Guards(at);
+    s.trigger = TriggerSentence(s.guards);
+    s.internal = LooksUnreachable(s.guards);
+    return s;
+  }
+
+  // The `if`, `while` and `match` arms on the way from the function to `at`.
+  std::vector<Guard> Guards(TSNode at) const {
+    std::vector<Guard> out;
+    size_t start = 0;
+    for (size_t i = ancestors_.size(); i-- > 0;) {
+      if (K(ancestors_[i]) == kFunctionItem || K(ancestors_[i]) == kClosure) {
+        start = i + 1;
+        break;
+      }
+    }
+    for (size_t i = start; i < ancestors_.size(); ++i) {
+      TSNode a = ancestors_[i];
+      switch (K(a)) {
+        case kIfExpression: {
+          TSNode cond = Field(a, "condition");
+          if (ts_node_is_null(cond) || Contains(cond, at)) break;
+          Guard g;
+          g.kind = "if";
+          g.code = Collapsed(cond);
+          g.line = StartLine(a);
+          TSNode alt = Field(a, "alternative");
+          g.negated = !ts_node_is_null(alt) && Contains(alt, at);
+          bool is_let = std::string_view(ts_node_type(cond)) == "let_condition" ||
+                        std::string_view(ts_node_type(cond)) == "let_chain";
+          if (!g.negated && !is_let) g.when = g.code;
+          out.push_back(std::move(g));
+          break;
+        }
+        case kWhileExpression: {
+          TSNode cond = Field(a, "condition");
+          if (ts_node_is_null(cond) || Contains(cond, at)) break;
+          out.push_back(Guard{"while", Collapsed(cond), false, "", StartLine(a), "", {}, {}});
+          break;
+        }
+        case kMatchArm: {
+          TSNode pattern = Field(a, "pattern");
+          if (Contains(pattern, at)) break;
+          Guard g;
+          g.kind = "case";
+          g.code = Collapsed(pattern);
+          g.line = StartLine(a);
+          // The arm's match block and match are the ancestors above it
+          // (ts_node_parent searches down from the root).
+          if (i >= 2 && K(ancestors_[i - 2]) == kMatchExpression) {
+            g.subject = Collapsed(Field(ancestors_[i - 2], "value"));
+          }
+          // `_ => ...` is the arm of every value the arms above do not list.
+          if (g.code == "_" && i >= 1) {
+            g.kind = "default-case";
+            for (TSNode p : NamedChildren(ancestors_[i - 1])) {
+              if (SameNode(p, a) || g.values.size() >= 64) break;
+              if (K(p) == kMatchArm) g.values.push_back(Collapsed(Field(p, "pattern")));
+            }
+          }
+          out.push_back(std::move(g));
+          break;
+        }
+        default:
+          break;
+      }
+    }
+    return out;
+  }
+
+  void Emit(Site site, Template message) {
+    site.message = std::move(message);
+    site.message.AssignNames();
+    Add(std::move(site));
+  }
+
+  void Add(Site site) {
+    std::string key = std::to_string(site.line) + ":" + std::to_string(site.column) + ":" +
+                      site.exception_written + ":" + site.message.Display();
+    if (!emitted_.insert(std::move(key)).second) return;
+    result_.sites.push_back(std::move(site));
+  }
+
+  std::string path_;
+  std::string_view src_;
+  SourceLines lines_;
+  const SymbolTable& symbols_;
+  FileResult result_;
+  std::vector<TSNode> ancestors_;
+  std::vector<std::string> functions_;
+  std::vector<Impl> impls_;
+  std::unordered_map<std::string, TSNode> lets_;  // the current function's `let name = value`
+  std::set<std::string> error_types_;             // derive(Error) or impl Error
+  std::vector<DisplaySite> display_;
+  std::set<std::string> emitted_;
+  bool too_deep_ = false;
+};
+
+}  // namespace
+
+bool IsRustSourcePath(std::string_view path) { return EndsWith(path, ".rs"); }
+
+FileResult ExtractRustBytes(TSParser* parser, std::string_view path, std::string bytes) {
+  FileResult result;
+  if (bytes.size() >= 3 && bytes.compare(0, 3, "\xEF\xBB\xBF") == 0) bytes.erase(0, 3);
+  if (!IsValidUtf8(bytes)) {
+    // Rust source is UTF-8 by definition; anything else is no Rust file.
+    result.issues.push_back(FileIssue{std::string(path), "not-utf8", "invalid UTF-8", true});
+    return result;
+  }
+  ts_parser_set_language(parser, RustLanguage());
+  TreePtr tree(
+      ts_parser_parse_string(parser, nullptr, bytes.data(), static_cast<uint32_t>(bytes.size())));
+  if (!tree) {
+    ts_parser_reset(parser);
+    result.issues.push_back(
+        FileIssue{std::string(path), "parse-timeout", "parsing took too long", true});
+    return result;
+  }
+  TSNode root = ts_tree_root_node(tree.get());
+  result = Extractor(path, bytes).Run(root);
+  if (ts_node_has_error(root)) {
+    result.issues.push_back(
+        FileIssue{std::string(path), "syntax-error", FirstErrorLine(root), false});
+  }
+  return result;
+}
+
+}  // namespace errdex::extract::rust

@@ -1,0 +1,33 @@
+// The Rust front end: one file (parsed with tree-sitter-rust) to error
+// sites — PyO3 exceptions, panics and assertions, `.expect`, anyhow/eyre,
+// thiserror's `#[error]`, Display impls of error types, and message tables
+// (a `match self` mapping each variant to its text, pydantic-core's
+// ErrorType). Sinks come from rust_sinks.h.
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/record.h"
+
+namespace errdex::extract::rust {
+
+struct FileResult {
+  std::vector<Site> sites;
+  std::vector<NonSite> non_sites;
+  std::vector<FileIssue> issues;  // not UTF-8, syntax errors, parse timeouts
+  // Python exception classes PyO3's create_exception! defines.
+  std::vector<ExceptionClass> classes;
+};
+
+// True for the file names the Rust front end reads (.rs).
+bool IsRustSourcePath(std::string_view path);
+
+// Checks UTF-8, parses with `parser` and extracts one Rust file as read from
+// disk. Never throws on any input; work per file is linear in its size.
+FileResult ExtractRustBytes(TSParser* parser, std::string_view path, std::string bytes);
+
+}  // namespace errdex::extract::rust

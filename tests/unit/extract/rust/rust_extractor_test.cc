@@ -1,0 +1,250 @@
+// The Rust front end on in-memory sources: each sink form of the table,
+// formats, message tables, guards, and input no compiler would accept.
+#include "extract/rust/rust_extractor.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "extract/extractor.h"
+#include "extract/rust/rust_sinks.h"
+
+namespace errdex::extract {
+namespace {
+
+std::vector<std::string> Messages(const std::string& code) {
+  std::vector<std::string> out;
+  for (const Site& s : ExtractRustSource("src/lib.rs", code).sites) {
+    out.push_back(s.exception + ": " + s.message.Display());
+  }
+  return out;
+}
+
+bool Has(const std::vector<std::string>& v, const std::string& s) {
+  return std::find(v.begin(), v.end(), s) != v.end();
+}
+
+TEST(RustExtractor, PyO3ExceptionsReadAsTheirPythonNames) {
+  std::vector<std::string> m = Messages(
+      "fn f(x: i32) -> PyResult<()> {\n"
+      "    if x < 0 { return Err(PyValueError::new_err(\"x must be >= 0\")); }\n"
+      "    Err(exceptions::PyTypeError::new_err(format!(\"bad {x:>5} and {}\", y)))?;\n"
+      "    Err(PyErr::new::<pyo3::exceptions::PyKeyError, _>(\"no key\"))?;\n"
+      "    py_err!(PyOverflowError; \"too big: {}\", n)\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "ValueError: x must be >= 0"));
+  EXPECT_TRUE(Has(m, "TypeError: bad {x} and {y}"));
+  EXPECT_TRUE(Has(m, "KeyError: no key"));
+  EXPECT_TRUE(Has(m, "OverflowError: too big: {n}"));
+  EXPECT_EQ(m.size(), 4u);
+}
+
+TEST(RustExtractor, PanicsCarryWhatTheStandardLibraryPrintsAroundThem) {
+  std::vector<std::string> m = Messages(
+      "fn f(a: u8, b: u8, o: Option<u8>) {\n"
+      "    panic!(\"boom {}\", a);\n"
+      "    unreachable!();\n"
+      "    todo!(\"later\");\n"
+      "    assert!(a < b);\n"
+      "    assert!(a < b, \"a={a} not below\");\n"
+      "    assert_eq!(a, b, \"differ: {:?}\", a);\n"
+      "    o.expect(\"o must be set\");\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "panic: boom {a}"));
+  EXPECT_TRUE(Has(m, "panic: internal error: entered unreachable code"));
+  EXPECT_TRUE(Has(m, "panic: not yet implemented: later"));
+  EXPECT_TRUE(Has(m, "panic: assertion failed: a < b"));
+  EXPECT_TRUE(Has(m, "panic: a={a} not below"));
+  EXPECT_TRUE(Has(m, "panic: assertion `left == right` failed: differ: {a}"));
+  EXPECT_TRUE(Has(m, "panic: o must be set"));
+}
+
+TEST(RustExtractor, AnyhowAndThiserror) {
+  Extraction x = ExtractRustSource("src/err.rs",
+                                   "#[derive(Debug, thiserror::Error)]\n"
+                                   "pub enum ConfigError {\n"
+                                   "    #[error(\"missing key {0}\")]\n"
+                                   "    Missing(String),\n"
+                                   "    #[error(\"bad value for {key}: {value:?}\")]\n"
+                                   "    Bad { key: String, value: String },\n"
+                                   "    #[error(transparent)]\n"
+                                   "    Io(#[from] std::io::Error),\n"
+                                   "}\n"
+                                   "fn load(p: &str) -> anyhow::Result<()> {\n"
+                                   "    let s = read(p).context(\"reading config\")?;\n"
+                                   "    anyhow::bail!(\"cannot parse {p}\");\n"
+                                   "}\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) m.push_back(s.exception_written + ": " + s.message.Display());
+  EXPECT_TRUE(Has(m, "ConfigError::Missing: missing key {0}"));
+  EXPECT_TRUE(Has(m, "ConfigError::Bad: bad value for {key}: {value}"));
+  EXPECT_TRUE(Has(m, "anyhow::Error: reading config"));
+  EXPECT_TRUE(Has(m, "anyhow::Error: cannot parse {p}"));
+  EXPECT_EQ(x.sites.size(), 4u);
+}
+
+TEST(RustExtractor, LetBindingsAndConversionsAreFollowed) {
+  std::vector<std::string> m = Messages(
+      "fn f(n: usize) -> PyResult<()> {\n"
+      "    let msg = format!(\"need {} items\", n);\n"
+      "    Err(PyValueError::new_err(msg))\n"
+      "}\n"
+      "fn g() -> PyResult<()> { Err(PyRuntimeError::new_err(\"plain\".to_string())) }\n"
+      "fn h(m: String) -> PyResult<()> { Err(PyRuntimeError::new_err(m)) }\n");
+  EXPECT_TRUE(Has(m, "ValueError: need {n} items"));
+  EXPECT_TRUE(Has(m, "RuntimeError: plain"));
+  EXPECT_TRUE(Has(m, "RuntimeError: {m}"));  // kept, and flagged dynamic by the catalog
+}
+
+TEST(RustExtractor, MessageTableIsOneErrorPerArmWrittenAsTheVariant) {
+  Extraction x =
+      ExtractRustSource("src/errors/types.rs",
+                        "impl ErrorType {\n"
+                        "    pub fn message_template_python(&self) -> &'static str {\n"
+                        "        match self {\n"
+                        "            Self::IntParsing { .. } => \"Input should be a valid integer, "
+                        "unable to parse\",\n"
+                        "            Self::TooLong { .. } => {\n"
+                        "                \"{field_type} should have at most {max_length} items\"\n"
+                        "            }\n"
+                        "            Self::CustomError { .. } => \"\",\n"
+                        "        }\n"
+                        "    }\n"
+                        "    pub fn name(&self) -> &'static str {\n"
+                        "        match self { Self::IntParsing { .. } => \"int_parsing\", "
+                        "Self::TooLong { .. } => \"too_long\" }\n"
+                        "    }\n"
+                        "}\n");
+  ASSERT_EQ(x.sites.size(), 2u);
+  EXPECT_EQ(x.sites[0].exception, "ErrorType");
+  EXPECT_EQ(x.sites[0].exception_written, "ErrorType::IntParsing");
+  EXPECT_EQ(x.sites[0].kind, SiteKind::kReturn);
+  EXPECT_EQ(x.sites[0].function, "ErrorType::message_template_python");
+  EXPECT_EQ(x.sites[0].line, 4);
+  ASSERT_EQ(x.sites[0].guards.size(), 1u);
+  EXPECT_EQ(x.sites[0].guards[0].kind, "case");
+  EXPECT_EQ(x.sites[0].guards[0].subject, "self");
+  EXPECT_EQ(x.sites[1].message.Display(), "{field_type} should have at most {max_length} items");
+}
+
+TEST(RustExtractor, GuardsFromIfAndMatchArms) {
+  Extraction x = ExtractRustSource("src/lib.rs",
+                                   "fn f(x: i32, k: Kind) {\n"
+                                   "    if x > 3 && k.ok() {\n"
+                                   "        match k {\n"
+                                   "            Kind::A => {}\n"
+                                   "            _ => panic!(\"bad kind\"),\n"
+                                   "        }\n"
+                                   "    } else {\n"
+                                   "        panic!(\"small\");\n"
+                                   "    }\n"
+                                   "}\n");
+  ASSERT_EQ(x.sites.size(), 2u);
+  ASSERT_EQ(x.sites[0].guards.size(), 2u);
+  EXPECT_EQ(x.sites[0].guards[0].code, "x > 3 && k.ok()");
+  EXPECT_FALSE(x.sites[0].guards[0].negated);
+  EXPECT_EQ(x.sites[0].guards[1].kind, "default-case");
+  EXPECT_EQ(x.sites[0].guards[1].code, "_");
+  EXPECT_EQ(x.sites[0].guards[1].values, std::vector<std::string>{"Kind::A"});
+  ASSERT_EQ(x.sites[1].guards.size(), 1u);
+  EXPECT_TRUE(x.sites[1].guards[0].negated);
+  EXPECT_FALSE(x.sites[1].trigger.empty());
+}
+
+TEST(RustExtractor, DisplayImplsOfErrorTypesOnly) {
+  std::vector<std::string> m = Messages(
+      "impl fmt::Display for ParseError {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+      "        write!(f, \"parse error at {}\", self.pos)\n"
+      "    }\n"
+      "}\n"
+      "impl fmt::Display for Point {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"({}, {})\", self.x, "
+      "self.y) }\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "ParseError: parse error at {self.pos}"));
+  EXPECT_EQ(m.size(), 1u);
+}
+
+TEST(RustExtractor, SinksInsideAnotherMacrosTokens) {
+  std::vector<std::string> m = Messages(
+      "rgtest!(case, |dir: Dir| {\n"
+      "    assert!(got.contains(\"x\"), \"missing x in:\\n{}\", got);\n"
+      "    let v = w.expect(\"w set\");\n"
+      "    setter!(self_, Trainer, tokens, Err(exceptions::PyTypeError::new_err(\"bad "
+      "tokens\")));\n"
+      "});\n");
+  EXPECT_TRUE(Has(m, "panic: missing x in:\n{got}"));
+  EXPECT_TRUE(Has(m, "panic: w set"));
+  EXPECT_TRUE(Has(m, "TypeError: bad tokens"));
+}
+
+TEST(RustExtractor, TestsAndMacroDefinitionsAreNotTheLibrarys) {
+  std::vector<std::string> m = Messages(
+      "macro_rules! boom { ($e:expr) => { panic!(\"boom {}\", $e) }; }\n"
+      "#[cfg(test)]\n"
+      "mod tests {\n"
+      "    #[test]\n"
+      "    fn t() { panic!(\"in a test\"); }\n"
+      "}\n"
+      "#[test]\n"
+      "fn u() { panic!(\"also a test\"); }\n");
+  EXPECT_TRUE(m.empty());
+}
+
+TEST(RustExtractor, EscapesAndRawStrings) {
+  std::vector<std::string> m = Messages(
+      "fn f() {\n"
+      "    panic!(\"tab\\there \\u{e9} {{literal}} \\\n"
+      "            continued\");\n"
+      "    panic!(r#\"raw \"quoted\" {}\"#, 1);\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "panic: tab\there \xC3\xA9 {{literal}} continued"));
+  EXPECT_TRUE(Has(m, "panic: raw \"quoted\" 1"));
+}
+
+TEST(RustExtractor, HostileInputIsReportedNotCrashedOn) {
+  // Not UTF-8: skipped with a reason.
+  Extraction bad = ExtractRustSource("src/a.rs", std::string("fn f() { panic!(\"\xff\"); }"));
+  ASSERT_EQ(bad.issues.size(), 1u);
+  EXPECT_EQ(bad.issues[0].reason, "not-utf8");
+  // Nesting far deeper than the walk goes: recovered, not a stack overflow.
+  std::string deep = "fn f() { let x = " + std::string(20000, '(') + "1" + std::string(20000, ')') +
+                     "; panic!(\"after\"); }";
+  Extraction d = ExtractRustSource("src/b.rs", deep);
+  EXPECT_FALSE(d.issues.empty());
+  // Broken syntax: what parses is still read.
+  Extraction broken = ExtractRustSource("src/c.rs", "fn f( { panic!(\"still here\"); ");
+  EXPECT_FALSE(broken.sites.empty());
+}
+
+TEST(RustSinks, TableIsUniquePerFormAndNames) {
+  for (const rust::Sink& s : rust::Sinks()) {
+    EXPECT_EQ(rust::FindSink(s.form, s.name), &s) << s.name;
+    EXPECT_GE(s.message_arg, 0);
+  }
+  EXPECT_EQ(rust::PythonExceptionName("exceptions::PyValueError"), "ValueError");
+  EXPECT_EQ(rust::PythonExceptionName("PyErr"), "PyErr");
+  EXPECT_EQ(rust::PythonExceptionName("MyError"), "MyError");
+  EXPECT_EQ(rust::PythonExceptionName("pyo3::exceptions::PyOSError"), "OSError");
+}
+
+TEST(RustExtractor, CreateExceptionDefinesAPythonClass) {
+  Extraction x = ExtractRustSource(
+      "src/lib.rs", "create_exception!(shapes, ShapeError, pyo3::exceptions::PyValueError);\n");
+  ASSERT_EQ(x.classes.size(), 1u);
+  EXPECT_EQ(x.classes[0].name, "ShapeError");
+  EXPECT_EQ(x.classes[0].bases, std::vector<std::string>{"ValueError"});
+  EXPECT_EQ(x.classes[0].line, 1);
+}
+
+TEST(RustExtractor, IsSourcePathReadsRust) {
+  EXPECT_TRUE(IsSourcePath("src/lib.rs"));
+  EXPECT_TRUE(rust::IsRustSourcePath("a/b.rs"));
+  EXPECT_FALSE(rust::IsRustSourcePath("a/b.rsx"));
+}
+
+}  // namespace
+}  // namespace errdex::extract
