@@ -5,6 +5,7 @@
 #include "extract/python/py_syntax.h"
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 #include <optional>
@@ -458,21 +459,8 @@ class Linker {
   // `raise self.failureException(msg)`: the type is a class attribute of the
   // raising method's class (or a base), `failureException = AssertionError`.
   void ResolveTypeAttribute(ProtoSite& p) {
-    std::string_view written = p.site.exception_written;
-    if (!p.has_call || p.callee_is_class || !StartsWith(written, "self.") ||
-        written.find('.', 5) != std::string_view::npos) {
-      return;
-    }
-    std::string_view function = p.site.function;
-    size_t dot = function.rfind('.');
-    if (dot == std::string_view::npos) return;
-    std::string_view owner = function.substr(0, dot);
-    if (size_t outer = owner.rfind('.'); outer != std::string_view::npos) {
-      owner = owner.substr(outer + 1);
-    }
-    const ClassInfo* c = FindClass(owner, p.site.path);
-    if (c == nullptr) return;
-    for (const ClassInfo* k : Mro(c)) {
+    if (!p.has_call || p.callee_is_class || !StartsWith(p.site.exception_written, "self.")) return;
+    for (const ClassInfo* k : SelfClasses(p)) {
       for (const auto& [name, value] : k->class_attrs) {
         if (name != p.callee || value.value) continue;
         std::string type(LastComponent(value.expression));
@@ -487,14 +475,58 @@ class Linker {
     }
   }
 
-  // Whether a call spelled `written` reaches a function returning exceptions.
-  bool ReturnsSites(const std::string& name, std::string_view written) const {
+  // For `self.m(...)` or `cls.m(...)` in a method: the method's class and
+  // its bases, the only classes whose `m` the call reaches; for `Cls.m(...)`
+  // with a class of the library, that class and its bases. Empty when the
+  // call is on something else or the class is not found.
+  std::vector<const ClassInfo*> SelfClasses(const ProtoSite& p) const {
+    std::string_view written = p.site.exception_written;
+    size_t dot = written.find('.');
+    if (dot == std::string_view::npos || written.find('.', dot + 1) != std::string_view::npos) {
+      return {};
+    }
+    std::string_view object = written.substr(0, dot);
+    if (object != "self" && object != "cls") {
+      // `IMAP4.error(...)`: a class of the library names where to look.
+      bool capitalized =
+          !object.empty() && std::isupper(static_cast<unsigned char>(object.front())) != 0;
+      const ClassInfo* c = capitalized ? FindClass(object, p.site.path) : nullptr;
+      return c == nullptr ? std::vector<const ClassInfo*>{} : Mro(c);
+    }
+    std::string_view function = p.site.function;
+    size_t last = function.rfind('.');
+    if (last == std::string_view::npos) return {};
+    std::string_view owner = function.substr(0, last);
+    if (size_t outer = owner.rfind('.'); outer != std::string_view::npos) {
+      owner = owner.substr(outer + 1);
+    }
+    const ClassInfo* c = FindClass(owner, p.site.path);
+    return c == nullptr ? std::vector<const ClassInfo*>{} : Mro(c);
+  }
+
+  // Whether `r` is a method of one of `classes`.
+  static bool IsMethodOf(const FunctionRef* r, const std::vector<const ClassInfo*>& classes) {
+    return std::any_of(classes.begin(), classes.end(), [&](const ClassInfo* k) {
+      return r->path == k->path && EndsWith(r->info->qualified, k->name + "." + r->info->name);
+    });
+  }
+
+  // Whether a call spelled `written` reaches a function returning exceptions:
+  // a plain name a module function, `self.m` a method of `on_self` (when
+  // known), anything else any function of that name.
+  bool ReturnsSites(const std::string& name, std::string_view written,
+                    const std::vector<const ClassInfo*>& on_self) const {
     auto it = functions_.find(name);
     if (it == functions_.end()) return false;
-    bool plain = written.find('.') == std::string_view::npos;
     return std::any_of(it->second.begin(), it->second.end(), [&](const FunctionRef* r) {
-      return !r->info->returned_sites.empty() && (!plain || r->info->qualified == r->info->name);
+      return !r->info->returned_sites.empty() && Reaches(r, written, on_self);
     });
+  }
+
+  static bool Reaches(const FunctionRef* r, std::string_view written,
+                      const std::vector<const ClassInfo*>& on_self) {
+    if (written.find('.') == std::string_view::npos) return r->info->qualified == r->info->name;
+    return on_self.empty() || IsMethodOf(r, on_self);
   }
 
   // A whole-message argument that is a call to a helper returning a message.
@@ -525,8 +557,11 @@ class Linker {
     // `error(...)` with a lowercase name the library defines as an exception
     // class (re's `error`), unless a function of that name returns one.
     const ClassInfo* known = LibraryException(p.callee, p.site.path);
+    // imaplib's `raise self.error(...)` is its nested class, not re's
+    // Tokenizer.error: a method is looked for in the raising class's MRO.
+    std::vector<const ClassInfo*> on_self = SelfClasses(p);
     if (!p.callee_is_class && p.has_call && known != nullptr &&
-        !ReturnsSites(p.callee, p.site.exception_written)) {
+        !ReturnsSites(p.callee, p.site.exception_written, on_self)) {
       p.callee_is_class = true;
     }
     if (p.tentative && known == nullptr) return out;
@@ -555,12 +590,10 @@ class Linker {
     // bound to this call's arguments.
     auto it = functions_.find(p.callee);
     std::vector<const FunctionRef*> returning;
-    // A plain name calls a module function, never a method of that name.
-    bool plain = p.site.exception_written.find('.') == std::string::npos;
     if (it != functions_.end()) {
       for (const FunctionRef* r : it->second) {
         if (r->info->returned_sites.empty()) continue;
-        if (plain && r->info->qualified != r->info->name) continue;
+        if (!Reaches(r, p.site.exception_written, on_self)) continue;
         returning.push_back(r);
       }
     }

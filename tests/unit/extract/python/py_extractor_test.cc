@@ -409,6 +409,32 @@ TEST(PythonSinks, CallerTextThroughAMethodOfTheClassHierarchy) {
   EXPECT_EQ(sites[0], "6 ValueError: {value!r} is not a choice via Base.fail");
 }
 
+TEST(PythonSinks, SelfMethodsComeFromTheRaisingClassesOwnHierarchy) {
+  // A tokenizer's error() returns an error composed "at position ...";
+  // imaplib's `raise self.error(...)` is IMAP4's nested class, not that.
+  std::vector<std::string> m = Messages(
+      "class ParseError(Exception):\n"
+      "  def __init__(self, msg, pos):\n"
+      "    super().__init__('%s at position %d' % (msg, pos))\n"
+      "class Tokenizer:\n"
+      "  def error(self, msg, offset=0):\n"
+      "    return ParseError(msg, offset)\n"
+      "  def get(self):\n"
+      "    raise self.error('bad escape')\n"
+      "class IMAP4:\n"
+      "  class error(Exception): pass\n"
+      "  def close(self, typ):\n"
+      "    raise self.error('CLOSE failed: %s' % typ)\n"
+      "  def enable(self):\n"
+      "    raise IMAP4.error('Server does not support ENABLE')\n");
+  EXPECT_NE(std::find(m.begin(), m.end(), "ParseError: bad escape at position 0"), m.end())
+      << testing::PrintToString(m);
+  EXPECT_NE(std::find(m.begin(), m.end(), "error: CLOSE failed: {typ}"), m.end())
+      << testing::PrintToString(m);
+  EXPECT_NE(std::find(m.begin(), m.end(), "error: Server does not support ENABLE"), m.end())
+      << testing::PrintToString(m);
+}
+
 TEST(PythonSinks, TypePassedAsArgumentAndChainsOfHelpers) {
   std::vector<std::string> sites = SinkSites(
       "def _raise_error(cls, explanation):\n"
