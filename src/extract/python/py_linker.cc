@@ -62,6 +62,16 @@ const T* Nearest(const std::vector<const T*>& candidates, std::string_view path)
   return best;
 }
 
+// Letters and digits in a template's literal text.
+size_t WordCharacters(const Template& t) {
+  size_t n = 0;
+  for (const Piece& p : t.pieces()) {
+    if (p.is_value) continue;
+    for (char c : p.text) n += std::isalnum(static_cast<unsigned char>(c)) != 0 ? 1 : 0;
+  }
+  return n;
+}
+
 struct FunctionRef {
   const FunctionInfo* info;
   const FileResult* file;
@@ -925,7 +935,9 @@ class Linker {
       for (const std::vector<CallArg>& args : c.arg_alternatives) {
         std::optional<SinkRaise> bound = Bind(*sink, r, args);
         if (!bound || !bound->type_param.empty()) continue;
-        if (bound->message.LiteralSize() <= r.message.LiteralSize()) continue;
+        // The caller must add words: quotes a repr puts around a value it
+        // passes (sympify(exp(e0)*...) into `SympifyError: {a!r}`) add none.
+        if (WordCharacters(bound->message) <= WordCharacters(r.message)) continue;
         if (!seen.emplace(bound->exception, bound->message.Display()).second) continue;
         Site s = c.site;
         s.exception = std::move(bound->exception);
