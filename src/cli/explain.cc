@@ -245,12 +245,13 @@ bool ReadLineBounded(std::istream& in, size_t max_bytes, std::string& line, bool
   for (int c = buf->sbumpc(); c != std::char_traits<char>::eof(); c = buf->sbumpc()) {
     any = true;
     if (c == '\n') return true;
+    if (too_long) continue;
     if (line.size() >= max_bytes) {
       too_long = true;
       line.clear();
       continue;
     }
-    if (!too_long) line.push_back(static_cast<char>(c));
+    line.push_back(static_cast<char>(c));
   }
   return any;
 }

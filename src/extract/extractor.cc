@@ -446,7 +446,6 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   std::string macro_digest = cache != nullptr ? MacroDigest(macros) : "";
   std::vector<python::FileResult> results(files.size());
   std::vector<cpp::FileResult> native(files.size());
-  // Rust files link to nothing else: their results join the others as they are.
   std::vector<rust::FileResult> rusts(files.size());
   next = 0;
   std::atomic<size_t> done{0};
@@ -460,36 +459,16 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
     for (size_t i = next++; i < files.size(); i = next++) {
       const source::SourceFile& f = files[i];
       bool is_native = cpp::IsCppSourcePath(f.path);
-      if (rust::IsRustSourcePath(f.path)) {
-        results[i].path = f.path;
-        std::string key = cached(f) ? CacheKey(f) : "";
-        bool hit = !key.empty() && cache->Find(cache->rust, key, rusts[i]);
-        if (!key.empty()) cache->Count(hit);
-        if (!hit) {
-          Result<std::string> bytes = read(f);
-          if (!bytes) {
-            bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
-            rusts[i].issues.push_back(FileIssue{f.path, too_large ? "too-large" : "unreadable",
-                                                bytes.error().message, true});
-          } else {
-            rusts[i] = rust::ExtractRustBytes(rust_parser.get(), f.path, std::move(*bytes));
-            if (!key.empty()) cache->Put(cache->rust, key, rusts[i]);
-          }
-        }
-        size_t n = ++done;
-        if (options.progress) {
-          std::lock_guard<std::mutex> lock(progress_mutex);
-          options.progress(n, files.size());
-        }
-        continue;
-      }
+      // Rust files link to nothing else: their results join the others as they are.
+      bool is_rust = rust::IsRustSourcePath(f.path);
       std::string key = cached(f) ? CacheKey(f) : "";
       if (!key.empty() && is_native) key += '\0' + macro_digest;
-      bool hit = !key.empty() && (is_native ? cache->Find(cache->native, key, native[i])
-                                            : cache->Find(cache->python, key, results[i]));
+      bool hit = !key.empty() && (is_rust     ? cache->Find(cache->rust, key, rusts[i])
+                                  : is_native ? cache->Find(cache->native, key, native[i])
+                                              : cache->Find(cache->python, key, results[i]));
       if (!key.empty()) cache->Count(hit);
       if (hit) {
-        if (is_native) results[i].path = f.path;
+        if (is_native || is_rust) results[i].path = f.path;
         native_bytes[i].reset();
       } else {
         Result<std::string> bytes =
@@ -500,6 +479,10 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
           bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
           results[i].issues.push_back(FileIssue{f.path, too_large ? "too-large" : "unreadable",
                                                 bytes.error().message, true});
+        } else if (is_rust) {
+          results[i].path = f.path;
+          rusts[i] = rust::ExtractRustBytes(rust_parser.get(), f.path, std::move(*bytes));
+          if (!key.empty()) cache->Put(cache->rust, key, rusts[i]);
         } else if (is_native) {
           results[i].path = f.path;
           native[i] = cpp::ExtractCppBytes(native_parser.get(), f.path, std::move(*bytes), macros);

@@ -576,9 +576,16 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       auto fit = module_fits.find(lib.name);
       if (fit == module_fits.end() || fit->second != best_module_fit) continue;
       if (!options.library.empty() && lib.name != options.library) continue;
-      Result<std::vector<int64_t>> of_type = catalog_->ErrorsOfType(lib.pk, type);
-      if (!of_type) return tl::unexpected(of_type.error());
-      for (int64_t pk : *of_type) {
+      // A scan of the library's rows: once per matcher (a server's, a
+      // --jsonl run's), not once per paste.
+      auto cached = errors_of_type_.find({lib.pk, type});
+      if (cached == errors_of_type_.end()) {
+        Result<std::vector<int64_t>> of_type = catalog_->ErrorsOfType(lib.pk, type);
+        if (!of_type) return tl::unexpected(of_type.error());
+        if (errors_of_type_.size() >= kMaxRegexCache) errors_of_type_.clear();
+        cached = errors_of_type_.emplace(std::make_pair(lib.pk, type), std::move(*of_type)).first;
+      }
+      for (int64_t pk : cached->second) {
         if (named.size() < kMaxNamedCandidates) named.push_back(pk);
       }
     }

@@ -125,6 +125,8 @@ class Matcher {
   std::unordered_map<std::string, std::vector<catalog::ExceptionClassRecord>> classes_;
   std::unordered_map<int64_t, std::unique_ptr<RE2>> regexes_;
   std::unordered_map<int64_t, std::unique_ptr<RE2>> truncatable_regexes_;
+  // (library pk, exception) -> its errors: the candidates of a qualified type.
+  std::map<std::pair<int64_t, std::string>, std::vector<int64_t>> errors_of_type_;
 };
 
 // How well `frames` (innermost last) point at `site`. A frame points at a
