@@ -694,6 +694,10 @@ class Extractor {
       TSNode pattern = Field(arm, "pattern");
       for (const Variant& v : Variants(pattern)) {
         Site site = BaseSite(value, SiteKind::kReturn);
+        // The table is walked without the arm on the ancestor stack, so the
+        // base site spans the whole match: a page would mark every arm.
+        site.end_line = std::max(site.line, EndLine(arm));
+        lines_.FillExcerpt(site, kExcerptBefore, kExcerptAfter, kMaxExcerptBytes);
         site.statement = std::string(TruncateUtf8(Text(arm), kMaxStatementBytes));
         Guard g;
         g.kind = "case";
