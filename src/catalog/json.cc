@@ -384,6 +384,15 @@ std::vector<Parameter> SiteParameters(const SiteRecord& s) {
   return ParametersJson(json::parse(s.signature, nullptr, false));
 }
 
+std::string_view SiteHeading(const SiteRecord& s) {
+  if (s.kind == "assert") return "Asserted at";
+  if (s.kind == "warning") return "Warned at";
+  if (s.kind == "fatal") return "Aborts the process at";
+  if (s.kind == "status") return "Returned as an error status at";
+  if (s.kind == "return") return "Built and returned at";
+  return s.language == "cpp" ? "Thrown at" : "Raised at";
+}
+
 std::vector<EntryPoint> EntryPoints(const SiteRecord& s) {
   std::vector<EntryPoint> out;
   if (s.entries.empty()) return out;

@@ -62,6 +62,11 @@ struct EntryPoint {
 };
 std::vector<EntryPoint> EntryPoints(const SiteRecord& s);
 
+// What the code at a site does, in the words of its kind and language
+// ("Raised at", "Warned at", "Built and returned at"): only a C++ throw is
+// "thrown".
+std::string_view SiteHeading(const SiteRecord& s);
+
 // "`pkg.run` → `helper` → `_check`", the chain down to the site's function.
 std::string EntryChain(const EntryPoint& e, const SiteRecord& s);
 

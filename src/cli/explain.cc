@@ -180,7 +180,9 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
     }
     out << "     " << Paint(color, "\x1b[2m", m.evidence) << '\n';
     if (site != nullptr) {
-      out << "     raised at "
+      std::string heading(catalog::SiteHeading(*site));
+      heading[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(heading[0])));
+      out << "     " << heading << " "
           << Paint(color, "\x1b[36m", fmt::format("{}:{}", site->path, site->line)) << " in "
           << Printable(site->function);
       if (m.error.sites.size() > 1)

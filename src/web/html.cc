@@ -441,6 +441,7 @@ std::string ErrorVersions(const catalog::ErrorRecord& e, const Analysis* a, cons
   return Section("versions", "Versions", out);
 }
 
+
 std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
   const Analysis* a = e.analysis ? &*e.analysis : nullptr;
   const Enrichment* n = e.enrichment ? &*e.enrichment : nullptr;
@@ -481,8 +482,8 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
                 " (see the JSON).</p>";
       break;
     }
-    source += fmt::format("<div class=\"site\"><p>Thrown at <code>{}:{}</code> in <code>{}</code>",
-                          Escape(s.path), s.line, Escape(s.function));
+    source += fmt::format("<div class=\"site\"><p>{} <code>{}:{}</code> in <code>{}</code>",
+                          catalog::SiteHeading(s), Escape(s.path), s.line, Escape(s.function));
     if (!s.via.empty()) source += " via <code>" + Escape(s.via) + "</code>";
     source += "</p>";
     if (!s.excerpt.empty()) source += Excerpt(s);

@@ -136,6 +136,41 @@ TEST(ErrorPage, TheMessagesDocumentationUrlIsALink) {
   EXPECT_EQ(html.find("href=\"javascript"), std::string::npos);
 }
 
+// A site's heading says what the code there does: only a C++ throw is
+// "thrown"; a warning, an assert, a fatal check, a status or a returned
+// message (a Rust message table's arm) each say so.
+TEST(ErrorPage, ASitesHeadingFollowsItsKindAndLanguage) {
+  struct Case {
+    const char* kind;
+    const char* language;
+    const char* heading;
+  };
+  for (const Case& c : {Case{"raise", "python", "Raised at"}, Case{"raise", "cpp", "Thrown at"},
+                        Case{"raise", "c", "Raised at"}, Case{"raise", "rust", "Raised at"},
+                        Case{"warning", "python", "Warned at"},
+                        Case{"assert", "python", "Asserted at"},
+                        Case{"fatal", "cpp", "Aborts the process at"},
+                        Case{"status", "cpp", "Returned as an error status at"},
+                        Case{"return", "rust", "Built and returned at"}}) {
+    catalog::ErrorRecord e = Documented();
+    e.kind = c.kind;
+    catalog::SiteRecord s;
+    s.path = "src/a.rs";
+    s.line = 7;
+    s.function = "f";
+    s.kind = c.kind;
+    s.language = c.language;
+    e.sites.push_back(s);
+    std::string html = ErrorPage(e, Links{});
+    EXPECT_NE(html.find(std::string("<p>") + c.heading + " <code>src/a.rs:7</code>"),
+              std::string::npos)
+        << c.kind << " " << c.language;
+    if (std::string_view(c.heading) != "Thrown at") {
+      EXPECT_EQ(html.find("Thrown at"), std::string::npos) << c.kind << " " << c.language;
+    }
+  }
+}
+
 // A listing's row is one link to the error: the URL in it stays text, so
 // that no link is nested in another.
 TEST(ListPage, ARowsUrlStaysText) {
