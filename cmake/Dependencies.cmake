@@ -34,6 +34,14 @@ errdex_require_cmake_package(nlohmann_json nlohmann-json3-dev)
 errdex_require_cmake_package(CLI11 libcli11-dev)
 errdex_require_cmake_package(tl-expected libexpected-dev)
 find_package(Threads REQUIRED)
+# jemalloc for the binaries: extraction allocates and frees millions of small
+# tree and record objects on several threads, and glibc's allocator spent
+# about a sixth of an index run in _int_malloc, consolidation and page faults
+# (bench/README.md). Not under the sanitizers or libFuzzer, which bring their
+# own allocator.
+if(NOT ERRDEX_SANITIZE AND NOT ERRDEX_FUZZ)
+  errdex_require_pkg(JEMALLOC jemalloc libjemalloc-dev)
+endif()
 if(ERRDEX_TESTS)
   errdex_require_cmake_package(GTest googletest)
 endif()
