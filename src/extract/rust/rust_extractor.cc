@@ -1,7 +1,9 @@
 #include "extract/rust/rust_extractor.h"
 
 #include <algorithm>
+#include <cctype>
 #include <functional>
+#include <iterator>
 #include <optional>
 #include <set>
 #include <string>
@@ -875,6 +877,45 @@ class Extractor {
 
 bool IsRustSourcePath(std::string_view path) { return EndsWith(path, ".rs"); }
 
+namespace {
+
+bool IsIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
+
+}  // namespace
+
+std::string ParseableRust(std::string_view bytes) {
+  // tree-sitter-rust lexes a primitive type's name as a type even before `!`,
+  // so a macro named like one (`str![...]`, snapbox's, all over cargo's
+  // tests) is a syntax error that swallows the statement around it. The
+  // parser reads a copy with the name's first letter turned into `_` (`_tr!`,
+  // an identifier of the same length: every offset stays); the extractor reads
+  // the text as written.
+  static constexpr std::string_view kPrimitives[] = {
+      "str",  "bool", "char", "u8",  "u16",  "u32", "u64",   "u128", "usize",
+      "i8",   "i16",  "i32",  "i64", "i128", "isize", "f32", "f64"};
+  std::string out;
+  for (size_t bang = bytes.find('!'); bang != std::string_view::npos;
+       bang = bytes.find('!', bang + 1)) {
+    size_t end = bang;
+    while (end > 0 && (bytes[end - 1] == ' ' || bytes[end - 1] == '\t')) --end;
+    size_t start = end;
+    while (start > 0 && IsIdentChar(bytes[start - 1])) --start;
+    if (start == end || (start > 0 && bytes[start - 1] == '#')) continue;  // r#str is an identifier
+    size_t open = bang + 1;
+    while (open < bytes.size() && (bytes[open] == ' ' || bytes[open] == '\t')) ++open;
+    if (open >= bytes.size() || (bytes[open] != '[' && bytes[open] != '(' && bytes[open] != '{'))
+      continue;
+    std::string_view name = bytes.substr(start, end - start);
+    if (std::find(std::begin(kPrimitives), std::end(kPrimitives), name) == std::end(kPrimitives))
+      continue;
+    if (out.empty()) out.assign(bytes);
+    out[start] = '_';
+  }
+  return out;
+}
+
 FileResult ExtractRustBytes(TSParser* parser, std::string_view path, std::string bytes) {
   FileResult result;
   if (bytes.size() >= 3 && bytes.compare(0, 3, "\xEF\xBB\xBF") == 0) bytes.erase(0, 3);
@@ -884,8 +925,10 @@ FileResult ExtractRustBytes(TSParser* parser, std::string_view path, std::string
     return result;
   }
   ts_parser_set_language(parser, RustLanguage());
+  std::string parseable = ParseableRust(bytes);
+  const std::string& parsed = parseable.empty() ? bytes : parseable;
   TreePtr tree(
-      ts_parser_parse_string(parser, nullptr, bytes.data(), static_cast<uint32_t>(bytes.size())));
+      ts_parser_parse_string(parser, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size())));
   if (!tree) {
     ts_parser_reset(parser);
     result.issues.push_back(

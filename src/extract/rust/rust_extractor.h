@@ -30,4 +30,9 @@ bool IsRustSourcePath(std::string_view path);
 // disk. Never throws on any input; work per file is linear in its size.
 FileResult ExtractRustBytes(TSParser* parser, std::string_view path, std::string bytes);
 
+// The text tree-sitter-rust parses: `bytes`, but a macro named like a
+// primitive type (`str![..]`) renamed at the same length so that it parses as
+// the macro it is; empty when nothing needs it.
+std::string ParseableRust(std::string_view bytes);
+
 }  // namespace errdex::extract::rust
