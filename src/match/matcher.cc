@@ -47,6 +47,9 @@ constexpr double kModuleDisagrees = -0.03;
 // behind a type-only fit (0.3 + type + module).
 constexpr double kTypeAgrees = 0.05;
 constexpr double kTypeContradicts = -0.25;
+// A base or subclass of the printed type: a raise of exactly that class
+// would have printed its own name, so the wording must make up for it.
+constexpr double kTypeRelated = -0.10;
 constexpr double kNamedTypeContradicts = 0.5;
 constexpr size_t kMaxNamedCandidates = 64;
 
@@ -429,6 +432,19 @@ bool Matcher::IsSubclass(const std::string& derived, const std::string& base, in
   return false;
 }
 
+// Whether a catalogued type is a class rather than the variable or
+// expression a raise took its class from (`error_class`, `type(e)`,
+// `self.mapping[code]`) when the front end could not tell which class:
+// such a type says nothing about the printed one.
+bool Matcher::NamesClass(const std::string& have) const {
+  if (have.find_first_of("([") != std::string::npos) return false;
+  size_t first = have.find_first_not_of('_');
+  if (first == std::string::npos || !std::islower(static_cast<unsigned char>(have[first]))) {
+    return true;
+  }
+  return have.find(':') != std::string::npos || bases_.count(have) > 0 || classes_.count(have) > 0;
+}
+
 // How the input's exception type bears on an error of type `have`.
 double Matcher::TypeFactor(const std::string& wanted, const std::string& status,
                            const std::string& have) const {
@@ -442,10 +458,11 @@ double Matcher::TypeFactor(const std::string& wanted, const std::string& status,
   }
   if (wanted.empty()) return 0.0;
   if (wanted == have) return kTypeAgrees;
+  if (!NamesClass(have)) return 0.0;
   for (std::string_view w : kWrapperTypes) {
     if (wanted == w) return 0.0;
   }
-  if (IsSubclass(wanted, have, 0) || IsSubclass(have, wanted, 0)) return -0.03;
+  if (IsSubclass(wanted, have, 0) || IsSubclass(have, wanted, 0)) return kTypeRelated;
   return kTypeContradicts;
 }
 
@@ -782,9 +799,12 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     m.evidence = a.evidence;
     bool type_only = false;
     if (base < 0 && best_frame >= 2) {
-      base = e.dynamic ? 0.35 : 0.3;
-      m.evidence = e.dynamic ? "the traceback stands on the raise; its message is built at run time"
-                             : "the traceback stands on the raise";
+      // A class errdex could not name (`raise error_class(...)`) composes a
+      // text it cannot see either.
+      bool built = e.dynamic || !NamesClass(e.exception);
+      base = built ? 0.35 : 0.3;
+      m.evidence = built ? "the traceback stands on the raise; its message is built at run time"
+                         : "the traceback stands on the raise";
     } else if (base < 0 && named_set.count(e.pk) && !HasWords(e.message)) {
       // Its text is a value or built at run time: the printed type is the
       // only evidence, and it names this library's class.
@@ -841,7 +861,13 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       // does: the agreement its name earned it goes too.
       bool unrelated = TypeFactor(type, input.status, m.error.exception) <= kTypeContradicts;
       bool namesake = other_class.count(m.error.pk) > 0;
-      if (unrelated || namesake) {
+      // A base or subclass of the printed class: a raise of that class would
+      // have printed its own name (the inner error a wrapper of the printed
+      // class re-raises with its text, `"%s in %r" % (exc, address)`).
+      bool relative = !unrelated && m.error.exception != type && NamesClass(m.error.exception) &&
+                      (IsSubclass(type, m.error.exception, 0) ||
+                       IsSubclass(m.error.exception, type, 0));
+      if (unrelated || namesake || relative) {
         m.rank -= kNamedTypeContradicts +
                   (namesake ? kTypeAgrees + kModuleDisagrees - kTypeContradicts : 0.0);
         m.evidence += "; the printed type is a different class";

@@ -117,6 +117,7 @@ class Matcher {
   double TypeFactor(const std::string& wanted, const std::string& status,
                     const std::string& have) const;
   bool IsSubclass(const std::string& derived, const std::string& base, int depth) const;
+  bool NamesClass(const std::string& have) const;
 
   catalog::Catalog* catalog_;
   std::vector<Library> libraries_;
