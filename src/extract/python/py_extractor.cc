@@ -560,10 +560,21 @@ class FileExtractor {
       if (param.name.empty()) continue;
       out.push_back(std::move(param));
     }
-    if (drop_receiver && !out.empty() && (out[0].name == "self" || out[0].name == "cls")) {
+    // A method's receiver, whatever its name (mpmath's `def bad_domain(ctx,
+    // msg)`), but a static method has none.
+    if (drop_receiver && !out.empty() && !out[0].variadic && !IsStaticMethod(function)) {
       out.erase(out.begin());
     }
     return out;
+  }
+
+  bool IsStaticMethod(TSNode function) const {
+    TSNode parent = ts_node_parent(function);
+    if (ts_node_is_null(parent) || K(parent) != kDecoratedDefinition) return false;
+    for (TSNode d : NamedChildren(parent)) {
+      if (K(d) == kDecorator && CollapseWhitespace(Text(d)) == "@staticmethod") return true;
+    }
+    return false;
   }
 
   bool IsParam(TSNode function, std::string_view name) {

@@ -451,6 +451,27 @@ TEST(PythonSinks, TypePassedAsArgumentAndChainsOfHelpers) {
                    }));
 }
 
+TEST(PythonSinks, AMethodsReceiverIsNotAParameterWhateverItsName) {
+  // mpmath names the receiver `ctx`: `ctx.bad_domain("...")` passes the text
+  // as `msg`. A static method has no receiver.
+  std::vector<std::string> sites = SinkSites(
+      "class Context:\n"
+      "  def bad_domain(ctx, msg):\n"
+      "    raise ValueError(msg)\n"
+      "  @staticmethod\n"
+      "  def bad_type(msg):\n"
+      "    raise TypeError(msg)\n"
+      "def stieltjes(ctx, n):\n"
+      "  if n < 0:\n"
+      "    return ctx.bad_domain('Stieltjes constants defined for n >= 0')\n"
+      "  ctx.bad_type('n must be an integer')\n");
+  EXPECT_EQ(sites, (std::vector<std::string>{
+                       "9 ValueError: Stieltjes constants defined for n >= 0 via "
+                       "Context.bad_domain",
+                       "10 TypeError: n must be an integer via Context.bad_type",
+                   }));
+}
+
 TEST(PythonSinks, NoSiteForALoggerOrACallWithoutText) {
   // A logger's error() is not the library's sink named error, and a call
   // passing on its own parameter (`p.error(m)`) writes no text itself.
