@@ -1639,7 +1639,7 @@ class FileExtractor {
           for (std::vector<CallArg>& args : ArgAlternatives(Field(expr, "arguments"), ctx)) {
             ProtoSite p;
             p.site = BaseSite(stmt, kind);
-            p.site.exception_written = type;
+            p.site.exception_written = written;  // what the raise names: `type(e)`
             p.site.exception = type_name;
             p.site.cause = cause;
             p.site.message = BuiltinMessage(type_name, args);

@@ -606,23 +606,70 @@ class Linker {
       p.callee_is_class = true;
     }
     if (p.tentative && known == nullptr) return out;
-    if (p.callee_is_class) {
-      const ClassInfo* c = FindClass(p.callee, p.site.path);
-      if (c != nullptr && BuildsMessage(c)) {
-        if (p.site.via.empty()) p.site.via = c->name;
-        for (Template& t : Compose(c, p.args)) {
-          Site s = p.site;
-          s.message = std::move(t);
-          out.push_back(std::move(s));
+    if (p.callee_is_class && RaisesCaughtClass(p)) {
+      // `raise type(e)(...)` raises the caught class or any subclass: each
+      // of the library's is an error of its own, composed by its class.
+      if (const ClassInfo* caught = LibraryException(p.callee, p.site.path)) {
+        for (const ClassInfo* sub : Subclasses(caught)) {
+          ProtoSite copy = p;
+          copy.callee = sub->name;
+          copy.site.exception = sub->name;
+          for (Site& s : ResolveClass(copy)) out.push_back(std::move(s));
         }
-        return out;
       }
-      if (c != nullptr || p.has_call) {
-        p.site.message = BuiltinMessage(c ? BuiltinBase(Mro(c)) : p.callee, p.args);
-      }
-      out.push_back(std::move(p.site));
+    }
+    if (p.callee_is_class) {
+      for (Site& s : ResolveClass(p)) out.push_back(std::move(s));
       return out;
     }
+    return ResolveCall(p, on_self);
+  }
+
+  static bool RaisesCaughtClass(const ProtoSite& p) {
+    return StartsWith(p.site.exception_written, "type(") ||
+           EndsWith(p.site.exception_written, ".__class__");
+  }
+
+  // The library's classes with `c` in their MRO (not `c`), at most
+  // kMaxMessages of them.
+  std::vector<const ClassInfo*> Subclasses(const ClassInfo* c) {
+    auto memo = subclasses_.find(c);
+    if (memo != subclasses_.end()) return memo->second;
+    std::vector<const ClassInfo*> out;
+    for (const FileResult& f : files_) {
+      for (const ClassInfo& k : f.classes) {
+        if (&k == c || out.size() >= kMaxMessages) continue;
+        std::vector<const ClassInfo*> mro = Mro(&k);
+        if (std::find(mro.begin(), mro.end(), c) != mro.end()) out.push_back(&k);
+      }
+    }
+    subclasses_[c] = out;
+    return out;
+  }
+
+  // The sites of `p`, a raise of the class it names.
+  std::vector<Site> ResolveClass(ProtoSite p) {
+    std::vector<Site> out;
+    const ClassInfo* c = FindClass(p.callee, p.site.path);
+    if (c != nullptr && BuildsMessage(c)) {
+      if (p.site.via.empty()) p.site.via = c->name;
+      for (Template& t : Compose(c, p.args)) {
+        Site s = p.site;
+        s.message = std::move(t);
+        out.push_back(std::move(s));
+      }
+      return out;
+    }
+    if (c != nullptr || p.has_call) {
+      p.site.message = BuiltinMessage(c ? BuiltinBase(Mro(c)) : p.callee, p.args);
+    }
+    out.push_back(std::move(p.site));
+    return out;
+  }
+
+  // The sites of `p`, a raise of what a call returns.
+  std::vector<Site> ResolveCall(ProtoSite& p, const std::vector<const ClassInfo*>& on_self) {
+    std::vector<Site> out;
     if (!p.has_call) {
       out.push_back(std::move(p.site));
       return out;
@@ -1002,6 +1049,7 @@ class Linker {
   std::unordered_map<std::string, std::vector<const FunctionRef*>> functions_;
   std::vector<std::unique_ptr<FunctionRef>> refs_;
   std::unordered_map<const ClassInfo*, bool> is_exception_;
+  std::unordered_map<const ClassInfo*, std::vector<const ClassInfo*>> subclasses_;
 };
 
 }  // namespace

@@ -655,6 +655,22 @@ TEST(PythonFactories, TheClassOfACaughtException) {
             "KeyError: '{exc} in {v}'");
 }
 
+TEST(PythonFactories, TheClassOfACaughtExceptionMayBeAnySubclass) {
+  Extraction x = Extract(
+      "class AsnError(Exception):\n  pass\n"
+      "class ConstraintError(AsnError):\n  pass\n"
+      "def verify(v):\n"
+      "  try:\n    v.check()\n"
+      "  except AsnError as exc:\n"
+      "    raise type(exc)('%s at %s' % (exc, v))\n");
+  std::vector<std::string> got;
+  for (const Site& s : x.sites) {
+    got.push_back(s.exception + " " + s.exception_written + ": " + s.message.Display());
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"ConstraintError type(exc): {exc} at {v}",
+                                           "AsnError type(exc): {exc} at {v}"}));
+}
+
 TEST(PythonFactories, AnExceptionHeldInAVariableAndReturned) {
   std::vector<std::string> m = Messages(
       "class ParsingError(Exception):\n"
