@@ -428,6 +428,43 @@ TEST(Matcher, AClassErrdexCouldNotNameNeitherConfirmsNorContradicts) {
   EXPECT_EQ(m[1].error.exception, "StreamError");
 }
 
+TEST(Matcher, AWrapperCountsTheWordsOfTheErrorItWraps) {
+  // The wrapper's own words are few (" at "); the value it caught is the
+  // whole text of another error of the library, so it fits as well as that
+  // one, and the printed type decides. `type(exc)(...)` raises the caught
+  // class or any subclass of it: the printed subclass agrees.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "asn", "pypi/asn", db,
+             {{"__init__.py", ""},
+              {"error.py",
+               "class AsnError(Exception):\n    pass\n"
+               "class ConstraintError(AsnError):\n    pass\n"},
+              {"constraint.py",
+               "from .error import ConstraintError\n"
+               "def check(self, value):\n"
+               "    raise ConstraintError(f'{self} failed at: {value}')\n"},
+              {"base.py",
+               "from . import error\n"
+               "def verify(self, value):\n"
+               "    try:\n        self.check(value)\n"
+               "    except error.AsnError as exc:\n"
+               "        raise type(exc)('%s at %s' % (exc, self.__class__.__name__))\n"}});
+  std::string text =
+      "asn.error.ConstraintError: <Range 0, 3> failed at: ConstraintError(5) at Integer";
+  std::vector<Match> m = ExplainIn(db, text);
+  ASSERT_GE(m.size(), 2u);
+  ASSERT_EQ(m[0].error.sites.size(), 1u);
+  EXPECT_EQ(m[0].error.sites[0].path, "base.py");
+  EXPECT_NE(m[0].evidence.find("wraps"), std::string::npos) << m[0].evidence;
+  EXPECT_EQ(m[1].error.sites[0].path, "constraint.py");
+  // The inner error alone is still the inner error.
+  std::vector<Match> inner = ExplainIn(db, "asn.error.ConstraintError: <Range 0, 3> failed at: 5");
+  ASSERT_FALSE(inner.empty());
+  EXPECT_EQ(inner[0].error.sites[0].path, "constraint.py");
+}
+
 TEST(Matcher, AClassOfThePrintedNameFromAnotherModuleFallsBehindThePrintedOne) {
   // requests re-raises json's JSONDecodeError under its own class of that
   // name, with json's text: the printed module says whose.
