@@ -26,6 +26,11 @@ constexpr int kMinPartialBytes = 12;
 constexpr size_t kMaxFrames = 16;
 constexpr size_t kMaxRegexCache = 8192;
 constexpr double kMinSimilarity = 0.45;
+// What a candidate no frame is near loses when the traceback's last frame
+// stands on another candidate's raise, and when that raise's text is built
+// at run time.
+constexpr double kOffRaise = 0.15;
+constexpr double kOffBuiltRaise = 0.25;
 // Fewer literal characters than this are weak evidence that a template fits.
 constexpr double kWeakLiteral = 16.0;
 
@@ -947,13 +952,18 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // on a candidate's raise, candidates nowhere near any frame fall behind.
   bool on_raise = std::any_of(matches.begin(), matches.end(),
                               [](const Match& m) { return m.frame_level == 3; });
+  // More so when that raise's text is built at run time: no wording could
+  // have confirmed it, so words fitting elsewhere say less against it.
+  bool on_built_raise = std::any_of(matches.begin(), matches.end(), [&](const Match& m) {
+    return m.frame_level == 3 && (m.error.dynamic || !NamesClass(m.error.exception));
+  });
   // A printed type naming a library's class that has a fitting error there
   // contradicts every error of an unrelated type, however well its words fit
   // (they are usually the inner error the named one wraps).
   bool named_fits = std::any_of(matches.begin(), matches.end(),
                                 [](const Match& m) { return m.named; });
   for (Match& m : matches) {
-    if (on_raise && m.frame_level == 0) m.rank -= 0.15;
+    if (on_raise && m.frame_level == 0) m.rank -= on_built_raise ? kOffBuiltRaise : kOffRaise;
     if (named_fits && !m.named && m.frame_level < 2) {
       // Another class of the printed name contradicts as an unrelated type
       // does: the agreement its name earned it goes too.

@@ -465,6 +465,36 @@ TEST(Matcher, AWrapperCountsTheWordsOfTheErrorItWraps) {
   EXPECT_EQ(inner[0].error.sites[0].path, "constraint.py");
 }
 
+TEST(Matcher, TheLastFrameOnARaiseOfRunTimeTextOutweighsWordsFittingElsewhere) {
+  // The raise the traceback ends on builds its text at run time, so no
+  // wording could confirm it; another library's words that fit are more
+  // likely the text it carries than the error raised.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "models", "pypi/models", db,
+             {{"__init__.py", ""},
+              {"main.py",
+               "def parse_raw(data):\n"
+               "    msg = describe(data)\n"
+               "    raise ValueError(msg)\n"}});
+  IndexFiles(site / "decoder", "pypi/decoder", db,
+             {{"__init__.py", ""},
+              {"scan.py",
+               "def scan(s, n, m):\n"
+               "    raise ValueError(f'Expecting value: line {n} column {m}')\n"}});
+  std::string traceback =
+      "Traceback (most recent call last):\n"
+      "  File \"/site-packages/models/main.py\", line 3, in parse_raw\n"
+      "    raise ValueError(msg)\n"
+      "ValueError: Expecting value: line 1 column 1\n";
+  std::vector<Match> m = ExplainIn(db, traceback);
+  ASSERT_GE(m.size(), 2u);
+  EXPECT_EQ(m[0].error.library, "pypi/models");
+  EXPECT_EQ(m[0].frame_level, 3);
+  EXPECT_EQ(m[1].error.library, "pypi/decoder");
+}
+
 TEST(Matcher, AClassOfThePrintedNameFromAnotherModuleFallsBehindThePrintedOne) {
   // requests re-raises json's JSONDecodeError under its own class of that
   // name, with json's text: the printed module says whose.
