@@ -26,6 +26,13 @@ constexpr int kMinPartialBytes = 12;
 constexpr size_t kMaxFrames = 16;
 constexpr size_t kMaxRegexCache = 8192;
 constexpr double kMinSimilarity = 0.45;
+// What a candidate no frame is near loses when the traceback's last frame
+// stands on another candidate's raise, and when that raise's text is built
+// at run time.
+constexpr double kOffRaise = 0.15;
+constexpr double kOffBuiltRaise = 0.25;
+// Fewer literal characters than this are weak evidence that a template fits.
+constexpr double kWeakLiteral = 16.0;
 
 // Directories projects keep copies of other projects under: of two errors
 // with the same text, the one outside them is the original.
@@ -47,6 +54,9 @@ constexpr double kModuleDisagrees = -0.03;
 // behind a type-only fit (0.3 + type + module).
 constexpr double kTypeAgrees = 0.05;
 constexpr double kTypeContradicts = -0.25;
+// A base or subclass of the printed type: a raise of exactly that class
+// would have printed its own name, so the wording must make up for it.
+constexpr double kTypeRelated = -0.10;
 constexpr double kNamedTypeContradicts = 0.5;
 constexpr size_t kMaxNamedCandidates = 64;
 
@@ -88,6 +98,14 @@ bool IsTestPath(std::string_view p) {
          p.find("/tests/") != std::string_view::npos || StartsWith(p, "test/") ||
          StartsWith(p, "tests/") || p.find("/test_") != std::string_view::npos ||
          StartsWith(p, "test_") || EndsWith(p, "_test.py");
+}
+
+// True when a site raises the class of a caught exception (`type(e)(...)`,
+// `e.__class__(...)`), catalogued under the class the handler catches.
+bool RaisesCaughtClass(const catalog::ErrorRecord& e) {
+  return std::any_of(e.sites.begin(), e.sites.end(), [](const catalog::SiteRecord& s) {
+    return StartsWith(s.exception_written, "type(") || EndsWith(s.exception_written, ".__class__");
+  });
 }
 
 bool OnlyInTests(const std::vector<catalog::SiteRecord>& sites) {
@@ -429,6 +447,78 @@ bool Matcher::IsSubclass(const std::string& derived, const std::string& base, in
   return false;
 }
 
+// Whether a catalogued type is a class rather than the variable or
+// expression a raise took its class from (`error_class`, `type(e)`,
+// `self.mapping[code]`) when the front end could not tell which class:
+// such a type says nothing about the printed one.
+bool Matcher::NamesClass(const std::string& have) const {
+  if (have.find_first_of("([") != std::string::npos) return false;
+  size_t first = have.find_first_not_of('_');
+  if (first == std::string::npos || !std::islower(static_cast<unsigned char>(have[first]))) {
+    return true;
+  }
+  return have.find(':') != std::string::npos || bases_.count(have) > 0 || classes_.count(have) > 0;
+}
+
+Result<std::pair<size_t, std::string>> Matcher::WrappedError(const catalog::ErrorRecord& outer,
+                                                             const std::string& message,
+                                                             bool same_class) {
+  std::pair<size_t, std::string> best{0, ""};
+  auto lib = std::find_if(libraries_.begin(), libraries_.end(),
+                          [&](const Library& l) { return l.name == outer.library; });
+  if (lib == libraries_.end()) return best;
+  std::vector<PrefilterHit> hits;
+  Result<void> scanned = lib->prefilter->Scan(message, hits);
+  if (!scanned) return tl::unexpected(scanned.error());
+  std::sort(hits.begin(), hits.end(), [](const PrefilterHit& a, const PrefilterHit& b) {
+    return a.bytes_found != b.bytes_found ? a.bytes_found > b.bytes_found : a.error_pk < b.error_pk;
+  });
+  std::vector<int64_t> pks;
+  for (const PrefilterHit& h : hits) {
+    if (h.error_pk != outer.pk && h.fragments_found >= h.fragments_total &&
+        pks.size() < kMaxRegexCandidates) {
+      pks.push_back(h.error_pk);
+    }
+  }
+  Result<std::vector<catalog::ErrorRecord>> records =
+      catalog_->GetByPks(pks, catalog::SiteDetail::kNone);
+  if (!records) return tl::unexpected(records.error());
+  RE2::Options options;
+  options.set_dot_nl(true);
+  options.set_log_errors(false);
+  options.set_max_mem(16 << 20);
+  const std::vector<Piece>& pieces = outer.message.pieces();
+  for (const catalog::ErrorRecord& inner : *records) {
+    size_t literal = inner.message.LiteralSize();
+    // An error of the wrapper's own class: the class's generic text around
+    // a message passed in (`{message}\n\n{location}`) adds nothing to the
+    // raise that wrote the message, it would only win on its suffix; but
+    // `type(e)(...)` does wrap an error of its own class.
+    if (inner.dynamic || literal <= best.first || !HasWords(inner.message) ||
+        (inner.exception == outer.exception && !same_class)) {
+      continue;
+    }
+    // The outer template with one of its values replaced by the inner one.
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      if (!pieces[i].is_value) continue;
+      Template composed;
+      for (size_t k = 0; k < pieces.size(); ++k) {
+        if (k == i) {
+          composed.Append(inner.message);
+        } else {
+          composed.AppendPiece(pieces[k]);
+        }
+      }
+      RE2 re(TemplateRegex(composed), options);
+      if (re.ok() && RE2::FullMatch(message, re)) {
+        best = {literal, inner.template_text};
+        break;
+      }
+    }
+  }
+  return best;
+}
+
 // How the input's exception type bears on an error of type `have`.
 double Matcher::TypeFactor(const std::string& wanted, const std::string& status,
                            const std::string& have) const {
@@ -442,10 +532,11 @@ double Matcher::TypeFactor(const std::string& wanted, const std::string& status,
   }
   if (wanted.empty()) return 0.0;
   if (wanted == have) return kTypeAgrees;
+  if (!NamesClass(have)) return 0.0;
   for (std::string_view w : kWrapperTypes) {
     if (wanted == w) return 0.0;
   }
-  if (IsSubclass(wanted, have, 0) || IsSubclass(have, wanted, 0)) return -0.03;
+  if (IsSubclass(wanted, have, 0) || IsSubclass(have, wanted, 0)) return kTypeRelated;
   return kTypeContradicts;
 }
 
@@ -480,6 +571,7 @@ Result<std::vector<int64_t>> Matcher::FullMatches(std::string_view text) {
 // How well one template fits the message, before frames and type count.
 struct Assessment {
   double base = -1;  // < 0: no fit
+  bool full = false;  // the template's regex matched the whole message
   bool fuzzy = false;
   bool strong = false;
   std::string evidence;
@@ -616,10 +708,11 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       bool partial = !full && re->Match(message, 0, message.size(), RE2::UNANCHORED, sub.data(),
                                         static_cast<int>(sub.size()));
       if (full || partial) {
+        a.full = full;
         a.base = full ? 0.80 + 0.15 * coverage : 0.45 + 0.25 * coverage;
         // A few literal characters ("[Errno {code}] {text}") match almost
         // anything: little evidence, however well the rest fits.
-        a.base -= 0.3 * std::max(0.0, 1.0 - literal / 16.0);
+        a.base -= 0.3 * std::max(0.0, 1.0 - literal / kWeakLiteral);
         a.strong = (full || coverage >= 0.5) && literal >= 8;
         a.evidence =
             full ? "the message matches the template" : "the template matches part of the message";
@@ -641,7 +734,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
         re != nullptr && message.size() >= static_cast<size_t>(kMinPartialBytes) &&
         RE2::FullMatch(message, *re)) {
       double start = std::min(1.0, static_cast<double>(message.size()) / std::max(1.0, literal));
-      a.base = 0.45 + 0.25 * start - 0.3 * std::max(0.0, 1.0 - literal / 16.0);
+      a.base = 0.45 + 0.25 * start - 0.3 * std::max(0.0, 1.0 - literal / kWeakLiteral);
       a.strong = start >= 0.5 && literal >= 8;
       a.evidence = "the message is the start of the template (cut short, or worded so since)";
       return a;
@@ -688,6 +781,26 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // Last, so that one found above keeps the fit it was found by.
   if (done) done = run(named, true, Mode::kWhole);
   if (!done) return tl::unexpected(done.error());
+  // A wrapper that puts a caught error's text into its own (`"%s in %r" %
+  // (exc, address)`) has few words of its own: when a value it caught is
+  // the whole text of another error of its library, those words are its too.
+  for (auto& [e, a] : fits) {
+    double literal = static_cast<double>(e.message.LiteralSize());
+    if (!a.full || literal == 0 || literal >= kWeakLiteral || a.values.empty()) continue;
+    Result<std::vector<catalog::ErrorRecord>> located =
+        catalog_->GetByPks({e.pk}, catalog::SiteDetail::kLocations);
+    if (!located) return tl::unexpected(located.error());
+    bool reraises = !located->empty() && RaisesCaughtClass(located->front());
+    Result<std::pair<size_t, std::string>> wrapped = WrappedError(e, message, reraises);
+    if (!wrapped) return tl::unexpected(wrapped.error());
+    auto [inner, inner_template] = *wrapped;
+    if (inner == 0) continue;
+    literal += static_cast<double>(inner);
+    double coverage = std::min(1.0, literal / static_cast<double>(message.size()));
+    a.base = 0.80 + 0.15 * coverage - 0.3 * std::max(0.0, 1.0 - literal / kWeakLiteral);
+    a.strong = a.strong || literal >= 8;
+    a.evidence += "; a value is the text of another error it wraps (" + inner_template + ")";
+  }
 
   // Then sites, for the best fits and the pinned ones: frames and type decide.
   std::unordered_set<int64_t> pinned_set(pinned.begin(), pinned.end());
@@ -745,6 +858,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // Errors of a class with the printed short name that is not the printed
   // class (json's JSONDecodeError when requests' is printed).
   std::unordered_set<int64_t> other_class;
+  // Errors raised as the class of a caught exception, of which the printed
+  // class is a subclass.
+  std::unordered_set<int64_t> reraised_class;
   for (catalog::ErrorRecord& e : *sited) {
     const Assessment& a = *by_pk.at(e.pk);
     Match m;
@@ -782,9 +898,12 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     m.evidence = a.evidence;
     bool type_only = false;
     if (base < 0 && best_frame >= 2) {
-      base = e.dynamic ? 0.35 : 0.3;
-      m.evidence = e.dynamic ? "the traceback stands on the raise; its message is built at run time"
-                             : "the traceback stands on the raise";
+      // A class errdex could not name (`raise error_class(...)`) composes a
+      // text it cannot see either.
+      bool built = e.dynamic || !NamesClass(e.exception);
+      base = built ? 0.35 : 0.3;
+      m.evidence = built ? "the traceback stands on the raise; its message is built at run time"
+                         : "the traceback stands on the raise";
     } else if (base < 0 && named_set.count(e.pk) && !HasWords(e.message)) {
       // Its text is a value or built at run time: the printed type is the
       // only evidence, and it names this library's class.
@@ -795,8 +914,12 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     } else if (base < 0) {
       continue;
     }
-    double score =
-        base + TypeFactor(type, input.status, e.exception) + ValueFit(e.message, m.values);
+    // `raise type(e)(...)` raises the caught class or any subclass of it.
+    bool caught_subclass = IsSubclass(type, e.exception, 0) && RaisesCaughtClass(e);
+    if (caught_subclass) reraised_class.insert(e.pk);
+    double score = base +
+                   (caught_subclass ? kTypeAgrees : TypeFactor(type, input.status, e.exception)) +
+                   ValueFit(e.message, m.values);
     if (OnlyInTests(e.sites)) score -= 0.02;
     if (best_module_fit > kModuleNone && e.exception == type) {
       auto fit = module_fits.find(e.library);
@@ -829,19 +952,31 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // on a candidate's raise, candidates nowhere near any frame fall behind.
   bool on_raise = std::any_of(matches.begin(), matches.end(),
                               [](const Match& m) { return m.frame_level == 3; });
+  // More so when that raise's text is built at run time: no wording could
+  // have confirmed it, so words fitting elsewhere say less against it.
+  bool on_built_raise = std::any_of(matches.begin(), matches.end(), [&](const Match& m) {
+    return m.frame_level == 3 && (m.error.dynamic || !NamesClass(m.error.exception));
+  });
   // A printed type naming a library's class that has a fitting error there
   // contradicts every error of an unrelated type, however well its words fit
   // (they are usually the inner error the named one wraps).
   bool named_fits = std::any_of(matches.begin(), matches.end(),
                                 [](const Match& m) { return m.named; });
   for (Match& m : matches) {
-    if (on_raise && m.frame_level == 0) m.rank -= 0.15;
+    if (on_raise && m.frame_level == 0) m.rank -= on_built_raise ? kOffBuiltRaise : kOffRaise;
     if (named_fits && !m.named && m.frame_level < 2) {
       // Another class of the printed name contradicts as an unrelated type
       // does: the agreement its name earned it goes too.
       bool unrelated = TypeFactor(type, input.status, m.error.exception) <= kTypeContradicts;
       bool namesake = other_class.count(m.error.pk) > 0;
-      if (unrelated || namesake) {
+      // A base or subclass of the printed class: a raise of that class would
+      // have printed its own name (the inner error a wrapper of the printed
+      // class re-raises with its text, `"%s in %r" % (exc, address)`).
+      bool relative = !unrelated && m.error.exception != type && NamesClass(m.error.exception) &&
+                      reraised_class.count(m.error.pk) == 0 &&
+                      (IsSubclass(type, m.error.exception, 0) ||
+                       IsSubclass(m.error.exception, type, 0));
+      if (unrelated || namesake || relative) {
         m.rank -= kNamedTypeContradicts +
                   (namesake ? kTypeAgrees + kModuleDisagrees - kTypeContradicts : 0.0);
         m.evidence += "; the printed type is a different class";

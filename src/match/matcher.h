@@ -117,6 +117,14 @@ class Matcher {
   double TypeFactor(const std::string& wanted, const std::string& status,
                     const std::string& have) const;
   bool IsSubclass(const std::string& derived, const std::string& base, int depth) const;
+  bool NamesClass(const std::string& have) const;
+  // The literal size and template of the error of `outer`'s library (not
+  // `outer`, and of another class unless `same_class`) with the most words
+  // whose template, put in place of one of `outer`'s values, makes `outer`
+  // match all of `message`; {0, ""} when none does.
+  Result<std::pair<size_t, std::string>> WrappedError(const catalog::ErrorRecord& outer,
+                                                      const std::string& message,
+                                                      bool same_class);
 
   catalog::Catalog* catalog_;
   std::vector<Library> libraries_;

@@ -560,10 +560,21 @@ class FileExtractor {
       if (param.name.empty()) continue;
       out.push_back(std::move(param));
     }
-    if (drop_receiver && !out.empty() && (out[0].name == "self" || out[0].name == "cls")) {
+    // A method's receiver, whatever its name (mpmath's `def bad_domain(ctx,
+    // msg)`), but a static method has none.
+    if (drop_receiver && !out.empty() && !out[0].variadic && !IsStaticMethod(function)) {
       out.erase(out.begin());
     }
     return out;
+  }
+
+  bool IsStaticMethod(TSNode function) const {
+    TSNode parent = ts_node_parent(function);
+    if (ts_node_is_null(parent) || K(parent) != kDecoratedDefinition) return false;
+    for (TSNode d : NamedChildren(parent)) {
+      if (K(d) == kDecorator && CollapseWhitespace(Text(d)) == "@staticmethod") return true;
+    }
+    return false;
   }
 
   bool IsParam(TSNode function, std::string_view name) {
@@ -1604,21 +1615,41 @@ class FileExtractor {
           p.site.cause = cause;
           p.site.message = Template::Value(CollapseWhitespace(Text(expr)), ValueKind::kStr);
           p.callee = short_name;
+          p.callee_written = written;
+          // The linker reads the method's `return cls(...)` when it finds it.
+          std::vector<std::vector<CallArg>> alternatives =
+              ArgAlternatives(Field(expr, "arguments"), ctx);
+          if (!alternatives.empty()) p.args = std::move(alternatives.front());
+          p.has_call = true;
           out.push_back(std::move(p));
           return true;
         }
-        for (std::vector<CallArg>& args : ArgAlternatives(Field(expr, "arguments"), ctx)) {
-          ProtoSite p;
-          p.site = BaseSite(stmt, kind);
-          p.site.exception_written = written;
-          p.site.exception = short_name;
-          p.site.cause = cause;
-          p.site.message = BuiltinMessage(short_name, args);
-          p.callee = short_name;
-          p.callee_is_class = is_class;
-          p.has_call = true;
-          p.args = std::move(args);
-          out.push_back(std::move(p));
+        // `raise error_class(...)`, `raise ERRORS[code](...)`, `raise type(e)(...)`:
+        // the classes the callee can hold, each raised with these arguments.
+        std::vector<std::string> types;
+        std::string type_param;
+        if (!is_class || K(fn) == kSubscript || K(fn) == kCall) {
+          types = CalleeClasses(fn, ctx, &type_param);
+          if (types.empty()) is_class = is_class && K(fn) != kSubscript && K(fn) != kCall;
+        }
+        if (types.empty()) types.push_back(written);
+        for (const std::string& type : types) {
+          bool resolved = type != written;
+          std::string type_name = resolved ? ShortName(type) : short_name;
+          for (std::vector<CallArg>& args : ArgAlternatives(Field(expr, "arguments"), ctx)) {
+            ProtoSite p;
+            p.site = BaseSite(stmt, kind);
+            p.site.exception_written = written;  // what the raise names: `type(e)`
+            p.site.exception = type_name;
+            p.site.cause = cause;
+            p.site.message = BuiltinMessage(type_name, args);
+            p.callee = type_name;
+            p.callee_is_class = resolved || is_class;
+            p.type_param = type_param;
+            p.has_call = true;
+            p.args = std::move(args);
+            out.push_back(std::move(p));
+          }
         }
         return true;
       }
@@ -1694,6 +1725,202 @@ class FileExtractor {
       return "";
     }
     return LooksLikeExceptionClass(owner) ? owner : "";
+  }
+
+  // Whether `text` names a class by the way it is written: capitalised, a
+  // builtin exception, or a class this module defines.
+  bool NamesClass(std::string_view text) const {
+    std::string short_name = ShortName(text);
+    return IsCapitalized(short_name) || IsBuiltinException(short_name) ||
+           module_classes_.count(short_name) > 0;
+  }
+
+  // The classes, as written, a callee that is not itself a class name can
+  // hold where `ctx` is: a local or parameter assigned classes (`cls = A if c
+  // else B`, `error_class=ValueError` as a default), a dict of classes
+  // subscripted (`ERRORS[code]`, `self.mapping[code]`), the class of a
+  // caught exception (`type(e)`, `e.__class__`). `type_param` is set to the
+  // parameter the class comes from, if any: callers passing another class
+  // make errors of their own. Empty when nothing says.
+  std::vector<std::string> CalleeClasses(TSNode fn, const EvalContext& ctx,
+                                         std::string* type_param) {
+    std::vector<std::string> out;
+    switch (K(fn)) {
+      case kIdentifier:
+      case kAttribute:
+      case kConditional:
+      case kParenthesized:
+        ClassesOf(fn, ctx, 0, out, type_param);
+        break;
+      case kSubscript: {
+        TSNode container = Field(fn, "value");
+        for (const auto& [value, at] : DictValues(container, ctx)) {
+          ClassesOf(value, at, 1, out, nullptr);
+        }
+        break;
+      }
+      case kCall: {
+        // type(e)(...)
+        TSNode args = Field(fn, "arguments");
+        if (Text(Field(fn, "function")) == "type" && ts_node_named_child_count(args) == 1) {
+          CaughtClasses(ts_node_named_child(args, 0), ctx, out);
+        }
+        break;
+      }
+      default:
+        break;
+    }
+    return out;
+  }
+
+  void AddClass(std::vector<std::string>& out, std::string text) {
+    if (out.size() >= static_cast<size_t>(kMaxAlternatives)) return;
+    if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(std::move(text));
+  }
+
+  // The classes `node` evaluates to, as written; nothing when it is no
+  // class errdex can name.
+  void ClassesOf(TSNode node, const EvalContext& ctx, int depth, std::vector<std::string>& out,
+                 std::string* type_param) {
+    if (depth > 4 || ts_node_is_null(node)) return;
+    switch (K(node)) {
+      case kParenthesized:
+        if (ts_node_named_child_count(node) == 1) {
+          ClassesOf(ts_node_named_child(node, 0), ctx, depth + 1, out, type_param);
+        }
+        return;
+      case kConditional: {
+        std::vector<TSNode> parts = NamedChildren(node);
+        if (parts.size() != 3) return;
+        ClassesOf(parts[0], ctx, depth + 1, out, nullptr);
+        ClassesOf(parts[2], ctx, depth + 1, out, nullptr);
+        return;
+      }
+      case kAttribute: {
+        std::string text = CollapseWhitespace(Text(node));
+        if (Text(Field(node, "attribute")) == "__class__") {
+          CaughtClasses(Field(node, "object"), ctx, out);
+        } else if (NamesClass(LastComponent(text))) {
+          AddClass(out, std::move(text));
+        }
+        return;
+      }
+      case kIdentifier:
+        break;
+      default:
+        return;
+    }
+    std::string_view name = Text(node);
+    if (NamesClass(name)) {
+      AddClass(out, std::string(name));
+      return;
+    }
+    DefList defs;
+    std::vector<EvalContext> where;
+    bool param_reaches = false;
+    bool found = ResolveName(name, ctx, defs, where, &param_reaches);
+    for (size_t i = 0; found && i < defs.size(); ++i) {
+      if (defs[i]->type != Def::Type::kValue) continue;
+      EvalContext at = where[i];
+      at.at = defs[i]->stmt;
+      ClassesOf(defs[i]->value, at, depth + 1, out, nullptr);
+    }
+    // A parameter as the caller passed it: its default, unless callers pass one.
+    if (!ctx.functions.empty() && (!found || param_reaches) &&
+        IsParam(ctx.functions.back(), name)) {
+      TSNode value = ParamDefault(ctx.functions.back(), name);
+      EvalContext at;
+      at.at = ctx.functions.back();
+      at.functions.assign(ctx.functions.begin(), ctx.functions.end() - 1);
+      size_t before = out.size();
+      if (!ts_node_is_null(value)) ClassesOf(value, at, depth + 1, out, nullptr);
+      if (type_param != nullptr && out.size() > before) *type_param = std::string(name);
+    }
+  }
+
+  // The default value of parameter `name` of `function`; null when none.
+  TSNode ParamDefault(TSNode function, std::string_view name) {
+    TSNode params = Field(function, "parameters");
+    if (ts_node_is_null(params)) return TSNode{};
+    for (TSNode p : NamedChildren(params)) {
+      uint16_t k = K(p);
+      if ((k == kDefaultParameter || k == kTypedDefaultParameter) &&
+          Text(Field(p, "name")) == name) {
+        return Field(p, "value");
+      }
+    }
+    return TSNode{};
+  }
+
+  // The values of the dict literal `container` names (a module or local
+  // name, or `self.x` set in the class body), each with where it is evaluated.
+  std::vector<std::pair<TSNode, EvalContext>> DictValues(TSNode container, const EvalContext& ctx) {
+    std::vector<std::pair<TSNode, EvalContext>> dicts;
+    if (K(container) == kDictionary) {
+      dicts.emplace_back(container, ctx);
+    } else if (K(container) == kIdentifier) {
+      DefList defs;
+      std::vector<EvalContext> where;
+      if (ResolveName(Text(container), ctx, defs, where)) {
+        for (size_t i = 0; i < defs.size(); ++i) {
+          if (defs[i]->type != Def::Type::kValue || K(defs[i]->value) != kDictionary) continue;
+          EvalContext at = where[i];
+          at.at = defs[i]->stmt;
+          dicts.emplace_back(defs[i]->value, at);
+        }
+      }
+    } else if (K(container) == kAttribute && Text(Field(container, "object")) == "self") {
+      std::string_view attr = Text(Field(container, "attribute"));
+      for (size_t i = scopes_.size(); i-- > 0;) {
+        if (!scopes_[i].is_class) continue;
+        TSNode body = Field(scopes_[i].node, "body");
+        for (TSNode st : NamedChildren(body)) {
+          TSNode a = K(st) == kExpressionStatement && ts_node_named_child_count(st) == 1
+                         ? ts_node_named_child(st, 0)
+                         : TSNode{};
+          if (ts_node_is_null(a) || K(a) != kAssignment || Text(Field(a, "left")) != attr) continue;
+          TSNode right = Field(a, "right");
+          if (!ts_node_is_null(right) && K(right) == kDictionary) {
+            EvalContext at;
+            at.at = st;
+            dicts.emplace_back(right, at);
+          }
+        }
+        break;
+      }
+    }
+    std::vector<std::pair<TSNode, EvalContext>> out;
+    for (const auto& [dict, at] : dicts) {
+      for (TSNode pair : NamedChildren(dict)) {
+        if (K(pair) == kPair) out.emplace_back(Field(pair, "value"), at);
+      }
+    }
+    return out;
+  }
+
+  // The classes an `except` clause binding `name` catches.
+  void CaughtClasses(TSNode name, const EvalContext& ctx, std::vector<std::string>& out) {
+    if (ts_node_is_null(name) || K(name) != kIdentifier) return;
+    DefList defs;
+    std::vector<EvalContext> where;
+    if (!ResolveName(Text(name), ctx, defs, where)) return;
+    for (size_t i = 0; i < defs.size(); ++i) {
+      if (defs[i]->type != Def::Type::kCaught) continue;
+      TSNode caught = Field(defs[i]->stmt, "value");
+      if (!ts_node_is_null(caught) && K(caught) == kAsPattern) {
+        caught = ts_node_named_child(caught, 0);
+      }
+      if (ts_node_is_null(caught)) continue;
+      std::vector<TSNode> types = K(caught) == kTuple || K(caught) == kParenthesized
+                                      ? NamedChildren(caught)
+                                      : std::vector<TSNode>{caught};
+      for (TSNode t : types) {
+        if (K(t) == kIdentifier || K(t) == kAttribute) {
+          std::string text = CollapseWhitespace(Text(t));
+          if (NamesClass(LastComponent(text))) AddClass(out, std::move(text));
+        }
+      }
+    }
   }
 
   // `raise self._error`, `raise self.errors[0]`, `raise errors[-1]`: the
@@ -1864,6 +2091,7 @@ class FileExtractor {
   // parameter of `function`: then callers decide what the error says.
   bool UsesParameter(const ProtoSite& p, TSNode function) {
     if (!p.callee.empty() && IsParam(function, p.callee)) return true;
+    if (!p.type_param.empty()) return true;
     for (const CallArg& a : p.args) {
       if (a.splat) continue;
       if (!a.arg.value) {
@@ -1951,7 +2179,17 @@ class FileExtractor {
     EvalContext ctx = ContextAt(stmt);
     Alternatives messages;
     if (parts.size() >= 2) {
-      messages = Eval(parts[1], ctx, 0);
+      // `assert c, AssertionError(f"...")`: the message is an exception, whose
+      // str() a builtin class prints from its arguments.
+      TSNode call = parts[1];
+      std::string callee = K(call) == kCall ? std::string(Text(Field(call, "function"))) : "";
+      if (IsBuiltinException(callee)) {
+        for (const std::vector<CallArg>& args : ArgAlternatives(Field(call, "arguments"), ctx)) {
+          AddAlternative(messages, BuiltinMessage(callee, args));
+        }
+      } else {
+        messages = Eval(parts[1], ctx, 0);
+      }
       if (messages.empty()) messages.push_back(AsValue(parts[1], ValueKind::kAny));
     } else {
       messages.emplace_back();
@@ -2177,6 +2415,38 @@ class FileExtractor {
       }
       return;
     }
+    // `return cls(...)` in a method (an alternative constructor,
+    // `@classmethod def from_x(cls, ...)`): the class itself, if the linker
+    // finds it to be an exception class.
+    if (K(value) == kCall && Text(Field(value, "function")) == "cls") {
+      const Scope* owner = scopes_.size() >= 2 ? &scopes_[scopes_.size() - 2] : nullptr;
+      if (owner == nullptr || !owner->is_class) return;
+      std::vector<ProtoSite> sites;
+      std::string reason;
+      RaisedValue(value, stmt, SiteKind::kReturn, "", ctx, 0, sites, reason);
+      AddReturned(*scope, sites, [&](ProtoSite& p) {
+        p.callee = owner->name;
+        p.callee_is_class = true;
+        p.site.exception = owner->name;
+        p.site.exception_written = "cls";
+        p.tentative = true;
+        return true;
+      });
+      return;
+    }
+    // `return exc` where exc holds an exception built in this function
+    // (`if not exc: exc = ParsingError(...)`; `exc.append(...)`; `return exc`).
+    if (K(value) == kIdentifier) {
+      std::vector<ProtoSite> sites;
+      std::string reason;
+      RaisedValue(value, stmt, SiteKind::kReturn, "", ctx, 0, sites, reason);
+      AddReturned(*scope, sites, [&](ProtoSite& p) {
+        if (!p.callee_is_class) return false;
+        p.tentative = !LooksLikeExceptionClass(p.callee) && !IsLocalExceptionClass(p.callee);
+        return true;
+      });
+      return;
+    }
     if (K(value) == kCall) {
       std::string_view callee = LastComponent(Text(Field(value, "function")));
       std::string short_name = ShortName(callee);
@@ -2209,6 +2479,20 @@ class FileExtractor {
       if (alts.empty()) return;
       FunctionInfo& info = CurrentFunctionInfo(*scope);
       for (Template& t : alts) info.returned_messages.push_back(std::move(t));
+    }
+  }
+
+  // Records `sites` as exceptions the function of `scope` returns, those
+  // `keep` accepts (and adjusts).
+  template <typename Keep>
+  void AddReturned(Scope& scope, std::vector<ProtoSite>& sites, Keep keep) {
+    std::erase_if(sites, [&](ProtoSite& p) { return !keep(p); });
+    if (sites.empty()) return;
+    FunctionInfo& info = CurrentFunctionInfo(scope);
+    for (ProtoSite& p : sites) {
+      info.returned_sites.push_back(result_.sites.size());
+      p.site.via = info.qualified;
+      result_.sites.push_back(std::move(p));
     }
   }
 

@@ -52,6 +52,12 @@ struct ProtoSite {
   // `return error(...)` with an imported lowercase name: a site only if the
   // linker finds `error` to be an exception class.
   bool tentative = false;
+  // The parameter the type is read from when `callee` is its default
+  // (`def f(msg, error_class=ValueError): raise error_class(msg)`).
+  std::string type_param;
+  // The callee as written when the type is not it: `Error.from_data` when
+  // the front end took the type from the class of an alternative constructor.
+  std::string callee_written;
   std::vector<CallArg> args;
 };
 

@@ -415,12 +415,16 @@ class Linker {
           break;
         }
       }
+      std::vector<Template> str_templates;
+      for (const Template& t : k->str_templates) {
+        for (Template& e : ExpandSelfCall(t, mro)) str_templates.push_back(std::move(e));
+      }
       // A branch with no words of its own (`return super().__str__()` in an
       // except) next to branches with words is a fallback, not an error text.
       bool any_literal =
-          std::any_of(k->str_templates.begin(), k->str_templates.end(),
+          std::any_of(str_templates.begin(), str_templates.end(),
                       [](const Template& t) { return t.LiteralSize() > 0 || IsArgsFormat(t); });
-      for (const Template& t : k->str_templates) {
+      for (const Template& t : str_templates) {
         if (any_literal && t.LiteralSize() == 0 && !IsArgsFormat(t)) continue;
         for (Template& r : ArgsTuple(t, args)) {
           AddTemplate(out, ExpandClassFormats(Substitute(Substitute(r, attrs), init_bindings),
@@ -431,6 +435,28 @@ class Linker {
     }
     AddTemplate(out, ExpandClassFormats(Substitute(BuiltinMessage(builtin, args), attrs), mro,
                                         original));
+  }
+
+  // `return self.formatted_message()` in __str__: what the first method of
+  // that name along the MRO returns, when it returns messages (every
+  // branch); else `t` itself.
+  std::vector<Template> ExpandSelfCall(const Template& t,
+                                       const std::vector<const ClassInfo*>& mro) const {
+    const std::vector<Piece>& pieces = t.pieces();
+    if (pieces.size() != 1 || !pieces[0].is_value) return {t};
+    std::string_view text = pieces[0].text;
+    if (!StartsWith(text, "self.") || !EndsWith(text, "()")) return {t};
+    std::string name(text.substr(5, text.size() - 7));
+    auto it = functions_.find(name);
+    if (it == functions_.end()) return {t};
+    for (const ClassInfo* k : mro) {
+      for (const FunctionRef* r : it->second) {
+        if (!IsMethodOf(r, {k})) continue;
+        if (r->info->returned_messages.empty()) return {t};
+        return r->info->returned_messages;
+      }
+    }
+    return {t};
   }
 
   // True when `expression` ("*args") spreads the *args parameter of `params`.
@@ -485,12 +511,17 @@ class Linker {
     }
   }
 
+  static std::string_view CalleeWritten(const ProtoSite& p) {
+    return p.callee_written.empty() ? std::string_view(p.site.exception_written)
+                                    : std::string_view(p.callee_written);
+  }
+
   // For `self.m(...)` or `cls.m(...)` in a method: the method's class and
   // its bases, the only classes whose `m` the call reaches; for `Cls.m(...)`
   // with a class of the library, that class and its bases. Empty when the
   // call is on something else or the class is not found.
   std::vector<const ClassInfo*> SelfClasses(const ProtoSite& p) const {
-    std::string_view written = p.site.exception_written;
+    std::string_view written = CalleeWritten(p);
     size_t dot = written.find('.');
     if (dot == std::string_view::npos || written.find('.', dot + 1) != std::string_view::npos) {
       return {};
@@ -571,27 +602,74 @@ class Linker {
     // Tokenizer.error: a method is looked for in the raising class's MRO.
     std::vector<const ClassInfo*> on_self = SelfClasses(p);
     if (!p.callee_is_class && p.has_call && known != nullptr &&
-        !ReturnsSites(p.callee, p.site.exception_written, on_self)) {
+        !ReturnsSites(p.callee, CalleeWritten(p), on_self)) {
       p.callee_is_class = true;
     }
     if (p.tentative && known == nullptr) return out;
-    if (p.callee_is_class) {
-      const ClassInfo* c = FindClass(p.callee, p.site.path);
-      if (c != nullptr && BuildsMessage(c)) {
-        if (p.site.via.empty()) p.site.via = c->name;
-        for (Template& t : Compose(c, p.args)) {
-          Site s = p.site;
-          s.message = std::move(t);
-          out.push_back(std::move(s));
+    if (p.callee_is_class && RaisesCaughtClass(p)) {
+      // `raise type(e)(...)` raises the caught class or any subclass: each
+      // of the library's is an error of its own, composed by its class.
+      if (const ClassInfo* caught = LibraryException(p.callee, p.site.path)) {
+        for (const ClassInfo* sub : Subclasses(caught)) {
+          ProtoSite copy = p;
+          copy.callee = sub->name;
+          copy.site.exception = sub->name;
+          for (Site& s : ResolveClass(copy)) out.push_back(std::move(s));
         }
-        return out;
       }
-      if (c != nullptr || p.has_call) {
-        p.site.message = BuiltinMessage(c ? BuiltinBase(Mro(c)) : p.callee, p.args);
-      }
-      out.push_back(std::move(p.site));
+    }
+    if (p.callee_is_class) {
+      for (Site& s : ResolveClass(p)) out.push_back(std::move(s));
       return out;
     }
+    return ResolveCall(p, on_self);
+  }
+
+  static bool RaisesCaughtClass(const ProtoSite& p) {
+    return StartsWith(p.site.exception_written, "type(") ||
+           EndsWith(p.site.exception_written, ".__class__");
+  }
+
+  // The library's classes with `c` in their MRO (not `c`), at most
+  // kMaxMessages of them.
+  std::vector<const ClassInfo*> Subclasses(const ClassInfo* c) {
+    auto memo = subclasses_.find(c);
+    if (memo != subclasses_.end()) return memo->second;
+    std::vector<const ClassInfo*> out;
+    for (const FileResult& f : files_) {
+      for (const ClassInfo& k : f.classes) {
+        if (&k == c || out.size() >= kMaxMessages) continue;
+        std::vector<const ClassInfo*> mro = Mro(&k);
+        if (std::find(mro.begin(), mro.end(), c) != mro.end()) out.push_back(&k);
+      }
+    }
+    subclasses_[c] = out;
+    return out;
+  }
+
+  // The sites of `p`, a raise of the class it names.
+  std::vector<Site> ResolveClass(ProtoSite p) {
+    std::vector<Site> out;
+    const ClassInfo* c = FindClass(p.callee, p.site.path);
+    if (c != nullptr && BuildsMessage(c)) {
+      if (p.site.via.empty()) p.site.via = c->name;
+      for (Template& t : Compose(c, p.args)) {
+        Site s = p.site;
+        s.message = std::move(t);
+        out.push_back(std::move(s));
+      }
+      return out;
+    }
+    if (c != nullptr || p.has_call) {
+      p.site.message = BuiltinMessage(c ? BuiltinBase(Mro(c)) : p.callee, p.args);
+    }
+    out.push_back(std::move(p.site));
+    return out;
+  }
+
+  // The sites of `p`, a raise of what a call returns.
+  std::vector<Site> ResolveCall(ProtoSite& p, const std::vector<const ClassInfo*>& on_self) {
+    std::vector<Site> out;
     if (!p.has_call) {
       out.push_back(std::move(p.site));
       return out;
@@ -603,13 +681,15 @@ class Linker {
     if (it != functions_.end()) {
       for (const FunctionRef* r : it->second) {
         if (r->info->returned_sites.empty()) continue;
-        if (!Reaches(r, p.site.exception_written, on_self)) continue;
+        if (!Reaches(r, CalleeWritten(p), on_self)) continue;
         returning.push_back(r);
       }
     }
     const FunctionRef* ref = Nearest(returning, p.site.path);
     if (ref == nullptr) {
-      p.site.message = BuiltinMessage(p.callee, p.args);
+      // `Error.from_data(...)`, a class's alternative constructor not found:
+      // its arguments are not the message (the front end named the class).
+      if (p.site.exception == p.callee) p.site.message = BuiltinMessage(p.callee, p.args);
       out.push_back(std::move(p.site));
       return out;
     }
@@ -640,7 +720,7 @@ class Linker {
     if (out.empty()) {
       // Every exception the helper returns was a guess that failed: the
       // raise stays a site of its own, as when no helper is found.
-      p.site.message = BuiltinMessage(p.callee, p.args);
+      if (p.site.exception == p.callee) p.site.message = BuiltinMessage(p.callee, p.args);
       out.push_back(std::move(p.site));
     }
     return out;
@@ -791,7 +871,8 @@ class Linker {
           const ProtoSite& p = f.sites[index];
           if (p.site.internal) continue;
           bool guarded = !p.site.guards.empty();
-          std::string type_param = HasParam(fn, p.callee) ? p.callee : "";
+          std::string type_param =
+              !p.type_param.empty() ? p.type_param : HasParam(fn, p.callee) ? p.callee : "";
           auto required = RequiredEqual(fn, p.site);
           for (Site& s : Resolve(p)) {
             AddSinkRaise(&fn, SinkRaise{std::move(s.exception), std::move(s.exception_written),
@@ -856,6 +937,11 @@ class Linker {
     out.message = Substitute(r.message, b);
     if (!r.type_param.empty()) {
       auto it = b.find(r.type_param);
+      // Not passed: the parameter's default, when that is the class raised.
+      if (it == b.end() && r.exception != r.type_param) {
+        out.type_param.clear();
+        return out;
+      }
       if (it == b.end() || it->second.value) return std::nullopt;
       std::string written = it->second.expression;
       std::string_view last = LastComponent(written);
@@ -963,6 +1049,7 @@ class Linker {
   std::unordered_map<std::string, std::vector<const FunctionRef*>> functions_;
   std::vector<std::unique_ptr<FunctionRef>> refs_;
   std::unordered_map<const ClassInfo*, bool> is_exception_;
+  std::unordered_map<const ClassInfo*, std::vector<const ClassInfo*>> subclasses_;
 };
 
 }  // namespace

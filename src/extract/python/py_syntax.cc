@@ -87,6 +87,7 @@ const SymbolTable& Symbols() {
                                      {"generator_expression", kGeneratorExpression},
                                      {"lambda", kLambda},
                                      {"named_expression", kNamedExpression},
+                                     {"decorator", kDecorator},
                                  });
   return table;
 }

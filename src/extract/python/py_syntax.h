@@ -94,6 +94,7 @@ enum Kind : uint16_t {
   kGeneratorExpression,
   kLambda,
   kNamedExpression,
+  kDecorator,
 };
 
 // The table for tree-sitter-python; built once, thread-safe.

@@ -369,6 +369,132 @@ TEST(Matcher, AQualifiedTypeFindsItsLibrarysErrorWhenTheMessageIsOnlyAValue) {
   }
 }
 
+TEST(Matcher, AWrapperOfThePrintedClassBeatsTheInnerErrorOfARelatedClass) {
+  // `raise AddressValueError("%s in %r" % (exc, ip))` around a ValueError
+  // whose words are all in the message: a raise of ValueError would have
+  // printed ValueError, so the printed class's own error comes first.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "addr", "pypi/addr", db,
+             {{"__init__.py",
+               "class AddressValueError(ValueError):\n    pass\n"
+               "def _octet(s):\n"
+               "    raise ValueError('Leading zeros are not permitted in %r' % s)\n"
+               "def parse(ip):\n"
+               "    try:\n        _octet(ip)\n"
+               "    except ValueError as exc:\n"
+               "        raise AddressValueError('%s in %r' % (exc, ip)) from None\n"}});
+  std::vector<Match> m =
+      ExplainIn(db, "addr.AddressValueError: Leading zeros are not permitted in '01' in '01.2'");
+  ASSERT_GE(m.size(), 2u);
+  EXPECT_EQ(m[0].error.exception, "AddressValueError");
+  EXPECT_EQ(m[1].error.exception, "ValueError");
+  // Printed as the base class, the inner error is what was raised.
+  std::vector<Match> inner = ExplainIn(db, "ValueError: Leading zeros are not permitted in '01'");
+  ASSERT_FALSE(inner.empty());
+  EXPECT_EQ(inner[0].error.exception, "ValueError");
+}
+
+TEST(Matcher, AClassErrdexCouldNotNameNeitherConfirmsNorContradicts) {
+  // `raise error_class(response, name)` with the class looked up at run
+  // time: the frame on it decides, against a related class's fitting words.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "cloud", "pypi/cloud", db,
+             {{"__init__.py", ""},
+              {"exceptions.py",
+               "class ClientError(Exception):\n"
+               "    def __init__(self, response, operation):\n"
+               "        super().__init__(f'An error occurred ({response}) when calling the "
+               "{operation} operation')\n"
+               "class StreamError(ClientError):\n    pass\n"
+               "def stream(r, op):\n    raise StreamError(r, op)\n"},
+              {"client.py",
+               "def call(factory, response, operation):\n"
+               "    error_class = factory.from_code(response)\n"
+               "    raise error_class(response, operation)\n"}});
+  std::string traceback =
+      "Traceback (most recent call last):\n"
+      "  File \"/site-packages/cloud/client.py\", line 3, in call\n"
+      "    raise error_class(response, operation)\n"
+      "cloud.exceptions.ClientError: An error occurred (NotFound) when calling the Head "
+      "operation\n";
+  std::vector<Match> m = ExplainIn(db, traceback);
+  ASSERT_GE(m.size(), 2u);
+  EXPECT_EQ(m[0].error.exception, "error_class");
+  EXPECT_EQ(m[0].frame_level, 3);
+  EXPECT_EQ(m[1].error.exception, "StreamError");
+}
+
+TEST(Matcher, AWrapperCountsTheWordsOfTheErrorItWraps) {
+  // The wrapper's own words are few (" at "); the value it caught is the
+  // whole text of another error of the library, so it fits as well as that
+  // one, and the printed type decides. `type(exc)(...)` raises the caught
+  // class or any subclass of it: the printed subclass agrees.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "asn", "pypi/asn", db,
+             {{"__init__.py", ""},
+              {"error.py",
+               "class AsnError(Exception):\n    pass\n"
+               "class ConstraintError(AsnError):\n    pass\n"},
+              {"constraint.py",
+               "from .error import ConstraintError\n"
+               "def check(self, value):\n"
+               "    raise ConstraintError(f'{self} failed at: {value}')\n"},
+              {"base.py",
+               "from . import error\n"
+               "def verify(self, value):\n"
+               "    try:\n        self.check(value)\n"
+               "    except error.AsnError as exc:\n"
+               "        raise type(exc)('%s at %s' % (exc, self.__class__.__name__))\n"}});
+  std::string text =
+      "asn.error.ConstraintError: <Range 0, 3> failed at: ConstraintError(5) at Integer";
+  std::vector<Match> m = ExplainIn(db, text);
+  ASSERT_GE(m.size(), 2u);
+  ASSERT_EQ(m[0].error.sites.size(), 1u);
+  EXPECT_EQ(m[0].error.sites[0].path, "base.py");
+  EXPECT_NE(m[0].evidence.find("wraps"), std::string::npos) << m[0].evidence;
+  EXPECT_EQ(m[1].error.sites[0].path, "constraint.py");
+  // The inner error alone is still the inner error.
+  std::vector<Match> inner = ExplainIn(db, "asn.error.ConstraintError: <Range 0, 3> failed at: 5");
+  ASSERT_FALSE(inner.empty());
+  EXPECT_EQ(inner[0].error.sites[0].path, "constraint.py");
+}
+
+TEST(Matcher, TheLastFrameOnARaiseOfRunTimeTextOutweighsWordsFittingElsewhere) {
+  // The raise the traceback ends on builds its text at run time, so no
+  // wording could confirm it; another library's words that fit are more
+  // likely the text it carries than the error raised.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "models", "pypi/models", db,
+             {{"__init__.py", ""},
+              {"main.py",
+               "def parse_raw(data):\n"
+               "    msg = describe(data)\n"
+               "    raise ValueError(msg)\n"}});
+  IndexFiles(site / "decoder", "pypi/decoder", db,
+             {{"__init__.py", ""},
+              {"scan.py",
+               "def scan(s, n, m):\n"
+               "    raise ValueError(f'Expecting value: line {n} column {m}')\n"}});
+  std::string traceback =
+      "Traceback (most recent call last):\n"
+      "  File \"/site-packages/models/main.py\", line 3, in parse_raw\n"
+      "    raise ValueError(msg)\n"
+      "ValueError: Expecting value: line 1 column 1\n";
+  std::vector<Match> m = ExplainIn(db, traceback);
+  ASSERT_GE(m.size(), 2u);
+  EXPECT_EQ(m[0].error.library, "pypi/models");
+  EXPECT_EQ(m[0].frame_level, 3);
+  EXPECT_EQ(m[1].error.library, "pypi/decoder");
+}
+
 TEST(Matcher, AClassOfThePrintedNameFromAnotherModuleFallsBehindThePrintedOne) {
   // requests re-raises json's JSONDecodeError under its own class of that
   // name, with json's text: the printed module says whose.

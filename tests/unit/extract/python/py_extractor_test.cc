@@ -451,6 +451,27 @@ TEST(PythonSinks, TypePassedAsArgumentAndChainsOfHelpers) {
                    }));
 }
 
+TEST(PythonSinks, AMethodsReceiverIsNotAParameterWhateverItsName) {
+  // mpmath names the receiver `ctx`: `ctx.bad_domain("...")` passes the text
+  // as `msg`. A static method has no receiver.
+  std::vector<std::string> sites = SinkSites(
+      "class Context:\n"
+      "  def bad_domain(ctx, msg):\n"
+      "    raise ValueError(msg)\n"
+      "  @staticmethod\n"
+      "  def bad_type(msg):\n"
+      "    raise TypeError(msg)\n"
+      "def stieltjes(ctx, n):\n"
+      "  if n < 0:\n"
+      "    return ctx.bad_domain('Stieltjes constants defined for n >= 0')\n"
+      "  ctx.bad_type('n must be an integer')\n");
+  EXPECT_EQ(sites, (std::vector<std::string>{
+                       "9 ValueError: Stieltjes constants defined for n >= 0 via "
+                       "Context.bad_domain",
+                       "10 TypeError: n must be an integer via Context.bad_type",
+                   }));
+}
+
 TEST(PythonSinks, NoSiteForALoggerOrACallWithoutText) {
   // A logger's error() is not the library's sink named error, and a call
   // passing on its own parameter (`p.error(m)`) writes no text itself.
@@ -573,6 +594,158 @@ TEST(PythonComposed, TypeHeldInAClassAttribute) {
       "  def test(self):\n"
       "    self.fail('values differ')\n");
   EXPECT_EQ(m, (std::vector<std::string>{"AssertionError: {msg}", "AssertionError: values differ"}));
+}
+
+TEST(PythonFactories, ATypeHeldInALocalOrAParameterDefault) {
+  EXPECT_EQ(Messages("def f(x, error_class=KeyError):\n"
+                     "  raise error_class(f'no entry {x}')\n"),
+            (std::vector<std::string>{"KeyError: 'no entry {x}'"}));
+  EXPECT_EQ(Messages("def f(x):\n"
+                     "  error_class = TypeError if x else ValueError\n"
+                     "  raise error_class(f'bad {x}')\n"),
+            (std::vector<std::string>{"TypeError: bad {x}", "ValueError: bad {x}"}));
+  // Nothing says which class: the raise keeps the name it was written with.
+  EXPECT_EQ(One("def f(x, error_class):\n  raise error_class(f'bad {x}')\n"),
+            "error_class: bad {x}");
+}
+
+TEST(PythonFactories, ACallerPassingNoClassRaisesTheDefault) {
+  std::vector<std::string> sites = SinkSites(
+      "def fail(msg, error_class=ValueError):\n"
+      "  raise error_class(msg)\n"
+      "def f(x):\n"
+      "  fail('x must be positive')\n"
+      "  fail('x must be finite', error_class=ArithmeticError)\n");
+  EXPECT_EQ(sites, (std::vector<std::string>{
+                       "4 ValueError: x must be positive via fail",
+                       "5 ArithmeticError: x must be finite via fail",
+                   }));
+}
+
+TEST(PythonFactories, AClassLookedUpInADictOfClasses) {
+  EXPECT_EQ(Messages("class Missing(LookupError):\n  pass\n"
+                     "ERRORS = {404: Missing, 400: ValueError}\n"
+                     "def abort(code, text):\n"
+                     "  raise ERRORS[code](f'failed: {text}')\n"),
+            (std::vector<std::string>{"Missing: failed: {text}", "ValueError: failed: {text}"}));
+  EXPECT_EQ(Messages("class Aborter:\n"
+                     "  mapping = {1: TypeError}\n"
+                     "  def __call__(self, code):\n"
+                     "    raise self.mapping[code]('aborted')\n"),
+            (std::vector<std::string>{"TypeError: aborted"}));
+  // A dict errdex cannot read: the raise is as written.
+  EXPECT_EQ(One("def f(table, code):\n  raise table[code]('aborted')\n"),
+            "table[code]: aborted");
+}
+
+TEST(PythonFactories, TheClassOfACaughtException) {
+  // `type(e)(...)` re-raises the caught class, whose __init__ composes.
+  EXPECT_EQ(Messages("class ConstraintError(ValueError):\n"
+                     "  def __init__(self, what):\n"
+                     "    super().__init__(f'constraint failed: {what}')\n"
+                     "def check(v):\n"
+                     "  try:\n    v.check()\n"
+                     "  except ConstraintError as exc:\n"
+                     "    raise type(exc)('%s at %s' % (exc, v))\n"),
+            (std::vector<std::string>{"ConstraintError: constraint failed: {exc} at {v}"}));
+  EXPECT_EQ(One("def check(v):\n"
+                "  try:\n    v.check()\n"
+                "  except (KeyError) as exc:\n"
+                "    raise exc.__class__(f'{exc} in {v}')\n"),
+            "KeyError: '{exc} in {v}'");
+}
+
+TEST(PythonFactories, TheClassOfACaughtExceptionMayBeAnySubclass) {
+  Extraction x = Extract(
+      "class AsnError(Exception):\n  pass\n"
+      "class ConstraintError(AsnError):\n  pass\n"
+      "def verify(v):\n"
+      "  try:\n    v.check()\n"
+      "  except AsnError as exc:\n"
+      "    raise type(exc)('%s at %s' % (exc, v))\n");
+  std::vector<std::string> got;
+  for (const Site& s : x.sites) {
+    got.push_back(s.exception + " " + s.exception_written + ": " + s.message.Display());
+  }
+  EXPECT_EQ(got, (std::vector<std::string>{"ConstraintError type(exc): {exc} at {v}",
+                                           "AsnError type(exc): {exc} at {v}"}));
+}
+
+TEST(PythonFactories, AnExceptionHeldInAVariableAndReturned) {
+  std::vector<std::string> m = Messages(
+      "class ParsingError(Exception):\n"
+      "  def __init__(self, source):\n"
+      "    super().__init__(f'Source contains parsing errors: {source!r}')\n"
+      "  def append(self, line):\n"
+      "    pass\n"
+      "def handle(exc, fpname, line):\n"
+      "  if not exc:\n"
+      "    exc = ParsingError(fpname)\n"
+      "  exc.append(line)\n"
+      "  return exc\n"
+      "def read(fpname, lines):\n"
+      "  e = None\n"
+      "  for line in lines:\n"
+      "    e = handle(e, fpname, line)\n"
+      "  if e:\n"
+      "    raise e\n");
+  const std::string composed = "ParsingError: Source contains parsing errors: {fpname!r}";
+  EXPECT_EQ(m, (std::vector<std::string>{composed, composed}));
+  Extraction x = Extract(
+      "def handle(x):\n  result = compute(x)\n  return result\n"
+      "def make(x):\n  obj = Widget(x)\n  return obj\n");
+  // A variable holding something else returns no exception.
+  EXPECT_TRUE(x.sites.empty());
+}
+
+TEST(PythonFactories, AnAlternativeConstructorReturningCls) {
+  std::vector<std::string> m = Messages(
+      "class UndefinedAnnotation(Exception):\n"
+      "  def __init__(self, name, message):\n"
+      "    self.name = name\n"
+      "    super().__init__(message)\n"
+      "  @classmethod\n"
+      "  def from_name_error(cls, name_error):\n"
+      "    return cls(name=name_error.name, message=f'undefined: {name_error}')\n"
+      "class Shape:\n"
+      "  @classmethod\n"
+      "  def square(cls, side):\n"
+      "    return cls(side, side)\n"
+      "def f(e):\n"
+      "  raise UndefinedAnnotation.from_name_error(e) from e\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"UndefinedAnnotation: undefined: {name_error}",
+                                         "UndefinedAnnotation: undefined: {e}"}));
+}
+
+TEST(PythonComposed, StrReturningAMethodsMessage) {
+  std::vector<std::string> m = Messages(
+      "class ParseBase(Exception):\n"
+      "  def __init__(self, pstr, loc=0, msg=None):\n"
+      "    self.loc = loc\n"
+      "    self.msg = msg\n"
+      "  def formatted_message(self):\n"
+      "    return f'{self.msg}  (at char {self.loc})'\n"
+      "  def __str__(self):\n"
+      "    try:\n"
+      "      return self.formatted_message()\n"
+      "    except Exception as ex:\n"
+      "      return f'{type(self).__name__}: {self.msg} ({ex} while formatting message)'\n"
+      "class ParseException(ParseBase):\n"
+      "  pass\n"
+      "raise ParseException(s, 3, 'Expected end of text')\n");
+  EXPECT_EQ(m, (std::vector<std::string>{
+                   "ParseException: Expected end of text  (at char 3)",
+                   "ParseException: ParseException: Expected end of text ({ex} while formatting "
+                   "message)"}));
+}
+
+TEST(PythonExtractor, AssertWhoseMessageIsAnException) {
+  EXPECT_EQ(One("def f(p, n):\n"
+                "  assert p <= n, AssertionError(f'cursor_position={p!r}, len_text={n!r}')\n"),
+            "AssertionError: cursor_position={p!r}, len_text={n!r}");
+  // str() of a KeyError is its argument's repr, as `raise KeyError(p)` prints it.
+  EXPECT_EQ(One("def f(p):\n  assert p, KeyError(p)\n").substr(16),
+            One("raise KeyError(p)\n").substr(10));
 }
 
 }  // namespace
