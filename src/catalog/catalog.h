@@ -15,7 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "catalog/sqlite.h"
+#include "catalog/sql.h"
 #include "core/analysis.h"
 #include "core/record.h"
 #include "core/status.h"
@@ -452,6 +452,9 @@ class Catalog {
   // Recomputes the hashes and counts of the dirty libraries, the families
   // and the seal; with `rehash_rows`, every row's own hash too (migration).
   Result<void> Seal(bool rehash_rows);
+  Result<void> RehashRows(std::string_view from, std::string_view key, std::string_view columns,
+                          std::string_view where, std::string_view target,
+                          std::string_view target_key, std::string_view column);
   // A prepared statement kept for the catalog's lifetime, reset for reuse.
   Result<Statement*> Cached(const std::string& sql);
   // The sites of one error or a few, by a cached statement per error; of
