@@ -18,6 +18,7 @@
 #include "catalog/internal.h"
 #include "catalog/json.h"
 #include "catalog/schema.h"
+#include "catalog/postgres.h"
 #include "catalog/sqlite.h"
 #include "core/error_id.h"
 #include "core/text.h"
@@ -342,6 +343,21 @@ Catalog::~Catalog() = default;
 
 Result<Catalog> Catalog::Open(const std::string& path, OpenMode mode,
                               std::function<void()> on_wait) {
+  if (IsPostgresUrl(path)) {
+    BusyPolicy busy;
+    if (mode == OpenMode::kReadWrite) {
+      busy.limit = std::chrono::minutes(30);
+      busy.notice = std::move(on_wait);
+    }
+    Result<Database> db = OpenPostgres(path, mode == OpenMode::kReadOnly, std::move(busy));
+    if (!db) return tl::unexpected(db.error());
+    Catalog catalog(std::move(*db));
+    ERRDEX_TRY(catalog.MigratePostgres(mode, RedactUrl(path)));
+    Result<int64_t> version = catalog.DataVersion();
+    if (!version) return tl::unexpected(version.error());
+    catalog.opened_version_ = *version;
+    return catalog;
+  }
   if (mode == OpenMode::kReadOnly && !std::filesystem::exists(path)) {
     return Fail(ErrorCode::kNotFound,
                 "no catalog at " + path + " (run `errdex index` first, or pass --db)");
@@ -454,6 +470,66 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
   // SQLite error, not SIGBUS. Reads go through the page cache instead.
   ERRDEX_TRY(db_.Exec("PRAGMA mmap_size = 0"));
   if (mode == OpenMode::kReadWrite) ERRDEX_TRY(db_.Exec("PRAGMA synchronous = NORMAL"));
+  return {};
+}
+
+Result<void> Catalog::MigratePostgres(OpenMode mode, const std::string& url) {
+  auto exists = [&]() -> Result<bool> {
+    Result<Statement> st = db_.Prepare(
+        "SELECT CASE WHEN to_regclass('errdex_catalog') IS NULL THEN 0 ELSE 1 END");
+    if (!st) return tl::unexpected(st.error());
+    Result<bool> row = st->Step();
+    if (!row) return tl::unexpected(row.error());
+    return *row && st->Int(0) != 0;
+  };
+  Result<bool> there = exists();
+  if (!there) return tl::unexpected(there.error());
+  if (!*there) {
+    if (mode == OpenMode::kReadOnly) {
+      return Fail(ErrorCode::kNotFound,
+                  "no errdex catalog in " + url + " (run `errdex index --db URL` first)");
+    }
+    // Under the write lock, so that two first writers create it once.
+    ERRDEX_TRY(db_.BeginWrite());
+    there = exists();
+    Result<void> done = there ? Result<void>() : tl::unexpected(there.error());
+    if (done && !*there) {
+      write_depth_ = 1;
+      dirty_all_ = true;
+      done = db_.Exec(kPostgresSchemaSql);
+      if (!done) {
+        done = Fail(done.error().code,
+                    "cannot create an errdex catalog in " + url + ": " + done.error().message);
+      }
+      if (done) done = Seal(/*rehash_rows=*/true);
+      if (done) {
+        done = db_.Exec("INSERT INTO errdex_catalog (application_id, schema_version, generation) "
+                        "VALUES (" + std::to_string(kApplicationId) + ", " +
+                        std::to_string(kSchemaVersion) + ", 1)");
+      }
+      write_depth_ = 0;
+      dirty_all_ = false;
+    }
+    if (!done) {
+      (void)db_.Exec("ROLLBACK");
+      return done;
+    }
+    ERRDEX_TRY(db_.Exec("COMMIT"));
+  }
+  Result<Statement> st = db_.Prepare("SELECT application_id, schema_version FROM errdex_catalog");
+  if (!st) return tl::unexpected(st.error());
+  Result<bool> row = st->Step();
+  if (!row) return tl::unexpected(row.error());
+  if (!*row || st->Int(0) != kApplicationId) {
+    return Fail(ErrorCode::kCorrupt, url + " holds an errdex_catalog table but not an errdex catalog");
+  }
+  int64_t version = st->Int(1);
+  if (version != kSchemaVersion) {
+    return Fail(ErrorCode::kCorrupt,
+                url + " has catalog schema version " + std::to_string(version) +
+                    "; this errdex reads version " + std::to_string(kSchemaVersion) +
+                    (version > kSchemaVersion ? " (a newer errdex wrote it)" : ""));
+  }
   return {};
 }
 
@@ -695,10 +771,16 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     for (const Site& s : x.sites) languages.insert(s.language);
 
     // The library, keeping a URL given earlier when none is given now.
+    // PostgreSQL names the stored row by its table (excluded is the new one).
     Result<Statement> lib = db_.Prepare(
-        "INSERT INTO library (name, url, languages) VALUES (?1, ?2, ?3) "
-        "ON CONFLICT (name) DO UPDATE SET url = CASE WHEN ?2 = '' THEN url ELSE ?2 END, "
-        "languages = CASE WHEN ?3 = '' THEN languages ELSE ?3 END");
+        db_.postgres()
+            ? "INSERT INTO library (name, url, languages) VALUES (?1, ?2, ?3) "
+              "ON CONFLICT (name) DO UPDATE SET "
+              "url = CASE WHEN ?2 = '' THEN library.url ELSE ?2 END, "
+              "languages = CASE WHEN ?3 = '' THEN library.languages ELSE ?3 END"
+            : "INSERT INTO library (name, url, languages) VALUES (?1, ?2, ?3) "
+              "ON CONFLICT (name) DO UPDATE SET url = CASE WHEN ?2 = '' THEN url ELSE ?2 END, "
+              "languages = CASE WHEN ?3 = '' THEN languages ELSE ?3 END");
     if (!lib) return tl::unexpected(lib.error());
     lib->Bind(1, info.library)
         .Bind(2, info.url)

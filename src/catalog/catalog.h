@@ -418,6 +418,9 @@ class Catalog {
   friend class WriteTransaction;
   explicit Catalog(Database db);
   Result<void> Migrate(OpenMode mode, const std::string& path);
+  // Creates the catalog in an empty PostgreSQL database, or checks the
+  // version of the one there (`url` has no password).
+  Result<void> MigratePostgres(OpenMode mode, const std::string& url);
   // Upgrade to 6: gives every error the id of its template's identity and
   // merges the errors that differ only in placeholder names.
   Result<void> RekeyErrors();
