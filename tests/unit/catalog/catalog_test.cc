@@ -4,9 +4,11 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -792,6 +794,65 @@ TEST(CatalogSqlite, SchemaIsStamped) {
   EXPECT_EQ(sqlite3_column_int(st, 0), kSchemaVersion);
   sqlite3_finalize(st);
   sqlite3_close(raw);
+}
+
+// The backends are one catalog: the fixture libraries indexed into the
+// suite's catalog (PostgreSQL in the .pg. run) and into a SQLite file read
+// back the same through every command. Only what is a
+// clock (indexing and analysis times) or a ranking of the engine's own
+// (search order) may differ.
+TEST(Catalog, TheFixturesReadTheSameOnEveryBackend) {
+  TempDir dir;
+  std::string suite = dir.Catalog("suite.db");
+  std::string file = (dir.path() / "file.db").string();
+  // Copies, outside the repository: snapshots of plain directories.
+  for (const char* lib : {"python", "cpp"}) {
+    std::filesystem::copy(testing::FixtureDir(lib), dir.path() / lib,
+                          std::filesystem::copy_options::recursive);
+  }
+  for (const std::string& db : {suite, file}) {
+    for (const char* lib : {"python", "cpp"}) {
+      testing::CommandResult r =
+          testing::RunErrdex({"--db", db, "index", (dir.path() / lib).string(), "--name",
+                              std::string("fixture/") + lib, "--rev", "1.0", "-q"});
+      ASSERT_EQ(r.exit_code, 0) << r.err;
+    }
+  }
+  auto run = [](const std::string& db, std::vector<std::string> args) {
+    args.insert(args.begin(), {"--db", db});
+    testing::CommandResult r = testing::RunErrdex(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out;
+  };
+  std::string listed = run(file, {"list", "--json"});
+  EXPECT_EQ(run(suite, {"list", "--json"}), listed);
+  std::vector<nlohmann::json> errors = testing::JsonLines(listed);
+  ASSERT_GT(errors.size(), 100u);
+  // Every record in full for one error in ten: a process each is slow.
+  for (size_t i = 0; i < errors.size(); i += 10) {
+    std::string id = errors[i]["id"];
+    EXPECT_EQ(run(suite, {"show", id, "--json"}), run(file, {"show", id, "--json"})) << id;
+  }
+  EXPECT_EQ(run(suite, {"families", "--json"}), run(file, {"families", "--json"}));
+  auto without_clocks = [](std::string text) {
+    nlohmann::json j = nlohmann::json::parse(text);
+    j.erase("analysed_at");
+    for (nlohmann::json& s : j["per_snapshot"]) s.erase("indexed_at");
+    return j;
+  };
+  EXPECT_EQ(without_clocks(run(suite, {"stats", "--json"})),
+            without_clocks(run(file, {"stats", "--json"})));
+  auto found = [](const std::string& text) {
+    std::set<std::string> ids;
+    for (const nlohmann::json& e : nlohmann::json::parse(text)) ids.insert(e["id"]);
+    return ids;
+  };
+  for (const char* words : {"invalid", "not suppor", "shape", "Value"}) {
+    EXPECT_EQ(found(run(suite, {"search", words, "--json", "--limit", "1000"})),
+              found(run(file, {"search", words, "--json", "--limit", "1000"})))
+        << words;
+  }
+  EXPECT_NE(run(suite, {"check"}).find(": ok: "), std::string::npos);
 }
 
 TEST(Catalog, SearchFindsTemplatesAndSurvivesOddQueries) {
