@@ -26,6 +26,8 @@ errdex_require_pkg(LIBGIT2 libgit2 libgit2-dev)
 errdex_require_pkg(XXHASH libxxhash libxxhash-dev)
 errdex_require_pkg(HTTPLIB cpp-httplib libcpp-httplib-dev)
 errdex_require_cmake_package(SQLite3 libsqlite3-dev)
+# The PostgreSQL backend of the catalog (src/catalog/postgres.cc).
+errdex_require_pkg(LIBPQ libpq libpq-dev)
 # The web server: Boost.Beast and Asio (header-only) and zlib for gzip.
 errdex_require_cmake_package(Boost libboost-dev 1.74 CONFIG)
 errdex_require_cmake_package(ZLIB zlib1g-dev)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
+#include <libpq-fe.h>
 
 #include <cstdlib>
 #include <cstring>
@@ -32,7 +33,63 @@ TempDir::TempDir() {
   ADD_FAILURE() << "cannot create a temporary directory";
 }
 
+namespace {
+
+// The tests' server: its socket directory, from ERRDEX_TEST_PG's file.
+std::string PostgresHost() {
+  const char* state = std::getenv("ERRDEX_TEST_PG");
+  if (state == nullptr || *state == '\0') return "";
+  std::ifstream in(state);
+  std::string dir;
+  std::getline(in, dir);
+  return dir;
+}
+
+// Runs `sql` as the server's superuser; "" or libpq's complaint.
+std::string AdminSql(const std::string& sql) {
+  std::string host = PostgresHost();
+  if (host.empty()) {
+    return "the PostgreSQL test server is not running (no directory in $ERRDEX_TEST_PG: run the "
+           "suite with ctest, whose pg_server fixture starts it)";
+  }
+  std::string conninfo = "host='" + host + "' user=postgres dbname=postgres connect_timeout=10";
+  PGconn* conn = PQconnectdb(conninfo.c_str());
+  std::string out;
+  if (PQstatus(conn) != CONNECTION_OK) {
+    out = "cannot reach the PostgreSQL test server at " + host + ": " + PQerrorMessage(conn);
+  } else {
+    PGresult* r = PQexec(conn, sql.c_str());
+    if (PQresultStatus(r) != PGRES_COMMAND_OK) out = sql + ": " + PQresultErrorMessage(r);
+    PQclear(r);
+  }
+  PQfinish(conn);
+  return out;
+}
+
+}  // namespace
+
+bool TestingPostgres() {
+  const char* state = std::getenv("ERRDEX_TEST_PG");
+  return state != nullptr && *state != '\0';
+}
+
+std::string TempDir::Catalog(const std::string& name) const {
+  if (!TestingPostgres()) return (path_ / name).string();
+  auto known = databases_.find(name);
+  if (known == databases_.end()) {
+    static int counter = 0;
+    std::string db = "errdex_test_" + std::to_string(getpid()) + "_" + std::to_string(++counter);
+    std::string failed = AdminSql("CREATE DATABASE " + db + " TEMPLATE template0");
+    if (!failed.empty()) ADD_FAILURE() << failed;
+    known = databases_.emplace(name, db).first;
+  }
+  return "postgresql:///" + known->second + "?host=" + PostgresHost() + "&user=postgres";
+}
+
 TempDir::~TempDir() {
+  for (const auto& [name, db] : databases_) {
+    (void)AdminSql("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+  }
   std::error_code ec;
   // Tests chmod things; make sure everything can be removed.
   fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);

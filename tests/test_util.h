@@ -3,6 +3,7 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -20,9 +21,21 @@ class TempDir {
   // Writes `content` to `relative` (creating directories); returns the path.
   std::filesystem::path Write(const std::string& relative, const std::string& content) const;
 
+  // Where the catalog `name` of this directory lives: the file `name` in
+  // it; or, when the suite runs against PostgreSQL (TestingPostgres), a
+  // database of its own on the tests' server, created on the first call
+  // and dropped with the directory. A server that cannot be reached fails
+  // the test.
+  std::string Catalog(const std::string& name = "c.db") const;
+
  private:
   std::filesystem::path path_;
+  mutable std::map<std::string, std::string> databases_;  // name -> database
 };
+
+// Whether CTest runs this suite against PostgreSQL: ERRDEX_TEST_PG names
+// the file where tests/pg_server.sh wrote its socket directory.
+bool TestingPostgres();
 
 std::filesystem::path SourceDir();
 std::filesystem::path FixtureDir(const std::string& name);

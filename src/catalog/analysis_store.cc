@@ -30,7 +30,7 @@ Result<void> Catalog::WriteAnalyses(const std::vector<std::pair<int64_t, Analysi
   }
   Result<Statement> put = db_.Prepare(
       "INSERT INTO analysis (error_pk, family, data, crc) "
-      "VALUES (?1, ?2, ?3, errdex_row_hash(?1, ?2, ?3)) "
+      "VALUES (?1, ?2, ?3, ?4) "
       "ON CONFLICT (error_pk) DO UPDATE SET family = excluded.family, data = excluded.data, "
       "crc = excluded.crc");
   if (!put) return tl::unexpected(put.error());
@@ -38,7 +38,9 @@ Result<void> Catalog::WriteAnalyses(const std::vector<std::pair<int64_t, Analysi
   if (!owner) return tl::unexpected(owner.error());
   std::set<int64_t> libraries;
   for (const auto& [pk, a] : errors) {
-    put->Bind(1, pk).Bind(2, a.family.slug).Bind(3, AnalysisToJson(a).dump());
+    std::string data = AnalysisToJson(a).dump();
+    put->Bind(1, pk).Bind(2, a.family.slug).Bind(3, data);
+    put->Bind(4, RowHasher().Int(pk).Text(a.family.slug).Text(data).Digest());
     ERRDEX_TRY(put->Run());
     owner->Reset();
     owner->Bind(1, pk);
@@ -150,11 +152,13 @@ Result<void> Catalog::WriteEnrichment(std::string_view id, const Enrichment& e) 
   ERRDEX_TRY(scope.Begin());
   Result<Statement> st = db_.Prepare(
       "INSERT INTO enrichment (error_id, model, created_at, data, crc) "
-      "VALUES (?1, ?2, ?3, ?4, errdex_row_hash(?1, ?2, ?3, ?4)) "
+      "VALUES (?1, ?2, ?3, ?4, ?5) "
       "ON CONFLICT (error_id) DO UPDATE SET model = excluded.model, "
       "created_at = excluded.created_at, data = excluded.data, crc = excluded.crc");
   if (!st) return tl::unexpected(st.error());
-  st->Bind(1, id).Bind(2, e.model).Bind(3, e.created_at).Bind(4, EnrichmentToJson(e).dump());
+  std::string data = EnrichmentToJson(e).dump();
+  st->Bind(1, id).Bind(2, e.model).Bind(3, e.created_at).Bind(4, data);
+  st->Bind(5, RowHasher().Text(id).Text(e.model).Text(e.created_at).Text(data).Digest());
   ERRDEX_TRY(st->Run());
   Result<Statement> owner = db_.Prepare("SELECT library_pk FROM error WHERE id = ?1");
   if (!owner) return tl::unexpected(owner.error());
@@ -175,7 +179,9 @@ Result<std::vector<std::string>> Catalog::ErrorsWithoutEnrichment(std::string_vi
       "SELECT e.id FROM error e JOIN analysis a ON a.error_pk = e.pk "
       "JOIN library l ON l.pk = e.library_pk "
       "WHERE NOT EXISTS (SELECT 1 FROM enrichment n WHERE n.error_id = e.id) "
-      "AND (?1 = '' OR l.name = ?1) ORDER BY e.id LIMIT ?2";
+      "AND (?1 = '' OR l.name = ?1) ORDER BY e.id ";
+  // PostgreSQL has no LIMIT -1; its LIMIT NULL is SQLite's error.
+  sql += db_.postgres() ? "LIMIT CASE WHEN ?2 < 0 THEN NULL ELSE ?2 END" : "LIMIT ?2";
   Result<Statement> st = db_.Prepare(sql);
   if (!st) return tl::unexpected(st.error());
   st->Bind(1, library).Bind(2, limit < 0 ? int64_t{-1} : limit);

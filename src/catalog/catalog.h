@@ -15,7 +15,7 @@
 #include <unordered_set>
 #include <vector>
 
-#include "catalog/sqlite.h"
+#include "catalog/sql.h"
 #include "core/analysis.h"
 #include "core/record.h"
 #include "core/status.h"
@@ -418,6 +418,9 @@ class Catalog {
   friend class WriteTransaction;
   explicit Catalog(Database db);
   Result<void> Migrate(OpenMode mode, const std::string& path);
+  // Creates the catalog in an empty PostgreSQL database, or checks the
+  // version of the one there (`url` has no password).
+  Result<void> MigratePostgres(OpenMode mode, const std::string& url);
   // Upgrade to 6: gives every error the id of its template's identity and
   // merges the errors that differ only in placeholder names.
   Result<void> RekeyErrors();
@@ -452,6 +455,9 @@ class Catalog {
   // Recomputes the hashes and counts of the dirty libraries, the families
   // and the seal; with `rehash_rows`, every row's own hash too (migration).
   Result<void> Seal(bool rehash_rows);
+  Result<void> RehashRows(std::string_view from, std::string_view key, std::string_view columns,
+                          std::string_view where, std::string_view target,
+                          std::string_view target_key, std::string_view column);
   // A prepared statement kept for the catalog's lifetime, reset for reuse.
   Result<Statement*> Cached(const std::string& sql);
   // The sites of one error or a few, by a cached statement per error; of

@@ -161,6 +161,9 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
 }
 
 Result<int64_t> Catalog::FtsHash() {
+  // PostgreSQL's search index is derived from the error rows, which are
+  // hashed, by the server; it has no tables of its own to hash.
+  if (db_.postgres()) return int64_t{0};
   // FTS5's own tables, by key: any change to the search index shows.
   int64_t hash = 0;
   int64_t salt = 0;
@@ -197,15 +200,48 @@ Result<void> Catalog::VerifyFts() {
   return {};
 }
 
+// PostgreSQL has no errdex_row_hash: the rows of `from` that `where`
+// selects are read and hashed here over `columns` (as SQLite's function
+// would), and the hashes written to `target`'s `column` where its
+// `target_key` equals the row's `key` (integers), in one statement.
+Result<void> Catalog::RehashRows(std::string_view from, std::string_view key,
+                                 std::string_view columns, std::string_view where,
+                                 std::string_view target, std::string_view target_key,
+                                 std::string_view column) {
+  Result<Statement> read = db_.Prepare("SELECT " + std::string(key) + "::text, " +
+                                       std::string(columns) + " FROM " + std::string(from) +
+                                       " WHERE " + std::string(where));
+  if (!read) return tl::unexpected(read.error());
+  int n = ColumnCount(columns);
+  nlohmann::json rows = nlohmann::json::array();
+  while (true) {
+    Result<bool> row = read->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    rows.push_back({read->Text(0), read->HashColumns(1, n)});
+  }
+  if (rows.empty()) return {};
+  std::string t(target);
+  Result<Statement> write = db_.Prepare(
+      "UPDATE " + t + " SET " + std::string(column) +
+      " = v.h FROM (SELECT x ->> 0 AS k, (x ->> 1)::bigint AS h FROM "
+      "jsonb_array_elements(?1::text::jsonb) x) v WHERE " + t + "." + std::string(target_key) +
+      "::text = v.k");
+  if (!write) return tl::unexpected(write.error());
+  write->Bind(1, rows.dump());
+  return write->Run();
+}
+
 Result<void> Catalog::Seal(bool rehash_rows) {
   if (!dirty_all_ && dirty_libraries_.empty() && !dirty_seal_) return {};
+  const bool pg = db_.postgres();
   std::string in;
   for (int64_t pk : dirty_libraries_) {
     if (!in.empty()) in += ", ";
     in += std::to_string(pk);
   }
-  std::string of_library = dirty_all_ ? "1" : "library_pk IN (" + in + ")";
-  std::string of_pk = dirty_all_ ? "1" : "pk IN (" + in + ")";
+  std::string of_library = dirty_all_ ? "1 = 1" : "library_pk IN (" + in + ")";
+  std::string of_pk = dirty_all_ ? "1 = 1" : "pk IN (" + in + ")";
   auto hash_of = [](std::string_view columns) {
     return "errdex_row_hash(" + std::string(columns) + ")";
   };
@@ -215,8 +251,22 @@ Result<void> Catalog::Seal(bool rehash_rows) {
     return std::string(n) + " = (SELECT count(*)" + from + "), " + std::string(s) +
            " = (SELECT errdex_sum(crc)" + from + ")";
   };
+  // Sets each row's crc over `columns`: in SQL on SQLite, here on PostgreSQL.
   std::string sql;
-  if (rehash_rows) {
+  auto rehash = [&](std::string_view table, std::string_view key, std::string_view columns,
+                    std::string_view where) -> Result<void> {
+    if (!pg) {
+      sql += "UPDATE " + std::string(table) + " SET crc = " + hash_of(columns) + " WHERE " +
+             std::string(where) + ";";
+      return {};
+    }
+    if (!sql.empty()) ERRDEX_TRY(db_.Exec(sql));
+    sql.clear();
+    return RehashRows(table, key, columns, where, table, key, "crc");
+  };
+  // PostgreSQL catalogs are created at the current schema and hash every
+  // leaf row as it is written: nothing written before hashes to redo.
+  if (rehash_rows && !pg) {
     // Rows written before hashes existed (an upgrade): leaves first.
     sql += "UPDATE site SET body_hash = " + hash_of(kSiteBodyColumns) +
            ", guard_hash = " + hash_of(kSiteGuardColumns) + ";";
@@ -234,52 +284,71 @@ Result<void> Catalog::Seal(bool rehash_rows) {
          count_sum("n_issues", "issues_sum", "file_issue", "snapshot_pk = snapshot.pk") + ", " +
          count_sum("n_classes", "classes_sum", "exception_class", "snapshot_pk = snapshot.pk") +
          " WHERE " + of_library + ";";
-  sql += "UPDATE snapshot SET crc = " + hash_of(kSnapshotHashColumns) + " WHERE " + of_library +
-         ";";
+  ERRDEX_TRY(rehash("snapshot", "pk", kSnapshotHashColumns, of_library));
   sql += "UPDATE error SET " + count_sum("n_sites", "sites_sum", "site", "error_pk = error.pk") +
          ", analysis_crc = coalesce((SELECT crc FROM analysis WHERE error_pk = error.pk), 0)"
          ", enrichment_crc = coalesce((SELECT crc FROM enrichment WHERE error_id = error.id), 0)"
          " WHERE " + of_library + ";";
-  sql += "UPDATE error SET crc = " + hash_of(kErrorHashColumns) + " WHERE " + of_library + ";";
+  ERRDEX_TRY(rehash("error", "pk", kErrorHashColumns, of_library));
   sql += "UPDATE library SET " +
          count_sum("n_snapshots", "snapshots_sum", "snapshot", "library_pk = library.pk") + ", " +
-         count_sum("n_errors", "errors_sum", "error", "library_pk = library.pk") +
-         ", prefilter_crc = coalesce((SELECT errdex_row_hash(format, blob) FROM prefilter "
-         "WHERE library_pk = library.pk), 0) WHERE " + of_pk + ";";
-  sql += "UPDATE library SET crc = " + hash_of(kLibraryHashColumns) + " WHERE " + of_pk + ";";
+         count_sum("n_errors", "errors_sum", "error", "library_pk = library.pk");
+  if (pg) {
+    sql += ", prefilter_crc = 0 WHERE " + of_pk + ";";
+    ERRDEX_TRY(db_.Exec(sql));
+    sql.clear();
+    ERRDEX_TRY(RehashRows("prefilter", "library_pk", "format, blob", of_library, "library", "pk",
+                          "prefilter_crc"));
+  } else {
+    sql += ", prefilter_crc = coalesce((SELECT errdex_row_hash(format, blob) FROM prefilter "
+           "WHERE library_pk = library.pk), 0) WHERE " + of_pk + ";";
+  }
+  ERRDEX_TRY(rehash("library", "pk", kLibraryHashColumns, of_pk));
   // Families count across the catalog: all of them, every time (23 rows).
   // Examples: one per library first (the longest literal text of each), so
   // that they show how far the family reaches.
+  std::string ranked =
+      "SELECT e.template, e.literal_size, row_number() OVER (PARTITION BY e.library_pk "
+      "ORDER BY e.dynamic, e.literal_size DESC, e.id) AS rank FROM analysis a JOIN error e "
+      "ON e.pk = a.error_pk WHERE a.family = family.slug AND e.dynamic = 0";
   sql +=
       "UPDATE family SET errors = (SELECT count(*) FROM analysis a WHERE a.family = family.slug), "
       "libraries = (SELECT count(DISTINCT e.library_pk) FROM analysis a JOIN error e "
-      "ON e.pk = a.error_pk WHERE a.family = family.slug), "
-      "examples = (SELECT json_group_array(template) FROM (SELECT template FROM ("
-      "SELECT e.template, e.literal_size, row_number() OVER (PARTITION BY e.library_pk "
-      "ORDER BY e.dynamic, e.literal_size DESC, e.id) AS rank FROM analysis a JOIN error e "
-      "ON e.pk = a.error_pk WHERE a.family = family.slug AND e.dynamic = 0) "
-      "ORDER BY rank, literal_size DESC, template LIMIT 3));";
-  sql += "UPDATE family SET crc = " + hash_of(kFamilyHashColumns) + ";";
-  ERRDEX_TRY(db_.Exec(sql));
+      "ON e.pk = a.error_pk WHERE a.family = family.slug), examples = ";
+  sql += pg ? "coalesce((SELECT json_agg(template ORDER BY rank, literal_size DESC, template)::text "
+              "FROM (SELECT template, rank, literal_size FROM (" + ranked +
+                  ") r ORDER BY rank, literal_size DESC, template LIMIT 3) t), '[]');"
+            : "(SELECT json_group_array(template) FROM (SELECT template FROM (" + ranked +
+                  ") ORDER BY rank, literal_size DESC, template LIMIT 3));";
+  ERRDEX_TRY(rehash("family", "slug", kFamilyHashColumns, "1 = 1"));
+  if (!sql.empty()) ERRDEX_TRY(db_.Exec(sql));
+  sql.clear();
   Result<int64_t> fts = FtsHash();
   if (!fts) return tl::unexpected(fts.error());
   Result<Statement> seal = db_.Prepare(
-      "INSERT OR REPLACE INTO seal (pk, n_libraries, libraries_sum, n_families, families_sum, "
+      std::string(pg ? "INSERT INTO seal" : "INSERT OR REPLACE INTO seal") +
+      " (pk, n_libraries, libraries_sum, n_families, families_sum, "
       "n_enrichments, enrichments_sum, fts_hash, n_meta, meta_sum, crc) VALUES (1, "
       "(SELECT count(*) FROM library), (SELECT errdex_sum(crc) FROM library), "
       "(SELECT count(*) FROM family), (SELECT errdex_sum(crc) FROM family), "
       "(SELECT count(*) FROM enrichment), (SELECT errdex_sum(crc) FROM enrichment), ?1, "
       "(SELECT count(*) FROM meta), (SELECT errdex_sum(crc) FROM meta), 0)");
   if (!seal) return tl::unexpected(seal.error());
+  if (pg) ERRDEX_TRY(db_.Exec("DELETE FROM seal"));
   seal->Bind(1, *fts);
   ERRDEX_TRY(seal->Run());
-  return db_.Exec("UPDATE seal SET crc = " + hash_of(kSealHashColumns));
+  ERRDEX_TRY(rehash("seal", "pk", kSealHashColumns, "1 = 1"));
+  // Readers of other connections drop what they checked (DataVersion).
+  if (pg) sql += "UPDATE errdex_catalog SET generation = generation + 1;";
+  return sql.empty() ? Result<void>() : db_.Exec(sql);
 }
 
 Result<CheckReport> Catalog::Check() {
   CheckReport report;
   auto problem = [&](const Error& e) { report.problems.push_back(Problem(e)); };
-  {
+  // PostgreSQL checks its own pages (data checksums, amcheck); the content
+  // hashes below are errdex's check on both.
+  if (!db_.postgres()) {
     Result<Statement> st = db_.Prepare("PRAGMA integrity_check(20)");
     if (!st) {
       problem(st.error());

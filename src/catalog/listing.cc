@@ -131,10 +131,16 @@ Result<void> Catalog::ReadListKeys(std::vector<ListKey>& all, int64_t library_pk
   if (library_pk >= 0) where += " AND e.library_pk = ?1";
   if (family != nullptr) where += " AND a.family = ?2";
   std::string cond = where.empty() ? "" : " WHERE" + where.substr(4);
-  Result<Statement> keys = db_.Prepare(
-      "SELECT e.pk, e.id, e.library_pk, e.exception, e.crc, coalesce(a.family, ''), "
-      "coalesce((SELECT group_concat(value, char(1)) FROM json_each(a.data, '$.labels')), '')" +
-      scope + cond);
+  std::string labels =
+      db_.postgres()
+          ? "coalesce((SELECT string_agg(l.value, chr(1) ORDER BY l.n) FROM "
+            "jsonb_array_elements_text(a.data::jsonb -> 'labels') WITH ORDINALITY l(value, n)), "
+            "'')"
+          : "coalesce((SELECT group_concat(value, char(1)) FROM json_each(a.data, '$.labels')), "
+            "'')";
+  Result<Statement> keys =
+      db_.Prepare("SELECT e.pk, e.id, e.library_pk, e.exception, e.crc, coalesce(a.family, ''), " +
+                  labels + scope + cond);
   if (!keys) return tl::unexpected(keys.error());
   std::string slug = family != nullptr ? family->slug : "";
   keys->Bind(1, library_pk).Bind(2, slug);
@@ -180,8 +186,9 @@ Result<void> Catalog::FocusKeys(std::vector<ListKey>& keys,
                                 const std::string& from, int64_t library_pk,
                                 const std::string& family, const Base& base) {
   Result<Statement> st = db_.Prepare(
-      "SELECT s.error_pk, s.snapshot_pk, count(*), "
-      "min(s.path || char(1) || printf('%010d', s.line))" +
+      "SELECT s.error_pk, s.snapshot_pk, count(*), " +
+      std::string(db_.postgres() ? "min(s.path || chr(1) || lpad(s.line::text, 10, '0'))"
+                                 : "min(s.path || char(1) || printf('%010d', s.line))") +
       from + " GROUP BY s.error_pk, s.snapshot_pk");
   if (!st) return tl::unexpected(st.error());
   st->Bind(1, library_pk).Bind(2, family);

@@ -20,6 +20,7 @@
 #include "analyze/llm.h"
 #include "catalog/catalog.h"
 #include "catalog/json.h"
+#include "catalog/postgres.h"
 #include "cli/explain.h"
 #include "cli/render.h"
 #include "cli/run.h"
@@ -759,7 +760,9 @@ Result<void> RunServe(const Common& common, web::ServeOptions options, std::ostr
   options.db = common.db.empty() ? catalog::DefaultPath() : common.db;
   Result<std::unique_ptr<web::Server>> server = web::Server::Create(options);
   if (!server) return tl::unexpected(server.error());
-  err << fmt::format("errdex: serving {} on http://{}:{}/ (Ctrl-C stops)\n", options.db,
+  err << fmt::format("errdex: serving {} on http://{}:{}/ (Ctrl-C stops)\n",
+                     catalog::IsPostgresUrl(options.db) ? catalog::RedactUrl(options.db)
+                                                        : options.db,
                      options.host, (*server)->port());
   err.flush();
   return (*server)->Run();
@@ -860,6 +863,10 @@ Result<void> RunStats(const Common& common, std::ostream& out) {
 // Exit 0 with a one-line report, or the problems on stdout and exit 1.
 Result<void> RunCheck(const Common& common, std::ostream& out) {
   std::string path = common.db.empty() ? catalog::DefaultPath() : common.db;
+  // PostgreSQL checks its own pages (data checksums, amcheck); errdex
+  // checks what it wrote on both.
+  bool pg = catalog::IsPostgresUrl(path);
+  if (pg) path = catalog::RedactUrl(path);
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
   if (!cat) return tl::unexpected(cat.error());
   Result<catalog::CheckReport> report = cat->Check();
@@ -876,7 +883,8 @@ Result<void> RunCheck(const Common& common, std::ostream& out) {
         << '\n';
   } else if (report->problems.empty()) {
     out << fmt::format(
-        "{}: ok: SQLite integrity_check and content hashes of {}, {}, {}, {}, {}, {}\n", path,
+        "{}: ok: {}content hashes of {}, {}, {}, {}, {}, {}\n", path,
+        pg ? "" : "SQLite integrity_check and ",
         Counted(report->libraries, "library"), Counted(report->snapshots, "snapshot"),
         Counted(report->errors, "error"), Counted(report->sites, "site"),
         Counted(report->analyses, "analysis", "analyses"),
@@ -1021,7 +1029,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   app.require_subcommand(1);
   Common common;
   app.add_option("--db", common.db,
-                 "Catalog file (default: $ERRDEX_DB, else $XDG_DATA_HOME/errdex/catalog.db)");
+                 "Catalog: a SQLite file, or postgresql://[user[:password]@]host[:port]/dbname "
+                 "(default: $ERRDEX_DB, else $XDG_DATA_HOME/errdex/catalog.db)");
 
   IndexArgs index;
   CLI::App* index_cmd = app.add_subcommand("index", "Index a source tree into the catalog");

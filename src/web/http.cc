@@ -170,6 +170,9 @@ class PageCache {
 CatalogWatch::CatalogWatch(std::string db) : db_(std::move(db)) { stamp_ = Stamp(); }
 
 std::string CatalogWatch::Stamp() const {
+  // A PostgreSQL catalog has no file to watch: its sites are kept until
+  // they fail (refreshing them as it changes is a later step).
+  if (catalog::IsPostgresUrl(db_)) return "postgresql";
   std::string out;
   for (const std::string& f : {db_, db_ + "-wal"}) {
     struct stat st {};
@@ -184,6 +187,7 @@ std::string CatalogWatch::Stamp() const {
 }
 
 bool CatalogWatch::Whole() const {
+  if (catalog::IsPostgresUrl(db_)) return true;  // the server's pages are its own to check
   int fd = open(db_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   unsigned char h[100];

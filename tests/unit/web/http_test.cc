@@ -22,7 +22,7 @@ class HttpTest : public ::testing::Test {
     dir_ = new testing::TempDir();
     dir_->Write("lib/m.py", "def f(stage):\n    raise ValueError(f'bad stage {stage}')\n");
     options_ = new ServeOptions();
-    options_->db = (dir_->path() / "c.db").string();
+    options_->db = dir_->Catalog();
     ASSERT_EQ(testing::RunErrdex({"--db", options_->db, "index", (dir_->path() / "lib").string(),
                                   "--name", "t/l", "-q"})
                   .exit_code,

@@ -54,7 +54,7 @@ class Listing : public ::testing::Test {
   static void SetUpTestSuite() {
     dir_ = new TempDir();
     WriteLibrary(*dir_);
-    db_ = new std::string((dir_->path() / "c.db").string());
+    db_ = new std::string(dir_->Catalog());
     testing::CommandResult r = testing::RunErrdex(
         {"--db", *db_, "index", (dir_->path() / "lib").string(), "--name", "t/big", "-q"});
     ASSERT_EQ(r.exit_code, 0) << r.err;

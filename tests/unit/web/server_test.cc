@@ -146,7 +146,7 @@ class ServerTest : public ::testing::Test {
     dir_->Write("lib/internal.py",
                 "def check(n):\n"
                 "    raise AssertionError(f'broken invariant: {n}')\n");
-    db_ = (dir_->path() / "c.db").string();
+    db_ = dir_->Catalog();
     testing::CommandResult r = testing::RunErrdex(
         {"--db", db_, "index", (dir_->path() / "lib").string(), "--name", "test/lib", "-q", "--url",
          "https://github.com/test/lib", "--commit", kCommit});
@@ -569,7 +569,7 @@ TEST_F(ServerTest, SlowConnectionsDoNotDelayOthers) {
 
 TEST(Serve, AClientThatNeverFinishesItsHeaderIsClosedAtTheDeadline) {
   testing::TempDir dir;
-  std::string db = (dir.path() / "c.db").string();
+  std::string db = dir.Catalog();
   ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
   ServeOptions options;
   options.db = db;
@@ -601,7 +601,7 @@ TEST(Serve, AClientThatNeverFinishesItsHeaderIsClosedAtTheDeadline) {
 // The catalog replaced under the server, three ways, a few times each: the
 // server stays up, answers 503 (or the right page) meanwhile, and serves
 // the catalog that is there once it is whole.
-TEST(Serve, ACatalogTruncatedOrReplacedWhileServingIsSurvived) {
+TEST(ServeSqlite, ACatalogTruncatedOrReplacedWhileServingIsSurvived) {
   testing::TempDir dir;
   auto index = [&](const std::string& message, const std::string& db) {
     return IndexModule(dir, "raise ValueError('" + message + "')\n", db);
@@ -670,7 +670,7 @@ TEST(Serve, ACatalogTruncatedOrReplacedWhileServingIsSurvived) {
   }
 }
 
-TEST(Serve, ReindexingWhileServingIsSeenWithinASecond) {
+TEST(ServeSqlite, ReindexingWhileServingIsSeenWithinASecond) {
   testing::TempDir dir;
   std::string db = (dir.path() / "c.db").string();
   ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
@@ -694,7 +694,7 @@ TEST(Serve, ReindexingWhileServingIsSeenWithinASecond) {
   t.join();
 }
 
-TEST(Serve, ADamagedCatalogIsRefusedAtStart) {
+TEST(ServeSqlite, ADamagedCatalogIsRefusedAtStart) {
   testing::TempDir dir;
   std::string db = (dir.path() / "c.db").string();
   ASSERT_EQ(IndexModule(dir, "def f(x):\n    if x:\n        raise ValueError('bad x')\n", db), 0);
@@ -716,7 +716,7 @@ TEST(Serve, ADamagedCatalogIsRefusedAtStart) {
       << s.error().message;
 }
 
-TEST(Serve, AMissingCatalogIsRefusedNotCreated) {
+TEST(ServeSqlite, AMissingCatalogIsRefusedNotCreated) {
   testing::TempDir dir;
   ServeOptions options;
   options.db = (dir.path() / "none.db").string();

@@ -46,7 +46,7 @@ catalog::SnapshotInfo Version(const std::string& rev, const std::string& date) {
 class VersionsPage : public ::testing::Test {
  protected:
   void SetUp() override {
-    db_ = (dir_.path() / "c.db").string();
+    db_ = dir_.Catalog();
     Result<catalog::Catalog> cat = catalog::Catalog::Open(db_, catalog::OpenMode::kReadWrite);
     ASSERT_TRUE(cat);
     auto write = [&](const std::string& rev, const std::string& date, int line,
