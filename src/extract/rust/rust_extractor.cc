@@ -695,12 +695,8 @@ class Extractor {
     for (const auto& [arm, value] : arms) {
       TSNode pattern = Field(arm, "pattern");
       for (const Variant& v : Variants(pattern)) {
-        Site site = BaseSite(value, SiteKind::kReturn);
-        // The table is walked without the arm on the ancestor stack, so the
-        // base site spans the whole match: a page would mark every arm.
-        site.end_line = std::max(site.line, EndLine(arm));
-        lines_.FillExcerpt(site, kExcerptBefore, kExcerptAfter, kMaxExcerptBytes);
-        site.statement = std::string(TruncateUtf8(Text(arm), kMaxStatementBytes));
+        // The arm, not the whole match: a page would mark every arm.
+        Site site = BaseSite(value, SiteKind::kReturn, arm);
         Guard g;
         g.kind = "case";
         g.code = Collapsed(pattern);
@@ -754,9 +750,11 @@ class Extractor {
 
   // ---------------------------------------------------------------- sites
 
-  Site BaseSite(TSNode at, SiteKind kind) {
+  // `span`: the node the site stands for when the walk did not put it on the
+  // ancestor stack (a message table's arm); else the statement around `at`.
+  Site BaseSite(TSNode at, SiteKind kind, TSNode span = TSNode{}) {
     TSNode stmt = at;
-    for (size_t i = ancestors_.size(); i-- > 0;) {
+    for (size_t i = ts_node_is_null(span) ? ancestors_.size() : 0; i-- > 0;) {
       uint16_t k = K(ancestors_[i]);
       if (k == kExpressionStatement || k == kLetDeclaration || k == kMatchArm) {
         stmt = ancestors_[i];
@@ -764,6 +762,7 @@ class Extractor {
       }
       if (k == kBlock || k == kFunctionItem) break;
     }
+    if (!ts_node_is_null(span)) stmt = span;
     if (!Contains(stmt, at)) stmt = at;
     Site s;
     s.kind = kind;
