@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -134,15 +135,19 @@ std::string ReadFileOrEmpty(const fs::path& path) {
   return ss.str();
 }
 
-CommandResult RunPython(const std::filesystem::path& script, const std::string& args) {
+CommandResult RunCommand(const std::string& command) {
   CommandResult r;
-  std::string command = "python3 '" + script.string() + "' " + args + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   if (pipe == nullptr) return r;
   char buf[4096];
   while (size_t n = fread(buf, 1, sizeof buf, pipe)) r.out.append(buf, n);
-  r.exit_code = pclose(pipe);
+  int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+CommandResult RunPython(const std::filesystem::path& script, const std::string& args) {
+  return RunCommand("python3 '" + script.string() + "' " + args + " 2>&1");
 }
 
 CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input) {
@@ -193,7 +198,12 @@ CommandResult RunErrdexAt(const std::string& executable, const std::vector<std::
     pollfd fds[3] = {{out_pipe[0], POLLIN, 0},
                      {err_pipe[0], POLLIN, 0},
                      {in_open ? in_pipe[1] : -1, POLLOUT, 0}};
-    if (poll(fds, 3, 60000) <= 0) break;
+    // No timeout of its own: a quiet minute is normal for a long index run
+    // (--quiet), and giving up then kept half a line of its output. CTest's
+    // timeout ends a child that really hangs.
+    int ready = poll(fds, 3, -1);
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) break;
     if (in_open && (fds[2].revents & (POLLOUT | POLLERR | POLLHUP))) {
       ssize_t n = write(in_pipe[1], input.data() + written, input.size() - written);
       if (n > 0) written += static_cast<size_t>(n);

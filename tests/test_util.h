@@ -48,6 +48,8 @@ struct CommandResult {
 
 // Runs `python3 SCRIPT ARGS...` (stdout and stderr together in `out`): the
 // reference the property tests check errdex's facts against.
+// `command` run by /bin/sh; its standard output (exit_code is the status).
+CommandResult RunCommand(const std::string& command);
 CommandResult RunPython(const std::filesystem::path& script, const std::string& args = "");
 
 // Runs the errdex binary with `args` (no shell), optionally feeding `input`.
