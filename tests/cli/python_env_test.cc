@@ -289,7 +289,7 @@ TEST_F(PythonEnvIndex, ArgumentErrors) {
 TEST(PythonEnvIndexReal, TheFirstPython3OnPath) {
   TempDir dir;
   fs::path venv = dir.path() / "venv";
-  CommandResult made = RunCommand("python3 -m venv '" + venv.string() + "' 2>&1");
+  CommandResult made = testing::RunCommand("python3 -m venv '" + venv.string() + "' 2>&1");
   if (made.exit_code != 0 && made.out.find("ensurepip") != std::string::npos) {
     GTEST_SKIP() << "this python3 cannot make a venv with pip: " << made.out;
   }
