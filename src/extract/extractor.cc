@@ -479,6 +479,13 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
           bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
           results[i].issues.push_back(FileIssue{f.path, too_large ? "too-large" : "unreadable",
                                                 bytes.error().message, true});
+        } else if (size_t nul = bytes->find('\0'); nul != std::string::npos) {
+          // Not source text: CPython refuses such a file, git calls it
+          // binary, and a catalog's text never holds a NUL (PostgreSQL
+          // refuses one; SQLite would keep it), so both backends skip it.
+          results[i].path = f.path;
+          results[i].issues.push_back(
+              FileIssue{f.path, "nul-byte", "a NUL byte at offset " + std::to_string(nul), true});
         } else if (is_rust) {
           results[i].path = f.path;
           rusts[i] = rust::ExtractRustBytes(rust_parser.get(), f.path, std::move(*bytes));

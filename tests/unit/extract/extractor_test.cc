@@ -51,7 +51,12 @@ bool HasMessage(const Extraction& x, const std::string& display) {
 TEST(ExtractFiles, BadInputsAreSkippedOrRecoveredAndCounted) {
   TempDir dir;
   dir.Write("good.py", "raise ValueError('good file')\n");
-  dir.Write("binary.py", std::string("raise ValueError('x')\n\xff\xfe\x00\x81 garbage", 31));
+  dir.Write("binary.py", "raise ValueError('x')\n\xff\xfe\x81 garbage");
+  // Valid UTF-8 but a NUL in it, in each language: not source text.
+  const std::string nul("\0", 1);
+  dir.Write("nul.py", "raise ValueError('nul " + nul + " in a literal')\n");
+  dir.Write("nul.cc", "void f() { throw std::runtime_error(\"nul " + nul + " c\"); }\n");
+  dir.Write("nul.rs", "fn f() { panic!(\"nul " + nul + " rust\"); }\n");
   dir.Write("latin1.py", "# -*- coding: latin-1 -*-\nraise ValueError('caf\xe9')\n");
   dir.Write("unknown_codec.py", "# coding: no-such-codec\nraise ValueError('\xe9')\n");
   dir.Write("syntax.py", "def broken(:\nraise ValueError('after the error')\n");
@@ -76,6 +81,10 @@ TEST(ExtractFiles, BadInputsAreSkippedOrRecoveredAndCounted) {
   EXPECT_FALSE(HasMessage(x, "big"));
   EXPECT_FALSE(HasMessage(x, "not python"));
   EXPECT_EQ(run.reason_by_path["binary.py"], "not-utf8");
+  for (const char* nul_file : {"nul.py", "nul.cc", "nul.rs"}) {
+    EXPECT_EQ(run.reason_by_path[nul_file], "nul-byte") << nul_file;
+  }
+  for (const Site& s : x.sites) EXPECT_EQ(s.path.rfind("nul.", 0), std::string::npos) << s.path;
   EXPECT_EQ(run.reason_by_path["unknown_codec.py"], "encoding");
   EXPECT_EQ(run.reason_by_path["syntax.py"], "syntax-error");
   EXPECT_EQ(run.reason_by_path["empty.py"], "empty");
