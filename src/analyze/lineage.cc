@@ -35,6 +35,7 @@ double Jaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
 // error); several in one function pair by their words.
 constexpr double kLoneSimilar = 0.2;
 constexpr double kSimilar = 0.4;
+constexpr double kMovedSimilar = 0.5;
 
 }  // namespace
 
@@ -46,6 +47,9 @@ void LinkRewordings(const std::vector<const catalog::ErrorRecord*>& errors,
   using Key = std::tuple<size_t, std::string, std::string>;
   std::map<Key, std::vector<size_t>> gone;
   std::map<Key, std::vector<size_t>> born;
+  // (boundary, exception, function) -> errors: lineage across a move.
+  std::map<Key, std::vector<size_t>> gone_moved;
+  std::map<Key, std::vector<size_t>> born_moved;
   for (size_t i = 0; i < errors.size(); ++i) {
     const std::vector<catalog::VersionPresence>& v = errors[i]->versions;
     if (v.size() != versions.size()) continue;
@@ -58,10 +62,22 @@ void LinkRewordings(const std::vector<const catalog::ErrorRecord*>& errors,
     }
     if (first == v.size()) continue;
     std::set<std::pair<std::string, std::string>> places;
-    for (const catalog::SiteRecord& s : errors[i]->sites) places.emplace(s.path, s.function);
+    std::set<std::string> functions;
+    for (const catalog::SiteRecord& s : errors[i]->sites) {
+      places.emplace(s.path, s.function);
+      functions.insert(s.function);
+    }
     for (const auto& [path, function] : places) {
       if (last + 1 < v.size()) gone[{last, path, function}].push_back(i);
       if (first > 0) born[{first - 1, path, function}].push_back(i);
+    }
+    // A file moved (or a function moved to another file) in the release
+    // that reworded the message: the same function name and type on both
+    // sides of the boundary, keyed without the path.
+    for (const std::string& function : functions) {
+      if (function.empty()) continue;
+      if (last + 1 < v.size()) gone_moved[{last, errors[i]->exception, function}].push_back(i);
+      if (first > 0) born_moved[{first - 1, errors[i]->exception, function}].push_back(i);
     }
   }
   // Candidates from every function, then one successor per error and one
@@ -82,6 +98,16 @@ void LinkRewordings(const std::vector<const catalog::ErrorRecord*>& errors,
         }
       }
     }
+  }
+  // Across a move only a lone pair that keeps much of its wording: a
+  // function name alone is weaker evidence than a place. Ranked below a
+  // pair in one place of the same similarity (no same-type bonus).
+  for (const auto& [key, olds] : gone_moved) {
+    auto it = born_moved.find(key);
+    if (it == born_moved.end() || olds.size() != 1 || it->second.size() != 1) continue;
+    size_t o = olds.front(), n = it->second.front();
+    double score = Jaccard(WordSet(errors[o]->message), WordSet(errors[n]->message));
+    if (score >= kMovedSimilar) pairs.emplace_back(score, o, n, std::get<0>(key));
   }
   std::stable_sort(pairs.begin(), pairs.end(), [](const auto& a, const auto& b) {
     return std::get<0>(a) > std::get<0>(b);

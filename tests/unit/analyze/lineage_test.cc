@@ -12,7 +12,8 @@ namespace {
 // is non-zero, raised in `function` of m.py.
 catalog::ErrorRecord Error(const std::string& id, const std::string& exception,
                            const std::string& text, std::vector<int64_t> sites,
-                           const std::string& function = "f") {
+                           const std::string& function = "f",
+                           const std::string& path = "m.py") {
   catalog::ErrorRecord e;
   e.id = id;
   e.exception = exception;
@@ -21,7 +22,7 @@ catalog::ErrorRecord Error(const std::string& id, const std::string& exception,
   const char* revs[] = {"1.0", "1.1", "1.2"};
   for (size_t k = 0; k < sites.size(); ++k) e.versions.push_back({revs[k], "", "", sites[k]});
   catalog::SiteRecord s;
-  s.path = "m.py";
+  s.path = path;
   s.function = function;
   e.sites.push_back(s);
   return e;
@@ -121,6 +122,38 @@ TEST(Lineage, OneSuccessorPerError) {
   ASSERT_EQ(l.analyses[0].reworded_to.size(), 1u);
   EXPECT_EQ(l.analyses[0].reworded_to[0].id, "n1");
   EXPECT_TRUE(l.analyses[2].reworded_from.empty());
+}
+
+// A release that moved the file and reworded the message: linked by the
+// function and type when they are alone at that boundary and keep half
+// their words; not when two candidates share the name, nor across types.
+TEST(Lineage, AcrossAMovedFileByFunctionAndType) {
+  std::vector<catalog::ErrorRecord> moved = {
+      Error("old", "ValueError", "window size must be a positive integer", {1, 1, 0}, "rolling",
+            "pkg/_window.py"),
+      Error("new", "ValueError", "window size must be a positive integer, got {}", {0, 0, 1},
+            "rolling", "pkg/core/window.py"),
+  };
+  Linked l = Link(moved);
+  ASSERT_EQ(l.analyses[0].reworded_to.size(), 1u);
+  EXPECT_EQ(l.analyses[0].reworded_to[0].id, "new");
+  EXPECT_EQ(l.analyses[0].reworded_to[0].first_after, "1.2");
+
+  std::vector<catalog::ErrorRecord> ambiguous = {
+      Error("old", "ValueError", "window size must be a positive integer", {1, 1, 0}, "rolling",
+            "pkg/_window.py"),
+      Error("new1", "ValueError", "window size must be a positive integer, got {}", {0, 0, 1},
+            "rolling", "pkg/core/window.py"),
+      Error("new2", "ValueError", "window size must be a positive integer here", {0, 0, 1},
+            "rolling", "pkg/other/window.py"),
+      Error("t_old", "TypeError", "window must be an int", {1, 1, 0}, "check", "pkg/_window.py"),
+      Error("t_new", "ValueError", "window must be an int", {0, 0, 1}, "check", "pkg/w.py"),
+  };
+  l = Link(ambiguous);
+  for (const Analysis& a : l.analyses) {
+    EXPECT_TRUE(a.reworded_to.empty());
+    EXPECT_TRUE(a.reworded_from.empty());
+  }
 }
 
 }  // namespace
