@@ -191,4 +191,56 @@ Result<AnalyzeSummary> AnalyzeCatalog(catalog::Catalog& catalog, std::string_vie
   return summary;
 }
 
+Result<ClassesBefore> ReadClassesBefore(catalog::Catalog& catalog, std::string_view library) {
+  ClassesBefore before;
+  Result<Bases> all = catalog.ExceptionBases();
+  if (!all) return tl::unexpected(all.error());
+  Result<Bases> own = catalog.ExceptionBases(library);
+  if (!own) return tl::unexpected(own.error());
+  before.all = std::move(*all);
+  before.own = std::move(*own);
+  return before;
+}
+
+Result<std::vector<std::string>> AnalyzeDependents(catalog::Catalog& catalog,
+                                                   std::string_view library,
+                                                   const ClassesBefore& before) {
+  Result<Bases> after = catalog.ExceptionBases(library);
+  if (!after) return tl::unexpected(after.error());
+  // The names whose definition by `library` changed: added, removed or
+  // given other bases. Only they can change another library's ancestries.
+  std::set<std::string> changed;
+  for (const auto& [name, bases] : before.own) {
+    auto it = after->find(name);
+    if (it == after->end() || it->second != bases) changed.insert(name);
+  }
+  for (const auto& [name, bases] : *after) {
+    if (!before.own.count(name)) changed.insert(name);
+  }
+  std::vector<std::string> dependents;
+  if (changed.empty()) return dependents;
+  Result<std::vector<std::pair<std::string, std::string>>> types = catalog.ErrorTypes();
+  if (!types) return tl::unexpected(types.error());
+  // A library's analysis read its errors' ancestries; each ancestry lists
+  // every name it looked up, found or not, so one computed with the
+  // classes as they were before names every class whose change can reach
+  // it (up to Ancestry's bound).
+  std::set<std::string> affected;
+  for (const auto& [lib, exception] : *types) {
+    if (lib == library || affected.count(lib)) continue;
+    for (const std::string& name : Ancestry(exception, before.all)) {
+      if (changed.count(name)) {
+        affected.insert(lib);
+        break;
+      }
+    }
+  }
+  for (const std::string& lib : affected) {
+    Result<AnalyzeSummary> a = AnalyzeCatalog(catalog, lib);
+    if (!a) return tl::unexpected(a.error());
+    dependents.push_back(lib);
+  }
+  return dependents;
+}
+
 }  // namespace errdex::analyze

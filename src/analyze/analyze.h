@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "catalog/catalog.h"
 #include "core/analysis.h"
@@ -26,6 +27,26 @@ struct AnalyzeSummary {
 
 // Analyses every error of `library` (every library when empty).
 Result<AnalyzeSummary> AnalyzeCatalog(catalog::Catalog& catalog, std::string_view library);
+
+using Bases = std::map<std::string, std::vector<std::string>>;  // class -> its bases
+
+// Exception classes as a write found them: every library's, and those of
+// the library it writes. Read in the write's transaction, before it.
+struct ClassesBefore {
+  Bases all;
+  Bases own;
+};
+Result<ClassesBefore> ReadClassesBefore(catalog::Catalog& catalog, std::string_view library);
+
+// After `library` was written: analyses again every other library with an
+// error whose ancestry (by `before.all`) names a class `library` added,
+// removed or rebased, so that what an analysis read of other libraries is
+// as the catalog now holds it, whichever order libraries were written in
+// (AnalyzeCatalog keys classes by short name across the catalog). Returns
+// their names. Libraries the change cannot reach are not read.
+Result<std::vector<std::string>> AnalyzeDependents(catalog::Catalog& catalog,
+                                                   std::string_view library,
+                                                   const ClassesBefore& before);
 
 // The analysis of one error, prose included, without its related errors,
 // which need the library's other errors. `bases`: exception class -> its bases.

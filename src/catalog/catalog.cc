@@ -1407,12 +1407,21 @@ Result<void> ScanSnapshotRows(Database& db, std::string_view table, std::string_
   return {};
 }
 
-Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases() {
+Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases(
+    std::string_view library) {
   Result<std::shared_ptr<const Base>> base = GetBase();
   if (!base) return tl::unexpected(base.error());
+  std::set<int64_t> snapshots;  // of `library`, when one is named
+  for (const auto& [pk, snap] : (*base)->snapshots) {
+    auto lib = (*base)->libraries.find(snap.library_pk);
+    if (!library.empty() && lib != (*base)->libraries.end() && lib->second.name == library) {
+      snapshots.insert(pk);
+    }
+  }
   std::map<std::string, std::vector<std::string>> out;
   ERRDEX_TRY(ScanSnapshotRows(db_, "exception_class", kClassHashColumns, &Base::Snapshot::n_classes,
                               &Base::Snapshot::classes_sum, **base, [&](const Statement& row) {
+                                if (!library.empty() && !snapshots.count(row.Int(0))) return;
                                 std::vector<std::string>& bases = out[row.Text(1)];
                                 std::string all = row.Text(2);
                                 for (size_t b = 0, e; b < all.size(); b = e + 1) {
@@ -1425,6 +1434,21 @@ Result<std::map<std::string, std::vector<std::string>>> Catalog::ExceptionBases(
                                   }
                                 }
                               }));
+  return out;
+}
+
+Result<std::vector<std::pair<std::string, std::string>>> Catalog::ErrorTypes() {
+  Result<Statement*> st = Cached(
+      "SELECT DISTINCT l.name, e.exception FROM error e JOIN library l ON l.pk = e.library_pk "
+      "ORDER BY 1, 2");
+  if (!st) return tl::unexpected(st.error());
+  std::vector<std::pair<std::string, std::string>> out;
+  while (true) {
+    Result<bool> row = (*st)->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    out.emplace_back((*st)->Text(0), (*st)->Text(1));
+  }
   return out;
 }
 

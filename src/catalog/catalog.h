@@ -398,8 +398,12 @@ class Catalog {
   Result<std::vector<int64_t>> ErrorsWithoutMessage(std::string_view exception);
   // The errors of one library (by pk) of this exception type.
   Result<std::vector<int64_t>> ErrorsOfType(int64_t library_pk, std::string_view exception);
-  // Exception classes: short name -> the short names of its bases.
-  Result<std::map<std::string, std::vector<std::string>>> ExceptionBases();
+  // Exception class short name -> the short names of its bases, over every
+  // library's classes, or `library`'s alone when one is named.
+  Result<std::map<std::string, std::vector<std::string>>> ExceptionBases(
+      std::string_view library = {});
+  // Every (library, exception type) the errors have, sorted.
+  Result<std::vector<std::pair<std::string, std::string>>> ErrorTypes();
   // Every exception class of every snapshot, with its library and file.
   Result<std::vector<ExceptionClassRecord>> ExceptionClasses();
 

@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include <algorithm>
@@ -575,6 +576,12 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
   // at any moment leaves the catalog as it was.
   Result<catalog::WriteTransaction> tx = catalog::WriteTransaction::Begin(*cat);
   if (!tx) return tl::unexpected(tx.error());
+  std::optional<analyze::ClassesBefore> classes;
+  if (target.analyze) {
+    Result<analyze::ClassesBefore> c = analyze::ReadClassesBefore(*cat, info.library);
+    if (!c) return tl::unexpected(c.error());
+    classes = std::move(*c);
+  }
   match::PrefilterBuilder prefilter;
   Result<catalog::WriteSummary> written = cat->WriteSnapshot(info, extraction, &prefilter);
   if (!written) return tl::unexpected(written.error());
@@ -589,6 +596,12 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
     Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, info.library);
     if (!a) return tl::unexpected(a.error());
     analysed = *a;
+  }
+  std::vector<std::string> dependents;
+  if (classes && !written->unchanged) {
+    Result<std::vector<std::string>> d = analyze::AnalyzeDependents(*cat, info.library, *classes);
+    if (!d) return tl::unexpected(d.error());
+    dependents = std::move(*d);
   }
   ERRDEX_TRY(Failpoint("index-before-commit"));
   ERRDEX_TRY(tx->Commit());
@@ -632,6 +645,7 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
                  {"removed_errors", written->removed_errors},
                  {"unchanged", written->unchanged},
                  {"non_sites", extraction.non_sites.size()},
+                 {"reanalysed", dependents},
                  {"skipped_files", skipped},
                  {"recovered_files", recovered},
                  {"seconds", seconds},
@@ -659,6 +673,10 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
                        Counted(analysed->errors, "error"),
                        Counted(static_cast<int64_t>(analysed->by_family.size()), "family"),
                        analysed->with_valid_values, analysed->internal);
+  }
+  if (!dependents.empty()) {
+    out << fmt::format("analysed again, for the exception classes it changed: {}\n",
+                       fmt::join(dependents, ", "));
   }
   int64_t skipped_total = 0;
   for (const auto& [reason, n] : skipped) skipped_total += n;
