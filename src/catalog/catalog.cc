@@ -640,7 +640,32 @@ Result<void> Catalog::RekeyErrors() {
       "                       s.internal = 0)");
 }
 
-Result<int64_t> Catalog::DataVersion() { return db_.DataVersion(); }
+Result<int64_t> Catalog::DataVersion() {
+  if (reading_) return read_version_;
+  return db_.DataVersion();
+}
+
+Result<void> Catalog::BeginRead() {
+  if (!db_.postgres() || reading_ || !db_.InAutocommit()) return {};
+  ERRDEX_TRY(db_.Exec("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"));
+  // The transaction's first statement takes its snapshot: the version read
+  // is the one of every row read until EndRead.
+  Result<int64_t> version = db_.DataVersion();
+  if (!version) {
+    (void)db_.Exec("ROLLBACK");
+    return tl::unexpected(version.error());
+  }
+  reading_ = true;
+  read_version_ = *version;
+  return {};
+}
+
+void Catalog::EndRead() {
+  if (!reading_) return;
+  reading_ = false;
+  // Nothing was written: a failed statement's aborted transaction ends the same way.
+  (void)db_.Exec("ROLLBACK");
+}
 
 Result<void> Catalog::BeginWrite() {
   if (write_depth_ == 0) {

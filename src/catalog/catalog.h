@@ -349,6 +349,13 @@ class Catalog {
   // catalog had schema 9. From memory: no scan.
   Result<std::string> LastAnalysedAt();
 
+  // Reads from BeginRead to EndRead see one state of a PostgreSQL catalog
+  // (a REPEATABLE READ, READ ONLY transaction) and ask its version once:
+  // there every check of it is a round trip, and a match made eleven. On
+  // SQLite, whose version costs none, and inside a transaction, nothing.
+  Result<void> BeginRead();
+  void EndRead();
+
   // The snapshot of `library` at `rev` as it was described when written
   // (url: the library's); nullopt when the catalog has none.
   Result<std::optional<SnapshotInfo>> FindSnapshot(std::string_view library, std::string_view rev);
@@ -429,8 +436,8 @@ class Catalog {
   // merges the errors that differ only in placeholder names.
   Result<void> RekeyErrors();
   // Whether reads check hashes: not inside a write, whose hashes are
-  // written at its commit.
-  bool Verifying() const { return db_.InAutocommit(); }
+  // written at its commit (a read transaction, BeginRead's, writes none).
+  bool Verifying() const { return reading_ || db_.InAutocommit(); }
   // Libraries, snapshots, families and the seal, checked (and cached until
   // another connection writes) when Verifying().
   Result<std::shared_ptr<const Base>> GetBase();
@@ -492,6 +499,8 @@ class Catalog {
   int64_t base_version_ = -1;
   int64_t fts_version_ = -1;     // data_version at which the search index was checked
   int64_t opened_version_ = -1;  // data_version when opened
+  bool reading_ = false;         // inside BeginRead .. EndRead
+  int64_t read_version_ = -1;    // DataVersion there
   std::string version_;
   std::shared_ptr<ListCache> list_cache_;  // ListPage's last scope
   int write_depth_ = 0;                 // BeginWrite calls not yet ended
@@ -504,6 +513,21 @@ class Catalog {
 // the snapshot, its prefilter and its analysis in one, so that a failure or
 // a kill at any moment leaves the catalog as it was. Rolled back unless
 // committed.
+// BeginRead for a scope; reads go on without one when it cannot begin.
+class ReadScope {
+ public:
+  explicit ReadScope(Catalog& catalog) : catalog_(catalog), open_(catalog.BeginRead()) {}
+  ~ReadScope() {
+    if (open_) catalog_.EndRead();
+  }
+  ReadScope(const ReadScope&) = delete;
+  ReadScope& operator=(const ReadScope&) = delete;
+
+ private:
+  Catalog& catalog_;
+  bool open_;
+};
+
 class WriteTransaction {
  public:
   static Result<WriteTransaction> Begin(Catalog& catalog);

@@ -308,6 +308,7 @@ json SearchJson(const std::vector<catalog::ErrorRecord>& found, const Links& lin
 }
 
 Page Site::Get(std::string_view path, const Query& query) {
+  catalog::ReadScope read(catalog_);
   if (path == "/" || path == "/index.html") return Home();
   if (const Page* asset = Asset(path)) return *asset;
   std::string version = First(query, "version");
@@ -380,6 +381,7 @@ Page Site::Get(std::string_view path, const Query& query) {
 }
 
 Page Site::Match(std::string_view body, std::string_view content_type) {
+  catalog::ReadScope read(catalog_);
   std::string text(body);
   size_t top = 5;
   if (StartsWith(content_type, "application/json")) {
