@@ -452,6 +452,21 @@ std::string RedactUrl(std::string_view url) {
   return out;
 }
 
+namespace {
+
+// libpq may quote the URL it could not parse, password and all. The search
+// goes on after each replacement: a URL without a password is its own
+// redaction.
+std::string WithoutPassword(std::string reason, const std::string& url) {
+  std::string redacted = RedactUrl(url);
+  for (size_t at = 0; (at = reason.find(url, at)) != std::string::npos; at += redacted.size()) {
+    reason.replace(at, url.size(), redacted);
+  }
+  return reason;
+}
+
+}  // namespace
+
 Result<Database> OpenPostgres(const std::string& url, bool read_only, BusyPolicy busy) {
   // Defaults first: what the URL says wins (expand_dbname). A server that
   // does not answer is given up on after 10 s, not the TCP timeout.
@@ -465,11 +480,7 @@ Result<Database> OpenPostgres(const std::string& url, bool read_only, BusyPolicy
     return Fail(ErrorCode::kIo, "cannot connect to " + RedactUrl(url) + ": out of memory");
   }
   if (PQstatus(session->conn) != CONNECTION_OK) {
-    // libpq may quote the URL it could not parse, password and all.
-    std::string reason = Trimmed(PQerrorMessage(session->conn));
-    for (size_t at; (at = reason.find(url)) != std::string::npos;) {
-      reason.replace(at, url.size(), RedactUrl(url));
-    }
+    std::string reason = WithoutPassword(Trimmed(PQerrorMessage(session->conn)), url);
     return Fail(ErrorCode::kIo, "cannot connect to PostgreSQL at " + RedactUrl(url) + ": " + reason);
   }
   PQsetNoticeProcessor(session->conn, IgnoreNotice, nullptr);
