@@ -298,7 +298,7 @@ Result<std::unique_ptr<Handler>> Handler::Create(const ServeOptions& options, si
     Result<std::unique_ptr<Site>> s = Site::Open(options.db, Links{});
     if (!s) return tl::unexpected(s.error());
     ERRDEX_TRY((*s)->Warm());
-    slots.push_back(Slot{std::move(*s), 0});
+    slots.push_back(Slot{std::move(*s), 0, {}});
   }
   auto handler = std::unique_ptr<Handler>(new Handler(options, std::move(slots)));
   uint64_t generation = handler->watch_.Generation();
@@ -308,6 +308,7 @@ Result<std::unique_ptr<Handler>> Handler::Create(const ServeOptions& options, si
 
 Handler::Handler(ServeOptions options, std::vector<Slot> slots)
     : options_(std::move(options)),
+      metrics_(std::make_unique<Metrics>()),
       watch_(options_.db),
       cache_(std::make_unique<PageCache>(size_t{256} << 20)),
       slots_(std::move(slots)) {}
@@ -315,13 +316,15 @@ Handler::Handler(ServeOptions options, std::vector<Slot> slots)
 Handler::~Handler() = default;
 
 // The worker's site, reopened when the catalog changed or the site failed;
-// null while the catalog cannot be opened.
+// null while the catalog cannot be opened (slot.failure says why).
 Site* Handler::Acquire(Slot& slot) {
   uint64_t generation = watch_.Generation();
   if (slot.site != nullptr && slot.generation == generation) return slot.site.get();
   slot.site.reset();
+  metrics_->Reopened();
   Result<std::unique_ptr<Site>> s = Site::Open(options_.db, Links{});
   if (!s) {
+    slot.failure = s.error();
     watch_.Recheck();
     return nullptr;
   }
@@ -403,6 +406,21 @@ HttpResponse FromRendered(const HttpRequest& req, const Rendered& r, bool immuta
   return res;
 }
 
+// Why the catalog cannot serve, for /healthz: the kind of failure, not its
+// message, which may name hosts and paths of the deployment.
+std::string Reason(const Error& e) {
+  switch (e.code) {
+    case ErrorCode::kCorrupt:
+      return "the catalog is damaged or not an errdex catalog (run errdex check)";
+    case ErrorCode::kNotFound:
+      return "there is no catalog";
+    case ErrorCode::kIo:
+      return "the catalog cannot be reached or read";
+    default:
+      return "the catalog cannot be read";
+  }
+}
+
 HttpResponse Unavailable() {
   HttpResponse res = JsonError(503, "the catalog cannot be read; try again shortly");
   res.set(http::field::retry_after, "5");
@@ -410,6 +428,44 @@ HttpResponse Unavailable() {
 }
 
 }  // namespace
+
+// 200 when this worker's catalog connection answers a query, 503 with why
+// not; never cached (not by the page cache, nor by a proxy).
+HttpResponse Handler::Health(const HttpRequest& req, Slot& slot) {
+  bool postgres = catalog::IsPostgresUrl(options_.db);
+  nlohmann::json j = {{"status", "ok"},
+                      {"backend", postgres ? "postgresql" : "sqlite"},
+                      {"generation", watch_.Generation()}};
+  auto unavailable = [&](const std::string& reason) {
+    j["status"] = "unavailable";
+    j["reason"] = reason;
+    HttpResponse res{http::status::service_unavailable, 11};
+    res.set(http::field::retry_after, "5");
+    return res;
+  };
+  HttpResponse res{http::status::ok, 11};
+  Site* site = Acquire(slot);
+  if (site == nullptr) {
+    res = unavailable(Reason(slot.failure));
+  } else if (!watch_.Whole()) {
+    slot.site.reset();
+    watch_.Recheck();
+    res = unavailable("the catalog file is shorter than its header says (cut, or being copied)");
+  } else if (Result<catalog::CatalogHealth> h = site->catalog().Health(); !h) {
+    slot.site.reset();
+    watch_.Recheck();
+    res = unavailable(Reason(h.error()));
+  } else {
+    j["libraries"] = h->libraries;
+    j["snapshots"] = h->snapshots;
+    if (postgres) j["catalog_generation"] = h->data_version;
+  }
+  res.set(http::field::content_type, "application/json");
+  res.set(http::field::cache_control, "no-store");
+  res.set("X-Content-Type-Options", "nosniff");
+  res.body() = j.dump() + "\n";
+  return Finish(req, std::move(res));
+}
 
 HttpResponse Handler::Finish(const HttpRequest& req, HttpResponse res) {
   res.version(req.version() == 10 ? 10 : 11);
@@ -433,6 +489,18 @@ std::optional<HttpResponse> Handler::Quick(const HttpRequest& req) {
   // nothing else; every other route is a page or a resource to GET. A
   // wrong method on a route is a 405 naming the right one, not a 404.
   bool match = t->path == "/api/match";
+  if (Get(req) && t->path == "/metrics") {
+    CatalogGauges gauges;
+    gauges.generation = watch_.Generation();
+    HttpResponse res{http::status::ok, 11};
+    res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+    res.set(http::field::cache_control, "no-store");
+    res.set("X-Content-Type-Options", "nosniff");
+    res.body() = metrics_->Render(gauges);
+    return Finish(req, std::move(res));
+  }
+  // A health check asks the catalog every time (Slow), never the cache.
+  if (Get(req) && t->path == "/healthz") return std::nullopt;
   if (Get(req) && !match) {
     std::shared_ptr<const Rendered> r = cache_->Find(t->key, watch_.Generation());
     if (r == nullptr) return std::nullopt;
@@ -455,6 +523,10 @@ std::optional<HttpResponse> Handler::Quick(const HttpRequest& req) {
 
 HttpResponse Handler::Slow(const HttpRequest& req, size_t worker) {
   Slot& slot = slots_[worker % slots_.size()];
+  if (Get(req)) {
+    std::optional<Target> t = ParseTarget(req.target());
+    if (t && t->path == "/healthz") return Health(req, slot);
+  }
   Site* site = Acquire(slot);
   if (site == nullptr) return Finish(req, Unavailable());
   uint64_t generation = slot.generation;

@@ -8,6 +8,7 @@
 #include <boost/beast/http.hpp>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "core/status.h"
+#include "web/metrics.h"
 #include "web/server.h"
 
 namespace errdex::web {
@@ -75,12 +77,15 @@ class CatalogWatch {
 };
 
 // Routes requests to the catalog. Quick answers what needs no catalog (a
-// cached page, a refused method) and never blocks; Slow does the rest on a
-// site (SQLite and a matcher, which block and are not thread-safe) owned by
-// the calling worker, `worker` from 0 to workers() - 1. Both return finished
-// responses (version, keep-alive, length, HEAD without its body).
+// cached page, a refused method, /metrics) and never blocks; Slow does the
+// rest on a site (SQLite and a matcher, which block and are not
+// thread-safe) owned by the calling worker, `worker` from 0 to workers() -
+// 1. Both return finished responses (version, keep-alive, length, HEAD
+// without its body).
 class Handler {
  public:
+  using Clock = std::chrono::steady_clock;
+
   // Opens and warms one site per worker; fails when the catalog cannot be read.
   static Result<std::unique_ptr<Handler>> Create(const ServeOptions& options, size_t workers);
   ~Handler();
@@ -88,21 +93,34 @@ class Handler {
   std::optional<HttpResponse> Quick(const HttpRequest& req);
   HttpResponse Slow(const HttpRequest& req, size_t worker);
   HttpResponse Handle(const HttpRequest& req, size_t worker) {
+    Clock::time_point start = Clock::now();
     std::optional<HttpResponse> r = Quick(req);
-    return r ? std::move(*r) : Slow(req, worker);
+    HttpResponse res = r ? std::move(*r) : Slow(req, worker);
+    Record(req, res, start);
+    return res;
   }
+  // Counts an answered request for /metrics: its route, status and the
+  // time since `start` (when it was read whole).
+  void Record(const HttpRequest& req, const HttpResponse& res, Clock::time_point start) {
+    metrics_->Record(RouteOf({req.target().data(), req.target().size()}), res.result_int(),
+                     Clock::now() - start);
+  }
+  Metrics& metrics() { return *metrics_; }
   size_t workers() const { return slots_.size(); }
 
  private:
   struct Slot {
     std::unique_ptr<Site> site;
     uint64_t generation = 0;
+    Error failure;  // why the site could not be opened, while it cannot
   };
   Handler(ServeOptions options, std::vector<Slot> slots);
   Site* Acquire(Slot& slot);
   HttpResponse Finish(const HttpRequest& req, HttpResponse res);
+  HttpResponse Health(const HttpRequest& req, Slot& slot);
 
   ServeOptions options_;
+  std::unique_ptr<Metrics> metrics_;
   CatalogWatch watch_;
   std::unique_ptr<PageCache> cache_;
   std::vector<Slot> slots_;

@@ -15,11 +15,15 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -377,7 +381,8 @@ TEST_F(ServerTest, SearchLibrariesFamiliesAndOpenApi) {
   json api = json::parse(res->body);
   EXPECT_EQ(api["openapi"], "3.0.3");
   for (const char* path :
-       {"/api/errors/{id}", "/api/match", "/api/search", "/api/libraries", "/api/families"}) {
+       {"/api/errors/{id}", "/api/match", "/api/search", "/api/libraries", "/api/families",
+        "/healthz", "/metrics"}) {
     EXPECT_TRUE(api["paths"].contains(path)) << path;
   }
   res = c.Get("/families/invalid-choice");
@@ -724,6 +729,235 @@ TEST(ServeSqlite, AMissingCatalogIsRefusedNotCreated) {
   Result<std::unique_ptr<Server>> s = Server::Create(options);
   EXPECT_FALSE(s.has_value());
   EXPECT_FALSE(fs::exists(options.db) && fs::file_size(options.db) > 0);
+}
+
+// One line of Prometheus' text format 0.0.4: a comment (HELP, TYPE or any
+// other), or a sample `name{label="value",...} value [timestamp]`.
+const std::string kLabel = R"re([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*")re";
+const std::string kFloat = R"re([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?Inf|NaN)re";
+// Groups: 1 the name, 2 the labels with their braces, 5 the value.
+const std::regex kSampleLine("([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(" + kLabel + "(," + kLabel +
+                             ")*,?)?\\})? (" + kFloat + ")( -?[0-9]+)?");
+const std::regex kHelpLine(R"re(# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*)re");
+const std::regex kTypeLine(
+    R"re(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped))re");
+
+// A scrape: every sample by its series ("name{labels}"), each line checked
+// against the grammar, each sample after the TYPE of its family, no
+// series twice.
+std::map<std::string, double> Scrape(httplib::Client& c) {
+  std::map<std::string, double> out;
+  auto res = c.Get("/metrics");
+  EXPECT_TRUE(res);
+  if (!res) return out;
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0), 0u)
+      << res->get_header_value("Content-Type");
+  EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store");
+  std::map<std::string, std::string> types;
+  std::istringstream in(res->body);
+  std::string line;
+  EXPECT_FALSE(res->body.empty());
+  EXPECT_EQ(res->body.back(), '\n');
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (line.rfind("# HELP ", 0) == 0) {
+      EXPECT_TRUE(std::regex_match(line, kHelpLine)) << line;
+    } else if (line.rfind("# TYPE ", 0) == 0) {
+      if (!std::regex_match(line, m, kTypeLine)) {
+        ADD_FAILURE() << "not a TYPE line: " << line;
+        continue;
+      }
+      EXPECT_TRUE(types.emplace(m[1].str(), m[2].str()).second) << "TYPE twice: " << line;
+    } else if (line.rfind("#", 0) == 0) {
+      continue;  // any other comment
+    } else {
+      if (!std::regex_match(line, m, kSampleLine)) {
+        ADD_FAILURE() << "not a sample: " << line;
+        continue;
+      }
+      std::string name = m[1].str();
+      std::string family = name;
+      for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+        std::string_view sv(name);
+        if (sv.size() > strlen(suffix) && sv.substr(sv.size() - strlen(suffix)) == suffix &&
+            types.count(name.substr(0, sv.size() - strlen(suffix)))) {
+          family = name.substr(0, sv.size() - strlen(suffix));
+        }
+      }
+      EXPECT_TRUE(types.count(family)) << "no TYPE before " << line;
+      std::string series = name + m[2].str();
+      EXPECT_TRUE(out.emplace(series, std::stod(m[5].str())).second)
+          << "twice: " << series;
+    }
+  }
+  return out;
+}
+
+double Value(const std::map<std::string, double>& scrape, const std::string& series) {
+  auto it = scrape.find(series);
+  return it == scrape.end() ? 0 : it->second;
+}
+
+std::string Requests(const std::string& route, int code) {
+  return "errdex_http_requests_total{route=\"" + route + "\",code=\"" + std::to_string(code) +
+         "\"}";
+}
+
+// Every histogram's buckets rise with `le` and end in +Inf, which _count
+// equals.
+void ExpectWholeHistograms(const std::map<std::string, double>& scrape) {
+  std::map<std::string, std::vector<std::pair<double, double>>> buckets;  // route -> (le, n)
+  std::regex bucket(
+      R"re(errdex_http_request_duration_seconds_bucket\{route="([^"]*)",le="([^"]*)"\})re");
+  for (const auto& [series, v] : scrape) {
+    std::smatch m;
+    if (!std::regex_match(series, m, bucket)) continue;
+    double le = m[2].str() == "+Inf" ? INFINITY : std::stod(m[2].str());
+    buckets[m[1].str()].emplace_back(le, v);
+  }
+  for (auto& [route, bs] : buckets) {
+    std::sort(bs.begin(), bs.end());
+    ASSERT_TRUE(std::isinf(bs.back().first)) << route << " has no +Inf bucket";
+    for (size_t i = 1; i < bs.size(); ++i) {
+      EXPECT_LE(bs[i - 1].second, bs[i].second) << route << ": buckets are not cumulative";
+    }
+    std::string labels = "{route=\"" + route + "\"}";
+    EXPECT_EQ(Value(scrape, "errdex_http_request_duration_seconds_count" + labels),
+              bs.back().second)
+        << route;
+    EXPECT_GE(Value(scrape, "errdex_http_request_duration_seconds_sum" + labels), 0) << route;
+    EXPECT_TRUE(scrape.count("errdex_http_request_duration_seconds_sum" + labels)) << route;
+  }
+}
+
+TEST_F(ServerTest, MetricsAreWellFormedAndCountEveryRequestOnce) {
+  httplib::Client c = Client();
+  std::map<std::string, double> before = Scrape(c);
+  ExpectWholeHistograms(before);
+  EXPECT_GT(Value(before, "process_start_time_seconds"), 1.6e9);
+  EXPECT_GE(Value(before, "errdex_http_open_connections"), 1);
+  std::string error = "/api/errors/" + HostileId();
+  for (int i = 0; i < 3; ++i) {
+    auto res = c.Get(error);
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200);
+  }
+  for (const std::string& path : {std::string("/api/errors/0123456789abcdef"),
+                                  std::string("/api/errors/fedcba9876543210?version=x")}) {
+    auto res = c.Get(path);
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 404) << path;
+  }
+  for (int i = 0; i < 2; ++i) {
+    auto res = c.Post("/api/match", "ValueError: nothing of the kind", "text/plain");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200);
+  }
+  // Paths no route serves share one label, however many there are.
+  for (int i = 0; i < 4; ++i) {
+    auto res = c.Get("/no/such/page/" + std::to_string(i));
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 404);
+  }
+  auto res = c.Delete("/api/libraries");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 405);
+  res = c.Get("/healthz");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  std::map<std::string, double> after = Scrape(c);
+  ExpectWholeHistograms(after);
+  auto rise = [&](const std::string& series) { return Value(after, series) - Value(before, series); };
+  EXPECT_EQ(rise(Requests("/api/errors/{id}", 200)), 3);
+  EXPECT_EQ(rise(Requests("/api/errors/{id}", 404)), 2);
+  EXPECT_EQ(rise(Requests("/api/match", 200)), 2);
+  EXPECT_EQ(rise(Requests("other", 404)), 4);
+  EXPECT_EQ(rise(Requests("/api/libraries", 405)), 1);
+  EXPECT_EQ(rise(Requests("/healthz", 200)), 1);
+  // The first scrape is counted, the second not yet (its answer was made
+  // before it was recorded).
+  EXPECT_EQ(rise(Requests("/metrics", 200)), 1);
+  EXPECT_EQ(rise("errdex_http_request_duration_seconds_count{route=\"/api/errors/{id}\"}"), 5);
+  EXPECT_EQ(Value(after, "errdex_http_request_duration_seconds_bucket{route=\"/api/errors/{id}\","
+                         "le=\"+Inf\"}"),
+            5);
+  EXPECT_EQ(rise("errdex_http_request_duration_seconds_count{route=\"other\"}"), 4);
+  EXPECT_GT(rise("errdex_http_request_duration_seconds_sum{route=\"/api/match\"}"), 0);
+  for (const auto& [series, v] : after) {
+    EXPECT_EQ(series.find("/no/such"), std::string::npos) << "a path became a label: " << series;
+  }
+  // Nothing else counted a request: every rise is one of the above.
+  double total = 0;
+  for (const auto& [series, v] : after) {
+    if (series.rfind("errdex_http_requests_total{", 0) == 0) total += v - Value(before, series);
+  }
+  EXPECT_EQ(total, 3 + 2 + 2 + 4 + 1 + 1 + 1);
+  EXPECT_EQ(Value(after, "errdex_catalog_generation"), Value(before, "errdex_catalog_generation"));
+}
+
+TEST_F(ServerTest, HealthzAsksTheCatalogAndIsNeverCached) {
+  httplib::Client c = Client();
+  for (int i = 0; i < 2; ++i) {
+    auto res = c.Get("/healthz");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store");
+    EXPECT_FALSE(res->has_header("ETag"));
+    json j = json::parse(res->body);
+    EXPECT_EQ(j["status"], "ok");
+    EXPECT_EQ(j["libraries"], 1);
+    EXPECT_EQ(j["snapshots"], 1);
+    EXPECT_EQ(j["backend"], testing::TestingPostgres() ? "postgresql" : "sqlite");
+    EXPECT_TRUE(j["generation"].is_number());
+    if (testing::TestingPostgres()) {
+      EXPECT_GE(j["catalog_generation"].get<int64_t>(), 1);
+    }
+  }
+  auto res = c.Head("/healthz");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  res = c.Post("/healthz", "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 405);
+  res = c.Post("/metrics", "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 405);
+}
+
+// A catalog that does not answer is a 503 saying why, at once, and a 200
+// again as soon as it is back: never an answer remembered from before.
+TEST(ServeSqlite, HealthzIs503WhileTheCatalogIsCut) {
+  testing::TempDir dir;
+  fs::path live = dir.path() / "live.db";
+  fs::path good = dir.path() / "good.db";
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", good.string()), 0);
+  fs::copy_file(good, live);
+  ServeOptions options;
+  options.db = live.string();
+  options.port = 0;
+  options.threads = 1;
+  Running server(options);
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(10, 0);
+  auto res = c.Get("/healthz");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  fs::resize_file(live, fs::file_size(good) / 2);
+  res = c.Get("/healthz");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503) << res->body;
+  json j = json::parse(res->body);
+  EXPECT_EQ(j["status"], "unavailable");
+  EXPECT_FALSE(j["reason"].get<std::string>().empty());
+  EXPECT_EQ(j["reason"].get<std::string>().find(live.string()), std::string::npos)
+      << "a reason names the deployment's paths";
+  EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store");
+  fs::copy_file(good, live, fs::copy_options::overwrite_existing);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  res = c.Get("/healthz");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
 }
 
 TEST_F(ServerTest, ExportWritesEveryPageAsStaticFiles) {
