@@ -65,9 +65,9 @@ Route RouteOf(std::string_view target) {
 std::string_view RouteLabel(Route route) { return kLabels.at(static_cast<size_t>(route)); }
 
 Metrics::Metrics()
-    : start_seconds_(std::chrono::duration<double>(
-                         std::chrono::system_clock::now().time_since_epoch())
-                         .count()) {}
+    : start_seconds_(
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+              .count()) {}
 
 void Metrics::Record(Route route, int status, std::chrono::nanoseconds took) {
   PerRoute& r = routes_.at(static_cast<size_t>(route));
@@ -90,8 +90,8 @@ std::string Metrics::Render(const CatalogGauges& catalog) const {
     for (size_t s = 0; s < kStatuses; ++s) {
       uint64_t n = routes_[i].by_status[s].load(std::memory_order_relaxed);
       if (n == 0) continue;
-      out += fmt::format("errdex_http_requests_total{{route=\"{}\",code=\"{}\"}} {}\n",
-                         kLabels[i], s + kMinStatus, n);
+      out += fmt::format("errdex_http_requests_total{{route=\"{}\",code=\"{}\"}} {}\n", kLabels[i],
+                         s + kMinStatus, n);
     }
   }
   Family(out, "errdex_http_request_duration_seconds", "histogram",
@@ -111,13 +111,13 @@ std::string Metrics::Render(const CatalogGauges& catalog) const {
     uint64_t cumulative = 0;
     for (size_t b = 0; b < counts.size(); ++b) {
       cumulative += counts[b];
-      out += fmt::format(
-          "errdex_http_request_duration_seconds_bucket{{route=\"{}\",le=\"{}\"}} {}\n", kLabels[i],
-          b < kBuckets.size() ? Number(kBuckets[b]) : "+Inf", cumulative);
+      out +=
+          fmt::format("errdex_http_request_duration_seconds_bucket{{route=\"{}\",le=\"{}\"}} {}\n",
+                      kLabels[i], b < kBuckets.size() ? Number(kBuckets[b]) : "+Inf", cumulative);
     }
-    out += fmt::format("errdex_http_request_duration_seconds_sum{{route=\"{}\"}} {}\n", kLabels[i],
-                       Number(static_cast<double>(r.nanoseconds.load(std::memory_order_relaxed)) /
-                              1e9));
+    out += fmt::format(
+        "errdex_http_request_duration_seconds_sum{{route=\"{}\"}} {}\n", kLabels[i],
+        Number(static_cast<double>(r.nanoseconds.load(std::memory_order_relaxed)) / 1e9));
     out += fmt::format("errdex_http_request_duration_seconds_count{{route=\"{}\"}} {}\n",
                        kLabels[i], cumulative);
   }
@@ -132,7 +132,21 @@ std::string Metrics::Render(const CatalogGauges& catalog) const {
   out += fmt::format("errdex_catalog_generation {}\n", catalog.generation);
   Family(out, "errdex_catalog_reopens_total", "counter",
          "Catalog connections a worker opened again, the catalog having changed or failed.");
-  out += fmt::format("errdex_catalog_reopens_total {}\n", reopened_.load(std::memory_order_relaxed));
+  out +=
+      fmt::format("errdex_catalog_reopens_total {}\n", reopened_.load(std::memory_order_relaxed));
+  if (catalog.catalog_generation >= 0) {
+    Family(out, "errdex_catalog_commits", "gauge",
+           "errdex_catalog.generation of the PostgreSQL catalog, as last read.");
+    out += fmt::format("errdex_catalog_commits {}\n", catalog.catalog_generation);
+  }
+  if (catalog.watch_connected >= 0) {
+    Family(out, "errdex_catalog_watch_up", "gauge",
+           "Whether the PostgreSQL catalog watch's connection is up.");
+    out += fmt::format("errdex_catalog_watch_up {}\n", catalog.watch_connected);
+    Family(out, "errdex_catalog_watch_failures_total", "counter",
+           "Times the PostgreSQL catalog watch lost or could not make its connection.");
+    out += fmt::format("errdex_catalog_watch_failures_total {}\n", catalog.watch_failures);
+  }
   Family(out, "process_start_time_seconds", "gauge",
          "Start time of the process since the Unix epoch, in seconds.");
   out += fmt::format("process_start_time_seconds {}\n", Number(start_seconds_));

@@ -44,15 +44,17 @@ std::string_view RouteLabel(Route route);
 
 // What the scrape says of the catalog, read when it is rendered.
 struct CatalogGauges {
-  uint64_t generation = 0;  // changes the server has seen since it started
+  uint64_t generation = 0;          // changes the server has seen since it started
+  int64_t catalog_generation = -1;  // errdex_catalog.generation (PostgreSQL); -1: none
+  int watch_connected = -1;         // PostgreSQL: whether the watch's connection is up; -1: a file
+  uint64_t watch_failures = 0;
 };
 
 class Metrics {
  public:
   // Upper bounds of the latency buckets, in seconds (+Inf is implicit).
-  static constexpr std::array<double, 14> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01,
-                                                      0.025,  0.05,  0.1,    0.25,  0.5,
-                                                      1,      2.5,   5,      10};
+  static constexpr std::array<double, 14> kBuckets = {
+      0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10};
 
   Metrics();
 

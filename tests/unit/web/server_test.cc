@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
@@ -894,6 +895,7 @@ TEST_F(ServerTest, MetricsAreWellFormedAndCountEveryRequestOnce) {
   }
   EXPECT_EQ(total, 3 + 2 + 2 + 4 + 1 + 1 + 1);
   EXPECT_EQ(Value(after, "errdex_catalog_generation"), Value(before, "errdex_catalog_generation"));
+  EXPECT_EQ(after.count("errdex_catalog_watch_up") != 0, testing::TestingPostgres());
 }
 
 TEST_F(ServerTest, HealthzAsksTheCatalogAndIsNeverCached) {
@@ -911,6 +913,7 @@ TEST_F(ServerTest, HealthzAsksTheCatalogAndIsNeverCached) {
     EXPECT_EQ(j["backend"], testing::TestingPostgres() ? "postgresql" : "sqlite");
     EXPECT_TRUE(j["generation"].is_number());
     if (testing::TestingPostgres()) {
+      EXPECT_EQ(j["watch"], "listening");
       EXPECT_GE(j["catalog_generation"].get<int64_t>(), 1);
     }
   }
@@ -958,6 +961,232 @@ TEST(ServeSqlite, HealthzIs503WhileTheCatalogIsCut) {
   res = c.Get("/healthz");
   ASSERT_TRUE(res);
   EXPECT_EQ(res->status, 200) << res->body;
+}
+
+// --- Several servers on one PostgreSQL catalog (the suite's PostgreSQL run).
+
+// GET `path` until it answers 200 or `limit` passes; the time it took, or
+// -1.
+int64_t MsUntil200(httplib::Client& c, const std::string& path, Clock::time_point since,
+                   std::chrono::milliseconds limit = std::chrono::milliseconds(5000)) {
+  while (Clock::now() - since < limit) {
+    auto res = c.Get(path);
+    if (res && res->status == 200) return MsSince(since);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return -1;
+}
+
+int64_t Generation(httplib::Client& c) {
+  auto res = c.Get("/healthz");
+  if (!res || res->status != 200) return -1;
+  return json::parse(res->body)["generation"].get<int64_t>();
+}
+
+// Two servers on one catalog, a library indexed while both serve: both
+// answer for it within 5 s (the commit's NOTIFY, not a poll), without a
+// restart, pages they had cached for the catalog before included.
+TEST(ServePostgres, TwoServersSeeALibraryIndexedWhileTheyServe) {
+  if (!testing::TestingPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  testing::TempDir dir;
+  std::string db = dir.Catalog();
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  options.threads = 2;
+  // Polling far apart: what is seen within 5 s was heard, not polled.
+  options.catalog_poll_ms = 60000;
+  auto one = std::make_unique<Running>(options);
+  auto two = std::make_unique<Running>(options);
+  std::vector<std::unique_ptr<httplib::Client>> clients;
+  for (int port : {one->port(), two->port()}) {
+    clients.push_back(std::make_unique<httplib::Client>("127.0.0.1", port));
+  }
+  const std::string library = "/libraries/t/other";
+  const std::string message = "ValueError: the other library's own words";
+  for (auto& client : clients) {
+    httplib::Client& c = *client;
+    c.set_read_timeout(10, 0);
+    auto res = c.Get(library);  // a 404 each caches now
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 404);
+    res = c.Post("/api/match", message, "text/plain");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200);
+    EXPECT_EQ(json::parse(res->body)["matches"].size(), 0u) << res->body;
+  }
+  dir.Write("other/o.py", "raise ValueError(\"the other library's own words\")\n");
+  testing::CommandResult r = testing::RunErrdex(
+      {"--db", db, "index", (dir.path() / "other").string(), "--name", "t/other", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Clock::time_point committed = Clock::now();
+  // Both servers asked in turn, so that each one's time is its own.
+  std::vector<int64_t> matched(clients.size(), -1), page(clients.size(), -1);
+  auto done = [](const std::vector<int64_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t ms) { return ms >= 0; });
+  };
+  while ((!done(matched) || !done(page)) && MsSince(committed) < 5000) {
+    for (size_t i = 0; i < clients.size(); ++i) {
+      httplib::Client& c = *clients[i];
+      if (matched[i] < 0) {
+        auto res = c.Post("/api/match", message, "text/plain");
+        if (res && res->status == 200 && !json::parse(res->body)["matches"].empty()) {
+          EXPECT_EQ(json::parse(res->body)["matches"][0]["library"], "t/other");
+          matched[i] = MsSince(committed);
+        }
+      }
+      if (page[i] < 0) {
+        auto res = c.Get(library);
+        if (res && res->status == 200) page[i] = MsSince(committed);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (size_t i = 0; i < clients.size(); ++i) {
+    EXPECT_GE(matched[i], 0) << "server " << i << " never matched the new library";
+    EXPECT_GE(page[i], 0) << "server " << i << " kept its 404 of the new library";
+    std::cout << "server " << i << ": /api/match after " << matched[i]
+              << " ms, the library page after " << page[i] << " ms\n";
+  }
+  // Stopping joins the watch's thread at once, whatever it was waiting on.
+  Clock::time_point stopping = Clock::now();
+  one.reset();
+  two.reset();
+  EXPECT_LT(MsSince(stopping), 3000);
+}
+
+// Generations start at commits: a write rolled back (its NOTIFY with it)
+// starts none, a commit without a NOTIFY (as a standby sees one) is found
+// by polling.
+TEST(ServePostgres, OnlyACommittedWriteStartsAGeneration) {
+  if (!testing::TestingPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  testing::TempDir dir;
+  std::string db = dir.Catalog();
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  options.threads = 1;
+  options.catalog_poll_ms = 300;
+  Running server(options);
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(10, 0);
+  int64_t start = Generation(c);
+  ASSERT_GE(start, 0);
+  EXPECT_EQ(testing::PostgresExec(db, "BEGIN; UPDATE errdex_catalog SET generation = generation + 1; "
+                                      "NOTIFY errdex_catalog; ROLLBACK"),
+            "");
+  // An index run that fails half-way through its write, its snapshot row
+  // refused by a trigger.
+  ASSERT_EQ(testing::PostgresExec(
+                db, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                    "$$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$; "
+                    "CREATE TRIGGER refuse BEFORE INSERT ON snapshot "
+                    "FOR EACH ROW EXECUTE FUNCTION refuse()"),
+            "");
+  dir.Write("bad/b.py", "raise ValueError('never written')\n");
+  testing::CommandResult r = testing::RunErrdex(
+      {"--db", db, "index", (dir.path() / "bad").string(), "--name", "t/bad", "-q"});
+  EXPECT_NE(r.exit_code, 0) << "the trigger let the write through";
+  EXPECT_NE(r.err.find("refused by the test"), std::string::npos) << r.err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // five polls
+  EXPECT_EQ(Generation(c), start) << "a rolled-back write started a generation";
+  EXPECT_EQ(testing::PostgresExec(db, "UPDATE errdex_catalog SET generation = generation + 1"), "");
+  Clock::time_point committed = Clock::now();
+  while (Generation(c) == start && MsSince(committed) < 5000) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(Generation(c), start + 1) << "the commit was not polled";
+  std::cout << "a commit without NOTIFY seen after " << MsSince(committed) << " ms (polling every "
+            << options.catalog_poll_ms << " ms)\n";
+}
+
+// The watch's connection cut by the server: it connects again, says so in
+// /metrics, and the next library indexed is seen as before.
+TEST(ServePostgres, TheWatchConnectsAgainAfterItsConnectionIsCut) {
+  if (!testing::TestingPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  testing::TempDir dir;
+  std::string db = dir.Catalog();
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  options.threads = 1;
+  options.catalog_poll_ms = 60000;
+  Running server(options);
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(10, 0);
+  std::string second = "/api/errors/" + ErrorId("t/l", "ValueError", "second");
+  auto res = c.Get(second);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 404);
+  ASSERT_EQ(testing::PostgresExec(db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                      "WHERE application_name = 'errdex serve (watch)' AND "
+                                      "datname = current_database()"),
+            "");
+  Clock::time_point cut = Clock::now();
+  std::map<std::string, double> metrics;
+  while (MsSince(cut) < 5000) {
+    metrics = Scrape(c);
+    if (Value(metrics, "errdex_catalog_watch_failures_total") >= 1 &&
+        Value(metrics, "errdex_catalog_watch_up") == 1) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(Value(metrics, "errdex_catalog_watch_failures_total"), 1);
+  EXPECT_EQ(Value(metrics, "errdex_catalog_watch_up"), 1);
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('second')\n", db), 0);
+  EXPECT_GE(MsUntil200(c, second, Clock::now()), 0) << "not seen after the watch reconnected";
+}
+
+// A server on a hot standby of the tests' server (tests/pg_server.sh
+// standby): PostgreSQL refuses LISTEN there, so a write on the primary is
+// seen by polling errdex_catalog.generation as it is replayed.
+TEST(ServePostgres, AServerOnAStandbySeesThePrimarysWritesByPolling) {
+  if (!testing::TestingPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  testing::TempDir dir;
+  std::string db = dir.Catalog();
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
+  std::string script = (testing::SourceDir() / "tests" / "pg_server.sh").string();
+  std::string out = (dir.path() / "standby").string();
+  testing::CommandResult started = testing::RunCommand(
+      "sh '" + script + "' standby \"$ERRDEX_TEST_PG\" '" + out + "' 2>&1");
+  ASSERT_EQ(started.exit_code, 0) << started.out;
+  std::string socket = testing::ReadFileOrEmpty(out);
+  while (!socket.empty() && socket.back() == '\n') socket.pop_back();
+  struct StopStandby {
+    std::string script, out;
+    ~StopStandby() { testing::RunCommand("sh '" + script + "' stop-standby '" + out + "' 2>&1"); }
+  } stop{script, out};
+  // The same database, on the standby's socket.
+  size_t name = db.find(":///") + 4;
+  std::string standby = "postgresql:///" + db.substr(name, db.find('?') - name) +
+                        "?host=" + socket + "&user=postgres";
+  ServeOptions options;
+  options.db = standby;
+  options.port = 0;
+  options.threads = 1;
+  {
+    Running server(options);
+    httplib::Client c("127.0.0.1", server.port());
+    c.set_read_timeout(10, 0);
+    auto res = c.Get("/healthz");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(json::parse(res->body)["watch"], "polling") << res->body;
+    std::string second = "/api/errors/" + ErrorId("t/l", "ValueError", "second");
+    res = c.Get(second);
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 404);
+    ASSERT_EQ(IndexModule(dir, "raise ValueError('second')\n", db), 0);
+    Clock::time_point committed = Clock::now();
+    int64_t seen = MsUntil200(c, second, committed, std::chrono::milliseconds(8000));
+    EXPECT_GE(seen, 0) << "the standby's server never saw the primary's write";
+    std::cout << "a write on the primary served by the standby's server after " << seen
+              << " ms (polling every " << options.catalog_poll_ms << " ms)\n";
+  }
 }
 
 TEST_F(ServerTest, ExportWritesEveryPageAsStaticFiles) {
