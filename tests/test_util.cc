@@ -53,21 +53,26 @@ std::string AdminSql(const std::string& sql) {
     return "the PostgreSQL test server is not running (no directory in $ERRDEX_TEST_PG: run the "
            "suite with ctest, whose pg_server fixture starts it)";
   }
-  std::string conninfo = "host='" + host + "' user=postgres dbname=postgres connect_timeout=10";
-  PGconn* conn = PQconnectdb(conninfo.c_str());
+  return PostgresExec("host='" + host + "' user=postgres dbname=postgres connect_timeout=10", sql);
+}
+
+}  // namespace
+
+std::string PostgresExec(const std::string& url, const std::string& sql) {
+  PGconn* conn = PQconnectdb(url.c_str());
   std::string out;
   if (PQstatus(conn) != CONNECTION_OK) {
-    out = "cannot reach the PostgreSQL test server at " + host + ": " + PQerrorMessage(conn);
+    out = "cannot reach PostgreSQL at " + url + ": " + PQerrorMessage(conn);
   } else {
     PGresult* r = PQexec(conn, sql.c_str());
-    if (PQresultStatus(r) != PGRES_COMMAND_OK) out = sql + ": " + PQresultErrorMessage(r);
+    if (PQresultStatus(r) != PGRES_COMMAND_OK && PQresultStatus(r) != PGRES_TUPLES_OK) {
+      out = sql + ": " + PQresultErrorMessage(r);
+    }
     PQclear(r);
   }
   PQfinish(conn);
   return out;
 }
-
-}  // namespace
 
 bool TestingPostgres() {
   const char* state = std::getenv("ERRDEX_TEST_PG");

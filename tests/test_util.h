@@ -37,6 +37,10 @@ class TempDir {
 // the file where tests/pg_server.sh wrote its socket directory.
 bool TestingPostgres();
 
+// Runs `sql` (one or more statements; rows are ignored) on the PostgreSQL
+// database `url` names, on a connection of its own; "" or libpq's complaint.
+std::string PostgresExec(const std::string& url, const std::string& sql);
+
 std::filesystem::path SourceDir();
 std::filesystem::path FixtureDir(const std::string& name);
 

@@ -1777,6 +1777,15 @@ Result<void> Catalog::PutMeta(std::string_view key, std::string_view value) {
   return {};
 }
 
+Result<CatalogHealth> Catalog::Health() {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  Result<int64_t> version = DataVersion();
+  if (!version) return tl::unexpected(version.error());
+  return CatalogHealth{static_cast<int64_t>((*base)->libraries.size()),
+                       static_cast<int64_t>((*base)->snapshots.size()), *version};
+}
+
 Result<Stats> Catalog::GetStats() {
   Result<std::shared_ptr<const Base>> got = GetBase();
   if (!got) return tl::unexpected(got.error());

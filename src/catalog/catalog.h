@@ -230,6 +230,15 @@ struct Stats {
   std::string analysed_at;  // Catalog::LastAnalysedAt
 };
 
+// What a health check learns from the catalog (Catalog::Health).
+struct CatalogHealth {
+  int64_t libraries = 0;
+  int64_t snapshots = 0;
+  // errdex_catalog.generation on PostgreSQL, the same in every process;
+  // SQLite's data_version, which means something to this connection only.
+  int64_t data_version = 0;
+};
+
 enum class OpenMode { kReadOnly, kReadWrite };
 
 // What `errdex check` found.
@@ -340,6 +349,11 @@ class Catalog {
   Result<std::vector<ErrorRecord>> Search(std::string_view query, int64_t limit);
 
   Result<Stats> GetStats();
+
+  // Whether the catalog answers, cheaply: one query when nothing changed
+  // since the last read (the checked rows are kept), a few small tables'
+  // rows otherwise; no scan of errors or sites.
+  Result<CatalogHealth> Health();
 
   // When the newest snapshot was indexed (ISO 8601, UTC); empty for a
   // catalog without snapshots. From memory: no scan.

@@ -9,6 +9,7 @@
 
 #include "catalog/catalog.h"
 #include "catalog/internal.h"
+#include "catalog/postgres.h"
 #include "catalog/schema.h"
 #include "core/version.h"
 
@@ -339,7 +340,13 @@ Result<void> Catalog::Seal(bool rehash_rows) {
   ERRDEX_TRY(seal->Run());
   ERRDEX_TRY(rehash("seal", "pk", kSealHashColumns, "1 = 1"));
   // Readers of other connections drop what they checked (DataVersion).
-  if (pg) sql += "UPDATE errdex_catalog SET generation = generation + 1;";
+  // The NOTIFY goes out at COMMIT and only then: a server listening
+  // (`errdex serve`'s CatalogWatch) never hears of a write rolled back or
+  // killed, and hears of one committed without polling for it.
+  if (pg) {
+    sql += "UPDATE errdex_catalog SET generation = generation + 1; NOTIFY " +
+           std::string(kCatalogChannel) + ";";
+  }
   return sql.empty() ? Result<void>() : db_.Exec(sql);
 }
 

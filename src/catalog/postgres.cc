@@ -1,8 +1,10 @@
 #include "catalog/postgres.h"
 
 #include <libpq-fe.h>
+#include <poll.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -452,6 +454,155 @@ std::string RedactUrl(std::string_view url) {
   return out;
 }
 
+namespace {
+
+// libpq may quote the URL it could not parse, password and all. The search
+// goes on after each replacement: a URL without a password is its own
+// redaction.
+std::string WithoutPassword(std::string reason, const std::string& url) {
+  std::string redacted = RedactUrl(url);
+  for (size_t at = 0; (at = reason.find(url, at)) != std::string::npos; at += redacted.size()) {
+    reason.replace(at, url.size(), redacted);
+  }
+  return reason;
+}
+
+}  // namespace
+
+struct CatalogListener::Conn {
+  PGconn* pg = nullptr;
+  ~Conn() { PQfinish(pg); }
+};
+
+CatalogListener::CatalogListener(std::string url, int wake_fd)
+    : url_(std::move(url)), wake_fd_(wake_fd) {}
+
+CatalogListener::~CatalogListener() = default;
+
+bool CatalogListener::connected() const {
+  return conn_ != nullptr && PQstatus(conn_->pg) == CONNECTION_OK;
+}
+
+void CatalogListener::Close() {
+  conn_.reset();
+  listening_ = false;
+  notified_ = false;
+}
+
+// Until the connection's socket has `events`, the deadline passes or the
+// owner wakes us: libpq's own waits know neither a deadline per query nor
+// a way to be interrupted.
+// False when the deadline passed.
+Result<bool> CatalogListener::Await(short events, std::chrono::steady_clock::time_point deadline) {
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return false;
+    pollfd fds[2] = {{PQsocket(conn_->pg), events, 0}, {wake_fd_, POLLIN, 0}};
+    int n = poll(fds, wake_fd_ >= 0 ? 2 : 1, static_cast<int>(std::min<int64_t>(left.count(), 60000)));
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return Fail(ErrorCode::kIo, std::string("poll: ") + std::strerror(errno));
+    if (wake_fd_ >= 0 && fds[1].revents != 0) return Fail(ErrorCode::kIo, "stopped");
+    if (fds[0].revents != 0) return true;
+  }
+}
+
+// Moves the notifications libpq has read out of its queue; whether any.
+bool CatalogListener::Drain() {
+  bool any = false;
+  while (PGnotify* n = PQnotifies(conn_->pg)) {
+    any = true;
+    PQfreemem(n);
+  }
+  return any;
+}
+
+Result<void> CatalogListener::Connect(std::chrono::milliseconds timeout) {
+  Close();
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  const char* keywords[] = {"application_name", "client_encoding", "dbname", nullptr};
+  const char* values[] = {"errdex serve (watch)", "UTF8", url_.c_str(), nullptr};
+  conn_ = std::make_unique<Conn>();
+  conn_->pg = PQconnectStartParams(keywords, values, 1);
+  auto failed = [&](const std::string& why) {
+    Close();
+    return Fail(ErrorCode::kIo, "cannot connect to PostgreSQL at " + RedactUrl(url_) + ": " + why);
+  };
+  if (conn_->pg == nullptr) return failed("out of memory");
+  if (PQstatus(conn_->pg) == CONNECTION_BAD) return failed(Trimmed(PQerrorMessage(conn_->pg)));
+  PostgresPollingStatusType state = PGRES_POLLING_WRITING;
+  while (state != PGRES_POLLING_OK) {
+    if (state == PGRES_POLLING_FAILED) {
+      return failed(WithoutPassword(Trimmed(PQerrorMessage(conn_->pg)), url_));
+    }
+    Result<bool> ready = Await(state == PGRES_POLLING_READING ? POLLIN : POLLOUT, deadline);
+    if (!ready) return failed(ready.error().message);
+    if (!*ready) return failed("timed out");
+    state = PQconnectPoll(conn_->pg);
+  }
+  PQsetNoticeProcessor(conn_->pg, IgnoreNotice, nullptr);
+  Result<void> listen = Run("LISTEN " + std::string(kCatalogChannel), timeout, nullptr);
+  // A standby refuses LISTEN ("cannot execute LISTEN during recovery")
+  // and stays usable: its changes are seen by polling alone.
+  listening_ = static_cast<bool>(listen);
+  if (!listen && !connected()) return failed(listen.error().message);
+  return {};
+}
+
+// Runs `sql`; with `value`, its first row's first column, as an integer.
+Result<void> CatalogListener::Run(const std::string& sql, std::chrono::milliseconds timeout,
+                                  int64_t* value) {
+  if (!connected()) return Fail(ErrorCode::kIo, "not connected to PostgreSQL");
+  auto deadline = std::chrono::steady_clock::now() + timeout;
+  PGconn* pg = conn_->pg;
+  if (PQsendQuery(pg, sql.c_str()) != 1) return ResultError(nullptr, pg);
+  Result<void> out;
+  bool first = true;
+  for (;;) {
+    while (PQisBusy(pg)) {
+      Result<bool> ready = Await(POLLIN, deadline);
+      if (!ready) return tl::unexpected(ready.error());
+      if (!*ready) return Fail(ErrorCode::kIo, "PostgreSQL did not answer in time: " + sql);
+      if (PQconsumeInput(pg) != 1) return ResultError(nullptr, pg);
+    }
+    ResultPtr r(PQgetResult(pg));
+    if (!r) break;
+    if (!first) continue;
+    first = false;
+    if (!Succeeded(r.get())) {
+      out = ResultError(r.get(), pg);
+    } else if (value != nullptr) {
+      if (PQntuples(r.get()) < 1 || PQgetisnull(r.get(), 0, 0)) {
+        out = Fail(ErrorCode::kIo, "PostgreSQL: " + sql + " returned no row");
+      } else {
+        *value = std::strtoll(PQgetvalue(r.get(), 0, 0), nullptr, 10);
+      }
+    }
+  }
+  notified_ |= Drain();
+  return out;
+}
+
+Result<bool> CatalogListener::Wait(std::chrono::milliseconds timeout) {
+  if (!connected()) return Fail(ErrorCode::kIo, "not connected to PostgreSQL");
+  bool any = std::exchange(notified_, false) || Drain();
+  if (any) return true;
+  Result<bool> ready = Await(POLLIN, std::chrono::steady_clock::now() + timeout);
+  if (!ready) return tl::unexpected(ready.error());
+  if (!*ready) return false;
+  // Readable with nothing to read is a closed connection.
+  if (PQconsumeInput(conn_->pg) != 1 || PQstatus(conn_->pg) != CONNECTION_OK) {
+    return ResultError(nullptr, conn_->pg);
+  }
+  return Drain();
+}
+
+Result<int64_t> CatalogListener::Generation(std::chrono::milliseconds timeout) {
+  int64_t v = 0;
+  ERRDEX_TRY(Run("SELECT generation FROM errdex_catalog", timeout, &v));
+  return v;
+}
+
 Result<Database> OpenPostgres(const std::string& url, bool read_only, BusyPolicy busy) {
   // Defaults first: what the URL says wins (expand_dbname). A server that
   // does not answer is given up on after 10 s, not the TCP timeout.
@@ -465,11 +616,7 @@ Result<Database> OpenPostgres(const std::string& url, bool read_only, BusyPolicy
     return Fail(ErrorCode::kIo, "cannot connect to " + RedactUrl(url) + ": out of memory");
   }
   if (PQstatus(session->conn) != CONNECTION_OK) {
-    // libpq may quote the URL it could not parse, password and all.
-    std::string reason = Trimmed(PQerrorMessage(session->conn));
-    for (size_t at; (at = reason.find(url)) != std::string::npos;) {
-      reason.replace(at, url.size(), RedactUrl(url));
-    }
+    std::string reason = WithoutPassword(Trimmed(PQerrorMessage(session->conn)), url);
     return Fail(ErrorCode::kIo, "cannot connect to PostgreSQL at " + RedactUrl(url) + ": " + reason);
   }
   PQsetNoticeProcessor(session->conn, IgnoreNotice, nullptr);

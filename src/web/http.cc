@@ -2,6 +2,8 @@
 
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <xxhash.h>
@@ -167,12 +169,128 @@ class PageCache {
   uint64_t generation_ = 0;
 };
 
-CatalogWatch::CatalogWatch(std::string db) : db_(std::move(db)) { stamp_ = Stamp(); }
+CatalogWatch::CatalogWatch(std::string db, std::chrono::milliseconds poll)
+    : db_(std::move(db)), postgres_(catalog::IsPostgresUrl(db_)), poll_(poll) {
+  if (!postgres_) {
+    stamp_ = Stamp();
+    return;
+  }
+  wake_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  auto listener = std::make_unique<catalog::CatalogListener>(db_, wake_fd_);
+  // The first read comes before any site opens (Handler::Create): a commit
+  // after it is one they may not have seen. Without it, the first read the
+  // thread makes starts a new generation, to be safe.
+  bool known = false;
+  if (listener->Connect(std::chrono::seconds(10))) {
+    Result<int64_t> g = listener->Generation(std::chrono::seconds(10));
+    if (g) {
+      known = true;
+      catalog_generation_.store(*g);
+      connected_.store(true);
+      listening_.store(listener->listening());
+    }
+  }
+  if (!known) {
+    failures_.fetch_add(1);
+    listener->Close();
+  }
+  thread_ =
+      std::thread([this, l = std::move(listener), known]() mutable { Watch(std::move(l), known); });
+}
+
+CatalogWatch::~CatalogWatch() {
+  if (thread_.joinable()) {
+    stop_.store(true);
+    uint64_t one = 1;
+    // Wakes whatever wait the thread is in (the descriptor stays readable).
+    // Should it fail, the thread still stops at its next deadline.
+    ssize_t written = write(wake_fd_, &one, sizeof one);
+    (void)written;
+    thread_.join();
+  }
+  if (wake_fd_ >= 0) close(wake_fd_);
+}
+
+// Waits `ms`; false when told to stop meanwhile.
+bool CatalogWatch::Nap(std::chrono::milliseconds ms) {
+  auto end = std::chrono::steady_clock::now() + ms;
+  while (!stop_.load()) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        end - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return true;
+    pollfd p{wake_fd_, POLLIN, 0};
+    poll(&p, wake_fd_ >= 0 ? 1 : 0, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+  }
+  return false;
+}
+
+void CatalogWatch::Watch(std::unique_ptr<catalog::CatalogListener> listener, bool known) {
+  using Clock = std::chrono::steady_clock;
+  constexpr auto kTimeout = std::chrono::seconds(10);
+  constexpr auto kMinGap = std::chrono::seconds(1);
+  constexpr auto kMaxBackoff = std::chrono::milliseconds(10000);
+  auto backoff = std::chrono::milliseconds(250);
+  int64_t seen = catalog_generation_.load();
+  bool pending = false;  // a change seen whose generation has not started yet
+  Clock::time_point last_bump{};
+  Clock::time_point next_poll = Clock::now() + poll_;
+  auto lost = [&] {
+    if (stop_.load()) return;
+    failures_.fetch_add(1);
+    connected_.store(false);
+    listening_.store(false);
+    listener->Close();
+  };
+  while (!stop_.load()) {
+    bool read = false;
+    bool notified = false;
+    if (!listener->connected()) {
+      if (!listener->Connect(kTimeout)) {
+        lost();
+        if (!Nap(backoff)) return;
+        backoff = std::min(backoff * 2, kMaxBackoff);
+        continue;
+      }
+      // Notifications sent while it was down are lost: the generation tells.
+      read = true;
+    } else {
+      Clock::time_point until = next_poll;
+      if (pending) until = std::min(until, last_bump + kMinGap);
+      auto wait =
+          std::max(std::chrono::milliseconds(0),
+                   std::chrono::duration_cast<std::chrono::milliseconds>(until - Clock::now()));
+      Result<bool> woke = listener->Wait(wait);
+      if (!woke) {
+        lost();
+        continue;
+      }
+      notified = *woke;
+      read = notified || Clock::now() >= next_poll;
+    }
+    if (read) {
+      Result<int64_t> g = listener->Generation(kTimeout);
+      if (!g) {
+        lost();
+        continue;
+      }
+      next_poll = Clock::now() + poll_;
+      if (!known || notified || *g != seen) pending = true;
+      known = true;
+      seen = *g;
+      catalog_generation_.store(*g);
+      connected_.store(true);
+      listening_.store(listener->listening());
+      backoff = std::chrono::milliseconds(250);
+    }
+    if (pending && Clock::now() - last_bump >= kMinGap) {
+      generation_.fetch_add(1);
+      last_bump = Clock::now();
+      pending = false;
+    }
+  }
+}
 
 std::string CatalogWatch::Stamp() const {
-  // A PostgreSQL catalog has no file to watch: its sites are kept until
-  // they fail (refreshing them as it changes is a later step).
-  if (catalog::IsPostgresUrl(db_)) return "postgresql";
   std::string out;
   for (const std::string& f : {db_, db_ + "-wal"}) {
     struct stat st {};
@@ -187,7 +305,7 @@ std::string CatalogWatch::Stamp() const {
 }
 
 bool CatalogWatch::Whole() const {
-  if (catalog::IsPostgresUrl(db_)) return true;  // the server's pages are its own to check
+  if (postgres_) return true;  // the server's pages are its own to check
   int fd = open(db_.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return false;
   unsigned char h[100];
@@ -209,6 +327,7 @@ bool CatalogWatch::Whole() const {
 }
 
 uint64_t CatalogWatch::Generation() {
+  if (postgres()) return generation_.load();
   int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
                     std::chrono::steady_clock::now().time_since_epoch())
                     .count();
@@ -290,38 +409,40 @@ HttpResponse ParseFailure(const boost::system::error_code& ec) {
 }
 
 Result<std::unique_ptr<Handler>> Handler::Create(const ServeOptions& options, size_t workers) {
-  std::vector<Slot> slots;
+  auto handler = std::unique_ptr<Handler>(new Handler(options));
   workers = std::max<size_t>(1, workers);
   // Every site opened and its matcher loaded before the first request: a
-  // matcher loaded under load made the first matches wait seconds.
-  while (slots.size() < workers) {
+  // matcher loaded under load made the first matches wait seconds. Each
+  // takes the generation from before it opened: a change while it opens
+  // reopens it rather than pass unseen.
+  while (handler->slots_.size() < workers) {
+    uint64_t generation = handler->watch_.Generation();
     Result<std::unique_ptr<Site>> s = Site::Open(options.db, Links{});
     if (!s) return tl::unexpected(s.error());
     ERRDEX_TRY((*s)->Warm());
-    slots.push_back(Slot{std::move(*s), 0});
+    handler->slots_.push_back(Slot{std::move(*s), generation, {}});
   }
-  auto handler = std::unique_ptr<Handler>(new Handler(options, std::move(slots)));
-  uint64_t generation = handler->watch_.Generation();
-  for (Slot& slot : handler->slots_) slot.generation = generation;
   return handler;
 }
 
-Handler::Handler(ServeOptions options, std::vector<Slot> slots)
+Handler::Handler(ServeOptions options)
     : options_(std::move(options)),
-      watch_(options_.db),
-      cache_(std::make_unique<PageCache>(size_t{256} << 20)),
-      slots_(std::move(slots)) {}
+      metrics_(std::make_unique<Metrics>()),
+      watch_(options_.db, std::chrono::milliseconds(std::max(100, options_.catalog_poll_ms))),
+      cache_(std::make_unique<PageCache>(size_t{256} << 20)) {}
 
 Handler::~Handler() = default;
 
 // The worker's site, reopened when the catalog changed or the site failed;
-// null while the catalog cannot be opened.
+// null while the catalog cannot be opened (slot.failure says why).
 Site* Handler::Acquire(Slot& slot) {
   uint64_t generation = watch_.Generation();
   if (slot.site != nullptr && slot.generation == generation) return slot.site.get();
   slot.site.reset();
+  metrics_->Reopened();
   Result<std::unique_ptr<Site>> s = Site::Open(options_.db, Links{});
   if (!s) {
+    slot.failure = s.error();
     watch_.Recheck();
     return nullptr;
   }
@@ -403,6 +524,21 @@ HttpResponse FromRendered(const HttpRequest& req, const Rendered& r, bool immuta
   return res;
 }
 
+// Why the catalog cannot serve, for /healthz: the kind of failure, not its
+// message, which may name hosts and paths of the deployment.
+std::string Reason(const Error& e) {
+  switch (e.code) {
+    case ErrorCode::kCorrupt:
+      return "the catalog is damaged or not an errdex catalog (run errdex check)";
+    case ErrorCode::kNotFound:
+      return "there is no catalog";
+    case ErrorCode::kIo:
+      return "the catalog cannot be reached or read";
+    default:
+      return "the catalog cannot be read";
+  }
+}
+
 HttpResponse Unavailable() {
   HttpResponse res = JsonError(503, "the catalog cannot be read; try again shortly");
   res.set(http::field::retry_after, "5");
@@ -410,6 +546,48 @@ HttpResponse Unavailable() {
 }
 
 }  // namespace
+
+// 200 when this worker's catalog connection answers a query, 503 with why
+// not; never cached (not by the page cache, nor by a proxy).
+HttpResponse Handler::Health(const HttpRequest& req, Slot& slot) {
+  nlohmann::json j = {{"status", "ok"},
+                      {"backend", watch_.postgres() ? "postgresql" : "sqlite"},
+                      {"generation", watch_.Generation()}};
+  if (watch_.postgres()) {
+    j["watch"] = !watch_.connected()  ? "reconnecting"
+                 : watch_.listening() ? "listening"
+                                      : "polling";
+  }
+  auto unavailable = [&](const std::string& reason) {
+    j["status"] = "unavailable";
+    j["reason"] = reason;
+    HttpResponse res{http::status::service_unavailable, 11};
+    res.set(http::field::retry_after, "5");
+    return res;
+  };
+  HttpResponse res{http::status::ok, 11};
+  Site* site = Acquire(slot);
+  if (site == nullptr) {
+    res = unavailable(Reason(slot.failure));
+  } else if (!watch_.Whole()) {
+    slot.site.reset();
+    watch_.Recheck();
+    res = unavailable("the catalog file is shorter than its header says (cut, or being copied)");
+  } else if (Result<catalog::CatalogHealth> h = site->catalog().Health(); !h) {
+    slot.site.reset();
+    watch_.Recheck();
+    res = unavailable(Reason(h.error()));
+  } else {
+    j["libraries"] = h->libraries;
+    j["snapshots"] = h->snapshots;
+    if (watch_.postgres()) j["catalog_generation"] = h->data_version;
+  }
+  res.set(http::field::content_type, "application/json");
+  res.set(http::field::cache_control, "no-store");
+  res.set("X-Content-Type-Options", "nosniff");
+  res.body() = j.dump() + "\n";
+  return Finish(req, std::move(res));
+}
 
 HttpResponse Handler::Finish(const HttpRequest& req, HttpResponse res) {
   res.version(req.version() == 10 ? 10 : 11);
@@ -433,6 +611,23 @@ std::optional<HttpResponse> Handler::Quick(const HttpRequest& req) {
   // nothing else; every other route is a page or a resource to GET. A
   // wrong method on a route is a 405 naming the right one, not a 404.
   bool match = t->path == "/api/match";
+  if (Get(req) && t->path == "/metrics") {
+    CatalogGauges gauges;
+    gauges.generation = watch_.Generation();
+    if (watch_.postgres()) {
+      gauges.catalog_generation = watch_.catalog_generation();
+      gauges.watch_connected = watch_.connected() ? 1 : 0;
+      gauges.watch_failures = watch_.failures();
+    }
+    HttpResponse res{http::status::ok, 11};
+    res.set(http::field::content_type, "text/plain; version=0.0.4; charset=utf-8");
+    res.set(http::field::cache_control, "no-store");
+    res.set("X-Content-Type-Options", "nosniff");
+    res.body() = metrics_->Render(gauges);
+    return Finish(req, std::move(res));
+  }
+  // A health check asks the catalog every time (Slow), never the cache.
+  if (Get(req) && t->path == "/healthz") return std::nullopt;
   if (Get(req) && !match) {
     std::shared_ptr<const Rendered> r = cache_->Find(t->key, watch_.Generation());
     if (r == nullptr) return std::nullopt;
@@ -455,6 +650,10 @@ std::optional<HttpResponse> Handler::Quick(const HttpRequest& req) {
 
 HttpResponse Handler::Slow(const HttpRequest& req, size_t worker) {
   Slot& slot = slots_[worker % slots_.size()];
+  if (Get(req)) {
+    std::optional<Target> t = ParseTarget(req.target());
+    if (t && t->path == "/healthz") return Health(req, slot);
+  }
   Site* site = Acquire(slot);
   if (site == nullptr) return Finish(req, Unavailable());
   uint64_t generation = slot.generation;

@@ -168,9 +168,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
         shared_(shared),
         peer_(peer),
         admitted_(admitted),
-        buffer_(kMaxBuffered) {}
+        buffer_(kMaxBuffered) {
+    if (admitted_) shared_->handler->metrics().Opened();
+  }
   ~Connection() {
     if (admitted_) {
+      shared_->handler->metrics().Closed();
       shared_->admission.Leave(peer_);
     } else {
       shared_->refusing.fetch_sub(1);
@@ -246,14 +249,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
     Write(ParseFailure(ec));
   }
 
+  // A request's time runs from here, read whole, to its answer ready: a
+  // wait for a worker counts, the client's own pace does not.
   void Dispatch() {
+    Handler::Clock::time_point start = Handler::Clock::now();
     auto req = std::make_shared<HttpRequest>(parser_->release());
     parser_.reset();
-    if (std::optional<HttpResponse> res = shared_->handler->Quick(*req)) {
+    Handler& handler = *shared_->handler;
+    if (std::optional<HttpResponse> res = handler.Quick(*req)) {
+      handler.Record(*req, *res, start);
       return Write(std::move(*res));
     }
-    shared_->workers.Post([self = shared_from_this(), req](size_t worker) {
-      HttpResponse res = self->shared_->handler->Slow(*req, worker);
+    shared_->workers.Post([self = shared_from_this(), req, start](size_t worker) {
+      Handler& h = *self->shared_->handler;
+      HttpResponse res = h.Slow(*req, worker);
+      h.Record(*req, res, start);
       net::post(self->stream_.get_executor(),
                 [self, res = std::move(res)]() mutable { self->Write(std::move(res)); });
     });
@@ -363,6 +373,7 @@ struct Server::Impl {
     // the second waits for the client's delayed ACK, 40 ms an answer.
     socket.set_option(tcp::no_delay(true), ec);
     bool admitted = shared->admission.Enter(peer.address());
+    if (!admitted) shared->handler->metrics().Refused();
     if (!admitted && shared->refusing.fetch_add(1) >= kMaxRefusing) {
       shared->refusing.fetch_sub(1);
       return;  // closed as the socket goes out of scope

@@ -28,6 +28,9 @@ struct ServeOptions {
   int keep_alive_seconds = 5;        // deadline for the next request header on a kept connection
   int max_connections = 0;           // open at once, in total; 0: 10000 (less if few descriptors)
   int max_connections_per_ip = 128;  // 0: no limit (behind a proxy every client is the proxy)
+  // PostgreSQL: how often errdex_catalog.generation is read besides
+  // listening for commits (a standby delivers no notifications).
+  int catalog_poll_ms = 2000;
 };
 
 // A response, whatever serves it: the live server or a static export.

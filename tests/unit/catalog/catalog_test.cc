@@ -276,6 +276,20 @@ TEST(Catalog, VersionsInReleaseOrder) {
   }
 }
 
+// libpq quotes a URL it cannot parse in its message: the password is
+// hidden there too, and a URL without one (its own redaction) is said once.
+TEST(CatalogPostgresUrl, AUrlLibpqCannotParseIsRefusedWithItsPasswordHidden) {
+  Result<Catalog> cat = Catalog::Open("postgresql://u:secret@[bad/db", OpenMode::kReadOnly);
+  ASSERT_FALSE(cat.has_value());
+  EXPECT_EQ(cat.error().message.find("secret"), std::string::npos) << cat.error().message;
+  EXPECT_NE(cat.error().message.find("postgresql://u:***@[bad/db"), std::string::npos)
+      << cat.error().message;
+  cat = Catalog::Open("postgresql://[bad/db", OpenMode::kReadOnly);
+  ASSERT_FALSE(cat.has_value());
+  EXPECT_NE(cat.error().message.find("in URI: \"postgresql://[bad/db\""), std::string::npos)
+      << cat.error().message;
+}
+
 TEST(CatalogSqlite, FailedWriteLeavesThePreviousCatalog) {
   TempDir dir;
   std::string path = (dir.path() / "c.db").string();

@@ -114,7 +114,7 @@ TEST_F(HttpTest, AWrongMethodIs405WithAllowOnEveryRoute) {
   for (const std::string& path : std::vector<std::string>{
            "/", "/index.html", "/static/app.js", "/errors/" + id, "/api/errors/" + id,
            "/libraries/t/l", "/families/invalid-value", "/api/openapi.json", "/api/search?q=x",
-           "/api/libraries", "/api/families"}) {
+           "/api/libraries", "/api/families", "/healthz", "/metrics"}) {
     for (const char* method : {"POST", "PUT", "DELETE", "PATCH"}) {
       std::string out = Serve(std::string(method) + " " + path +
                               " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n");

@@ -15,11 +15,16 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -377,7 +382,8 @@ TEST_F(ServerTest, SearchLibrariesFamiliesAndOpenApi) {
   json api = json::parse(res->body);
   EXPECT_EQ(api["openapi"], "3.0.3");
   for (const char* path :
-       {"/api/errors/{id}", "/api/match", "/api/search", "/api/libraries", "/api/families"}) {
+       {"/api/errors/{id}", "/api/match", "/api/search", "/api/libraries", "/api/families",
+        "/healthz", "/metrics"}) {
     EXPECT_TRUE(api["paths"].contains(path)) << path;
   }
   res = c.Get("/families/invalid-choice");
@@ -724,6 +730,463 @@ TEST(ServeSqlite, AMissingCatalogIsRefusedNotCreated) {
   Result<std::unique_ptr<Server>> s = Server::Create(options);
   EXPECT_FALSE(s.has_value());
   EXPECT_FALSE(fs::exists(options.db) && fs::file_size(options.db) > 0);
+}
+
+// One line of Prometheus' text format 0.0.4: a comment (HELP, TYPE or any
+// other), or a sample `name{label="value",...} value [timestamp]`.
+const std::string kLabel = R"re([a-zA-Z_][a-zA-Z0-9_]*="(?:[^"\\\n]|\\[\\"n])*")re";
+const std::string kFloat = R"re([+-]?([0-9]+(\.[0-9]*)?|\.[0-9]+)([eE][+-]?[0-9]+)?|[+-]?Inf|NaN)re";
+// Groups: 1 the name, 2 the labels with their braces, 5 the value.
+const std::regex kSampleLine("([a-zA-Z_:][a-zA-Z0-9_:]*)(\\{(" + kLabel + "(," + kLabel +
+                             ")*,?)?\\})? (" + kFloat + ")( -?[0-9]+)?");
+const std::regex kHelpLine(R"re(# HELP [a-zA-Z_:][a-zA-Z0-9_:]* .*)re");
+const std::regex kTypeLine(
+    R"re(# TYPE ([a-zA-Z_:][a-zA-Z0-9_:]*) (counter|gauge|histogram|summary|untyped))re");
+
+// A scrape: every sample by its series ("name{labels}"), each line checked
+// against the grammar, each sample after the TYPE of its family, no
+// series twice.
+std::map<std::string, double> Scrape(httplib::Client& c) {
+  std::map<std::string, double> out;
+  auto res = c.Get("/metrics");
+  EXPECT_TRUE(res);
+  if (!res) return out;
+  EXPECT_EQ(res->status, 200);
+  EXPECT_EQ(res->get_header_value("Content-Type").rfind("text/plain; version=0.0.4", 0), 0u)
+      << res->get_header_value("Content-Type");
+  EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store");
+  std::map<std::string, std::string> types;
+  std::istringstream in(res->body);
+  std::string line;
+  EXPECT_FALSE(res->body.empty());
+  EXPECT_EQ(res->body.back(), '\n');
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (line.rfind("# HELP ", 0) == 0) {
+      EXPECT_TRUE(std::regex_match(line, kHelpLine)) << line;
+    } else if (line.rfind("# TYPE ", 0) == 0) {
+      if (!std::regex_match(line, m, kTypeLine)) {
+        ADD_FAILURE() << "not a TYPE line: " << line;
+        continue;
+      }
+      EXPECT_TRUE(types.emplace(m[1].str(), m[2].str()).second) << "TYPE twice: " << line;
+    } else if (line.rfind("#", 0) == 0) {
+      continue;  // any other comment
+    } else {
+      if (!std::regex_match(line, m, kSampleLine)) {
+        ADD_FAILURE() << "not a sample: " << line;
+        continue;
+      }
+      std::string name = m[1].str();
+      std::string family = name;
+      for (const char* suffix : {"_bucket", "_sum", "_count"}) {
+        std::string_view sv(name);
+        if (sv.size() > strlen(suffix) && sv.substr(sv.size() - strlen(suffix)) == suffix &&
+            types.count(name.substr(0, sv.size() - strlen(suffix)))) {
+          family = name.substr(0, sv.size() - strlen(suffix));
+        }
+      }
+      EXPECT_TRUE(types.count(family)) << "no TYPE before " << line;
+      std::string series = name + m[2].str();
+      EXPECT_TRUE(out.emplace(series, std::stod(m[5].str())).second)
+          << "twice: " << series;
+    }
+  }
+  return out;
+}
+
+double Value(const std::map<std::string, double>& scrape, const std::string& series) {
+  auto it = scrape.find(series);
+  return it == scrape.end() ? 0 : it->second;
+}
+
+std::string Requests(const std::string& route, int code) {
+  return "errdex_http_requests_total{route=\"" + route + "\",code=\"" + std::to_string(code) +
+         "\"}";
+}
+
+// Every histogram's buckets rise with `le` and end in +Inf, which _count
+// equals.
+void ExpectWholeHistograms(const std::map<std::string, double>& scrape) {
+  std::map<std::string, std::vector<std::pair<double, double>>> buckets;  // route -> (le, n)
+  std::regex bucket(
+      R"re(errdex_http_request_duration_seconds_bucket\{route="([^"]*)",le="([^"]*)"\})re");
+  for (const auto& [series, v] : scrape) {
+    std::smatch m;
+    if (!std::regex_match(series, m, bucket)) continue;
+    double le = m[2].str() == "+Inf" ? INFINITY : std::stod(m[2].str());
+    buckets[m[1].str()].emplace_back(le, v);
+  }
+  for (auto& [route, bs] : buckets) {
+    std::sort(bs.begin(), bs.end());
+    ASSERT_TRUE(std::isinf(bs.back().first)) << route << " has no +Inf bucket";
+    for (size_t i = 1; i < bs.size(); ++i) {
+      EXPECT_LE(bs[i - 1].second, bs[i].second) << route << ": buckets are not cumulative";
+    }
+    std::string labels = "{route=\"" + route + "\"}";
+    EXPECT_EQ(Value(scrape, "errdex_http_request_duration_seconds_count" + labels),
+              bs.back().second)
+        << route;
+    EXPECT_GE(Value(scrape, "errdex_http_request_duration_seconds_sum" + labels), 0) << route;
+    EXPECT_TRUE(scrape.count("errdex_http_request_duration_seconds_sum" + labels)) << route;
+  }
+}
+
+TEST_F(ServerTest, MetricsAreWellFormedAndCountEveryRequestOnce) {
+  httplib::Client c = Client();
+  std::map<std::string, double> before = Scrape(c);
+  ExpectWholeHistograms(before);
+  EXPECT_GT(Value(before, "process_start_time_seconds"), 1.6e9);
+  EXPECT_GE(Value(before, "errdex_http_open_connections"), 1);
+  std::string error = "/api/errors/" + HostileId();
+  for (int i = 0; i < 3; ++i) {
+    auto res = c.Get(error);
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200);
+  }
+  for (const std::string& path : {std::string("/api/errors/0123456789abcdef"),
+                                  std::string("/api/errors/fedcba9876543210?version=x")}) {
+    auto res = c.Get(path);
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 404) << path;
+  }
+  for (int i = 0; i < 2; ++i) {
+    auto res = c.Post("/api/match", "ValueError: nothing of the kind", "text/plain");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200);
+  }
+  // Paths no route serves share one label, however many there are.
+  for (int i = 0; i < 4; ++i) {
+    auto res = c.Get("/no/such/page/" + std::to_string(i));
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 404);
+  }
+  auto res = c.Delete("/api/libraries");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 405);
+  res = c.Get("/healthz");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200);
+  std::map<std::string, double> after = Scrape(c);
+  ExpectWholeHistograms(after);
+  auto rise = [&](const std::string& series) { return Value(after, series) - Value(before, series); };
+  EXPECT_EQ(rise(Requests("/api/errors/{id}", 200)), 3);
+  EXPECT_EQ(rise(Requests("/api/errors/{id}", 404)), 2);
+  EXPECT_EQ(rise(Requests("/api/match", 200)), 2);
+  EXPECT_EQ(rise(Requests("other", 404)), 4);
+  EXPECT_EQ(rise(Requests("/api/libraries", 405)), 1);
+  EXPECT_EQ(rise(Requests("/healthz", 200)), 1);
+  // The first scrape is counted, the second not yet (its answer was made
+  // before it was recorded).
+  EXPECT_EQ(rise(Requests("/metrics", 200)), 1);
+  EXPECT_EQ(rise("errdex_http_request_duration_seconds_count{route=\"/api/errors/{id}\"}"), 5);
+  EXPECT_EQ(Value(after, "errdex_http_request_duration_seconds_bucket{route=\"/api/errors/{id}\","
+                         "le=\"+Inf\"}"),
+            5);
+  EXPECT_EQ(rise("errdex_http_request_duration_seconds_count{route=\"other\"}"), 4);
+  EXPECT_GT(rise("errdex_http_request_duration_seconds_sum{route=\"/api/match\"}"), 0);
+  for (const auto& [series, v] : after) {
+    EXPECT_EQ(series.find("/no/such"), std::string::npos) << "a path became a label: " << series;
+  }
+  // Nothing else counted a request: every rise is one of the above.
+  double total = 0;
+  for (const auto& [series, v] : after) {
+    if (series.rfind("errdex_http_requests_total{", 0) == 0) total += v - Value(before, series);
+  }
+  EXPECT_EQ(total, 3 + 2 + 2 + 4 + 1 + 1 + 1);
+  EXPECT_EQ(Value(after, "errdex_catalog_generation"), Value(before, "errdex_catalog_generation"));
+  EXPECT_EQ(after.count("errdex_catalog_watch_up") != 0, testing::TestingPostgres());
+}
+
+TEST_F(ServerTest, HealthzAsksTheCatalogAndIsNeverCached) {
+  httplib::Client c = Client();
+  for (int i = 0; i < 2; ++i) {
+    auto res = c.Get("/healthz");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store");
+    EXPECT_FALSE(res->has_header("ETag"));
+    json j = json::parse(res->body);
+    EXPECT_EQ(j["status"], "ok");
+    EXPECT_EQ(j["libraries"], 1);
+    EXPECT_EQ(j["snapshots"], 1);
+    EXPECT_EQ(j["backend"], testing::TestingPostgres() ? "postgresql" : "sqlite");
+    EXPECT_TRUE(j["generation"].is_number());
+    if (testing::TestingPostgres()) {
+      EXPECT_EQ(j["watch"], "listening");
+      EXPECT_GE(j["catalog_generation"].get<int64_t>(), 1);
+    }
+  }
+  auto res = c.Head("/healthz");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200);
+  res = c.Post("/healthz", "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 405);
+  res = c.Post("/metrics", "", "text/plain");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 405);
+}
+
+// A catalog that does not answer is a 503 saying why, at once, and a 200
+// again as soon as it is back: never an answer remembered from before.
+TEST(ServeSqlite, HealthzIs503WhileTheCatalogIsCut) {
+  testing::TempDir dir;
+  fs::path live = dir.path() / "live.db";
+  fs::path good = dir.path() / "good.db";
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", good.string()), 0);
+  fs::copy_file(good, live);
+  ServeOptions options;
+  options.db = live.string();
+  options.port = 0;
+  options.threads = 1;
+  Running server(options);
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(10, 0);
+  auto res = c.Get("/healthz");
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 200) << res->body;
+  fs::resize_file(live, fs::file_size(good) / 2);
+  res = c.Get("/healthz");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 503) << res->body;
+  json j = json::parse(res->body);
+  EXPECT_EQ(j["status"], "unavailable");
+  EXPECT_FALSE(j["reason"].get<std::string>().empty());
+  EXPECT_EQ(j["reason"].get<std::string>().find(live.string()), std::string::npos)
+      << "a reason names the deployment's paths";
+  EXPECT_EQ(res->get_header_value("Cache-Control"), "no-store");
+  fs::copy_file(good, live, fs::copy_options::overwrite_existing);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  res = c.Get("/healthz");
+  ASSERT_TRUE(res);
+  EXPECT_EQ(res->status, 200) << res->body;
+}
+
+// --- Several servers on one PostgreSQL catalog (the suite's PostgreSQL run).
+
+// GET `path` until it answers 200 or `limit` passes; the time it took, or
+// -1.
+int64_t MsUntil200(httplib::Client& c, const std::string& path, Clock::time_point since,
+                   std::chrono::milliseconds limit = std::chrono::milliseconds(5000)) {
+  while (Clock::now() - since < limit) {
+    auto res = c.Get(path);
+    if (res && res->status == 200) return MsSince(since);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return -1;
+}
+
+int64_t Generation(httplib::Client& c) {
+  auto res = c.Get("/healthz");
+  if (!res || res->status != 200) return -1;
+  return json::parse(res->body)["generation"].get<int64_t>();
+}
+
+// Two servers on one catalog, a library indexed while both serve: both
+// answer for it within 5 s (the commit's NOTIFY, not a poll), without a
+// restart, pages they had cached for the catalog before included.
+TEST(ServePostgres, TwoServersSeeALibraryIndexedWhileTheyServe) {
+  if (!testing::TestingPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  testing::TempDir dir;
+  std::string db = dir.Catalog();
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  options.threads = 2;
+  // Polling far apart: what is seen within 5 s was heard, not polled.
+  options.catalog_poll_ms = 60000;
+  auto one = std::make_unique<Running>(options);
+  auto two = std::make_unique<Running>(options);
+  std::vector<std::unique_ptr<httplib::Client>> clients;
+  for (int port : {one->port(), two->port()}) {
+    clients.push_back(std::make_unique<httplib::Client>("127.0.0.1", port));
+  }
+  const std::string library = "/libraries/t/other";
+  const std::string message = "ValueError: the other library's own words";
+  for (auto& client : clients) {
+    httplib::Client& c = *client;
+    c.set_read_timeout(10, 0);
+    auto res = c.Get(library);  // a 404 each caches now
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 404);
+    res = c.Post("/api/match", message, "text/plain");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200);
+    EXPECT_EQ(json::parse(res->body)["matches"].size(), 0u) << res->body;
+  }
+  dir.Write("other/o.py", "raise ValueError(\"the other library's own words\")\n");
+  testing::CommandResult r = testing::RunErrdex(
+      {"--db", db, "index", (dir.path() / "other").string(), "--name", "t/other", "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  Clock::time_point committed = Clock::now();
+  // Both servers asked in turn, so that each one's time is its own.
+  std::vector<int64_t> matched(clients.size(), -1), page(clients.size(), -1);
+  auto done = [](const std::vector<int64_t>& v) {
+    return std::all_of(v.begin(), v.end(), [](int64_t ms) { return ms >= 0; });
+  };
+  while ((!done(matched) || !done(page)) && MsSince(committed) < 5000) {
+    for (size_t i = 0; i < clients.size(); ++i) {
+      httplib::Client& c = *clients[i];
+      if (matched[i] < 0) {
+        auto res = c.Post("/api/match", message, "text/plain");
+        if (res && res->status == 200 && !json::parse(res->body)["matches"].empty()) {
+          EXPECT_EQ(json::parse(res->body)["matches"][0]["library"], "t/other");
+          matched[i] = MsSince(committed);
+        }
+      }
+      if (page[i] < 0) {
+        auto res = c.Get(library);
+        if (res && res->status == 200) page[i] = MsSince(committed);
+      }
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  for (size_t i = 0; i < clients.size(); ++i) {
+    EXPECT_GE(matched[i], 0) << "server " << i << " never matched the new library";
+    EXPECT_GE(page[i], 0) << "server " << i << " kept its 404 of the new library";
+    std::cout << "server " << i << ": /api/match after " << matched[i]
+              << " ms, the library page after " << page[i] << " ms\n";
+  }
+  // Stopping joins the watch's thread at once, whatever it was waiting on.
+  Clock::time_point stopping = Clock::now();
+  one.reset();
+  two.reset();
+  EXPECT_LT(MsSince(stopping), 3000);
+}
+
+// Generations start at commits: a write rolled back (its NOTIFY with it)
+// starts none, a commit without a NOTIFY (as a standby sees one) is found
+// by polling.
+TEST(ServePostgres, OnlyACommittedWriteStartsAGeneration) {
+  if (!testing::TestingPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  testing::TempDir dir;
+  std::string db = dir.Catalog();
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  options.threads = 1;
+  options.catalog_poll_ms = 300;
+  Running server(options);
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(10, 0);
+  int64_t start = Generation(c);
+  ASSERT_GE(start, 0);
+  EXPECT_EQ(testing::PostgresExec(db, "BEGIN; UPDATE errdex_catalog SET generation = generation + 1; "
+                                      "NOTIFY errdex_catalog; ROLLBACK"),
+            "");
+  // An index run that fails half-way through its write, its snapshot row
+  // refused by a trigger.
+  ASSERT_EQ(testing::PostgresExec(
+                db, "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+                    "$$ BEGIN RAISE EXCEPTION 'refused by the test'; END $$; "
+                    "CREATE TRIGGER refuse BEFORE INSERT ON snapshot "
+                    "FOR EACH ROW EXECUTE FUNCTION refuse()"),
+            "");
+  dir.Write("bad/b.py", "raise ValueError('never written')\n");
+  testing::CommandResult r = testing::RunErrdex(
+      {"--db", db, "index", (dir.path() / "bad").string(), "--name", "t/bad", "-q"});
+  EXPECT_NE(r.exit_code, 0) << "the trigger let the write through";
+  EXPECT_NE(r.err.find("refused by the test"), std::string::npos) << r.err;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));  // five polls
+  EXPECT_EQ(Generation(c), start) << "a rolled-back write started a generation";
+  EXPECT_EQ(testing::PostgresExec(db, "UPDATE errdex_catalog SET generation = generation + 1"), "");
+  Clock::time_point committed = Clock::now();
+  while (Generation(c) == start && MsSince(committed) < 5000) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(Generation(c), start + 1) << "the commit was not polled";
+  std::cout << "a commit without NOTIFY seen after " << MsSince(committed) << " ms (polling every "
+            << options.catalog_poll_ms << " ms)\n";
+}
+
+// The watch's connection cut by the server: it connects again, says so in
+// /metrics, and the next library indexed is seen as before.
+TEST(ServePostgres, TheWatchConnectsAgainAfterItsConnectionIsCut) {
+  if (!testing::TestingPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  testing::TempDir dir;
+  std::string db = dir.Catalog();
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  options.threads = 1;
+  options.catalog_poll_ms = 60000;
+  Running server(options);
+  httplib::Client c("127.0.0.1", server.port());
+  c.set_read_timeout(10, 0);
+  std::string second = "/api/errors/" + ErrorId("t/l", "ValueError", "second");
+  auto res = c.Get(second);
+  ASSERT_TRUE(res);
+  ASSERT_EQ(res->status, 404);
+  ASSERT_EQ(testing::PostgresExec(db, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                                      "WHERE application_name = 'errdex serve (watch)' AND "
+                                      "datname = current_database()"),
+            "");
+  Clock::time_point cut = Clock::now();
+  std::map<std::string, double> metrics;
+  while (MsSince(cut) < 5000) {
+    metrics = Scrape(c);
+    if (Value(metrics, "errdex_catalog_watch_failures_total") >= 1 &&
+        Value(metrics, "errdex_catalog_watch_up") == 1) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  EXPECT_EQ(Value(metrics, "errdex_catalog_watch_failures_total"), 1);
+  EXPECT_EQ(Value(metrics, "errdex_catalog_watch_up"), 1);
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('second')\n", db), 0);
+  EXPECT_GE(MsUntil200(c, second, Clock::now()), 0) << "not seen after the watch reconnected";
+}
+
+// A server on a hot standby of the tests' server (tests/pg_server.sh
+// standby): PostgreSQL refuses LISTEN there, so a write on the primary is
+// seen by polling errdex_catalog.generation as it is replayed.
+TEST(ServePostgres, AServerOnAStandbySeesThePrimarysWritesByPolling) {
+  if (!testing::TestingPostgres()) GTEST_SKIP() << "PostgreSQL only";
+  testing::TempDir dir;
+  std::string db = dir.Catalog();
+  ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
+  std::string script = (testing::SourceDir() / "tests" / "pg_server.sh").string();
+  std::string out = (dir.path() / "standby").string();
+  testing::CommandResult started = testing::RunCommand(
+      "sh '" + script + "' standby \"$ERRDEX_TEST_PG\" '" + out + "' 2>&1");
+  ASSERT_EQ(started.exit_code, 0) << started.out;
+  std::string socket = testing::ReadFileOrEmpty(out);
+  while (!socket.empty() && socket.back() == '\n') socket.pop_back();
+  struct StopStandby {
+    std::string script, out;
+    ~StopStandby() { testing::RunCommand("sh '" + script + "' stop-standby '" + out + "' 2>&1"); }
+  } stop{script, out};
+  // The same database, on the standby's socket.
+  size_t name = db.find(":///") + 4;
+  std::string standby = "postgresql:///" + db.substr(name, db.find('?') - name) +
+                        "?host=" + socket + "&user=postgres";
+  ServeOptions options;
+  options.db = standby;
+  options.port = 0;
+  options.threads = 1;
+  {
+    Running server(options);
+    httplib::Client c("127.0.0.1", server.port());
+    c.set_read_timeout(10, 0);
+    auto res = c.Get("/healthz");
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 200) << res->body;
+    EXPECT_EQ(json::parse(res->body)["watch"], "polling") << res->body;
+    std::string second = "/api/errors/" + ErrorId("t/l", "ValueError", "second");
+    res = c.Get(second);
+    ASSERT_TRUE(res);
+    ASSERT_EQ(res->status, 404);
+    ASSERT_EQ(IndexModule(dir, "raise ValueError('second')\n", db), 0);
+    Clock::time_point committed = Clock::now();
+    int64_t seen = MsUntil200(c, second, committed, std::chrono::milliseconds(8000));
+    EXPECT_GE(seen, 0) << "the standby's server never saw the primary's write";
+    std::cout << "a write on the primary served by the standby's server after " << seen
+              << " ms (polling every " << options.catalog_poll_ms << " ms)\n";
+  }
 }
 
 TEST_F(ServerTest, ExportWritesEveryPageAsStaticFiles) {
