@@ -39,15 +39,7 @@ fi
 # Brings a catalog an older errdex wrote to this schema (serve opens read-only).
 "$errdex" --db "$synthetic" analyze --library bench/none >/dev/null
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_port() {
-  for _ in $(seq 100); do
-    curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0
-    sleep 0.1
-  done
-  echo "web_bench: nothing listens on port $1" >&2
-  exit 1
-}
+. "$(dirname "$0")/web_lib.sh"
 
 p1=$(free_port)
 "$errdex" --db "$db" serve --port "$p1" 2>/dev/null &
@@ -98,20 +90,7 @@ run() {  # name url [wrk args...]
   shift 2
   wrk -t2 -c"$connections" -d"${duration}s" --latency "$@" "$url" >"$tmp/$name.txt"
   grep -E "Socket errors|Non-2xx" "$tmp/$name.txt" >&2 || true
-  python3 - "$name" "$tmp/$name.txt" <<'PY'
-import re, sys
-name, path = sys.argv[1], sys.argv[2]
-text = open(path).read()
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", text)
-scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
-errors = 0
-m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
-if m: errors += sum(int(x) for x in m.groups())
-m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-if m: errors += int(m.group(1))
-open(path + ".row", "w").write(f"{rps:.0f}|{float(p99.group(1)) * scale:.2f}|{errors}")
-PY
+  wrk_summary "$tmp/$name.txt" | tr ' ' '|' >"$tmp/$name.txt.row"
 }
 run api "http://127.0.0.1:$p1/api/errors/$id"
 run page "http://127.0.0.1:$p1/errors/$id"

@@ -37,15 +37,7 @@ done
 id=$("$errdex" --db "$sqlite" search "does not match format" --json --limit 1 |
   python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["id"])')
 
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
-wait_port() {
-  for _ in $(seq 300); do
-    curl -s -o /dev/null "http://127.0.0.1:$1/" && return 0
-    sleep 0.1
-  done
-  echo "web_pg_bench: nothing listens on port $1" >&2
-  exit 1
-}
+. "$root/bench/web_lib.sh"
 p_sqlite=$(free_port)
 "$errdex" --db "$sqlite" serve --port "$p_sqlite" 2>/dev/null &
 pids+=($!)
@@ -65,19 +57,7 @@ run() {  # name url [wrk args...] -> "rps p99_ms errors"
   local name=$1 url=$2
   shift 2
   wrk -t2 -c"$connections" -d"${duration}s" --latency "$@" "$url" >"$tmp/$name.txt"
-  python3 - "$tmp/$name.txt" <<'PY'
-import re, sys
-text = open(sys.argv[1]).read()
-rps = float(re.search(r"Requests/sec:\s+([\d.]+)", text).group(1))
-p99 = re.search(r"99%\s+([\d.]+)(us|ms|s)", text)
-scale = {"us": 0.001, "ms": 1.0, "s": 1000.0}[p99.group(2)]
-errors = 0
-m = re.search(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)", text)
-if m: errors += sum(int(x) for x in m.groups())
-m = re.search(r"Non-2xx or 3xx responses: (\d+)", text)
-if m: errors += int(m.group(1))
-print(f"{rps:.0f} {float(p99.group(1)) * scale:.2f} {errors}")
-PY
+  wrk_summary "$tmp/$name.txt"
 }
 read -r s_api s_api_p99 s_api_err <<<"$(run s_api "http://127.0.0.1:$p_sqlite/api/errors/$id")"
 read -r p_api p_api_p99 p_api_err <<<"$(run p_api "http://127.0.0.1:$p_pg/api/errors/$id")"

@@ -236,6 +236,25 @@ CommandResult RunErrdexAt(const std::string& executable, const std::vector<std::
   return result;
 }
 
+int StartErrdex(const std::vector<std::string>& args) {
+  std::vector<std::string> copy = args;
+  std::vector<char*> argv;
+  std::string binary = ERRDEX_BINARY;
+  argv.push_back(binary.data());
+  for (std::string& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(nullptr);  // or the child writes what this process has buffered
+  pid_t pid = fork();
+  if (pid == 0) {
+    int null_fd = open("/dev/null", O_WRONLY);
+    dup2(null_fd, 1);
+    dup2(null_fd, 2);
+    execv(binary.c_str(), argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
 void ExpectGolden(const std::string& name, const std::string& actual) {
   fs::path path = SourceDir() / "tests" / "golden" / name;
   const char* update = std::getenv("ERRDEX_UPDATE_GOLDEN");

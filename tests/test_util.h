@@ -62,6 +62,10 @@ CommandResult RunErrdex(const std::vector<std::string>& args, const std::string&
 CommandResult RunErrdexAt(const std::string& binary, const std::vector<std::string>& args,
                           const std::string& input = "");
 
+// Starts the errdex binary with `args`, its output to /dev/null, and
+// returns its pid without waiting (for tests that kill it).
+int StartErrdex(const std::vector<std::string>& args);
+
 // Runs `git ARGS` in `dir` through the shell, with a fixed identity and the
 // author and committer date `date`; returns the exit status.
 int Git(const std::filesystem::path& dir, const std::string& args,

@@ -540,19 +540,7 @@ TEST_F(IndexedFixture, IndexWaitsForAnotherWriterWithoutLosingItsWork) {
 
 // Starts errdex, kills it with SIGKILL after `delay`, and waits for it.
 void RunAndKill(const std::vector<std::string>& args, std::chrono::milliseconds delay) {
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  std::string binary = ERRDEX_BINARY;
-  argv.push_back(binary.data());
-  for (std::string& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  pid_t pid = fork();
-  if (pid == 0) {
-    freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
-    execv(binary.c_str(), argv.data());
-    _exit(127);
-  }
+  pid_t pid = testing::StartErrdex(args);
   std::this_thread::sleep_for(delay);
   kill(pid, SIGKILL);
   int status = 0;

@@ -58,24 +58,6 @@ std::string Word(int library, int round) {
 
 std::string Name(int library) { return "writers/lib" + std::to_string(library); }
 
-pid_t Start(const std::vector<std::string>& args) {
-  std::vector<std::string> copy = args;
-  std::vector<char*> argv;
-  std::string binary = ERRDEX_BINARY;
-  argv.push_back(binary.data());
-  for (std::string& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(nullptr);  // or the child writes what this process has buffered
-  pid_t pid = fork();
-  if (pid == 0) {
-    freopen("/dev/null", "w", stdout);
-    freopen("/dev/null", "w", stderr);
-    execv(binary.c_str(), argv.data());
-    _exit(127);
-  }
-  return pid;
-}
-
 unsigned Seed() {
   const char* s = std::getenv("ERRDEX_TEST_SEED");
   return s != nullptr ? static_cast<unsigned>(std::strtoul(s, nullptr, 10))
@@ -123,7 +105,7 @@ TEST(Writers, KilledAtRandomWhileOthersWriteLeavesOnlyWholeSnapshots) {
     for (int l = 0; l < kLibraries; ++l) WriteTree(dir, l, Word(l, round));
     std::vector<pid_t> pids;
     for (int l = 0; l < kLibraries; ++l) {
-      pids.push_back(Start({"index", (dir.path() / ("lib" + std::to_string(l))).string(),
+      pids.push_back(testing::StartErrdex({"index", (dir.path() / ("lib" + std::to_string(l))).string(),
                             "--name", Name(l), "--db", db, "-q"}));
     }
     // Each run is killed with probability 1/2, somewhere in its first 2 s
