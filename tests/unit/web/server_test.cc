@@ -983,6 +983,16 @@ int64_t Generation(httplib::Client& c) {
   return json::parse(res->body)["generation"].get<int64_t>();
 }
 
+// A server of `threads` workers on `db` whose watch polls every `poll_ms`.
+ServeOptions Watching(const std::string& db, int threads, int poll_ms) {
+  ServeOptions options;
+  options.db = db;
+  options.port = 0;
+  options.threads = threads;
+  options.catalog_poll_ms = poll_ms;
+  return options;
+}
+
 // Two servers on one catalog, a library indexed while both serve: both
 // answer for it within 5 s (the commit's NOTIFY, not a poll), without a
 // restart, pages they had cached for the catalog before included.
@@ -991,12 +1001,8 @@ TEST(ServePostgres, TwoServersSeeALibraryIndexedWhileTheyServe) {
   testing::TempDir dir;
   std::string db = dir.Catalog();
   ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
-  ServeOptions options;
-  options.db = db;
-  options.port = 0;
-  options.threads = 2;
   // Polling far apart: what is seen within 5 s was heard, not polled.
-  options.catalog_poll_ms = 60000;
+  ServeOptions options = Watching(db, 2, 60000);
   auto one = std::make_unique<Running>(options);
   auto two = std::make_unique<Running>(options);
   std::vector<std::unique_ptr<httplib::Client>> clients;
@@ -1064,11 +1070,7 @@ TEST(ServePostgres, OnlyACommittedWriteStartsAGeneration) {
   testing::TempDir dir;
   std::string db = dir.Catalog();
   ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
-  ServeOptions options;
-  options.db = db;
-  options.port = 0;
-  options.threads = 1;
-  options.catalog_poll_ms = 300;
+  ServeOptions options = Watching(db, 1, 300);
   Running server(options);
   httplib::Client c("127.0.0.1", server.port());
   c.set_read_timeout(10, 0);
@@ -1109,11 +1111,7 @@ TEST(ServePostgres, TheWatchConnectsAgainAfterItsConnectionIsCut) {
   testing::TempDir dir;
   std::string db = dir.Catalog();
   ASSERT_EQ(IndexModule(dir, "raise ValueError('first')\n", db), 0);
-  ServeOptions options;
-  options.db = db;
-  options.port = 0;
-  options.threads = 1;
-  options.catalog_poll_ms = 60000;
+  ServeOptions options = Watching(db, 1, 60000);
   Running server(options);
   httplib::Client c("127.0.0.1", server.port());
   c.set_read_timeout(10, 0);
@@ -1164,10 +1162,7 @@ TEST(ServePostgres, AServerOnAStandbySeesThePrimarysWritesByPolling) {
   size_t name = db.find(":///") + 4;
   std::string standby = "postgresql:///" + db.substr(name, db.find('?') - name) +
                         "?host=" + socket + "&user=postgres";
-  ServeOptions options;
-  options.db = standby;
-  options.port = 0;
-  options.threads = 1;
+  ServeOptions options = Watching(standby, 1, 2000);
   {
     Running server(options);
     httplib::Client c("127.0.0.1", server.port());
