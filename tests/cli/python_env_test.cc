@@ -24,6 +24,7 @@ namespace fs = std::filesystem;
 using nlohmann::json;
 using testing::CommandResult;
 using testing::JsonLines;
+using testing::RunCommand;
 using testing::RunErrdex;
 using testing::TempDir;
 
