@@ -21,6 +21,7 @@
 #include "catalog/catalog.h"
 #include "catalog/json.h"
 #include "catalog/postgres.h"
+#include "cli/build.h"
 #include "cli/explain.h"
 #include "cli/render.h"
 #include "cli/run.h"
@@ -1088,6 +1089,26 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   index_cmd->add_flag("--quiet,-q", index.quiet, "No per-file warnings");
   index_cmd->add_flag("--json", common.json, "Print the summary as JSON");
 
+  BuildArgs build;
+  CLI::App* build_cmd = app.add_subcommand(
+      "build",
+      "Index the libraries a manifest lists (doc/build.md), each by an indexer process of its "
+      "own, several at once");
+  build_cmd->add_option("manifest", build.manifest, "The manifest (JSON)")->required();
+  build_cmd->add_option("--repos", build.repos,
+                        "Where a library's repository is when its entry gives no 'path': "
+                        "DIR/OWNER/REPO (or its 'repo'), or the same with .git");
+  build_cmd->add_option("--jobs,-j", build.jobs, "Indexer processes at once (default 1)")
+      ->check(CLI::Range(1, 256));
+  build_cmd
+      ->add_option("--threads", build.threads,
+                   "Worker threads of each indexer (default: the cores shared among them)")
+      ->check(CLI::Range(1, 1024));
+  build_cmd->add_flag("--force", build.force,
+                      "Read every revision again, even one the catalog holds unchanged");
+  build_cmd->add_flag("--json", build.json,
+                      "One JSON object per library as it ends, then one for the whole run");
+
   std::string list_library;
   int64_t list_limit = -1;
   CLI::App* list_cmd = app.add_subcommand("list", "List the errors in the catalog");
@@ -1231,6 +1252,15 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
     Result<void> result;
     if (index_cmd->parsed()) {
       result = RunIndex(common, index, out, err);
+    } else if (build_cmd->parsed()) {
+      build.db = common.db.empty() ? catalog::DefaultPath() : common.db;
+      Result<int> code = RunBuild(build, out, err);
+      if (!code) {
+        result = tl::unexpected(code.error());
+      } else {
+        out.flush();
+        return *code;
+      }
     } else if (list_cmd->parsed()) {
       result = RunList(common, list_library, list_limit, out);
     } else if (show_cmd->parsed()) {
