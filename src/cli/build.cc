@@ -17,6 +17,7 @@
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <string>
@@ -390,6 +391,7 @@ Result<int> RunBuild(const BuildArgs& args, std::ostream& out, std::ostream& err
   std::string exe = SelfExecutable();
   std::vector<Running> running;
   std::map<size_t, Outcome> outcomes;  // by manifest number
+  std::optional<Error> start_error;
 
   auto report = [&](const Entry& e, const Outcome& o) {
     if (args.json) {
@@ -431,16 +433,15 @@ Result<int> RunBuild(const BuildArgs& args, std::ostream& out, std::ostream& err
       queue.pop_front();
       Result<Running> r = Start(*e, args, threads, exe);
       if (!r) {
-        // Those running go on to their end; none is killed half-way.
-        for (Running& other : running) {
-          close(other.out_fd);
-          close(other.err_fd);
-          Finish(other);
-        }
-        return tl::unexpected(r.error());
+        // No more are started; those running are waited for, none is cut
+        // off half-way through a write.
+        start_error = r.error();
+        queue.clear();
+        break;
       }
       running.push_back(std::move(*r));
     }
+    if (running.empty()) break;
     std::vector<pollfd> fds;
     for (const Running& r : running) {
       fds.push_back({r.out_fd, POLLIN, 0});
@@ -478,6 +479,7 @@ Result<int> RunBuild(const BuildArgs& args, std::ostream& out, std::ostream& err
     }
   }
 
+  if (start_error) return tl::unexpected(*start_error);
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   int64_t indexed = 0, unchanged = 0, failed = 0, files = 0, parsed = 0, errors = 0;
