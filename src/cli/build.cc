@@ -24,6 +24,7 @@
 #include <thread>
 #include <vector>
 
+#include "analyze/analyze.h"
 #include "catalog/catalog.h"
 #include "core/text.h"
 #include "extract/extractor.h"
@@ -271,9 +272,11 @@ std::string SelfExecutable() {
 }
 
 Result<Running> Start(const Entry& e, const BuildArgs& args, int threads, const std::string& exe) {
+  // The analysis is left to the end of the run (RunBuild says why).
   std::vector<std::string> argv = {exe,       "index",  e.repository.string(),
                                    "--name",  e.name,   "--json",
-                                   "--quiet", "--jobs", std::to_string(threads)};
+                                   "--quiet", "--jobs", std::to_string(threads),
+                                   "--no-analyze"};
   for (const std::string& r : e.selected) argv.insert(argv.end(), {"--rev", r});
   for (const std::string& x : e.exclude) argv.insert(argv.end(), {"--exclude", x});
   if (!e.url.empty()) argv.insert(argv.end(), {"--url", e.url});
@@ -480,8 +483,6 @@ Result<int> RunBuild(const BuildArgs& args, std::ostream& out, std::ostream& err
   }
 
   if (start_error) return tl::unexpected(*start_error);
-  double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   int64_t indexed = 0, unchanged = 0, failed = 0, files = 0, parsed = 0, errors = 0;
   double lock_wait = 0, lock_held = 0;
   for (const auto& [number, o] : outcomes) {
@@ -493,6 +494,30 @@ Result<int> RunBuild(const BuildArgs& args, std::ostream& out, std::ostream& err
     lock_wait += o.lock_wait;
     lock_held += o.lock_held;
   }
+
+  // One analysis of the whole catalog, once every library is written: an
+  // error's family can depend on another library's classes (scipy raises
+  // numpy's LinAlgError, a ValueError), so libraries analysed as each is
+  // written would depend on the order the indexers happened to finish in.
+  // It is also one writer's work, under the lock once instead of each time.
+  double analysis_seconds = 0;
+  int64_t analysed = 0;
+  {
+    auto analysing = std::chrono::steady_clock::now();
+    Result<catalog::Catalog> cat = catalog::Catalog::Open(args.db, catalog::OpenMode::kReadWrite);
+    if (!cat) return tl::unexpected(cat.error());
+    Result<int64_t> unanalysed = cat->CountUnanalyzed("");
+    if (!unanalysed) return tl::unexpected(unanalysed.error());
+    if (indexed > 0 || *unanalysed > 0) {
+      Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, "");
+      if (!a) return tl::unexpected(a.error());
+      analysed = a->errors;
+    }
+    analysis_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - analysing).count();
+  }
+  double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   if (args.json) {
     out << json({{"libraries", entries->size()},
                  {"indexed", indexed},
@@ -504,6 +529,8 @@ Result<int> RunBuild(const BuildArgs& args, std::ostream& out, std::ostream& err
                  {"jobs", jobs},
                  {"threads", threads},
                  {"seconds", seconds},
+                 {"analysed", analysed},
+                 {"analysis_seconds", analysis_seconds},
                  {"lock_wait_seconds", lock_wait},
                  {"lock_held_seconds", lock_held}})
                .dump()
@@ -522,6 +549,10 @@ Result<int> RunBuild(const BuildArgs& args, std::ostream& out, std::ostream& err
         Counted(static_cast<int64_t>(entries->size()), "library"), indexed, unchanged, failed,
         Counted(files, "file"), parsed, Counted(errors, "error"), seconds, Counted(jobs, "indexer"),
         threads, threads == 1 ? "" : "s", lock_wait, lock_held);
+    if (analysed > 0) {
+      out << fmt::format("analysed the catalog's {} in {:.2f} s\n", Counted(analysed, "error"),
+                         analysis_seconds);
+    }
   }
   out.flush();
   if (failed > 0) {

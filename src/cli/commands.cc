@@ -128,6 +128,7 @@ struct IndexArgs {
   bool python_env = false;  // --python-env given
   std::string python;       // its interpreter
   bool force = false;
+  bool analyze = true;  // false: --no-analyze
 };
 
 // What CLI11 cannot say: a PATH or --python-env, and which options go with
@@ -602,7 +603,7 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
   std::optional<analyze::AnalyzeSummary> analysed;
   Result<int64_t> unanalysed = cat->CountUnanalyzed(info.library);
   if (!unanalysed) return tl::unexpected(unanalysed.error());
-  if (target.analyze && (!written->unchanged || *unanalysed > 0)) {
+  if (args.analyze && target.analyze && (!written->unchanged || *unanalysed > 0)) {
     Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, info.library);
     if (!a) return tl::unexpected(a.error());
     analysed = *a;
@@ -1087,6 +1088,9 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   index_cmd->add_option("--exclude", index.exclude,
                         "Leave out files and directories matching this glob (repeatable)");
   index_cmd->add_flag("--quiet,-q", index.quiet, "No per-file warnings");
+  index_cmd->add_flag("--no-analyze{false}", index.analyze,
+                      "Leave the analysis to a later 'errdex analyze' (errdex build runs one "
+                      "once every library is written)");
   index_cmd->add_flag("--json", common.json, "Print the summary as JSON");
 
   BuildArgs build;

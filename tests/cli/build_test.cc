@@ -178,6 +178,33 @@ TEST_F(Build, ParallelIndexersGiveTheCatalogOneIndexerGives) {
   EXPECT_NE(Canonical(parallel).find("delta two"), std::string::npos);
 }
 
+// An error's family can hang on another library's class: spx raises npx's
+// LinAlgError, a ValueError. The catalog is analysed once every library is
+// written, so it does not matter which was written first, or alone before.
+TEST_F(Build, TheAnalysisDoesNotDependOnWhichLibraryCameFirst) {
+  Library("npx", {{"npx/linalg.py", "class LinAlgError(ValueError):\n    pass\n"}},
+          {{"README", "1.1\n"}});
+  Library("spx",
+          {{"spx/solve.py",
+            "from npx.linalg import LinAlgError\n\n\ndef solve(a):\n"
+            "    raise LinAlgError('Singular matrix')\n"}},
+          {{"README", "1.1\n"}});
+  std::string both_manifest =
+      R"({"libraries": [{"name": "o/npx", "last": 1}, {"name": "o/spx", "last": 1}]})";
+  std::string both = dir_.Catalog("both.db");
+  ASSERT_EQ(RunBuild(both_manifest, both).exit_code, 0);
+  std::string staged = dir_.Catalog("staged.db");
+  ASSERT_EQ(RunBuild(R"({"libraries": [{"name": "o/spx", "last": 1}]})", staged).exit_code, 0);
+  CommandResult added = RunBuild(both_manifest, staged);
+  ASSERT_EQ(added.exit_code, 0) << added.err;
+  EXPECT_EQ(JsonLines(added.out).back()["indexed"], 1) << added.out;
+  EXPECT_EQ(JsonLines(added.out).back()["analysed"], 1) << added.out;
+
+  std::string a = Canonical(both);
+  EXPECT_EQ(Canonical(staged), a);
+  EXPECT_NE(a.find("\"slug\":\"invalid-value\""), std::string::npos) << a;
+}
+
 TEST_F(Build, ALibraryThatFailsLeavesTheOthersIndexed) {
   // A damaged repository: a directory's tree object of v1.1 is gone. Its
   // tags resolve, so the manifest is fine; reading the tree fails.
