@@ -674,11 +674,23 @@ Result<void> Catalog::BeginWrite() {
     }
     // A write re-hashes what it touches: on a damaged catalog it would
     // launder the damage, so it refuses to start. Cheap: the small tables
-    // and the error rows, no sites.
-    Result<std::shared_ptr<const Base>> base = GetBase();
-    if (!base) return tl::unexpected(base.error());
-    Result<std::vector<ErrorRow>> errors = AllErrors(-1, **base, /*pieces=*/false);
-    if (!errors) return tl::unexpected(errors.error());
+    // and the error rows, no sites. The two are read apart: another
+    // writer's commit in between makes them disagree, so damage found
+    // while the catalog moved is looked for again (GetBase says why).
+    for (int attempt = 0;; ++attempt) {
+      Result<int64_t> before = DataVersion();
+      if (!before) return tl::unexpected(before.error());
+      Result<std::shared_ptr<const Base>> base = GetBase();
+      if (!base) return tl::unexpected(base.error());
+      Result<std::vector<ErrorRow>> errors = AllErrors(-1, **base, /*pieces=*/false);
+      if (errors) break;
+      if (errors.error().code != ErrorCode::kCorrupt || attempt == 10) {
+        return tl::unexpected(errors.error());
+      }
+      Result<int64_t> after = DataVersion();
+      if (!after) return tl::unexpected(after.error());
+      if (*after == *before) return tl::unexpected(errors.error());
+    }
     ERRDEX_TRY(db_.BeginWrite());
     dirty_libraries_.clear();
     dirty_all_ = false;

@@ -455,6 +455,8 @@ class Catalog {
   // Libraries, snapshots, families and the seal, checked (and cached until
   // another connection writes) when Verifying().
   Result<std::shared_ptr<const Base>> GetBase();
+  // GetBase's one read of those tables, statement after statement.
+  Result<std::shared_ptr<const Base>> ReadBase();
   // Error rows by a query selecting kErrorHashColumns and crc, checked.
   // Without `pieces`, the template's pieces stay unparsed (ErrorRow's
   // pieces_json): parsing them is most of the cost of reading a row.

@@ -32,6 +32,25 @@ std::string Problem(const Error& e) {
 }  // namespace
 
 Result<std::shared_ptr<const Catalog::Base>> Catalog::GetBase() {
+  // Outside a transaction each statement sees the latest commit: another
+  // writer's commit between two of them (errdex build's indexers, a server
+  // reading while a catalog is indexed) tears the read, and the halves'
+  // hashes disagree. A read that fails its checks while the catalog moved
+  // is read again; one that fails on a catalog standing still is damage.
+  for (int attempt = 0;; ++attempt) {
+    Result<int64_t> before = Verifying() ? DataVersion() : Result<int64_t>(int64_t{0});
+    if (!before) return tl::unexpected(before.error());
+    Result<std::shared_ptr<const Base>> base = ReadBase();
+    if (base || base.error().code != ErrorCode::kCorrupt || !Verifying() || attempt == 10) {
+      return base;
+    }
+    Result<int64_t> after = DataVersion();
+    if (!after) return tl::unexpected(after.error());
+    if (*after == *before) return base;
+  }
+}
+
+Result<std::shared_ptr<const Catalog::Base>> Catalog::ReadBase() {
   bool verify = Verifying();
   Result<int64_t> version = DataVersion();
   if (!version) return tl::unexpected(version.error());

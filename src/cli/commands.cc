@@ -22,6 +22,7 @@
 #include "catalog/catalog.h"
 #include "catalog/json.h"
 #include "catalog/postgres.h"
+#include "cli/build.h"
 #include "cli/explain.h"
 #include "cli/render.h"
 #include "cli/run.h"
@@ -128,6 +129,7 @@ struct IndexArgs {
   bool python_env = false;  // --python-env given
   std::string python;       // its interpreter
   bool force = false;
+  bool analyze = true;  // false: --no-analyze
 };
 
 // What CLI11 cannot say: a PATH or --python-env, and which options go with
@@ -136,7 +138,9 @@ std::string IndexUsageError(const IndexArgs& args) {
   if (!args.python_env) {
     if (args.path.empty()) return "index: give a PATH to index, or --python-env";
     if (args.name.empty()) return "index: --name OWNER/REPO is required with a PATH";
-    if (args.force) return "index: --force is for --python-env";
+    bool by_revision = !args.revs.empty() || !args.rev_glob.empty() || args.last > 0;
+    if (args.force && !by_revision)
+      return "index: --force is for --python-env and --rev/--revs/--last";
     return "";
   }
   if (!args.path.empty()) {
@@ -174,41 +178,6 @@ struct IndexTarget {
 
 Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTarget& target,
                            const extract::Options& options, std::ostream& out, std::ostream& err);
-
-// The revisions --rev, --revs and --last name, oldest first, each once.
-Result<std::vector<source::Revision>> RevisionsToIndex(const source::GitRepository& repo,
-                                                       const IndexArgs& args) {
-  std::vector<source::Revision> revs;
-  for (const std::string& r : args.revs) {
-    Result<source::Revision> rev = repo.Resolve(r);
-    if (!rev) return Fail(rev.error().code, "--rev " + rev.error().message);
-    revs.push_back(std::move(*rev));
-  }
-  auto add = [&](Result<std::vector<source::Revision>> more, const std::string& what) -> Result<void> {
-    if (!more) return tl::unexpected(more.error());
-    if (more->empty()) return Fail(ErrorCode::kNotFound, what + ": no tag of the repository matches");
-    for (source::Revision& r : *more) revs.push_back(std::move(r));
-    return {};
-  };
-  if (!args.rev_glob.empty()) ERRDEX_TRY(add(repo.Tags(args.rev_glob), "--revs " + args.rev_glob));
-  if (args.last > 0) ERRDEX_TRY(add(repo.LastReleases(args.last), "--last"));
-  std::stable_sort(revs.begin(), revs.end(), [](const source::Revision& a,
-                                                const source::Revision& b) { return a.time < b.time; });
-  // One snapshot per commit: jax tags one commit jax-vX and jaxlib-vX, and
-  // `--rev HEAD --rev v1.0` may name one commit twice. A release tag's name
-  // is kept over another name of the same commit.
-  std::vector<source::Revision> unique;
-  std::map<std::string, size_t> by_commit;
-  for (source::Revision& r : revs) {
-    auto [it, fresh] = by_commit.emplace(r.commit, unique.size());
-    if (fresh) {
-      unique.push_back(std::move(r));
-    } else if (!source::IsReleaseTag(unique[it->second].name) && source::IsReleaseTag(r.name)) {
-      unique[it->second].name = r.name;
-    }
-  }
-  return unique;
-}
 
 // Never indexed: tests raise errors on purpose, for no user to see; the
 // standard library's site-packages holds the distributions, indexed apart.
@@ -487,17 +456,57 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     if (!args.commit.empty()) {
       return Fail(ErrorCode::kInvalidArgument, "--commit is for a directory, not a revision");
     }
-    Result<std::vector<source::Revision>> revs = RevisionsToIndex(**repo, args);
+    Result<std::vector<source::Revision>> revs =
+        source::SelectRevisions(**repo, args.revs, args.rev_glob, args.last);
     if (!revs) return tl::unexpected(revs.error());
+    std::string root = fs::canonical(args.path, ec).string();
+    std::string url = args.url.empty() ? WebUrl((*repo)->remote_url()) : args.url;
+    std::string reading = fmt::format(
+        "{:016x}", source::FingerprintReading(walk_options.exclude, walk_options.max_file_size));
+    // A revision stored from the same commit, read the same way by the same
+    // errdex, is not read again: what makes a rerun of `errdex build` cheap.
+    std::vector<std::string> digests;
+    std::vector<bool> unchanged;
+    {
+      Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
+      if (!cat) return tl::unexpected(cat.error());
+      for (const source::Revision& rev : *revs) {
+        digests.push_back(source::FingerprintRevision(rev, (*repo)->subdir(), url) + reading);
+        Result<std::optional<catalog::SnapshotInfo>> stored =
+            cat->FindSnapshot(args.name, rev.name);
+        if (!stored) return tl::unexpected(stored.error());
+        unchanged.push_back(!args.force && *stored && (*stored)->source_digest == digests.back());
+      }
+    }
     extract::FileCache cache;
     options.cache = &cache;
     options.read = [&](const source::SourceFile& f, uint64_t max_size) {
       return (*repo)->ReadBlob(f.blob, max_size);
     };
-    std::string root = fs::canonical(args.path, ec).string();
-    for (const source::Revision& rev : *revs) {
+    size_t last_read = revs->size();
+    for (size_t i = 0; i < revs->size(); ++i) {
+      if (!unchanged[i]) last_read = i;
+    }
+    size_t read = 0;
+    for (size_t i = 0; i < revs->size(); ++i) {
+      const source::Revision& rev = (*revs)[i];
+      if (unchanged[i]) {
+        if (common.json) {
+          out << Dump({{"library", args.name},
+                       {"rev", rev.name},
+                       {"commit", rev.commit},
+                       {"kind", "git"},
+                       {"unchanged", true},
+                       {"read", false}})
+              << '\n';
+        } else {
+          out << args.name << "@" << rev.name << ": unchanged, not read\n";
+        }
+        continue;
+      }
+      ++read;
       IndexTarget target;
-      target.analyze = &rev == &revs->back();
+      target.analyze = i == last_read;
       auto listing = std::chrono::steady_clock::now();
       Result<source::WalkResult> listed = (*repo)->List(rev, walk_options);
       if (!listed) return tl::unexpected(listed.error());
@@ -511,13 +520,13 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       info.commit = rev.commit;
       info.date = rev.date;
       info.subdir = (*repo)->subdir();
-      info.url = args.url.empty() ? WebUrl((*repo)->remote_url()) : args.url;
+      info.url = url;
+      info.source_digest = digests[i];
       ERRDEX_TRY(IndexSnapshot(common, args, target, options, out, err));
     }
-    if (revs->size() > 1 && !common.json) {
-      out << fmt::format("{} revisions: {} parsed, {} reused from an earlier revision\n",
-                         revs->size(), Counted(static_cast<int64_t>(cache.misses()), "file"),
-                         cache.hits());
+    if (read > 1 && !common.json) {
+      out << fmt::format("{} revisions: {} parsed, {} reused from an earlier revision\n", read,
+                         Counted(static_cast<int64_t>(cache.misses()), "file"), cache.hits());
     }
     return {};
   }
@@ -562,7 +571,12 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
                            const extract::Options& options, std::ostream& out, std::ostream& err) {
   auto started = std::chrono::steady_clock::now();
   const catalog::SnapshotInfo& info = target.info;
+  size_t cached_before = options.cache != nullptr ? options.cache->misses() : 0;
   Extraction extraction = extract::ExtractFiles(target.walked.files, options);
+  // Files read and parsed now, not taken from an earlier revision's results.
+  int64_t parsed = options.cache != nullptr
+                       ? static_cast<int64_t>(options.cache->misses() - cached_before)
+                       : extraction.files_scanned;
   auto extracted_at = std::chrono::steady_clock::now();
   for (FileIssue& i : target.walked.issues) extraction.issues.push_back(std::move(i));
   std::stable_sort(extraction.issues.begin(), extraction.issues.end(),
@@ -574,10 +588,14 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
   if (!cat) return tl::unexpected(cat.error());
   // Sites, prefilter and analysis in one transaction: a failure or a kill
   // at any moment leaves the catalog as it was.
+  // How long writers queue for the lock, and hold it, is what bounds
+  // several indexers writing one catalog at once (`errdex build --jobs`).
+  auto locking = std::chrono::steady_clock::now();
   Result<catalog::WriteTransaction> tx = catalog::WriteTransaction::Begin(*cat);
   if (!tx) return tl::unexpected(tx.error());
+  auto locked_at = std::chrono::steady_clock::now();
   std::optional<analyze::ClassesBefore> classes;
-  if (target.analyze) {
+  if (args.analyze && target.analyze) {
     Result<analyze::ClassesBefore> c = analyze::ReadClassesBefore(*cat, info.library);
     if (!c) return tl::unexpected(c.error());
     classes = std::move(*c);
@@ -592,7 +610,7 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
   std::optional<analyze::AnalyzeSummary> analysed;
   Result<int64_t> unanalysed = cat->CountUnanalyzed(info.library);
   if (!unanalysed) return tl::unexpected(unanalysed.error());
-  if (target.analyze && (!written->unchanged || *unanalysed > 0)) {
+  if (args.analyze && target.analyze && (!written->unchanged || *unanalysed > 0)) {
     Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, info.library);
     if (!a) return tl::unexpected(a.error());
     analysed = *a;
@@ -638,6 +656,7 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
                  {"commit", info.commit},
                  {"kind", info.kind},
                  {"files", extraction.files_scanned},
+                 {"parsed_files", parsed},
                  {"bytes", extraction.bytes_scanned},
                  {"errors", written->errors},
                  {"sites", written->sites},
@@ -652,7 +671,9 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
                  {"walk_seconds", target.walk_seconds},
                  {"extract_seconds", secs(extracted_at - started)},
                  {"write_seconds", secs(written_at - extracted_at)},
-                 {"analyze_seconds", secs(now - written_at)}})
+                 {"analyze_seconds", secs(now - written_at)},
+                 {"lock_wait_seconds", secs(locked_at - locking)},
+                 {"lock_held_seconds", secs(now - locked_at)}})
         << '\n';
     return {};
   }
@@ -1064,7 +1085,8 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
                        "and its standard library as python/cpython")
           ->expected(0, 1);
   index_cmd->add_flag("--force", index.force,
-                      "With --python-env: read every distribution again, even unchanged ones");
+                      "With --python-env or revisions: read every distribution or revision "
+                      "again, even one stored unchanged");
   index_cmd->add_option("--rev", index.revs,
                         "In a git repository: a revision to read from its objects (repeatable); "
                         "else the snapshot's name (default: the work tree as it is)");
@@ -1084,7 +1106,30 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   index_cmd->add_option("--exclude", index.exclude,
                         "Leave out files and directories matching this glob (repeatable)");
   index_cmd->add_flag("--quiet,-q", index.quiet, "No per-file warnings");
+  index_cmd->add_flag("--no-analyze{false}", index.analyze,
+                      "Leave the analysis to a later 'errdex analyze' (errdex build runs one "
+                      "once every library is written)");
   index_cmd->add_flag("--json", common.json, "Print the summary as JSON");
+
+  BuildArgs build;
+  CLI::App* build_cmd = app.add_subcommand(
+      "build",
+      "Index the libraries a manifest lists (doc/build.md), each by an indexer process of its "
+      "own, several at once");
+  build_cmd->add_option("manifest", build.manifest, "The manifest (JSON)")->required();
+  build_cmd->add_option("--repos", build.repos,
+                        "Where a library's repository is when its entry gives no 'path': "
+                        "DIR/OWNER/REPO (or its 'repo'), or the same with .git");
+  build_cmd->add_option("--jobs,-j", build.jobs, "Indexer processes at once (default 1)")
+      ->check(CLI::Range(1, 256));
+  build_cmd
+      ->add_option("--threads", build.threads,
+                   "Worker threads of each indexer (default: the cores shared among them)")
+      ->check(CLI::Range(1, 1024));
+  build_cmd->add_flag("--force", build.force,
+                      "Read every revision again, even one the catalog holds unchanged");
+  build_cmd->add_flag("--json", build.json,
+                      "One JSON object per library as it ends, then one for the whole run");
 
   std::string list_library;
   int64_t list_limit = -1;
@@ -1229,6 +1274,15 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
     Result<void> result;
     if (index_cmd->parsed()) {
       result = RunIndex(common, index, out, err);
+    } else if (build_cmd->parsed()) {
+      build.db = common.db.empty() ? catalog::DefaultPath() : common.db;
+      Result<int> code = RunBuild(build, out, err);
+      if (!code) {
+        result = tl::unexpected(code.error());
+      } else {
+        out.flush();
+        return *code;
+      }
     } else if (list_cmd->parsed()) {
       result = RunList(common, list_library, list_limit, out);
     } else if (show_cmd->parsed()) {

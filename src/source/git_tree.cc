@@ -1,9 +1,12 @@
 #include "source/git_tree.h"
 
 #include <git2.h>
+#include <xxhash.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
+#include <map>
 #include <system_error>
 #include <utility>
 
@@ -238,6 +241,54 @@ Result<std::string> GitRepository::ReadBlob(const std::string& blob, uint64_t ma
   }
   const auto* data = static_cast<const char*>(git_blob_rawcontent(b.get()));
   return std::string(data, static_cast<size_t>(size));
+}
+
+Result<std::vector<Revision>> SelectRevisions(const GitRepository& repo,
+                                              const std::vector<std::string>& revs,
+                                              const std::string& glob, size_t last) {
+  std::vector<Revision> selected;
+  for (const std::string& r : revs) {
+    Result<Revision> rev = repo.Resolve(r);
+    if (!rev) return Fail(rev.error().code, "--rev " + rev.error().message);
+    selected.push_back(std::move(*rev));
+  }
+  auto add = [&](Result<std::vector<Revision>> more, const std::string& what) -> Result<void> {
+    if (!more) return tl::unexpected(more.error());
+    if (more->empty())
+      return Fail(ErrorCode::kNotFound, what + ": no tag of the repository matches");
+    for (Revision& r : *more) selected.push_back(std::move(r));
+    return {};
+  };
+  if (!glob.empty()) ERRDEX_TRY(add(repo.Tags(glob), "--revs " + glob));
+  if (last > 0) ERRDEX_TRY(add(repo.LastReleases(last), "--last"));
+  std::stable_sort(selected.begin(), selected.end(),
+                   [](const Revision& a, const Revision& b) { return a.time < b.time; });
+  // One snapshot per commit: jax tags one commit jax-vX and jaxlib-vX, and
+  // `--rev HEAD --rev v1.0` may name one commit twice.
+  std::vector<Revision> unique;
+  std::map<std::string, size_t> by_commit;
+  for (Revision& r : selected) {
+    auto [it, fresh] = by_commit.emplace(r.commit, unique.size());
+    if (fresh) {
+      unique.push_back(std::move(r));
+    } else if (!IsReleaseTag(unique[it->second].name) && IsReleaseTag(r.name)) {
+      unique[it->second].name = r.name;
+    }
+  }
+  return unique;
+}
+
+std::string FingerprintRevision(const Revision& rev, std::string_view subdir,
+                                std::string_view url) {
+  std::string key = rev.commit;
+  for (std::string_view part : {subdir, url}) {
+    key.push_back('\0');
+    key.append(part);
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx",
+                static_cast<unsigned long long>(XXH3_64bits(key.data(), key.size())));
+  return hex;
 }
 
 }  // namespace errdex::source

@@ -75,4 +75,18 @@ class GitRepository {
 // pre-release suffix. Exposed for tests.
 bool IsReleaseTag(std::string_view tag);
 
+// What `errdex index` reads of a repository: the revisions `revs` names,
+// the tags matching `glob` (when not empty) and the `last` most recent
+// release tags (when not 0), oldest first, one per commit (a release tag's
+// name kept over another name of the same commit). A name that resolves to
+// nothing, or a glob or `last` that finds no tag, fails.
+Result<std::vector<Revision>> SelectRevisions(const GitRepository& repo,
+                                              const std::vector<std::string>& revs,
+                                              const std::string& glob, size_t last);
+
+// The source a revision's snapshot holds, for a later run to tell it is
+// stored already without reading it: 16 hex digits of XXH3-64 over its
+// commit, the directory read within it and the repository URL it links.
+std::string FingerprintRevision(const Revision& rev, std::string_view subdir, std::string_view url);
+
 }  // namespace errdex::source

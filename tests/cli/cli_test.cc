@@ -102,8 +102,17 @@ TEST(Cli, DatabaseOptionAfterEverySubcommand) {
   fs::path empty = dir.path() / "empty";
   fs::create_directories(empty);
   std::string db = dir.Write("notes.txt", "not a catalog, only words in a file").string();
+  // build opens the catalog once it has found its manifest sound.
+  fs::path repo = dir.path() / "repo";
+  dir.Write("repo/m.py", "raise ValueError('x')\n");
+  ASSERT_EQ(testing::Git(repo, "init -q"), 0);
+  ASSERT_EQ(testing::Git(repo, "add -A"), 0);
+  ASSERT_EQ(testing::Git(repo, "commit -q -m one"), 0);
+  fs::path manifest = dir.Write(
+      "manifest.json", R"({"libraries": [{"name": "a/b", "path": "repo", "rev": "HEAD"}]})");
   const std::map<std::string, std::vector<std::string>> rest = {
       {"index", {empty.string(), "--name", "a/b"}},
+      {"build", {manifest.string()}},
       {"list", {}},
       {"show", {"0123456789abcdef"}},
       {"search", {"words"}},

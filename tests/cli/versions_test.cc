@@ -129,6 +129,55 @@ TEST_F(Releases, ReusingFilesAcrossRevisionsChangesNoSite) {
   }
 }
 
+// A revision stored from the same commit, read the same way, is not read
+// again; one read another way (other excludes, --force) is.
+TEST_F(Releases, AStoredRevisionIsNotReadAgain) {
+  std::string db = Db("c.db");
+  auto index = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"index", repo_.string(), "--name", "o/r", "--db", db, "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CommandResult r = RunErrdex(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return testing::JsonLines(r.out);
+  };
+  std::vector<json> first = index({"--rev", "v1.0", "--rev", "v1.1"});
+  ASSERT_EQ(first.size(), 2u);
+  EXPECT_EQ(first[0]["parsed_files"], 4);
+  EXPECT_EQ(first[1]["parsed_files"], 2);  // use.py and other.py; the rest reused
+  std::vector<std::string> before = SiteRows(db, "v1.1");
+
+  std::vector<json> again = index({"--rev", "v1.0", "--rev", "v1.1"});
+  ASSERT_EQ(again.size(), 2u);
+  for (const json& line : again) {
+    EXPECT_EQ(line["read"], false) << line.dump();
+    EXPECT_EQ(line["unchanged"], true);
+  }
+  std::vector<json> more = index({"--last", "3"});
+  ASSERT_EQ(more.size(), 3u);
+  EXPECT_EQ(more[0]["read"], false);
+  EXPECT_EQ(more[1]["read"], false);
+  EXPECT_EQ(more[2]["rev"], "v1.2");
+  EXPECT_FALSE(more[2].contains("read"));
+  EXPECT_EQ(more[2]["parsed_files"], 5);
+
+  std::vector<json> forced = index({"--rev", "v1.1", "--force"});
+  ASSERT_EQ(forced.size(), 1u);
+  EXPECT_FALSE(forced[0].contains("read"));
+  EXPECT_EQ(forced[0]["unchanged"], true);  // read, and found to hold the same
+  EXPECT_EQ(SiteRows(db, "v1.1"), before);
+  std::vector<json> other = index({"--rev", "v1.1", "--exclude", "src"});
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_FALSE(other[0].contains("read"));
+  EXPECT_EQ(other[0]["unchanged"], false);
+
+  CommandResult text = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", db, "--rev",
+                                  "v1.1", "--exclude", "src"});
+  EXPECT_NE(text.out.find("o/r@v1.1: unchanged, not read\n"), std::string::npos) << text.out;
+  CommandResult dir_force = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", db, "--force"});
+  EXPECT_EQ(dir_force.exit_code, 2);
+  EXPECT_NE(dir_force.err.find("--force is for --python-env and --rev/--revs/--last"), std::string::npos);
+}
+
 TEST_F(Releases, LastReleasesAndClearErrors) {
   CommandResult last = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db",
                                   Db("last.db"), "--last", "2", "--json"});
