@@ -258,6 +258,21 @@ EnvTarget DistributionTarget(source::Distribution& d, const source::WalkOptions&
 // that is stored as it is installed (same version, same metadata
 // fingerprint) is not read again. Each snapshot is its own transaction; one
 // that fails is a warning, the others go on, and the run fails at the end.
+
+// A snapshot the catalog holds unchanged: said, not read again.
+void ReportNotRead(const Common& common, const std::string& library, const std::string& rev,
+                   json fields, std::ostream& out) {
+  if (common.json) {
+    fields["library"] = library;
+    fields["rev"] = rev;
+    fields["unchanged"] = true;
+    fields["read"] = false;
+    out << Dump(fields) << '\n';
+  } else {
+    out << library << "@" << rev << ": unchanged, not read\n";
+  }
+}
+
 Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostream& out,
                           std::ostream& err) {
   auto started = std::chrono::steady_clock::now();
@@ -361,17 +376,8 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
     ++done;
     if (t.unchanged) {
       unchanged += is_dist;
-      if (common.json) {
-        out << Dump({{"library", info.library},
-                     {"rev", info.rev},
-                     {"kind", info.kind},
-                     {"distribution", t.distribution},
-                     {"unchanged", true},
-                     {"read", false}})
-            << '\n';
-      } else {
-        out << info.library << "@" << info.rev << ": unchanged, not read\n";
-      }
+      ReportNotRead(common, info.library, info.rev,
+                    {{"kind", info.kind}, {"distribution", t.distribution}}, out);
       continue;
     }
     progress.SetLabel(fmt::format("{}@{} ({}/{})", info.library, info.rev, done, targets.size()));
@@ -491,17 +497,8 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     for (size_t i = 0; i < revs->size(); ++i) {
       const source::Revision& rev = (*revs)[i];
       if (unchanged[i]) {
-        if (common.json) {
-          out << Dump({{"library", args.name},
-                       {"rev", rev.name},
-                       {"commit", rev.commit},
-                       {"kind", "git"},
-                       {"unchanged", true},
-                       {"read", false}})
-              << '\n';
-        } else {
-          out << args.name << "@" << rev.name << ": unchanged, not read\n";
-        }
+        ReportNotRead(common, args.name, rev.name, {{"commit", rev.commit}, {"kind", "git"}},
+                      out);
         continue;
       }
       ++read;
