@@ -13,6 +13,7 @@
 #include <set>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "catalog/internal.h"
@@ -189,30 +190,44 @@ tl::unexpected<Error> Damaged(const std::string& what) {
 
 namespace {
 
-// Columns of a site read: kSiteHashColumns (0-14), crc (15), guards,
-// trigger, signature and entries (16-19), statement, excerpt_line, excerpt
-// (20-22);
-// what a detail level skips is selected as a constant.
+// Columns of a site read: snapshot_pk (0), kSiteHashColumns (1-15), crc
+// (16), guards, trigger, signature and entries (17-20), statement and
+// excerpt (21-22); what a detail level skips is selected as a constant.
 constexpr int kSiteHashCount = 15;
+constexpr int kSiteCrc = 16;
+constexpr int kSiteExcerptLine = 13;
+constexpr int kSiteBodyHash = 14;
+constexpr int kSiteGuardHash = 15;
+constexpr int kSiteGuards = 17;
+constexpr int kSiteBody = 21;
 
-std::string SiteSelect(SiteDetail detail) {
+std::string SiteColumns(SiteDetail detail) {
   std::string guards = detail == SiteDetail::kFull || detail == SiteDetail::kGuards
-                           ? "s.guards, s.trigger, s.signature, s.entries"
+                           ? "t.guards, t.trigger, t.signature, t.entries"
                            : "'[]', '', '', ''";
-  std::string body =
-      detail == SiteDetail::kFull ? "s.statement, s.excerpt_line, s.excerpt" : "'', 0, ''";
-  return "SELECT " + Prefixed("s.", kSiteHashColumns) + ", s.crc, " + guards + ", " + body +
-         " FROM site s ";
+  std::string body = detail == SiteDetail::kFull ? "t.statement, t.excerpt" : "'', ''";
+  return "SELECT l.snapshot_pk, " + Prefixed("s.", kSiteHashColumns) + ", s.crc, " + guards +
+         ", " + body;
+}
+
+// Sites as SiteColumns reads them: `s` the row, `l` its link to a
+// snapshot, `t` its text. `by_error`: walk the rows by the error's index.
+std::string SiteSelect(SiteDetail detail, bool by_error = false) {
+  return SiteColumns(detail) + " FROM site_row s " +
+         (by_error ? "INDEXED BY site_row_error " : "") +
+         "JOIN site_link l ON l.row_pk = s.pk JOIN site_text t ON t.pk = s.text_pk ";
 }
 
 // Checks a row of SiteSelect(detail) against its hashes.
 bool SiteIsIntact(const Statement& row, SiteDetail detail) {
-  if (row.HashColumns(0, kSiteHashCount) != row.Int(15)) return false;
+  if (row.HashColumns(1, kSiteHashCount) != row.Int(kSiteCrc)) return false;
   if ((detail == SiteDetail::kFull || detail == SiteDetail::kGuards) &&
-      row.HashColumns(16, 4) != row.Int(14)) {
+      row.HashColumns(kSiteGuards, 4) != row.Int(kSiteGuardHash)) {
     return false;
   }
-  if (detail == SiteDetail::kFull && row.HashColumns(20, 3) != row.Int(13)) return false;
+  if (detail == SiteDetail::kFull && row.HashColumns(kSiteBody, 2) != row.Int(kSiteBodyHash)) {
+    return false;
+  }
   return true;
 }
 
@@ -243,13 +258,13 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
   s.cause = row.Text(10);
   s.via = row.Text(11);
   s.internal = row.Int(12) != 0;
-  s.guards_json = row.Text(16);
-  s.trigger = row.Text(17);
-  s.signature = row.Text(18);
-  s.entries = row.Text(19);
-  s.statement = row.Text(20);
-  s.excerpt_line = static_cast<int>(row.Int(21));
-  s.excerpt = row.Text(22);
+  s.excerpt_line = static_cast<int>(row.Int(kSiteExcerptLine));
+  s.guards_json = row.Text(kSiteGuards);
+  s.trigger = row.Text(kSiteGuards + 1);
+  s.signature = row.Text(kSiteGuards + 2);
+  s.entries = row.Text(kSiteGuards + 3);
+  s.statement = row.Text(kSiteBody);
+  s.excerpt = row.Text(kSiteBody + 1);
   return s;
 }
 
@@ -440,7 +455,8 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     ERRDEX_TRY(db_.Exec("PRAGMA journal_mode = WAL"));
     ERRDEX_TRY(run(std::string(kSchemaSql) + std::string(kAnalysisTablesSql) +
                    std::string(kIntegritySql) + std::string(kSourceDigestSql) +
-                   std::string(kSignatureSql) + std::string(kMetaSql)));
+                   std::string(kSignatureSql) + std::string(kMetaSql) +
+                   std::string(kSharedSitesSql) + std::string(kSiteViewSql)));
   } else if (*app == kApplicationId && *version >= 1 && *version < kSchemaVersion &&
              mode == OpenMode::kReadWrite) {
     std::string sql;
@@ -451,6 +467,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     if (*version <= 6) sql += kSourceDigestSql;
     if (*version <= 7) sql += kSignatureSql;
     if (*version <= 8) sql += kMetaSql;
+    if (*version <= 9) sql += std::string(kSharedSitesSql) + std::string(kSiteViewSql);
     ERRDEX_TRY(run(sql, /*rekey=*/*version <= 5));
   } else if (*app != kApplicationId) {
     return Fail(ErrorCode::kCorrupt, path + " is a SQLite database but not an errdex catalog");
@@ -496,7 +513,8 @@ Result<void> Catalog::MigratePostgres(OpenMode mode, const std::string& url) {
     if (done && !*there) {
       write_depth_ = 1;
       dirty_all_ = true;
-      done = db_.Exec(kPostgresSchemaSql);
+      done = db_.Exec(std::string(kPostgresSchemaSql) + std::string(kPostgresSharedSitesSql) +
+                      std::string(kSiteViewSql));
       if (!done) {
         done = Fail(done.error().code,
                     "cannot create an errdex catalog in " + url + ": " + done.error().message);
@@ -524,6 +542,41 @@ Result<void> Catalog::MigratePostgres(OpenMode mode, const std::string& url) {
     return Fail(ErrorCode::kCorrupt, url + " holds an errdex_catalog table but not an errdex catalog");
   }
   int64_t version = st->Int(1);
+  st->Reset();
+  if (version == 9 && mode == OpenMode::kReadWrite) {
+    // Version 9 to 10 in place, under the write lock; another writer may
+    // have done it while this one waited.
+    ERRDEX_TRY(db_.BeginWrite());
+    Result<Statement> again = db_.Prepare("SELECT schema_version FROM errdex_catalog");
+    Result<void> done;
+    bool still_9 = false;
+    if (!again) {
+      done = tl::unexpected(again.error());
+    } else if (Result<bool> again_row = again->Step(); !again_row) {
+      done = tl::unexpected(again_row.error());
+    } else {
+      still_9 = *again_row && again->Int(0) == 9;
+      again->Reset();
+    }
+    if (done && still_9) {
+      write_depth_ = 1;
+      dirty_all_ = true;
+      done = db_.Exec(std::string(kPostgresSharedSitesSql) + std::string(kSiteViewSql));
+      if (done) done = Seal(/*rehash_rows=*/true);
+      if (done) {
+        done = db_.Exec("UPDATE errdex_catalog SET schema_version = " +
+                        std::to_string(kSchemaVersion));
+      }
+      write_depth_ = 0;
+      dirty_all_ = false;
+    }
+    if (!done) {
+      (void)db_.Exec("ROLLBACK");
+      return done;
+    }
+    ERRDEX_TRY(db_.Exec("COMMIT"));
+    version = kSchemaVersion;
+  }
   if (version != kSchemaVersion) {
     return Fail(ErrorCode::kCorrupt,
                 url + " has catalog schema version " + std::to_string(version) +
@@ -562,7 +615,7 @@ Result<void> Catalog::RekeyErrors() {
   // and line order keeps its row and template; the others' sites move to it.
   Result<Statement> first = db_.Prepare(
       "SELECT path, line, col FROM site WHERE error_pk = ?1 ORDER BY path, line, col LIMIT 1");
-  Result<Statement> move = db_.Prepare("UPDATE site SET error_pk = ?2 WHERE error_pk = ?1");
+  Result<Statement> move = db_.Prepare("UPDATE site_row SET error_pk = ?2 WHERE error_pk = ?1");
   Result<Statement> unindex = db_.Prepare(
       "INSERT INTO error_fts (error_fts, rowid, template, exception) "
       "SELECT 'delete', pk, template, exception FROM error WHERE pk = ?1");
@@ -693,6 +746,8 @@ Result<void> Catalog::BeginWrite() {
     }
     ERRDEX_TRY(db_.BeginWrite());
     dirty_libraries_.clear();
+    dirty_snapshots_.clear();
+    dirty_site_errors_.clear();
     dirty_all_ = false;
     dirty_seal_ = false;
   } else {
@@ -720,6 +775,8 @@ Result<void> Catalog::CommitWrite() {
   }
   write_depth_ = 0;
   dirty_libraries_.clear();
+  dirty_snapshots_.clear();
+  dirty_site_errors_.clear();
   dirty_all_ = false;
   dirty_seal_ = false;
   // Our own commit does not change data_version: drop what was checked.
@@ -738,6 +795,8 @@ void Catalog::RollbackWrite() {
   if (write_depth_ == 1) (void)db_.Exec("ROLLBACK");
   write_depth_ = 0;
   dirty_libraries_.clear();
+  dirty_snapshots_.clear();
+  dirty_site_errors_.clear();
   dirty_all_ = false;
   dirty_seal_ = false;
   base_.reset();
@@ -837,6 +896,8 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     Result<bool> snap_row = snap->Step();
     if (!snap_row) return tl::unexpected(snap_row.error());
     int64_t snapshot_pk = -1;
+    std::set<int64_t> touched_errors;  // whose sites change
+    bool replaced = false;             // an older write of this revision is gone
     if (*snap_row) {
       snapshot_pk = snap->Int(0);
       if (snap->Text(1) == digest) {
@@ -849,7 +910,20 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
         }
         return summary;
       }
-      for (std::string_view table : {"site", "non_site", "file_issue", "exception_class"}) {
+      // The errors the old links named: their sums and kind are redone.
+      Result<Statement> old_errors = db_.Prepare(
+          "SELECT DISTINCT r.error_pk FROM site_link l JOIN site_row r ON r.pk = l.row_pk "
+          "WHERE l.snapshot_pk = ?1");
+      if (!old_errors) return tl::unexpected(old_errors.error());
+      old_errors->Bind(1, snapshot_pk);
+      while (true) {
+        Result<bool> more = old_errors->Step();
+        if (!more) return tl::unexpected(more.error());
+        if (!*more) break;
+        touched_errors.insert(old_errors->Int(0));
+      }
+      replaced = true;
+      for (std::string_view table : {"site_link", "non_site", "file_issue", "exception_class"}) {
         Result<Statement> del =
             db_.Prepare("DELETE FROM " + std::string(table) + " WHERE snapshot_pk = ?1");
         if (!del) return tl::unexpected(del.error());
@@ -908,17 +982,10 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     Result<Statement> insert_error = db_.Prepare(
         "INSERT INTO error (id, library_pk, exception, template, kind, pieces, literal_size, "
         "dynamic, internal) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) RETURNING pk");
-    // Rows are hashed here, as they are bound: every backend stores the
-    // same hashes (RowHasher), whether or not it can run errdex_row_hash.
-    Result<std::unique_ptr<BulkWriter>> insert_site = db_.BulkInsert(
-        "site",
-        "snapshot_pk, error_pk, language, path, line, col, end_line, function, "
-        "kind, exception_written, statement, excerpt_line, excerpt, cause, via, internal, "
-        "guards, trigger, signature, entries, body_hash, guard_hash, crc");
     if (!find_error) return tl::unexpected(find_error.error());
     if (!insert_error) return tl::unexpected(insert_error.error());
-    if (!insert_site) return tl::unexpected(insert_site.error());
     std::unordered_map<std::string, int64_t> error_pks;
+    std::vector<int64_t> site_errors(x.sites.size());
     for (size_t i = 0; i < x.sites.size(); ++i) {
       const Site& s = x.sites[i];
       std::string exception = ToValidUtf8(s.exception);
@@ -972,43 +1039,10 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
         }
         error_pks.emplace(id, error_pk);
       }
-      std::string path = ToValidUtf8(s.path);
-      std::string function = ToValidUtf8(s.function);
-      std::string_view kind = SiteKindName(s.kind);
-      std::string written = ToValidUtf8(s.exception_written);
-      std::string cause = ToValidUtf8(s.cause);
-      std::string via = ToValidUtf8(s.via);
-      std::string trigger = ToValidUtf8(s.trigger);
-      std::string signature = ToValidUtf8(s.signature);
-      std::string entries = ToValidUtf8(s.entries);
-      int64_t body_hash =
-          RowHasher().Text(s.statement).Int(s.excerpt_line).Text(s.excerpt).Digest();
-      int64_t guard_hash =
-          RowHasher().Text(guards_json[i]).Text(trigger).Text(signature).Text(entries).Digest();
-      int64_t crc = RowHasher()
-                        .Int(snapshot_pk)
-                        .Int(error_pk)
-                        .Text(s.language)
-                        .Text(path)
-                        .Int(s.line)
-                        .Int(s.column)
-                        .Int(s.end_line)
-                        .Text(function)
-                        .Text(kind)
-                        .Text(written)
-                        .Text(cause)
-                        .Text(via)
-                        .Int(s.internal)
-                        .Int(body_hash)
-                        .Int(guard_hash)
-                        .Digest();
-      ERRDEX_TRY((*insert_site)
-                     ->Add({snapshot_pk, error_pk, s.language, path, s.line, s.column, s.end_line,
-                            function, kind, written, s.statement, s.excerpt_line, s.excerpt, cause,
-                            via, s.internal, guards_json[i], trigger, signature, entries, body_hash,
-                            guard_hash, crc}));
+      site_errors[i] = error_pk;
+      touched_errors.insert(error_pk);
     }
-    ERRDEX_TRY((*insert_site)->Finish());
+    ERRDEX_TRY(WriteSites(library_pk, snapshot_pk, x.sites, site_errors, guards_json, replaced));
 
     Result<std::unique_ptr<BulkWriter>> non_site =
         db_.BulkInsert("non_site", "snapshot_pk, path, line, reason, crc");
@@ -1051,7 +1085,7 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     // just copied in are not part of yet: without them, the refresh of
     // the errors' kind walked the sites once per error (5 s for Python's
     // standard library, 3,600 errors).
-    if (db_.postgres()) ERRDEX_TRY(db_.Exec("ANALYZE site, error"));
+    if (db_.postgres()) ERRDEX_TRY(db_.Exec("ANALYZE site_link, site_row, site_text, error"));
 
     // New errors into the search index; errors no snapshot raises any more
     // out of it and out of the catalog. The others take kind and internal
@@ -1066,14 +1100,14 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       Result<Statement> fts_gc = db_.Prepare(
           "INSERT INTO error_fts (error_fts, rowid, template, exception) "
           "SELECT 'delete', pk, template, exception FROM error WHERE library_pk = ?1 AND "
-          "NOT EXISTS (SELECT 1 FROM site WHERE site.error_pk = error.pk)");
+          "NOT EXISTS (SELECT 1 FROM site_row r WHERE r.error_pk = error.pk)");
       if (!fts_gc) return tl::unexpected(fts_gc.error());
       fts_gc->Bind(1, library_pk);
       ERRDEX_TRY(fts_gc->Run());
     }
     Result<Statement> gc = db_.Prepare(
         "DELETE FROM error WHERE library_pk = ?1 AND NOT EXISTS "
-        "(SELECT 1 FROM site WHERE site.error_pk = error.pk)");
+        "(SELECT 1 FROM site_row r WHERE r.error_pk = error.pk)");
     if (!gc) return tl::unexpected(gc.error());
     gc->Bind(1, library_pk);
     ERRDEX_TRY(gc->Run());
@@ -1084,10 +1118,11 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
         "        ORDER BY s.snapshot_pk, s.path, s.line LIMIT 1), "
         "internal = CASE WHEN EXISTS (SELECT 1 FROM site s WHERE s.error_pk = error.pk AND "
         "                            s.internal = 0) THEN 0 ELSE 1 END "
-        "WHERE library_pk = ?1");
+        "WHERE library_pk = ?1 AND pk IN (" + JoinInts(touched_errors) + ")");
     if (!refresh) return tl::unexpected(refresh.error());
     refresh->Bind(1, library_pk);
-    ERRDEX_TRY(refresh->Run());
+    if (!touched_errors.empty()) ERRDEX_TRY(refresh->Run());
+    scope.MarkSitesDirty(snapshot_pk, touched_errors);
     if (index != nullptr) {
       ERRDEX_TRY(StorePrefilter(library_pk, *index));
       summary.prefilter_rebuilt = true;
@@ -1102,6 +1137,217 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
   scope.MarkDirty(library_pk);
   ERRDEX_TRY(scope.Commit());
   return result;
+}
+
+namespace {
+
+// A site row's columns but its pk and text, as WriteSites compares them.
+struct SiteRowKey {
+  int64_t error_pk = 0;
+  int64_t text_pk = 0;
+  std::string language, path;
+  int64_t line = 0, col = 0, end_line = 0;
+  std::string function, kind, written, cause, via;
+  int64_t internal = 0, excerpt_line = 0;
+  bool operator==(const SiteRowKey&) const = default;
+};
+
+// A site's text, as site_text holds it.
+struct SiteText {
+  std::string statement, excerpt, guards, trigger, signature, entries;
+  bool operator==(const SiteText&) const = default;
+};
+
+struct PairHash {
+  size_t operator()(const std::pair<int64_t, int64_t>& p) const {
+    return std::hash<int64_t>()(p.first) * 31 + std::hash<int64_t>()(p.second);
+  }
+};
+
+}  // namespace
+
+Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
+                                 const std::vector<Site>& sites,
+                                 const std::vector<int64_t>& error_pks,
+                                 const std::vector<std::string>& guards_json, bool replaced) {
+  // What the library holds already: rows by hash, texts by their two
+  // hashes. A hash only nominates; the columns decide, so that two sites
+  // whose hashes collide are still two rows.
+  std::unordered_multimap<int64_t, std::pair<int64_t, SiteRowKey>> rows;
+  std::unordered_multimap<std::pair<int64_t, int64_t>, int64_t, PairHash> texts;
+  {
+    Result<Statement> st = db_.Prepare(
+        "SELECT r.crc, r.pk, r.error_pk, r.text_pk, r.language, r.path, r.line, r.col, "
+        "r.end_line, r.function, r.kind, r.exception_written, r.cause, r.via, r.internal, "
+        "r.excerpt_line, r.body_hash, r.guard_hash "
+        "FROM site_row r JOIN error e ON e.pk = r.error_pk WHERE e.library_pk = ?1");
+    if (!st) return tl::unexpected(st.error());
+    st->Bind(1, library_pk);
+    std::unordered_set<int64_t> seen_texts;
+    while (true) {
+      Result<bool> more = st->Step();
+      if (!more) return tl::unexpected(more.error());
+      if (!*more) break;
+      SiteRowKey k{st->Int(2),  st->Int(3),  st->Text(4),  st->Text(5),  st->Int(6),
+                   st->Int(7),  st->Int(8),  st->Text(9),  st->Text(10), st->Text(11),
+                   st->Text(12), st->Text(13), st->Int(14), st->Int(15)};
+      if (seen_texts.insert(k.text_pk).second) {
+        texts.emplace(std::make_pair(st->Int(16), st->Int(17)), k.text_pk);
+      }
+      rows.emplace(st->Int(0), std::make_pair(st->Int(1), std::move(k)));
+    }
+  }
+  auto next_pk = [&](std::string_view table) -> Result<int64_t> {
+    Result<Statement> st = db_.Prepare("SELECT coalesce(max(pk), 0) FROM " + std::string(table));
+    if (!st) return tl::unexpected(st.error());
+    Result<bool> row = st->Step();
+    if (!row) return tl::unexpected(row.error());
+    return st->Int(0) + 1;
+  };
+  Result<int64_t> text_pk = next_pk("site_text");
+  if (!text_pk) return tl::unexpected(text_pk.error());
+  Result<int64_t> row_pk = next_pk("site_row");
+  if (!row_pk) return tl::unexpected(row_pk.error());
+
+  std::vector<SiteText> content(sites.size());
+  std::vector<std::pair<int64_t, int64_t>> hashes(sites.size());
+  std::set<int64_t> candidates;
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const Site& s = sites[i];
+    content[i] = SiteText{s.statement,           s.excerpt,
+                          guards_json[i],        ToValidUtf8(s.trigger),
+                          ToValidUtf8(s.signature), ToValidUtf8(s.entries)};
+    const SiteText& c = content[i];
+    hashes[i] = {RowHasher().Text(c.statement).Text(c.excerpt).Digest(),
+                 RowHasher().Text(c.guards).Text(c.trigger).Text(c.signature).Text(c.entries)
+                     .Digest()};
+    auto [from, to] = texts.equal_range(hashes[i]);
+    for (auto it = from; it != to; ++it) candidates.insert(it->second);
+  }
+  // The candidate texts, read in batches.
+  std::unordered_map<int64_t, SiteText> stored;
+  for (auto it = candidates.begin(); it != candidates.end();) {
+    std::set<int64_t> batch;
+    while (it != candidates.end() && batch.size() < 500) batch.insert(*it++);
+    Result<Statement> st = db_.Prepare(
+        "SELECT pk, statement, excerpt, guards, trigger, signature, entries FROM site_text "
+        "WHERE pk IN (" + JoinInts(batch) + ")");
+    if (!st) return tl::unexpected(st.error());
+    while (true) {
+      Result<bool> more = st->Step();
+      if (!more) return tl::unexpected(more.error());
+      if (!*more) break;
+      stored[st->Int(0)] = SiteText{st->Text(1), st->Text(2), st->Text(3),
+                                    st->Text(4), st->Text(5), st->Text(6)};
+    }
+  }
+
+  Result<std::unique_ptr<BulkWriter>> text_out = db_.BulkInsert(
+      "site_text", "pk, statement, excerpt, guards, trigger, signature, entries, body_hash, "
+                   "guard_hash");
+  if (!text_out) return tl::unexpected(text_out.error());
+  // Every stored text equal to the site's: a catalog upgraded from version
+  // 9 holds one text per old row, equal ones included.
+  std::vector<std::vector<int64_t>> site_texts(sites.size());
+  for (size_t i = 0; i < sites.size(); ++i) {
+    auto [from, to] = texts.equal_range(hashes[i]);
+    for (auto it = from; it != to; ++it) {
+      auto c = stored.find(it->second);
+      if (c != stored.end() && c->second == content[i]) site_texts[i].push_back(it->second);
+    }
+    if (site_texts[i].empty()) {
+      int64_t found = (*text_pk)++;
+      const SiteText& c = content[i];
+      ERRDEX_TRY((*text_out)->Add({found, c.statement, c.excerpt, c.guards, c.trigger,
+                                   c.signature, c.entries, hashes[i].first, hashes[i].second}));
+      texts.emplace(hashes[i], found);
+      stored.emplace(found, c);
+      site_texts[i].push_back(found);
+    }
+  }
+  ERRDEX_TRY((*text_out)->Finish());
+  stored.clear();
+
+  // Rows are hashed here, as they are bound: every backend stores the same
+  // hashes (RowHasher), whether or not it can run errdex_row_hash.
+  Result<std::unique_ptr<BulkWriter>> row_out = db_.BulkInsert(
+      "site_row",
+      "pk, error_pk, text_pk, language, path, line, col, end_line, function, kind, "
+      "exception_written, cause, via, internal, excerpt_line, body_hash, guard_hash, crc");
+  if (!row_out) return tl::unexpected(row_out.error());
+  std::vector<int64_t> links(sites.size());
+  for (size_t i = 0; i < sites.size(); ++i) {
+    const Site& s = sites[i];
+    SiteRowKey k{error_pks[i],
+                 site_texts[i].front(),
+                 s.language,
+                 ToValidUtf8(s.path),
+                 s.line,
+                 s.column,
+                 s.end_line,
+                 ToValidUtf8(s.function),
+                 std::string(SiteKindName(s.kind)),
+                 ToValidUtf8(s.exception_written),
+                 ToValidUtf8(s.cause),
+                 ToValidUtf8(s.via),
+                 s.internal ? 1 : 0,
+                 s.excerpt_line};
+    int64_t crc = RowHasher()
+                      .Int(k.error_pk)
+                      .Text(k.language)
+                      .Text(k.path)
+                      .Int(k.line)
+                      .Int(k.col)
+                      .Int(k.end_line)
+                      .Text(k.function)
+                      .Text(k.kind)
+                      .Text(k.written)
+                      .Text(k.cause)
+                      .Text(k.via)
+                      .Int(k.internal)
+                      .Int(k.excerpt_line)
+                      .Int(hashes[i].first)
+                      .Int(hashes[i].second)
+                      .Digest();
+    int64_t found = -1;
+    auto [from, to] = rows.equal_range(crc);
+    for (auto it = from; it != to && found < 0; ++it) {
+      SiteRowKey other = it->second.second;
+      if (std::find(site_texts[i].begin(), site_texts[i].end(), other.text_pk) ==
+          site_texts[i].end()) {
+        continue;
+      }
+      other.text_pk = k.text_pk;
+      if (other == k) found = it->second.first;
+    }
+    if (found < 0) {
+      found = (*row_pk)++;
+      ERRDEX_TRY((*row_out)->Add({found, k.error_pk, k.text_pk, k.language, k.path, k.line, k.col,
+                                  k.end_line, k.function, k.kind, k.written, k.cause, k.via,
+                                  k.internal, k.excerpt_line, hashes[i].first, hashes[i].second,
+                                  crc}));
+      rows.emplace(crc, std::make_pair(found, std::move(k)));
+    }
+    links[i] = found;
+  }
+  ERRDEX_TRY((*row_out)->Finish());
+  Result<std::unique_ptr<BulkWriter>> link_out = db_.BulkInsert("site_link", "snapshot_pk, row_pk");
+  if (!link_out) return tl::unexpected(link_out.error());
+  for (int64_t pk : links) ERRDEX_TRY((*link_out)->Add({snapshot_pk, pk}));
+  ERRDEX_TRY((*link_out)->Finish());
+
+  if (replaced) {
+    // Rows only the replaced links held, then texts no row holds.
+    Result<Statement> rows_gc = db_.Prepare(
+        "DELETE FROM site_row WHERE error_pk IN (SELECT pk FROM error WHERE library_pk = ?1) "
+        "AND NOT EXISTS (SELECT 1 FROM site_link l WHERE l.row_pk = site_row.pk)");
+    if (!rows_gc) return tl::unexpected(rows_gc.error());
+    rows_gc->Bind(1, library_pk);
+    ERRDEX_TRY(rows_gc->Run());
+    ERRDEX_TRY(db_.Exec("DELETE FROM site_text WHERE NOT EXISTS "
+                        "(SELECT 1 FROM site_row r WHERE r.text_pk = site_text.pk)"));
+  }
+  return {};
 }
 
 Result<bool> Catalog::PrefilterIsCurrent(int64_t library_pk, int format) {
@@ -1200,7 +1446,7 @@ Result<void> Catalog::LoadSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetai
                                   const Base& base, size_t keep) {
   if (keep != SIZE_MAX) return LoadFirstSitesOf(e, row, detail, base, keep);
   Result<Statement*> sites = Cached(SiteSelect(detail) +
-                                    "WHERE s.error_pk = ?1 ORDER BY s.snapshot_pk, s.path, "
+                                    "WHERE s.error_pk = ?1 ORDER BY l.snapshot_pk, s.path, "
                                     "s.line, s.col");
   if (!sites) return tl::unexpected(sites.error());
   Statement& q = **sites;
@@ -1214,7 +1460,7 @@ Result<void> Catalog::LoadSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetai
       if (!SiteIsIntact(q, detail) || q.Int(1) != e.pk) {
         return Damaged("a site of error " + e.id + " does not match its hash");
       }
-      tally.Add(q.Int(15));
+      tally.Add(q.Int(kSiteCrc));
     }
     Result<SiteRecord> s = ReadSite(q, base);
     if (!s) return tl::unexpected(s.error());
@@ -1252,10 +1498,9 @@ Result<void> Catalog::LoadFirstSitesOf(ErrorRecord& e, const ErrorRow& row, Site
   }
   // By the error's index: left to itself, SQLite walks the (path, line)
   // index of every site for the order, seconds per error.
-  Result<Statement*> first = Cached(SiteSelect(detail) +
-                                    (db_.postgres() ? "" : "INDEXED BY site_error ") +
+  Result<Statement*> first = Cached(SiteSelect(detail, /*by_error=*/!db_.postgres()) +
                                     "WHERE s.error_pk = ?1 AND "
-                                    "s.snapshot_pk = ?2 ORDER BY s.path, s.line, s.col LIMIT ?3");
+                                    "l.snapshot_pk = ?2 ORDER BY s.path, s.line, s.col LIMIT ?3");
   if (!first) return tl::unexpected(first.error());
   Statement& q = **first;
   for (const auto& [snapshot_pk, n] : per_snapshot) {
@@ -1282,9 +1527,12 @@ Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string
   Result<std::shared_ptr<const Base>> base = GetBase();
   if (!base) return tl::unexpected(base.error());
   std::vector<SiteLocation> out;
-  Result<Statement*> st = Cached(SiteSelect(SiteDetail::kLocations) +
-                                 "WHERE s.path = ?1 AND s.line <= ?2 + ?3 AND s.end_line >= ?2 - ?3 "
-                                 "AND s.line >= ?2 - 200");
+  // Rows, not links: a site many versions share is one location.
+  Result<Statement*> st = Cached(
+      "SELECT 0, " + Prefixed("s.", kSiteHashColumns) +
+      ", s.crc FROM site_row s WHERE s.path = ?1 AND s.line <= ?2 + ?3 AND "
+      "s.end_line >= ?2 - ?3 AND s.line >= ?2 - 200 AND "
+      "EXISTS (SELECT 1 FROM site_link l WHERE l.row_pk = s.pk)");
   if (!st) return tl::unexpected(st.error());
   Statement& q = **st;
   for (const std::string& path : paths) {
@@ -1616,7 +1864,7 @@ Result<std::vector<ErrorRecord>> Catalog::LoadSites(std::vector<ErrorRow> rows, 
   // listings read every site and keep those of the errors asked for.
   std::string sql = SiteSelect(detail);
   if (rows.size() <= 500) sql += "WHERE s.error_pk IN (" + pks + ") ";
-  sql += "ORDER BY s.error_pk, s.snapshot_pk, s.path, s.line, s.col";
+  sql += "ORDER BY s.error_pk, l.snapshot_pk, s.path, s.line, s.col";
   Result<Statement> sites = db_.Prepare(sql);
   if (!sites) return tl::unexpected(sites.error());
   std::vector<Tally> tallies(rows.size());
@@ -1629,7 +1877,7 @@ Result<std::vector<ErrorRecord>> Catalog::LoadSites(std::vector<ErrorRow> rows, 
     }
     auto it = by_pk.find(sites->Int(1));
     if (it == by_pk.end()) continue;
-    tallies[it->second].Add(sites->Int(15));
+    tallies[it->second].Add(sites->Int(kSiteCrc));
     Result<SiteRecord> s = ReadSite(*sites, base);
     if (!s) return tl::unexpected(s.error());
     rows[it->second].record.sites.push_back(std::move(*s));
@@ -1812,7 +2060,7 @@ Result<Stats> Catalog::GetStats() {
   if (base.verified) {
     for (const auto& [pk, snap] : base.snapshots) sites_of[pk] = snap.n_sites;
   } else {
-    Result<Statement> st = db_.Prepare("SELECT snapshot_pk, count(*) FROM site GROUP BY 1");
+    Result<Statement> st = db_.Prepare("SELECT snapshot_pk, count(*) FROM site_link GROUP BY 1");
     if (!st) return tl::unexpected(st.error());
     while (true) {
       Result<bool> row = st->Step();

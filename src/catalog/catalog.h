@@ -22,7 +22,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 9;
+inline constexpr int kSchemaVersion = 10;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -507,6 +507,13 @@ class Catalog {
   Result<void> PutMeta(std::string_view key, std::string_view value);
   Result<void> StorePrefilter(int64_t library_pk, IndexBuilder& index);
   Result<bool> PrefilterIsCurrent(int64_t library_pk, int format);
+  // WriteSnapshot's sites: links from the snapshot to rows of the library
+  // that hold them already, new rows and texts for the others. `replaced`:
+  // the snapshot's old links were deleted, so rows and texts no snapshot
+  // holds any more are dropped.
+  Result<void> WriteSites(int64_t library_pk, int64_t snapshot_pk, const std::vector<Site>& sites,
+                          const std::vector<int64_t>& error_pks,
+                          const std::vector<std::string>& guards_json, bool replaced);
 
   Database db_;
   // Declared after db_: finalized before the database closes.
@@ -521,6 +528,11 @@ class Catalog {
   std::shared_ptr<ListCache> list_cache_;  // ListPage's last scope
   int write_depth_ = 0;                 // BeginWrite calls not yet ended
   std::set<int64_t> dirty_libraries_;  // written by the open transaction
+  // Whose links to sites the open transaction changed: the seal sums the
+  // sites of these alone, not of every snapshot and error of a library
+  // (186 releases of jax hold 1.5 million links).
+  std::set<int64_t> dirty_snapshots_;
+  std::set<int64_t> dirty_site_errors_;
   bool dirty_all_ = false;
   bool dirty_seal_ = false;  // a write touched a table only the seal covers (meta)
 };

@@ -286,11 +286,25 @@ Result<void> Catalog::Seal(bool rehash_rows) {
   };
   // PostgreSQL catalogs are created at the current schema and hash every
   // leaf row as it is written: nothing written before hashes to redo.
+  // Sites are the exception: version 10 split them into shared rows and
+  // texts (kSharedSitesSql), on both backends, with hashes to redo.
+  if (rehash_rows && pg) {
+    ERRDEX_TRY(RehashRows("site_text", "pk", kSiteBodyColumns, "1 = 1", "site_text", "pk",
+                          "body_hash"));
+    ERRDEX_TRY(RehashRows("site_text", "pk", kSiteGuardColumns, "1 = 1", "site_text", "pk",
+                          "guard_hash"));
+    ERRDEX_TRY(db_.Exec("UPDATE site_row SET body_hash = t.body_hash, guard_hash = t.guard_hash "
+                        "FROM site_text t WHERE t.pk = site_row.text_pk"));
+    ERRDEX_TRY(RehashRows("site_row", "pk", kSiteHashColumns, "1 = 1", "site_row", "pk", "crc"));
+  }
   if (rehash_rows && !pg) {
     // Rows written before hashes existed (an upgrade): leaves first.
-    sql += "UPDATE site SET body_hash = " + hash_of(kSiteBodyColumns) +
+    sql += "UPDATE site_text SET body_hash = " + hash_of(kSiteBodyColumns) +
            ", guard_hash = " + hash_of(kSiteGuardColumns) + ";";
-    sql += "UPDATE site SET crc = " + hash_of(kSiteHashColumns) + ";";
+    sql += "UPDATE site_row SET body_hash = (SELECT t.body_hash FROM site_text t WHERE "
+           "t.pk = site_row.text_pk), guard_hash = (SELECT t.guard_hash FROM site_text t WHERE "
+           "t.pk = site_row.text_pk);";
+    sql += "UPDATE site_row SET crc = " + hash_of(kSiteHashColumns) + ";";
     sql += "UPDATE non_site SET crc = " + hash_of(kNonSiteHashColumns) + ";";
     sql += "UPDATE file_issue SET crc = " + hash_of(kFileIssueHashColumns) + ";";
     sql += "UPDATE exception_class SET crc = " + hash_of(kClassHashColumns) + ";";
@@ -298,15 +312,29 @@ Result<void> Catalog::Seal(bool rehash_rows) {
     sql += "UPDATE enrichment SET crc = " + hash_of(kEnrichmentHashColumns) + ";";
     sql += "UPDATE meta SET crc = " + hash_of(kMetaHashColumns) + ";";
   }
-  sql += "UPDATE snapshot SET " +
-         count_sum("n_sites", "sites_sum", "site", "snapshot_pk = snapshot.pk") + ", " +
-         count_sum("n_non_sites", "non_sites_sum", "non_site", "snapshot_pk = snapshot.pk") + ", " +
-         count_sum("n_issues", "issues_sum", "file_issue", "snapshot_pk = snapshot.pk") + ", " +
-         count_sum("n_classes", "classes_sum", "exception_class", "snapshot_pk = snapshot.pk") +
-         " WHERE " + of_library + ";";
+  // Only the snapshots and errors whose links a write changed have their
+  // sites counted again (WriteScope::MarkSitesDirty).
+  constexpr std::string_view kLinkedRows = "site_link l JOIN site_row r ON r.pk = l.row_pk";
+  std::string of_snapshot = dirty_all_ ? "1 = 1" : "pk IN (" + JoinInts(dirty_snapshots_) + ")";
+  std::string of_site_error =
+      dirty_all_ ? "1 = 1" : "pk IN (" + JoinInts(dirty_site_errors_) + ")";
+  if (dirty_all_ || !dirty_snapshots_.empty()) {
+    sql += "UPDATE snapshot SET " +
+           count_sum("n_sites", "sites_sum", kLinkedRows, "l.snapshot_pk = snapshot.pk") + ", " +
+           count_sum("n_non_sites", "non_sites_sum", "non_site", "snapshot_pk = snapshot.pk") +
+           ", " + count_sum("n_issues", "issues_sum", "file_issue", "snapshot_pk = snapshot.pk") +
+           ", " +
+           count_sum("n_classes", "classes_sum", "exception_class", "snapshot_pk = snapshot.pk") +
+           " WHERE " + of_snapshot + ";";
+  }
   ERRDEX_TRY(rehash("snapshot", "pk", kSnapshotHashColumns, of_library));
-  sql += "UPDATE error SET " + count_sum("n_sites", "sites_sum", "site", "error_pk = error.pk") +
-         ", analysis_crc = coalesce((SELECT crc FROM analysis WHERE error_pk = error.pk), 0)"
+  if (dirty_all_ || !dirty_site_errors_.empty()) {
+    sql += "UPDATE error SET " +
+           count_sum("n_sites", "sites_sum", kLinkedRows, "r.error_pk = error.pk") +
+           " WHERE " + of_site_error + ";";
+  }
+  sql += "UPDATE error SET "
+         "analysis_crc = coalesce((SELECT crc FROM analysis WHERE error_pk = error.pk), 0)"
          ", enrichment_crc = coalesce((SELECT crc FROM enrichment WHERE error_id = error.id), 0)"
          " WHERE " + of_library + ";";
   ERRDEX_TRY(rehash("error", "pk", kErrorHashColumns, of_library));
@@ -414,37 +442,83 @@ Result<CheckReport> Catalog::Check() {
     by_id[r.record.id] = &r;
   }
 
-  // Every site in full, against its error and its snapshot.
+  // Every site in full: texts against their hashes, rows against theirs
+  // and their texts', links against their snapshots and errors.
   {
-    Result<Statement> st = db_.Prepare(
-        "SELECT " + std::string(kSiteHashColumns) + ", crc, " + std::string(kSiteGuardColumns) +
-        ", " + std::string(kSiteBodyColumns) + " FROM site");
-    if (!st) {
-      problem(st.error());
+    auto scan = [&](const std::string& sql, const std::function<void(const Statement&)>& visit) {
+      Result<Statement> st = db_.Prepare(sql);
+      if (!st) return problem(st.error()), false;
+      while (true) {
+        Result<bool> row = st->Step();
+        if (!row) return problem(row.error()), false;
+        if (!*row) return true;
+        visit(*st);
+      }
+    };
+    int64_t bad_texts = 0;
+    if (!scan("SELECT " + std::string(kSiteBodyColumns) + ", " + std::string(kSiteGuardColumns) +
+                  ", body_hash, guard_hash FROM site_text",
+              [&](const Statement& st) {
+                if (st.HashColumns(0, 2) != st.Int(6) || st.HashColumns(2, 4) != st.Int(7)) {
+                  ++bad_texts;
+                }
+              })) {
+      return report;
+    }
+    int64_t bad = 0;
+    int64_t unread = 0;
+    if (!scan("SELECT " + Prefixed("r.", kSiteHashColumns) + ", r.crc, t.body_hash, "
+                  "t.guard_hash, (SELECT count(*) FROM site_link l WHERE l.row_pk = r.pk), "
+                  "CASE WHEN t.pk IS NULL THEN 1 ELSE 0 END "
+                  "FROM site_row r LEFT JOIN site_text t ON t.pk = r.text_pk",
+              [&](const Statement& st) {
+                if (st.HashColumns(0, 15) != st.Int(15) || st.Int(13) != st.Int(16) ||
+                    st.Int(14) != st.Int(17) || st.Int(19) != 0) {
+                  ++bad;
+                }
+                if (st.Int(18) == 0) ++unread;
+              })) {
+      return report;
+    }
+    int64_t orphan_texts = 0;
+    if (!scan("SELECT count(*) FROM site_text t WHERE NOT EXISTS "
+              "(SELECT 1 FROM site_row r WHERE r.text_pk = t.pk)",
+              [&](const Statement& st) { orphan_texts = st.Int(0); })) {
       return report;
     }
     std::map<int64_t, std::pair<int64_t, int64_t>> per_error;
     std::map<int64_t, std::pair<int64_t, int64_t>> per_snapshot;
-    int64_t bad = 0;
-    while (true) {
-      Result<bool> row = st->Step();
-      if (!row) {
-        problem(row.error());
-        return report;
-      }
-      if (!*row) break;
-      ++report.sites;
-      if (st->HashColumns(0, 15) != st->Int(15) || st->HashColumns(16, 4) != st->Int(14) ||
-          st->HashColumns(20, 3) != st->Int(13)) {
-        ++bad;
-      }
-      for (auto* m : {&per_error, &per_snapshot}) {
-        auto& [c, s] = (*m)[m == &per_error ? st->Int(1) : st->Int(0)];
-        ++c;
-        s = AddHashes(s, st->Int(15));
-      }
+    int64_t dangling = 0;
+    if (!scan("SELECT l.snapshot_pk, r.error_pk, r.crc, CASE WHEN r.pk IS NULL THEN 1 ELSE 0 END "
+              "FROM site_link l "
+              "LEFT JOIN site_row r ON r.pk = l.row_pk",
+              [&](const Statement& st) {
+                ++report.sites;
+                if (st.Int(3) != 0) {
+                  ++dangling;
+                  return;
+                }
+                for (auto* m : {&per_error, &per_snapshot}) {
+                  auto& [c, s] = (*m)[m == &per_error ? st.Int(1) : st.Int(0)];
+                  ++c;
+                  s = AddHashes(s, st.Int(2));
+                }
+              })) {
+      return report;
+    }
+    if (bad_texts > 0) {
+      report.problems.push_back(std::to_string(bad_texts) +
+                                " sites' texts do not match their hash");
     }
     if (bad > 0) report.problems.push_back(std::to_string(bad) + " sites do not match their hash");
+    if (dangling > 0) {
+      report.problems.push_back(std::to_string(dangling) + " snapshots' sites are missing");
+    }
+    if (unread + orphan_texts > 0) {
+      report.problems.push_back(std::to_string(unread) + " site rows and " +
+                                std::to_string(orphan_texts) +
+                                " site texts belong to no snapshot");
+    }
     int64_t errors_off = 0;
     for (const ErrorRow& r : *errors) {
       auto [c, s] = per_error[r.record.pk];

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -73,6 +74,17 @@ struct Catalog::ErrorRow {
   std::string pieces_json;  // when read without parsing the pieces
 };
 
+// "1, 2, 3" for an SQL list of integers the catalog gave (safe to splice);
+// "NULL" for none, which no IN matches.
+inline std::string JoinInts(const std::set<int64_t>& values) {
+  std::string out;
+  for (int64_t v : values) {
+    if (!out.empty()) out += ", ";
+    out += std::to_string(v);
+  }
+  return out.empty() ? "NULL" : out;
+}
+
 // One write: BEGIN IMMEDIATE, or a savepoint inside an open transaction.
 // Rolled back unless committed.
 class WriteScope {
@@ -96,6 +108,10 @@ class WriteScope {
   }
   void MarkDirty(int64_t library_pk) { catalog_.dirty_libraries_.insert(library_pk); }
   void MarkAllDirty() { catalog_.dirty_all_ = true; }
+  void MarkSitesDirty(int64_t snapshot_pk, const std::set<int64_t>& error_pks) {
+    catalog_.dirty_snapshots_.insert(snapshot_pk);
+    catalog_.dirty_site_errors_.insert(error_pks.begin(), error_pks.end());
+  }
 
  private:
   Catalog& catalog_;

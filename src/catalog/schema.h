@@ -219,6 +219,135 @@ ALTER TABLE seal ADD COLUMN n_meta INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE seal ADD COLUMN meta_sum INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 9 to 10, and part of every new catalog: a site stored once for
+// every snapshot that holds it unchanged. Releases of one library share
+// most of their sites, line for line; a copy per snapshot made a catalog
+// of 15 jax releases 4.3 times the size of one. `site_link` says which
+// snapshots hold a row (twice when one snapshot holds two equal sites);
+// `site_row` is the site but for its big text, which `site_text` holds
+// once for the rows that share it (a site whose lines moved keeps its
+// excerpt). The view `site` is the table this replaces, one row per
+// snapshot and site, for readers.
+inline constexpr std::string_view kSharedSitesSql = R"sql(
+CREATE TABLE site_text (
+  pk INTEGER PRIMARY KEY,
+  statement TEXT NOT NULL,
+  excerpt TEXT NOT NULL,
+  guards TEXT NOT NULL,
+  trigger TEXT NOT NULL,
+  signature TEXT NOT NULL,
+  entries TEXT NOT NULL,
+  body_hash INTEGER NOT NULL DEFAULT 0,
+  guard_hash INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX site_text_hash ON site_text (body_hash, guard_hash);
+CREATE TABLE site_row (
+  pk INTEGER PRIMARY KEY,
+  error_pk INTEGER NOT NULL REFERENCES error(pk),
+  text_pk INTEGER NOT NULL REFERENCES site_text(pk),
+  language TEXT NOT NULL,
+  path TEXT NOT NULL,
+  line INTEGER NOT NULL,
+  col INTEGER NOT NULL,
+  end_line INTEGER NOT NULL,
+  function TEXT NOT NULL,
+  kind TEXT NOT NULL,
+  exception_written TEXT NOT NULL,
+  cause TEXT NOT NULL,
+  via TEXT NOT NULL,
+  internal INTEGER NOT NULL,
+  excerpt_line INTEGER NOT NULL,
+  body_hash INTEGER NOT NULL DEFAULT 0,
+  guard_hash INTEGER NOT NULL DEFAULT 0,
+  crc INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX site_row_error ON site_row (error_pk);
+CREATE INDEX site_row_path ON site_row (path, line);
+CREATE INDEX site_row_text ON site_row (text_pk);
+CREATE TABLE site_link (
+  snapshot_pk INTEGER NOT NULL REFERENCES snapshot(pk) ON DELETE CASCADE,
+  row_pk INTEGER NOT NULL REFERENCES site_row(pk)
+);
+CREATE INDEX site_link_snapshot ON site_link (snapshot_pk, row_pk);
+CREATE INDEX site_link_row ON site_link (row_pk);
+INSERT INTO site_text (pk, statement, excerpt, guards, trigger, signature, entries)
+  SELECT pk, statement, excerpt, guards, trigger, signature, entries FROM site;
+INSERT INTO site_row (pk, error_pk, text_pk, language, path, line, col, end_line, function, kind,
+                      exception_written, cause, via, internal, excerpt_line)
+  SELECT pk, error_pk, pk, language, path, line, col, end_line, function, kind,
+         exception_written, cause, via, internal, excerpt_line FROM site;
+INSERT INTO site_link (snapshot_pk, row_pk) SELECT snapshot_pk, pk FROM site;
+DROP TABLE site;
+)sql";
+
+// The view both backends read sites through.
+inline constexpr std::string_view kSiteViewSql = R"sql(
+CREATE VIEW site AS
+  SELECT l.snapshot_pk AS snapshot_pk, r.pk AS row_pk, r.error_pk AS error_pk,
+         r.language AS language, r.path AS path, r.line AS line, r.col AS col,
+         r.end_line AS end_line, r.function AS function, r.kind AS kind,
+         r.exception_written AS exception_written, r.cause AS cause, r.via AS via,
+         r.internal AS internal, r.excerpt_line AS excerpt_line, r.body_hash AS body_hash,
+         r.guard_hash AS guard_hash, r.crc AS crc, t.statement AS statement,
+         t.excerpt AS excerpt, t.guards AS guards, t.trigger AS trigger,
+         t.signature AS signature, t.entries AS entries
+  FROM site_link l JOIN site_row r ON r.pk = l.row_pk JOIN site_text t ON t.pk = r.text_pk;
+)sql";
+
+// kSharedSitesSql on PostgreSQL: a catalog of version 9 is upgraded in
+// place, and a new one made the same way from the version-9 tables.
+inline constexpr std::string_view kPostgresSharedSitesSql = R"sql(
+CREATE TABLE site_text (
+  pk BIGINT PRIMARY KEY,
+  statement TEXT COLLATE "C" NOT NULL,
+  excerpt TEXT COLLATE "C" NOT NULL,
+  guards TEXT COLLATE "C" NOT NULL,
+  trigger TEXT COLLATE "C" NOT NULL,
+  signature TEXT COLLATE "C" NOT NULL,
+  entries TEXT COLLATE "C" NOT NULL,
+  body_hash BIGINT NOT NULL DEFAULT 0,
+  guard_hash BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX site_text_hash ON site_text (body_hash, guard_hash);
+CREATE TABLE site_row (
+  pk BIGINT PRIMARY KEY,
+  error_pk BIGINT NOT NULL REFERENCES error(pk),
+  text_pk BIGINT NOT NULL REFERENCES site_text(pk),
+  language TEXT COLLATE "C" NOT NULL,
+  path TEXT COLLATE "C" NOT NULL,
+  line BIGINT NOT NULL,
+  col BIGINT NOT NULL,
+  end_line BIGINT NOT NULL,
+  function TEXT COLLATE "C" NOT NULL,
+  kind TEXT COLLATE "C" NOT NULL,
+  exception_written TEXT COLLATE "C" NOT NULL,
+  cause TEXT COLLATE "C" NOT NULL,
+  via TEXT COLLATE "C" NOT NULL,
+  internal BIGINT NOT NULL,
+  excerpt_line BIGINT NOT NULL,
+  body_hash BIGINT NOT NULL DEFAULT 0,
+  guard_hash BIGINT NOT NULL DEFAULT 0,
+  crc BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX site_row_error ON site_row (error_pk);
+CREATE INDEX site_row_path ON site_row (path, line);
+CREATE INDEX site_row_text ON site_row (text_pk);
+CREATE TABLE site_link (
+  snapshot_pk BIGINT NOT NULL REFERENCES snapshot(pk) ON DELETE CASCADE,
+  row_pk BIGINT NOT NULL REFERENCES site_row(pk)
+);
+CREATE INDEX site_link_snapshot ON site_link (snapshot_pk, row_pk);
+CREATE INDEX site_link_row ON site_link (row_pk);
+INSERT INTO site_text (pk, statement, excerpt, guards, trigger, signature, entries)
+  SELECT pk, statement, excerpt, guards, trigger, signature, entries FROM site;
+INSERT INTO site_row (pk, error_pk, text_pk, language, path, line, col, end_line, function, kind,
+                      exception_written, cause, via, internal, excerpt_line)
+  SELECT pk, error_pk, pk, language, path, line, col, end_line, function, kind,
+         exception_written, cause, via, internal, excerpt_line FROM site;
+INSERT INTO site_link (snapshot_pk, row_pk) SELECT snapshot_pk, pk FROM site;
+DROP TABLE site;
+)sql";
+
 // The same catalog on PostgreSQL, created whole at kSchemaVersion (there
 // are no older PostgreSQL catalogs to upgrade; later versions add their
 // steps as SQLite's do). Differences, each for a reason:
@@ -415,10 +544,13 @@ inline constexpr std::string_view kSnapshotHashColumns =
 inline constexpr std::string_view kErrorHashColumns =
     "pk, id, library_pk, exception, template, kind, pieces, literal_size, dynamic, internal, "
     "n_sites, sites_sum, analysis_crc, enrichment_crc";
+// A site row is shared by the snapshots that hold it (kSharedSitesSql), so
+// its hash leaves the snapshot out; each snapshot's n_sites and sites_sum
+// count its links.
 inline constexpr std::string_view kSiteHashColumns =
-    "snapshot_pk, error_pk, language, path, line, col, end_line, function, kind, "
-    "exception_written, cause, via, internal, body_hash, guard_hash";
-inline constexpr std::string_view kSiteBodyColumns = "statement, excerpt_line, excerpt";
+    "error_pk, language, path, line, col, end_line, function, kind, "
+    "exception_written, cause, via, internal, excerpt_line, body_hash, guard_hash";
+inline constexpr std::string_view kSiteBodyColumns = "statement, excerpt";
 inline constexpr std::string_view kSiteGuardColumns = "guards, trigger, signature, entries";
 inline constexpr std::string_view kNonSiteHashColumns = "snapshot_pk, path, line, reason";
 inline constexpr std::string_view kFileIssueHashColumns =

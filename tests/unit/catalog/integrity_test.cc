@@ -180,8 +180,14 @@ TEST(Integrity, RowsChangedOrLostBehindErrdexsBackAreNoticed) {
     const char* what;
   };
   for (const Case& c : {
-           Case{"UPDATE site SET line = 999 WHERE line = 20", "a site's line"},
-           Case{"DELETE FROM site WHERE line = 20", "a lost site"},
+           Case{"UPDATE site_row SET line = 999 WHERE line = 20", "a site's line"},
+           Case{"DELETE FROM site_link WHERE row_pk IN (SELECT pk FROM site_row WHERE line = 20)",
+                "a lost site"},
+           Case{"UPDATE site_text SET excerpt = 'x' WHERE pk = (SELECT min(pk) FROM site_text)",
+                "a site's excerpt"},
+           Case{"INSERT INTO site_link (snapshot_pk, row_pk) SELECT snapshot_pk, row_pk FROM "
+                "site_link LIMIT 1",
+                "a site held twice"},
            Case{"DELETE FROM analysis WHERE error_pk = (SELECT min(pk) FROM error)",
                 "a lost analysis"},
            Case{"DELETE FROM enrichment", "a lost enrichment"},

@@ -712,7 +712,7 @@ TEST(ServeSqlite, ADamagedCatalogIsRefusedAtStart) {
   // its hash, which no page might read for a long time.
   sqlite3* raw = nullptr;
   ASSERT_EQ(sqlite3_open(db.c_str(), &raw), SQLITE_OK);
-  ASSERT_EQ(sqlite3_exec(raw, "UPDATE site SET line = line + 1", nullptr, nullptr, nullptr),
+  ASSERT_EQ(sqlite3_exec(raw, "UPDATE site_row SET line = line + 1", nullptr, nullptr, nullptr),
             SQLITE_OK);
   sqlite3_close(raw);
   Result<std::unique_ptr<Server>> s = Server::Create(options);
