@@ -203,7 +203,7 @@ constexpr int kSiteBody = 21;
 
 std::string SiteColumns(SiteDetail detail) {
   std::string guards = detail == SiteDetail::kFull || detail == SiteDetail::kGuards
-                           ? "t.guards, t.trigger, t.signature, t.entries"
+                           ? "g.guards, g.trigger, g.signature, g.entries"
                            : "'[]', '', '', ''";
   std::string body = detail == SiteDetail::kFull ? "t.statement, t.excerpt" : "'', ''";
   return "SELECT l.snapshot_pk, " + Prefixed("s.", kSiteHashColumns) + ", s.crc, " + guards +
@@ -211,11 +211,15 @@ std::string SiteColumns(SiteDetail detail) {
 }
 
 // Sites as SiteColumns reads them: `s` the row, `l` its link to a
-// snapshot, `t` its text. `by_error`: walk the rows by the error's index.
+// snapshot, `t` and `g` its texts. `by_error` (SQLite): walk the error's
+// rows first, then their links; left to itself SQLite walked every link
+// of the snapshot for each error (30 s to analyse 146 releases of jax).
 std::string SiteSelect(SiteDetail detail, bool by_error = false) {
+  std::string join = by_error ? "CROSS JOIN " : "JOIN ";  // CROSS: in this order
   return SiteColumns(detail) + " FROM site_row s " +
-         (by_error ? "INDEXED BY site_row_error " : "") +
-         "JOIN site_link l ON l.row_pk = s.pk JOIN site_text t ON t.pk = s.text_pk ";
+         (by_error ? "INDEXED BY site_row_error " : "") + join +
+         "site_link l ON l.row_pk = s.pk " + join + "site_text t ON t.pk = s.text_pk " + join +
+         "site_guard g ON g.pk = s.guard_pk ";
 }
 
 // Checks a row of SiteSelect(detail) against its hashes.
@@ -229,6 +233,31 @@ bool SiteIsIntact(const Statement& row, SiteDetail detail) {
     return false;
   }
   return true;
+}
+
+// Guard lines are stored relative to their site (`dline`) so that a site
+// whose lines moved keeps its guards' text; readers get absolute `line`s.
+std::string GuardsForStorage(const std::string& guards_json, int line) {
+  nlohmann::json g = nlohmann::json::parse(guards_json, nullptr, false);
+  if (!g.is_array()) return guards_json;
+  for (nlohmann::json& c : g) {
+    if (!c.is_object() || !c.contains("line") || !c["line"].is_number_integer()) continue;
+    c["dline"] = c["line"].get<int64_t>() - line;
+    c.erase("line");
+  }
+  return g.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+std::string GuardsFromStorage(const std::string& stored, int line) {
+  if (stored.find("\"dline\"") == std::string::npos) return stored;
+  nlohmann::json g = nlohmann::json::parse(stored, nullptr, false);
+  if (!g.is_array()) return stored;
+  for (nlohmann::json& c : g) {
+    if (!c.is_object() || !c.contains("dline") || !c["dline"].is_number_integer()) continue;
+    c["line"] = c["dline"].get<int64_t>() + line;
+    c.erase("dline");
+  }
+  return g.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 // A row of SiteSelect(), with its snapshot and library from `base`.
@@ -259,7 +288,7 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
   s.via = row.Text(11);
   s.internal = row.Int(12) != 0;
   s.excerpt_line = static_cast<int>(row.Int(kSiteExcerptLine));
-  s.guards_json = row.Text(kSiteGuards);
+  s.guards_json = GuardsFromStorage(row.Text(kSiteGuards), s.line);
   s.trigger = row.Text(kSiteGuards + 1);
   s.signature = row.Text(kSiteGuards + 2);
   s.entries = row.Text(kSiteGuards + 3);
@@ -274,8 +303,8 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
 // the error is not raised there), else the newest that raises it; lists
 // every version of the library with the error's site count in it.
 // `counts`: the sites of each snapshot, when `e.sites` holds fewer.
-void FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::string& version,
-                  const std::map<int64_t, int64_t>* counts = nullptr) {
+int64_t FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::string& version,
+                     const std::map<int64_t, int64_t>* counts = nullptr) {
   int64_t library_pk = -1;
   for (const auto& [pk, lib] : base.libraries) {
     if (lib.name == e.library) library_pk = pk;
@@ -303,13 +332,14 @@ void FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::string& 
   e.sites_in_version = focus >= 0 ? count[focus] : 0;
   if (version == kAllVersions) {
     e.sites_in_version = static_cast<int64_t>(e.sites.size());
-    return;
+    return focus;
   }
   std::vector<SiteRecord> kept;
   for (SiteRecord& s : e.sites) {
     if (s.snapshot_pk == focus) kept.push_back(std::move(s));
   }
   e.sites = std::move(kept);
+  return focus;
 }
 
 }  // namespace
@@ -486,7 +516,12 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
   // No memory map: a file truncated or shrunk under a reader must be an
   // SQLite error, not SIGBUS. Reads go through the page cache instead.
   ERRDEX_TRY(db_.Exec("PRAGMA mmap_size = 0"));
-  if (mode == OpenMode::kReadWrite) ERRDEX_TRY(db_.Exec("PRAGMA synchronous = NORMAL"));
+  // A writer rereads the library's site rows, errors and indexes at every
+  // revision it writes: 64 MiB of page cache instead of SQLite's 2 keeps
+  // them out of the kernel's copy path (jax's 186 releases in one run).
+  if (mode == OpenMode::kReadWrite) {
+    ERRDEX_TRY(db_.Exec("PRAGMA synchronous = NORMAL; PRAGMA cache_size = -65536"));
+  }
   return {};
 }
 
@@ -747,7 +782,6 @@ Result<void> Catalog::BeginWrite() {
     ERRDEX_TRY(db_.BeginWrite());
     dirty_libraries_.clear();
     dirty_snapshots_.clear();
-    dirty_site_errors_.clear();
     dirty_all_ = false;
     dirty_seal_ = false;
   } else {
@@ -776,7 +810,6 @@ Result<void> Catalog::CommitWrite() {
   write_depth_ = 0;
   dirty_libraries_.clear();
   dirty_snapshots_.clear();
-  dirty_site_errors_.clear();
   dirty_all_ = false;
   dirty_seal_ = false;
   // Our own commit does not change data_version: drop what was checked.
@@ -796,7 +829,6 @@ void Catalog::RollbackWrite() {
   write_depth_ = 0;
   dirty_libraries_.clear();
   dirty_snapshots_.clear();
-  dirty_site_errors_.clear();
   dirty_all_ = false;
   dirty_seal_ = false;
   base_.reset();
@@ -817,6 +849,11 @@ Result<void> WriteTransaction::Commit() {
   if (c == nullptr) return Fail(ErrorCode::kInternal, "transaction already ended");
   return c->CommitWrite();
 }
+
+namespace {
+Result<void> MoveErrorSums(Database& db,
+                           const std::map<int64_t, std::pair<int64_t, int64_t>>& moved);
+}  // namespace
 
 Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extraction& x,
                                             IndexBuilder* index) {
@@ -897,6 +934,9 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     if (!snap_row) return tl::unexpected(snap_row.error());
     int64_t snapshot_pk = -1;
     std::set<int64_t> touched_errors;  // whose sites change
+    // By error: links gained less links lost, and the sum of their hashes
+    // (the error's n_sites and sites_sum move by these).
+    std::map<int64_t, std::pair<int64_t, int64_t>> moved;
     bool replaced = false;             // an older write of this revision is gone
     if (*snap_row) {
       snapshot_pk = snap->Int(0);
@@ -910,17 +950,20 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
         }
         return summary;
       }
-      // The errors the old links named: their sums and kind are redone.
-      Result<Statement> old_errors = db_.Prepare(
-          "SELECT DISTINCT r.error_pk FROM site_link l JOIN site_row r ON r.pk = l.row_pk "
+      // The errors the old links named lose them; their kind is redone.
+      Result<Statement> old_links = db_.Prepare(
+          "SELECT r.error_pk, r.crc FROM site_link l JOIN site_row r ON r.pk = l.row_pk "
           "WHERE l.snapshot_pk = ?1");
-      if (!old_errors) return tl::unexpected(old_errors.error());
-      old_errors->Bind(1, snapshot_pk);
+      if (!old_links) return tl::unexpected(old_links.error());
+      old_links->Bind(1, snapshot_pk);
       while (true) {
-        Result<bool> more = old_errors->Step();
+        Result<bool> more = old_links->Step();
         if (!more) return tl::unexpected(more.error());
         if (!*more) break;
-        touched_errors.insert(old_errors->Int(0));
+        touched_errors.insert(old_links->Int(0));
+        auto& [n, sum] = moved[old_links->Int(0)];
+        --n;
+        sum = AddHashes(sum, static_cast<int64_t>(0 - static_cast<uint64_t>(old_links->Int(1))));
       }
       replaced = true;
       for (std::string_view table : {"site_link", "non_site", "file_issue", "exception_class"}) {
@@ -1042,7 +1085,9 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       site_errors[i] = error_pk;
       touched_errors.insert(error_pk);
     }
-    ERRDEX_TRY(WriteSites(library_pk, snapshot_pk, x.sites, site_errors, guards_json, replaced));
+    ERRDEX_TRY(
+        WriteSites(library_pk, snapshot_pk, x.sites, site_errors, guards_json, replaced, moved));
+    ERRDEX_TRY(MoveErrorSums(db_, moved));
 
     Result<std::unique_ptr<BulkWriter>> non_site =
         db_.BulkInsert("non_site", "snapshot_pk, path, line, reason, crc");
@@ -1114,18 +1159,26 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     summary.removed_errors = db_.Changes();
     Result<Statement> refresh = db_.Prepare(
         "UPDATE error SET "
-        "kind = (SELECT s.kind FROM site s WHERE s.error_pk = error.pk "
-        "        ORDER BY s.snapshot_pk, s.path, s.line LIMIT 1), "
-        "internal = CASE WHEN EXISTS (SELECT 1 FROM site s WHERE s.error_pk = error.pk AND "
-        "                            s.internal = 0) THEN 0 ELSE 1 END "
+        "kind = (SELECT r.kind FROM site_row r WHERE r.error_pk = error.pk "
+        "        ORDER BY r.path, r.line, r.col, r.kind LIMIT 1), "
+        "internal = CASE WHEN EXISTS (SELECT 1 FROM site_row r WHERE r.error_pk = error.pk AND "
+        "                            r.internal = 0) THEN 0 ELSE 1 END "
         "WHERE library_pk = ?1 AND pk IN (" + JoinInts(touched_errors) + ")");
     if (!refresh) return tl::unexpected(refresh.error());
     refresh->Bind(1, library_pk);
     if (!touched_errors.empty()) ERRDEX_TRY(refresh->Run());
-    scope.MarkSitesDirty(snapshot_pk, touched_errors);
+    scope.MarkSitesDirty(snapshot_pk);
     if (index != nullptr) {
       ERRDEX_TRY(StorePrefilter(library_pk, *index));
       summary.prefilter_rebuilt = true;
+    } else {
+      // A prefilter covers the whole library: one not rebuilt now would
+      // miss this write's errors. Without one, explain builds it in memory
+      // (and says so) until a write stores it again.
+      Result<Statement> drop = db_.Prepare("DELETE FROM prefilter WHERE library_pk = ?1");
+      if (!drop) return tl::unexpected(drop.error());
+      drop->Bind(1, library_pk);
+      ERRDEX_TRY(drop->Run());
     }
     return summary;
   };
@@ -1141,10 +1194,11 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
 
 namespace {
 
-// A site row's columns but its pk and text, as WriteSites compares them.
+// A site row's columns but its pk and texts, as WriteSites compares them.
 struct SiteRowKey {
   int64_t error_pk = 0;
   int64_t text_pk = 0;
+  int64_t guard_pk = 0;
   std::string language, path;
   int64_t line = 0, col = 0, end_line = 0;
   std::string function, kind, written, cause, via;
@@ -1152,183 +1206,248 @@ struct SiteRowKey {
   bool operator==(const SiteRowKey&) const = default;
 };
 
-// A site's text, as site_text holds it.
-struct SiteText {
-  std::string statement, excerpt, guards, trigger, signature, entries;
-  bool operator==(const SiteText&) const = default;
+// One of the tables a site row's large text is shared through: its name,
+// its text columns and the hash column, which site_row repeats.
+struct SharedText {
+  std::string_view table;
+  std::string_view columns;
+  std::string_view hash;
 };
+constexpr SharedText kBodies{"site_text", "statement, excerpt", "body_hash"};
+constexpr SharedText kGuardTexts{"site_guard", "guards, trigger, signature, entries",
+                                 "guard_hash"};
 
-struct PairHash {
-  size_t operator()(const std::pair<int64_t, int64_t>& p) const {
-    return std::hash<int64_t>()(p.first) * 31 + std::hash<int64_t>()(p.second);
+}  // namespace
+
+namespace {
+
+Result<int64_t> NextPk(Database& db, std::string_view table) {
+  Result<Statement> st = db.Prepare("SELECT coalesce(max(pk), 0) FROM " + std::string(table));
+  if (!st) return tl::unexpected(st.error());
+  Result<bool> row = st->Step();
+  if (!row) return tl::unexpected(row.error());
+  return st->Int(0) + 1;
+}
+
+// Calls `visit` with each row of "SELECT <columns> FROM <from> WHERE
+// <key> IN (...)" for `keys`, 500 at a time.
+Result<void> SelectIn(Database& db, const std::string& columns, const std::string& from,
+                      const std::string& key, const std::set<int64_t>& keys,
+                      const std::function<void(const Statement&)>& visit) {
+  for (auto it = keys.begin(); it != keys.end();) {
+    std::set<int64_t> batch;
+    while (it != keys.end() && batch.size() < 500) batch.insert(*it++);
+    Result<Statement> st = db.Prepare("SELECT " + columns + " FROM " + from + " WHERE " + key +
+                                      " IN (" + JoinInts(batch) + ")");
+    if (!st) return tl::unexpected(st.error());
+    while (true) {
+      Result<bool> more = st->Step();
+      if (!more) return tl::unexpected(more.error());
+      if (!*more) break;
+      visit(*st);
+    }
   }
-};
+  return {};
+}
+
+// For each of `contents`, the pks of the stored texts equal to it in
+// `table`, writing those not stored yet. A hash only nominates a stored
+// text; the columns decide.
+Result<std::vector<std::vector<int64_t>>> ShareTexts(
+    Database& db_, const SharedText& table, const std::vector<std::vector<std::string>>& contents,
+    const std::vector<int64_t>& hashes) {
+  std::unordered_multimap<int64_t, int64_t> known;  // hash -> pk
+  std::set<int64_t> candidates;
+  ERRDEX_TRY(SelectIn(db_, "pk, " + std::string(table.hash), std::string(table.table),
+                      std::string(table.hash), {hashes.begin(), hashes.end()},
+                      [&](const Statement& st) {
+                        known.emplace(st.Int(1), st.Int(0));
+                        candidates.insert(st.Int(0));
+                      }));
+  int n = ColumnCount(table.columns);
+  std::unordered_map<int64_t, std::vector<std::string>> stored;
+  ERRDEX_TRY(SelectIn(db_, "pk, " + std::string(table.columns), std::string(table.table), "pk",
+                      candidates, [&](const Statement& st) {
+                        std::vector<std::string>& v = stored[st.Int(0)];
+                        for (int c = 0; c < n; ++c) v.push_back(st.Text(1 + c));
+                      }));
+  Result<int64_t> next = NextPk(db_, table.table);
+  if (!next) return tl::unexpected(next.error());
+  Result<std::unique_ptr<BulkWriter>> out = db_.BulkInsert(
+      table.table, "pk, " + std::string(table.columns) + ", " + std::string(table.hash));
+  if (!out) return tl::unexpected(out.error());
+  // Every stored text equal to the site's: a catalog upgraded from version
+  // 9 holds one text per old row, equal ones included.
+  std::vector<std::vector<int64_t>> equal(contents.size());
+  for (size_t i = 0; i < contents.size(); ++i) {
+    auto [from, to] = known.equal_range(hashes[i]);
+    for (auto it = from; it != to; ++it) {
+      auto c = stored.find(it->second);
+      if (c != stored.end() && c->second == contents[i]) equal[i].push_back(it->second);
+    }
+    if (!equal[i].empty()) continue;
+    int64_t pk = (*next)++;
+    const std::vector<std::string>& c = contents[i];
+    if (n == 2) {
+      ERRDEX_TRY((*out)->Add({pk, c[0], c[1], hashes[i]}));
+    } else {
+      ERRDEX_TRY((*out)->Add({pk, c[0], c[1], c[2], c[3], hashes[i]}));
+    }
+    known.emplace(hashes[i], pk);
+    stored.emplace(pk, c);
+    equal[i].push_back(pk);
+  }
+  ERRDEX_TRY((*out)->Finish());
+  return equal;
+}
+
+// Moves each error's n_sites and sites_sum by `moved` (see WriteSnapshot).
+Result<void> MoveErrorSums(Database& db,
+                           const std::map<int64_t, std::pair<int64_t, int64_t>>& moved) {
+  Result<Statement> update =
+      db.Prepare("UPDATE error SET n_sites = ?2, sites_sum = ?3 WHERE pk = ?1");
+  if (!update) return tl::unexpected(update.error());
+  for (auto it = moved.begin(); it != moved.end();) {
+    std::set<int64_t> batch;
+    std::map<int64_t, std::pair<int64_t, int64_t>> now;
+    for (; it != moved.end() && batch.size() < 500; ++it) batch.insert(it->first);
+    Result<Statement> read = db.Prepare("SELECT pk, n_sites, sites_sum FROM error WHERE pk IN (" +
+                                        JoinInts(batch) + ")");
+    if (!read) return tl::unexpected(read.error());
+    while (true) {
+      Result<bool> more = read->Step();
+      if (!more) return tl::unexpected(more.error());
+      if (!*more) break;
+      now[read->Int(0)] = {read->Int(1), read->Int(2)};
+    }
+    for (const auto& [pk, was] : now) {
+      const auto& [n, sum] = moved.at(pk);
+      update->Bind(1, pk).Bind(2, was.first + n).Bind(3, AddHashes(was.second, sum));
+      ERRDEX_TRY(update->Run());
+    }
+  }
+  return {};
+}
 
 }  // namespace
 
 Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
                                  const std::vector<Site>& sites,
                                  const std::vector<int64_t>& error_pks,
-                                 const std::vector<std::string>& guards_json, bool replaced) {
-  // What the library holds already: rows by hash, texts by their two
-  // hashes. A hash only nominates; the columns decide, so that two sites
-  // whose hashes collide are still two rows.
-  std::unordered_multimap<int64_t, std::pair<int64_t, SiteRowKey>> rows;
-  std::unordered_multimap<std::pair<int64_t, int64_t>, int64_t, PairHash> texts;
-  {
-    Result<Statement> st = db_.Prepare(
-        "SELECT r.crc, r.pk, r.error_pk, r.text_pk, r.language, r.path, r.line, r.col, "
-        "r.end_line, r.function, r.kind, r.exception_written, r.cause, r.via, r.internal, "
-        "r.excerpt_line, r.body_hash, r.guard_hash "
-        "FROM site_row r JOIN error e ON e.pk = r.error_pk WHERE e.library_pk = ?1");
-    if (!st) return tl::unexpected(st.error());
-    st->Bind(1, library_pk);
-    std::unordered_set<int64_t> seen_texts;
-    while (true) {
-      Result<bool> more = st->Step();
-      if (!more) return tl::unexpected(more.error());
-      if (!*more) break;
-      SiteRowKey k{st->Int(2),  st->Int(3),  st->Text(4),  st->Text(5),  st->Int(6),
-                   st->Int(7),  st->Int(8),  st->Text(9),  st->Text(10), st->Text(11),
-                   st->Text(12), st->Text(13), st->Int(14), st->Int(15)};
-      if (seen_texts.insert(k.text_pk).second) {
-        texts.emplace(std::make_pair(st->Int(16), st->Int(17)), k.text_pk);
-      }
-      rows.emplace(st->Int(0), std::make_pair(st->Int(1), std::move(k)));
-    }
-  }
-  auto next_pk = [&](std::string_view table) -> Result<int64_t> {
-    Result<Statement> st = db_.Prepare("SELECT coalesce(max(pk), 0) FROM " + std::string(table));
-    if (!st) return tl::unexpected(st.error());
-    Result<bool> row = st->Step();
-    if (!row) return tl::unexpected(row.error());
-    return st->Int(0) + 1;
-  };
-  Result<int64_t> text_pk = next_pk("site_text");
-  if (!text_pk) return tl::unexpected(text_pk.error());
-  Result<int64_t> row_pk = next_pk("site_row");
-  if (!row_pk) return tl::unexpected(row_pk.error());
-
-  std::vector<SiteText> content(sites.size());
-  std::vector<std::pair<int64_t, int64_t>> hashes(sites.size());
-  std::set<int64_t> candidates;
+                                 const std::vector<std::string>& guards_json, bool replaced,
+                                 std::map<int64_t, std::pair<int64_t, int64_t>>& moved) {
+  std::vector<std::vector<std::string>> body_text(sites.size()), guard_text(sites.size());
+  std::vector<int64_t> body_hash(sites.size()), guard_hash(sites.size());
   for (size_t i = 0; i < sites.size(); ++i) {
     const Site& s = sites[i];
-    content[i] = SiteText{s.statement,           s.excerpt,
-                          guards_json[i],        ToValidUtf8(s.trigger),
-                          ToValidUtf8(s.signature), ToValidUtf8(s.entries)};
-    const SiteText& c = content[i];
-    hashes[i] = {RowHasher().Text(c.statement).Text(c.excerpt).Digest(),
-                 RowHasher().Text(c.guards).Text(c.trigger).Text(c.signature).Text(c.entries)
-                     .Digest()};
-    auto [from, to] = texts.equal_range(hashes[i]);
-    for (auto it = from; it != to; ++it) candidates.insert(it->second);
+    body_text[i] = {s.statement, s.excerpt};
+    guard_text[i] = {GuardsForStorage(guards_json[i], s.line), ToValidUtf8(s.trigger),
+                     ToValidUtf8(s.signature), ToValidUtf8(s.entries)};
+    const auto& g = guard_text[i];
+    body_hash[i] = RowHasher().Text(s.statement).Text(s.excerpt).Digest();
+    guard_hash[i] = RowHasher().Text(g[0]).Text(g[1]).Text(g[2]).Text(g[3]).Digest();
   }
-  // The candidate texts, read in batches.
-  std::unordered_map<int64_t, SiteText> stored;
-  for (auto it = candidates.begin(); it != candidates.end();) {
-    std::set<int64_t> batch;
-    while (it != candidates.end() && batch.size() < 500) batch.insert(*it++);
-    Result<Statement> st = db_.Prepare(
-        "SELECT pk, statement, excerpt, guards, trigger, signature, entries FROM site_text "
-        "WHERE pk IN (" + JoinInts(batch) + ")");
-    if (!st) return tl::unexpected(st.error());
-    while (true) {
-      Result<bool> more = st->Step();
-      if (!more) return tl::unexpected(more.error());
-      if (!*more) break;
-      stored[st->Int(0)] = SiteText{st->Text(1), st->Text(2), st->Text(3),
-                                    st->Text(4), st->Text(5), st->Text(6)};
-    }
-  }
+  Result<std::vector<std::vector<int64_t>>> site_bodies =
+      ShareTexts(db_, kBodies, body_text, body_hash);
+  if (!site_bodies) return tl::unexpected(site_bodies.error());
+  Result<std::vector<std::vector<int64_t>>> site_guards =
+      ShareTexts(db_, kGuardTexts, guard_text, guard_hash);
+  if (!site_guards) return tl::unexpected(site_guards.error());
 
-  Result<std::unique_ptr<BulkWriter>> text_out = db_.BulkInsert(
-      "site_text", "pk, statement, excerpt, guards, trigger, signature, entries, body_hash, "
-                   "guard_hash");
-  if (!text_out) return tl::unexpected(text_out.error());
-  // Every stored text equal to the site's: a catalog upgraded from version
-  // 9 holds one text per old row, equal ones included.
-  std::vector<std::vector<int64_t>> site_texts(sites.size());
+  // Each site's row as it would be stored, and the stored rows of the same
+  // hash: a hash only nominates; the columns decide, so that two sites
+  // whose hashes collide are still two rows.
+  std::vector<SiteRowKey> keys(sites.size());
+  std::vector<int64_t> crcs(sites.size());
   for (size_t i = 0; i < sites.size(); ++i) {
-    auto [from, to] = texts.equal_range(hashes[i]);
-    for (auto it = from; it != to; ++it) {
-      auto c = stored.find(it->second);
-      if (c != stored.end() && c->second == content[i]) site_texts[i].push_back(it->second);
-    }
-    if (site_texts[i].empty()) {
-      int64_t found = (*text_pk)++;
-      const SiteText& c = content[i];
-      ERRDEX_TRY((*text_out)->Add({found, c.statement, c.excerpt, c.guards, c.trigger,
-                                   c.signature, c.entries, hashes[i].first, hashes[i].second}));
-      texts.emplace(hashes[i], found);
-      stored.emplace(found, c);
-      site_texts[i].push_back(found);
-    }
+    const Site& s = sites[i];
+    SiteRowKey& k = keys[i];
+    k = SiteRowKey{error_pks[i],
+                   (*site_bodies)[i].front(),
+                   (*site_guards)[i].front(),
+                   s.language,
+                   ToValidUtf8(s.path),
+                   s.line,
+                   s.column,
+                   s.end_line,
+                   ToValidUtf8(s.function),
+                   std::string(SiteKindName(s.kind)),
+                   ToValidUtf8(s.exception_written),
+                   ToValidUtf8(s.cause),
+                   ToValidUtf8(s.via),
+                   s.internal ? 1 : 0,
+                   s.excerpt_line};
+    crcs[i] = RowHasher()
+                  .Int(k.error_pk)
+                  .Text(k.language)
+                  .Text(k.path)
+                  .Int(k.line)
+                  .Int(k.col)
+                  .Int(k.end_line)
+                  .Text(k.function)
+                  .Text(k.kind)
+                  .Text(k.written)
+                  .Text(k.cause)
+                  .Text(k.via)
+                  .Int(k.internal)
+                  .Int(k.excerpt_line)
+                  .Int(body_hash[i])
+                  .Int(guard_hash[i])
+                  .Digest();
   }
-  ERRDEX_TRY((*text_out)->Finish());
-  stored.clear();
+  std::unordered_multimap<int64_t, std::pair<int64_t, SiteRowKey>> rows;
+  ERRDEX_TRY(SelectIn(
+      db_,
+      "crc, pk, error_pk, text_pk, guard_pk, language, path, line, col, end_line, function, kind, "
+      "exception_written, cause, via, internal, excerpt_line",
+      "site_row", "crc", {crcs.begin(), crcs.end()}, [&](const Statement& st) {
+        rows.emplace(st.Int(0),
+                     std::make_pair(st.Int(1), SiteRowKey{st.Int(2), st.Int(3), st.Int(4),
+                                                          st.Text(5), st.Text(6), st.Int(7),
+                                                          st.Int(8), st.Int(9), st.Text(10),
+                                                          st.Text(11), st.Text(12), st.Text(13),
+                                                          st.Text(14), st.Int(15), st.Int(16)}));
+      }));
 
+  Result<int64_t> row_pk = NextPk(db_, "site_row");
+  if (!row_pk) return tl::unexpected(row_pk.error());
   // Rows are hashed here, as they are bound: every backend stores the same
   // hashes (RowHasher), whether or not it can run errdex_row_hash.
   Result<std::unique_ptr<BulkWriter>> row_out = db_.BulkInsert(
       "site_row",
-      "pk, error_pk, text_pk, language, path, line, col, end_line, function, kind, "
+      "pk, error_pk, text_pk, guard_pk, language, path, line, col, end_line, function, kind, "
       "exception_written, cause, via, internal, excerpt_line, body_hash, guard_hash, crc");
   if (!row_out) return tl::unexpected(row_out.error());
+  auto holds = [](const std::vector<int64_t>& v, int64_t pk) {
+    return std::find(v.begin(), v.end(), pk) != v.end();
+  };
   std::vector<int64_t> links(sites.size());
   for (size_t i = 0; i < sites.size(); ++i) {
-    const Site& s = sites[i];
-    SiteRowKey k{error_pks[i],
-                 site_texts[i].front(),
-                 s.language,
-                 ToValidUtf8(s.path),
-                 s.line,
-                 s.column,
-                 s.end_line,
-                 ToValidUtf8(s.function),
-                 std::string(SiteKindName(s.kind)),
-                 ToValidUtf8(s.exception_written),
-                 ToValidUtf8(s.cause),
-                 ToValidUtf8(s.via),
-                 s.internal ? 1 : 0,
-                 s.excerpt_line};
-    int64_t crc = RowHasher()
-                      .Int(k.error_pk)
-                      .Text(k.language)
-                      .Text(k.path)
-                      .Int(k.line)
-                      .Int(k.col)
-                      .Int(k.end_line)
-                      .Text(k.function)
-                      .Text(k.kind)
-                      .Text(k.written)
-                      .Text(k.cause)
-                      .Text(k.via)
-                      .Int(k.internal)
-                      .Int(k.excerpt_line)
-                      .Int(hashes[i].first)
-                      .Int(hashes[i].second)
-                      .Digest();
+    const std::vector<int64_t>& my_bodies = (*site_bodies)[i];
+    const std::vector<int64_t>& my_guards = (*site_guards)[i];
+    SiteRowKey& k = keys[i];
+    int64_t crc = crcs[i];
     int64_t found = -1;
     auto [from, to] = rows.equal_range(crc);
     for (auto it = from; it != to && found < 0; ++it) {
       SiteRowKey other = it->second.second;
-      if (std::find(site_texts[i].begin(), site_texts[i].end(), other.text_pk) ==
-          site_texts[i].end()) {
-        continue;
-      }
+      if (!holds(my_bodies, other.text_pk) || !holds(my_guards, other.guard_pk)) continue;
       other.text_pk = k.text_pk;
+      other.guard_pk = k.guard_pk;
       if (other == k) found = it->second.first;
     }
     if (found < 0) {
       found = (*row_pk)++;
-      ERRDEX_TRY((*row_out)->Add({found, k.error_pk, k.text_pk, k.language, k.path, k.line, k.col,
-                                  k.end_line, k.function, k.kind, k.written, k.cause, k.via,
-                                  k.internal, k.excerpt_line, hashes[i].first, hashes[i].second,
-                                  crc}));
+      ERRDEX_TRY((*row_out)->Add({found, k.error_pk, k.text_pk, k.guard_pk, k.language, k.path,
+                                  k.line, k.col, k.end_line, k.function, k.kind, k.written,
+                                  k.cause, k.via, k.internal, k.excerpt_line, body_hash[i],
+                                  guard_hash[i], crc}));
       rows.emplace(crc, std::make_pair(found, std::move(k)));
     }
     links[i] = found;
+    auto& [n, sum] = moved[error_pks[i]];
+    ++n;
+    sum = AddHashes(sum, crc);
   }
   ERRDEX_TRY((*row_out)->Finish());
   Result<std::unique_ptr<BulkWriter>> link_out = db_.BulkInsert("site_link", "snapshot_pk, row_pk");
@@ -1345,7 +1464,9 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
     rows_gc->Bind(1, library_pk);
     ERRDEX_TRY(rows_gc->Run());
     ERRDEX_TRY(db_.Exec("DELETE FROM site_text WHERE NOT EXISTS "
-                        "(SELECT 1 FROM site_row r WHERE r.text_pk = site_text.pk)"));
+                        "(SELECT 1 FROM site_row r WHERE r.text_pk = site_text.pk); "
+                        "DELETE FROM site_guard WHERE NOT EXISTS "
+                        "(SELECT 1 FROM site_row r WHERE r.guard_pk = site_guard.pk)"));
   }
   return {};
 }
@@ -1480,7 +1601,9 @@ Result<void> Catalog::LoadFirstSitesOf(ErrorRecord& e, const ErrorRow& row, Site
   // ordering them all took most of a second. Every site is counted and its
   // stored hash summed, so that a lost or added row is noticed; those shown
   // are read, in order, and checked in full.
-  Result<Statement*> all = Cached("SELECT s.snapshot_pk, s.crc FROM site s WHERE s.error_pk = ?1");
+  Result<Statement*> all = Cached(
+      "SELECT l.snapshot_pk, r.crc FROM site_row r JOIN site_link l ON l.row_pk = r.pk "
+      "WHERE r.error_pk = ?1");
   if (!all) return tl::unexpected(all.error());
   (*all)->Bind(1, e.pk);
   Tally tally;
@@ -1859,6 +1982,13 @@ Result<std::vector<ErrorRecord>> Catalog::LoadSites(std::vector<ErrorRow> rows, 
     if (!pks.empty()) pks.push_back(',');
     pks += std::to_string(rows[i].record.pk);
   }
+  std::map<int64_t, int> snapshots_of;  // by library
+  for (const auto& [pk, snap] : base.snapshots) ++snapshots_of[snap.library_pk];
+  bool versions = std::any_of(snapshots_of.begin(), snapshots_of.end(),
+                              [](const auto& n) { return n.second > 1; });
+  if (versions && version_ != kAllVersions) {
+    return LoadFocusedSites(std::move(rows), by_pk, pks, detail, base);
+  }
   // The error pks came from the database as integers: safe to splice. A
   // temporary table would be needed past SQLite's expression depth, so large
   // listings read every site and keep those of the errors asked for.
@@ -1888,6 +2018,62 @@ Result<std::vector<ErrorRecord>> Catalog::LoadSites(std::vector<ErrorRow> rows, 
     }
     FocusVersion(rows[i].record, base, version_);
     out.push_back(std::move(rows[i].record));
+  }
+  return out;
+}
+
+Result<std::vector<ErrorRecord>> Catalog::LoadFocusedSites(
+    std::vector<ErrorRow> rows, const std::unordered_map<int64_t, size_t>& by_pk,
+    const std::string& pks, SiteDetail detail, const Base& base) {
+  // Every link of the errors, hashes only: counted and summed against each
+  // error, and counted per version. Then the sites in full of the one
+  // version each error shows: a library of 146 releases holds its errors'
+  // sites 50 times over, and reading them all in full took 2 GB.
+  std::string sql =
+      "SELECT r.error_pk, l.snapshot_pk, r.crc FROM site_row r JOIN site_link l ON l.row_pk = r.pk";
+  if (rows.size() <= 500) sql += " WHERE r.error_pk IN (" + pks + ")";
+  Result<Statement> links = db_.Prepare(sql);
+  if (!links) return tl::unexpected(links.error());
+  std::vector<Tally> tallies(rows.size());
+  std::vector<std::map<int64_t, int64_t>> counts(rows.size());
+  while (true) {
+    Result<bool> row = links->Step();
+    if (!row) return tl::unexpected(row.error());
+    if (!*row) break;
+    auto it = by_pk.find(links->Int(0));
+    if (it == by_pk.end()) continue;
+    tallies[it->second].Add(links->Int(2));
+    ++counts[it->second][links->Int(1)];
+  }
+  Result<Statement*> sites = Cached(SiteSelect(detail, /*by_error=*/!db_.postgres()) +
+                                    "WHERE s.error_pk = ?1 AND l.snapshot_pk = ?2 "
+                                    "ORDER BY s.path, s.line, s.col");
+  if (!sites) return tl::unexpected(sites.error());
+  Statement& q = **sites;
+  std::vector<ErrorRecord> out;
+  out.reserve(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    ErrorRecord& e = rows[i].record;
+    if (base.verified && !tallies[i].Matches(rows[i].n_sites, rows[i].sites_sum)) {
+      return Damaged("the sites of error " + e.id + " do not match its hash");
+    }
+    int64_t focus = FocusVersion(e, base, version_, &counts[i]);
+    if (focus >= 0) {
+      q.Bind(1, e.pk).Bind(2, focus);
+      while (true) {
+        Result<bool> site = q.Step();
+        if (!site) return tl::unexpected(site.error());
+        if (!*site) break;
+        if (base.verified && (!SiteIsIntact(q, detail) || q.Int(1) != e.pk)) {
+          return Damaged("a site of error " + e.id + " does not match its hash");
+        }
+        Result<SiteRecord> s = ReadSite(q, base);
+        if (!s) return tl::unexpected(s.error());
+        e.sites.push_back(std::move(*s));
+      }
+      q.Reset();
+    }
+    out.push_back(std::move(e));
   }
   return out;
 }

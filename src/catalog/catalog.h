@@ -493,6 +493,12 @@ class Catalog {
                            const Base& base, size_t keep = SIZE_MAX);
   Result<void> LoadFirstSitesOf(ErrorRecord& e, const ErrorRow& row, SiteDetail detail,
                                 const Base& base, size_t keep);
+  // LoadSites of a catalog holding versions: each error's sites of the one
+  // version it shows, read alone.
+  Result<std::vector<ErrorRecord>> LoadFocusedSites(std::vector<ErrorRow> rows,
+                                                    const std::unordered_map<int64_t, size_t>& by_pk,
+                                                    const std::string& pks, SiteDetail detail,
+                                                    const Base& base);
   // ListPage's steps (listing.cc): the keys of every error of the scope,
   // checked as a whole; which version's sites each shows and how many; then
   // the page's rows in full.
@@ -510,10 +516,12 @@ class Catalog {
   // WriteSnapshot's sites: links from the snapshot to rows of the library
   // that hold them already, new rows and texts for the others. `replaced`:
   // the snapshot's old links were deleted, so rows and texts no snapshot
-  // holds any more are dropped.
+  // holds any more are dropped. Adds each link to `moved`, by error: how
+  // many links it gained and the sum of their hashes.
   Result<void> WriteSites(int64_t library_pk, int64_t snapshot_pk, const std::vector<Site>& sites,
                           const std::vector<int64_t>& error_pks,
-                          const std::vector<std::string>& guards_json, bool replaced);
+                          const std::vector<std::string>& guards_json, bool replaced,
+                          std::map<int64_t, std::pair<int64_t, int64_t>>& moved);
 
   Database db_;
   // Declared after db_: finalized before the database closes.
@@ -529,10 +537,9 @@ class Catalog {
   int write_depth_ = 0;                 // BeginWrite calls not yet ended
   std::set<int64_t> dirty_libraries_;  // written by the open transaction
   // Whose links to sites the open transaction changed: the seal sums the
-  // sites of these alone, not of every snapshot and error of a library
-  // (186 releases of jax hold 1.5 million links).
+  // sites of these alone, not of every snapshot of a library (186 releases
+  // of jax hold 1.5 million links).
   std::set<int64_t> dirty_snapshots_;
-  std::set<int64_t> dirty_site_errors_;
   bool dirty_all_ = false;
   bool dirty_seal_ = false;  // a write touched a table only the seal covers (meta)
 };

@@ -291,19 +291,21 @@ Result<void> Catalog::Seal(bool rehash_rows) {
   if (rehash_rows && pg) {
     ERRDEX_TRY(RehashRows("site_text", "pk", kSiteBodyColumns, "1 = 1", "site_text", "pk",
                           "body_hash"));
-    ERRDEX_TRY(RehashRows("site_text", "pk", kSiteGuardColumns, "1 = 1", "site_text", "pk",
+    ERRDEX_TRY(RehashRows("site_guard", "pk", kSiteGuardColumns, "1 = 1", "site_guard", "pk",
                           "guard_hash"));
-    ERRDEX_TRY(db_.Exec("UPDATE site_row SET body_hash = t.body_hash, guard_hash = t.guard_hash "
-                        "FROM site_text t WHERE t.pk = site_row.text_pk"));
+    ERRDEX_TRY(db_.Exec("UPDATE site_row SET body_hash = t.body_hash FROM site_text t "
+                        "WHERE t.pk = site_row.text_pk; "
+                        "UPDATE site_row SET guard_hash = g.guard_hash FROM site_guard g "
+                        "WHERE g.pk = site_row.guard_pk"));
     ERRDEX_TRY(RehashRows("site_row", "pk", kSiteHashColumns, "1 = 1", "site_row", "pk", "crc"));
   }
   if (rehash_rows && !pg) {
     // Rows written before hashes existed (an upgrade): leaves first.
-    sql += "UPDATE site_text SET body_hash = " + hash_of(kSiteBodyColumns) +
-           ", guard_hash = " + hash_of(kSiteGuardColumns) + ";";
+    sql += "UPDATE site_text SET body_hash = " + hash_of(kSiteBodyColumns) + ";";
+    sql += "UPDATE site_guard SET guard_hash = " + hash_of(kSiteGuardColumns) + ";";
     sql += "UPDATE site_row SET body_hash = (SELECT t.body_hash FROM site_text t WHERE "
-           "t.pk = site_row.text_pk), guard_hash = (SELECT t.guard_hash FROM site_text t WHERE "
-           "t.pk = site_row.text_pk);";
+           "t.pk = site_row.text_pk), guard_hash = (SELECT g.guard_hash FROM site_guard g WHERE "
+           "g.pk = site_row.guard_pk);";
     sql += "UPDATE site_row SET crc = " + hash_of(kSiteHashColumns) + ";";
     sql += "UPDATE non_site SET crc = " + hash_of(kNonSiteHashColumns) + ";";
     sql += "UPDATE file_issue SET crc = " + hash_of(kFileIssueHashColumns) + ";";
@@ -312,12 +314,13 @@ Result<void> Catalog::Seal(bool rehash_rows) {
     sql += "UPDATE enrichment SET crc = " + hash_of(kEnrichmentHashColumns) + ";";
     sql += "UPDATE meta SET crc = " + hash_of(kMetaHashColumns) + ";";
   }
-  // Only the snapshots and errors whose links a write changed have their
-  // sites counted again (WriteScope::MarkSitesDirty).
+  // Only the snapshots whose links a write changed have their sites counted
+  // again (WriteScope::MarkSitesDirty). An error's count and sum of its
+  // links are moved by each write (Catalog::WriteSnapshot): recounting the
+  // links of every error a release raises cost a pass over all releases'
+  // links at every one. A migration recounts them all.
   constexpr std::string_view kLinkedRows = "site_link l JOIN site_row r ON r.pk = l.row_pk";
   std::string of_snapshot = dirty_all_ ? "1 = 1" : "pk IN (" + JoinInts(dirty_snapshots_) + ")";
-  std::string of_site_error =
-      dirty_all_ ? "1 = 1" : "pk IN (" + JoinInts(dirty_site_errors_) + ")";
   if (dirty_all_ || !dirty_snapshots_.empty()) {
     sql += "UPDATE snapshot SET " +
            count_sum("n_sites", "sites_sum", kLinkedRows, "l.snapshot_pk = snapshot.pk") + ", " +
@@ -328,10 +331,9 @@ Result<void> Catalog::Seal(bool rehash_rows) {
            " WHERE " + of_snapshot + ";";
   }
   ERRDEX_TRY(rehash("snapshot", "pk", kSnapshotHashColumns, of_library));
-  if (dirty_all_ || !dirty_site_errors_.empty()) {
+  if (dirty_all_) {
     sql += "UPDATE error SET " +
-           count_sum("n_sites", "sites_sum", kLinkedRows, "r.error_pk = error.pk") +
-           " WHERE " + of_site_error + ";";
+           count_sum("n_sites", "sites_sum", kLinkedRows, "r.error_pk = error.pk") + ";";
   }
   sql += "UPDATE error SET "
          "analysis_crc = coalesce((SELECT crc FROM analysis WHERE error_pk = error.pk), 0)"
@@ -456,21 +458,23 @@ Result<CheckReport> Catalog::Check() {
       }
     };
     int64_t bad_texts = 0;
-    if (!scan("SELECT " + std::string(kSiteBodyColumns) + ", " + std::string(kSiteGuardColumns) +
-                  ", body_hash, guard_hash FROM site_text",
+    if (!scan("SELECT " + std::string(kSiteBodyColumns) + ", body_hash FROM site_text",
               [&](const Statement& st) {
-                if (st.HashColumns(0, 2) != st.Int(6) || st.HashColumns(2, 4) != st.Int(7)) {
-                  ++bad_texts;
-                }
+                if (st.HashColumns(0, 2) != st.Int(2)) ++bad_texts;
+              }) ||
+        !scan("SELECT " + std::string(kSiteGuardColumns) + ", guard_hash FROM site_guard",
+              [&](const Statement& st) {
+                if (st.HashColumns(0, 4) != st.Int(4)) ++bad_texts;
               })) {
       return report;
     }
     int64_t bad = 0;
     int64_t unread = 0;
     if (!scan("SELECT " + Prefixed("r.", kSiteHashColumns) + ", r.crc, t.body_hash, "
-                  "t.guard_hash, (SELECT count(*) FROM site_link l WHERE l.row_pk = r.pk), "
-                  "CASE WHEN t.pk IS NULL THEN 1 ELSE 0 END "
-                  "FROM site_row r LEFT JOIN site_text t ON t.pk = r.text_pk",
+                  "g.guard_hash, (SELECT count(*) FROM site_link l WHERE l.row_pk = r.pk), "
+                  "CASE WHEN t.pk IS NULL OR g.pk IS NULL THEN 1 ELSE 0 END "
+                  "FROM site_row r LEFT JOIN site_text t ON t.pk = r.text_pk "
+                  "LEFT JOIN site_guard g ON g.pk = r.guard_pk",
               [&](const Statement& st) {
                 if (st.HashColumns(0, 15) != st.Int(15) || st.Int(13) != st.Int(16) ||
                     st.Int(14) != st.Int(17) || st.Int(19) != 0) {
@@ -481,8 +485,10 @@ Result<CheckReport> Catalog::Check() {
       return report;
     }
     int64_t orphan_texts = 0;
-    if (!scan("SELECT count(*) FROM site_text t WHERE NOT EXISTS "
-              "(SELECT 1 FROM site_row r WHERE r.text_pk = t.pk)",
+    if (!scan("SELECT (SELECT count(*) FROM site_text t WHERE NOT EXISTS "
+              "(SELECT 1 FROM site_row r WHERE r.text_pk = t.pk)) + "
+              "(SELECT count(*) FROM site_guard g WHERE NOT EXISTS "
+              "(SELECT 1 FROM site_row r WHERE r.guard_pk = g.pk))",
               [&](const Statement& st) { orphan_texts = st.Int(0); })) {
       return report;
     }

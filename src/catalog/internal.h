@@ -108,10 +108,7 @@ class WriteScope {
   }
   void MarkDirty(int64_t library_pk) { catalog_.dirty_libraries_.insert(library_pk); }
   void MarkAllDirty() { catalog_.dirty_all_ = true; }
-  void MarkSitesDirty(int64_t snapshot_pk, const std::set<int64_t>& error_pks) {
-    catalog_.dirty_snapshots_.insert(snapshot_pk);
-    catalog_.dirty_site_errors_.insert(error_pks.begin(), error_pks.end());
-  }
+  void MarkSitesDirty(int64_t snapshot_pk) { catalog_.dirty_snapshots_.insert(snapshot_pk); }
 
  private:
   Catalog& catalog_;

@@ -224,27 +224,34 @@ ALTER TABLE seal ADD COLUMN meta_sum INTEGER NOT NULL DEFAULT 0;
 // most of their sites, line for line; a copy per snapshot made a catalog
 // of 15 jax releases 4.3 times the size of one. `site_link` says which
 // snapshots hold a row (twice when one snapshot holds two equal sites);
-// `site_row` is the site but for its big text, which `site_text` holds
-// once for the rows that share it (a site whose lines moved keeps its
-// excerpt). The view `site` is the table this replaces, one row per
-// snapshot and site, for readers.
+// `site_row` is the site but for its big text, which `site_text` (the
+// statement and excerpt) and `site_guard` (guards, trigger, signature,
+// entries) hold once for the rows that share it: a site whose lines moved
+// keeps both, guards' lines being stored relative to the site (`dline`).
+// The view `site` is the table this replaces, one row per snapshot and
+// site, for readers.
 inline constexpr std::string_view kSharedSitesSql = R"sql(
 CREATE TABLE site_text (
   pk INTEGER PRIMARY KEY,
   statement TEXT NOT NULL,
   excerpt TEXT NOT NULL,
+  body_hash INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX site_text_hash ON site_text (body_hash);
+CREATE TABLE site_guard (
+  pk INTEGER PRIMARY KEY,
   guards TEXT NOT NULL,
   trigger TEXT NOT NULL,
   signature TEXT NOT NULL,
   entries TEXT NOT NULL,
-  body_hash INTEGER NOT NULL DEFAULT 0,
   guard_hash INTEGER NOT NULL DEFAULT 0
 );
-CREATE INDEX site_text_hash ON site_text (body_hash, guard_hash);
+CREATE INDEX site_guard_hash ON site_guard (guard_hash);
 CREATE TABLE site_row (
   pk INTEGER PRIMARY KEY,
   error_pk INTEGER NOT NULL REFERENCES error(pk),
   text_pk INTEGER NOT NULL REFERENCES site_text(pk),
+  guard_pk INTEGER NOT NULL REFERENCES site_guard(pk),
   language TEXT NOT NULL,
   path TEXT NOT NULL,
   line INTEGER NOT NULL,
@@ -264,17 +271,20 @@ CREATE TABLE site_row (
 CREATE INDEX site_row_error ON site_row (error_pk);
 CREATE INDEX site_row_path ON site_row (path, line);
 CREATE INDEX site_row_text ON site_row (text_pk);
+CREATE INDEX site_row_guard ON site_row (guard_pk);
+CREATE INDEX site_row_crc ON site_row (crc);
 CREATE TABLE site_link (
   snapshot_pk INTEGER NOT NULL REFERENCES snapshot(pk) ON DELETE CASCADE,
   row_pk INTEGER NOT NULL REFERENCES site_row(pk)
 );
 CREATE INDEX site_link_snapshot ON site_link (snapshot_pk, row_pk);
 CREATE INDEX site_link_row ON site_link (row_pk);
-INSERT INTO site_text (pk, statement, excerpt, guards, trigger, signature, entries)
-  SELECT pk, statement, excerpt, guards, trigger, signature, entries FROM site;
-INSERT INTO site_row (pk, error_pk, text_pk, language, path, line, col, end_line, function, kind,
-                      exception_written, cause, via, internal, excerpt_line)
-  SELECT pk, error_pk, pk, language, path, line, col, end_line, function, kind,
+INSERT INTO site_text (pk, statement, excerpt) SELECT pk, statement, excerpt FROM site;
+INSERT INTO site_guard (pk, guards, trigger, signature, entries)
+  SELECT pk, guards, trigger, signature, entries FROM site;
+INSERT INTO site_row (pk, error_pk, text_pk, guard_pk, language, path, line, col, end_line,
+                      function, kind, exception_written, cause, via, internal, excerpt_line)
+  SELECT pk, error_pk, pk, pk, language, path, line, col, end_line, function, kind,
          exception_written, cause, via, internal, excerpt_line FROM site;
 INSERT INTO site_link (snapshot_pk, row_pk) SELECT snapshot_pk, pk FROM site;
 DROP TABLE site;
@@ -289,9 +299,10 @@ CREATE VIEW site AS
          r.exception_written AS exception_written, r.cause AS cause, r.via AS via,
          r.internal AS internal, r.excerpt_line AS excerpt_line, r.body_hash AS body_hash,
          r.guard_hash AS guard_hash, r.crc AS crc, t.statement AS statement,
-         t.excerpt AS excerpt, t.guards AS guards, t.trigger AS trigger,
-         t.signature AS signature, t.entries AS entries
-  FROM site_link l JOIN site_row r ON r.pk = l.row_pk JOIN site_text t ON t.pk = r.text_pk;
+         t.excerpt AS excerpt, g.guards AS guards, g.trigger AS trigger,
+         g.signature AS signature, g.entries AS entries
+  FROM site_link l JOIN site_row r ON r.pk = l.row_pk JOIN site_text t ON t.pk = r.text_pk
+       JOIN site_guard g ON g.pk = r.guard_pk;
 )sql";
 
 // kSharedSitesSql on PostgreSQL: a catalog of version 9 is upgraded in
@@ -301,18 +312,23 @@ CREATE TABLE site_text (
   pk BIGINT PRIMARY KEY,
   statement TEXT COLLATE "C" NOT NULL,
   excerpt TEXT COLLATE "C" NOT NULL,
+  body_hash BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX site_text_hash ON site_text (body_hash);
+CREATE TABLE site_guard (
+  pk BIGINT PRIMARY KEY,
   guards TEXT COLLATE "C" NOT NULL,
   trigger TEXT COLLATE "C" NOT NULL,
   signature TEXT COLLATE "C" NOT NULL,
   entries TEXT COLLATE "C" NOT NULL,
-  body_hash BIGINT NOT NULL DEFAULT 0,
   guard_hash BIGINT NOT NULL DEFAULT 0
 );
-CREATE INDEX site_text_hash ON site_text (body_hash, guard_hash);
+CREATE INDEX site_guard_hash ON site_guard (guard_hash);
 CREATE TABLE site_row (
   pk BIGINT PRIMARY KEY,
   error_pk BIGINT NOT NULL REFERENCES error(pk),
   text_pk BIGINT NOT NULL REFERENCES site_text(pk),
+  guard_pk BIGINT NOT NULL REFERENCES site_guard(pk),
   language TEXT COLLATE "C" NOT NULL,
   path TEXT COLLATE "C" NOT NULL,
   line BIGINT NOT NULL,
@@ -332,17 +348,20 @@ CREATE TABLE site_row (
 CREATE INDEX site_row_error ON site_row (error_pk);
 CREATE INDEX site_row_path ON site_row (path, line);
 CREATE INDEX site_row_text ON site_row (text_pk);
+CREATE INDEX site_row_guard ON site_row (guard_pk);
+CREATE INDEX site_row_crc ON site_row (crc);
 CREATE TABLE site_link (
   snapshot_pk BIGINT NOT NULL REFERENCES snapshot(pk) ON DELETE CASCADE,
   row_pk BIGINT NOT NULL REFERENCES site_row(pk)
 );
 CREATE INDEX site_link_snapshot ON site_link (snapshot_pk, row_pk);
 CREATE INDEX site_link_row ON site_link (row_pk);
-INSERT INTO site_text (pk, statement, excerpt, guards, trigger, signature, entries)
-  SELECT pk, statement, excerpt, guards, trigger, signature, entries FROM site;
-INSERT INTO site_row (pk, error_pk, text_pk, language, path, line, col, end_line, function, kind,
-                      exception_written, cause, via, internal, excerpt_line)
-  SELECT pk, error_pk, pk, language, path, line, col, end_line, function, kind,
+INSERT INTO site_text (pk, statement, excerpt) SELECT pk, statement, excerpt FROM site;
+INSERT INTO site_guard (pk, guards, trigger, signature, entries)
+  SELECT pk, guards, trigger, signature, entries FROM site;
+INSERT INTO site_row (pk, error_pk, text_pk, guard_pk, language, path, line, col, end_line,
+                      function, kind, exception_written, cause, via, internal, excerpt_line)
+  SELECT pk, error_pk, pk, pk, language, path, line, col, end_line, function, kind,
          exception_written, cause, via, internal, excerpt_line FROM site;
 INSERT INTO site_link (snapshot_pk, row_pk) SELECT snapshot_pk, pk FROM site;
 DROP TABLE site;

@@ -598,7 +598,10 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
     classes = std::move(*c);
   }
   match::PrefilterBuilder prefilter;
-  Result<catalog::WriteSummary> written = cat->WriteSnapshot(info, extraction, &prefilter);
+  // Of several revisions in one run, the last builds the library's
+  // prefilter, which covers them all.
+  Result<catalog::WriteSummary> written =
+      cat->WriteSnapshot(info, extraction, target.analyze ? &prefilter : nullptr);
   if (!written) return tl::unexpected(written.error());
   ERRDEX_TRY(Failpoint("index-after-sites"));
   // Analysis reads what the write stored; an unchanged snapshot keeps its

@@ -124,10 +124,11 @@ std::string DowngradeToVersion9Sql() {
          "trigger, signature, entries) "
          "SELECT l.snapshot_pk, r.error_pk, r.language, r.path, r.line, r.col, r.end_line, "
          "r.function, r.kind, r.exception_written, t.statement, r.excerpt_line, t.excerpt, "
-         "r.cause, r.via, r.internal, t.guards, t.trigger, t.signature, t.entries "
+         "r.cause, r.via, r.internal, g.guards, g.trigger, g.signature, g.entries "
          "FROM site_link l JOIN site_row r ON r.pk = l.row_pk JOIN site_text t ON "
-         "t.pk = r.text_pk ORDER BY l.rowid; "
+         "t.pk = r.text_pk JOIN site_guard g ON g.pk = r.guard_pk ORDER BY l.rowid; "
          "DROP TABLE site_link; DROP TABLE site_row; DROP TABLE site_text; "
+         "DROP TABLE site_guard; "
          "CREATE INDEX site_error ON site (error_pk); "
          "CREATE INDEX site_snapshot ON site (snapshot_pk); "
          "CREATE INDEX site_path ON site (path, line); PRAGMA user_version = 9;";
@@ -300,6 +301,11 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
     Site s = MakeSite(files[pick(3)], 1 + pick(400), pick(2) ? "ValueError" : "TypeError",
                       Template::Literal(words[pick(6)]));
     s.excerpt = "line " + std::to_string(pick(5)) + "\n" + s.statement + "\n";
+    Guard g;
+    g.kind = "if";
+    g.code = "x is None";
+    g.line = s.line - 2;  // moves with the site: stored relative to it
+    s.guards.push_back(g);
     return s;
   };
   std::vector<Site> current;
@@ -313,7 +319,9 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
         std::string file = s.path;
         int from = s.line, by = 1 + pick(9);
         for (Site& t : sites) {
-          if (t.path == file && t.line >= from) t.line += by, t.end_line += by, t.excerpt_line += by;
+          if (t.path != file || t.line < from) continue;
+          t.line += by, t.end_line += by, t.excerpt_line += by;
+          for (Guard& g : t.guards) g.line += by;
         }
       } else if (op == 1) {
         s.excerpt += "# edited in v" + std::to_string(version) + "\n";
@@ -329,12 +337,13 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
     }
   };
   using Key = std::tuple<std::string, std::string, std::string, int, int, int, int, std::string,
-                         std::string, std::string>;
+                         std::string, std::string, std::string>;
   auto key = [](const std::string& exception, const std::string& message, const std::string& path,
                 int line, int column, int end_line, int excerpt_line, const std::string& excerpt,
-                const std::string& statement, const std::string& trigger) {
-    return Key{exception, message, path, line, column, end_line, excerpt_line, excerpt, statement,
-               trigger};
+                const std::string& statement, const std::string& trigger,
+                const std::string& guards) {
+    return Key{exception, message,  path,      line,    column, end_line,
+               excerpt_line, excerpt, statement, trigger, guards};
   };
   TempDir dir;
   std::string path = dir.Catalog();
@@ -362,14 +371,17 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
   ASSERT_TRUE(report.has_value());
   EXPECT_TRUE(report->problems.empty()) << report->problems.front();
   std::set<Key> distinct;
-  std::set<std::tuple<std::string, std::string, std::string>> texts;
+  std::set<std::pair<std::string, std::string>> bodies;
+  std::set<std::string> triggers;  // the guards text, all else equal
   for (const auto& [rev, sites] : written) {
     std::vector<Key> want, got;
     for (const Site& s : sites) {
       want.push_back(key(s.exception, s.message.Display(), s.path, s.line, s.column, s.end_line,
-                         s.excerpt_line, s.excerpt, s.statement, s.trigger));
+                         s.excerpt_line, s.excerpt, s.statement, s.trigger,
+                         GuardsToJson(s.guards).dump()));
       distinct.insert(want.back());
-      texts.emplace(s.statement, s.excerpt, s.trigger);
+      bodies.emplace(s.statement, s.excerpt);
+      triggers.insert(s.trigger);
     }
     cat->SetVersion(rev);
     Result<std::vector<ErrorRecord>> all = cat->List(ListQuery{});
@@ -380,7 +392,8 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
       for (const SiteRecord& s : e->sites) {
         EXPECT_EQ(s.rev, rev);
         got.push_back(key(e->exception, e->template_text, s.path, s.line, s.column, s.end_line,
-                          s.excerpt_line, s.excerpt, s.statement, s.trigger));
+                          s.excerpt_line, s.excerpt, s.statement, s.trigger,
+                          nlohmann::json::parse(s.guards_json).dump()));
       }
     }
     std::sort(want.begin(), want.end());
@@ -400,7 +413,8 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
     return n;
   };
   EXPECT_EQ(count("SELECT count(*) FROM site_row"), distinct.size());
-  EXPECT_EQ(count("SELECT count(*) FROM site_text"), texts.size());
+  EXPECT_EQ(count("SELECT count(*) FROM site_text"), bodies.size());
+  EXPECT_EQ(count("SELECT count(*) FROM site_guard"), triggers.size());
   sqlite3_close(raw);
 }
 
