@@ -297,6 +297,25 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
   return s;
 }
 
+// Steps `q`, a SiteSelect of one error's sites, and adds them to `e`, each
+// checked against its hashes when the catalog is verified; resets `q`.
+Result<void> ReadSitesOf(Statement& q, ErrorRecord& e, SiteDetail detail,
+                         const Catalog::Base& base) {
+  while (true) {
+    Result<bool> site = q.Step();
+    if (!site) return tl::unexpected(site.error());
+    if (!*site) break;
+    if (base.verified && (!SiteIsIntact(q, detail) || q.Int(1) != e.pk)) {
+      return Damaged("a site of error " + e.id + " does not match its hash");
+    }
+    Result<SiteRecord> s = ReadSite(q, base);
+    if (!s) return tl::unexpected(s.error());
+    e.sites.push_back(std::move(*s));
+  }
+  q.Reset();
+  return {};
+}
+
 // Per parent row: how many children were read and the sum of their hashes.
 
 // Keeps the sites of one version of `e`: `version` when given (none when
@@ -1628,18 +1647,7 @@ Result<void> Catalog::LoadFirstSitesOf(ErrorRecord& e, const ErrorRow& row, Site
   Statement& q = **first;
   for (const auto& [snapshot_pk, n] : per_snapshot) {
     q.Bind(1, e.pk).Bind(2, snapshot_pk).Bind(3, static_cast<int64_t>(keep));
-    while (true) {
-      Result<bool> site = q.Step();
-      if (!site) return tl::unexpected(site.error());
-      if (!*site) break;
-      if (base.verified && (!SiteIsIntact(q, detail) || q.Int(1) != e.pk)) {
-        return Damaged("a site of error " + e.id + " does not match its hash");
-      }
-      Result<SiteRecord> s = ReadSite(q, base);
-      if (!s) return tl::unexpected(s.error());
-      e.sites.push_back(std::move(*s));
-    }
-    q.Reset();
+    ERRDEX_TRY(ReadSitesOf(q, e, detail, base));
   }
   FocusVersion(e, base, version_, &per_snapshot);
   return {};
@@ -2060,18 +2068,7 @@ Result<std::vector<ErrorRecord>> Catalog::LoadFocusedSites(
     int64_t focus = FocusVersion(e, base, version_, &counts[i]);
     if (focus >= 0) {
       q.Bind(1, e.pk).Bind(2, focus);
-      while (true) {
-        Result<bool> site = q.Step();
-        if (!site) return tl::unexpected(site.error());
-        if (!*site) break;
-        if (base.verified && (!SiteIsIntact(q, detail) || q.Int(1) != e.pk)) {
-          return Damaged("a site of error " + e.id + " does not match its hash");
-        }
-        Result<SiteRecord> s = ReadSite(q, base);
-        if (!s) return tl::unexpected(s.error());
-        e.sites.push_back(std::move(*s));
-      }
-      q.Reset();
+      ERRDEX_TRY(ReadSitesOf(q, e, detail, base));
     }
     out.push_back(std::move(e));
   }
