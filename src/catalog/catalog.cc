@@ -553,6 +553,25 @@ Result<void> Catalog::MigratePostgres(OpenMode mode, const std::string& url) {
     if (!row) return tl::unexpected(row.error());
     return *row && st->Int(0) != 0;
   };
+  // Creation and upgrades, inside the write lock: `sql`, every hash
+  // computed, then `stamp`, which says what the catalog now is.
+  auto sealed = [&](const std::string& sql, const std::string& stamp) -> Result<void> {
+    write_depth_ = 1;
+    dirty_all_ = true;
+    Result<void> done = db_.Exec(sql);
+    if (done) done = Seal(/*rehash_rows=*/true);
+    if (done) done = db_.Exec(stamp);
+    write_depth_ = 0;
+    dirty_all_ = false;
+    return done;
+  };
+  auto end = [&](Result<void> done) -> Result<void> {
+    if (!done) {
+      (void)db_.Exec("ROLLBACK");
+      return done;
+    }
+    return db_.Exec("COMMIT");
+  };
   Result<bool> there = exists();
   if (!there) return tl::unexpected(there.error());
   if (!*there) {
@@ -565,28 +584,17 @@ Result<void> Catalog::MigratePostgres(OpenMode mode, const std::string& url) {
     there = exists();
     Result<void> done = there ? Result<void>() : tl::unexpected(there.error());
     if (done && !*there) {
-      write_depth_ = 1;
-      dirty_all_ = true;
-      done = db_.Exec(std::string(kPostgresSchemaSql) + std::string(kPostgresSharedSitesSql) +
-                      std::string(kSiteViewSql));
+      done = sealed(std::string(kPostgresSchemaSql) + std::string(kPostgresSharedSitesSql) +
+                        std::string(kSiteViewSql),
+                    "INSERT INTO errdex_catalog (application_id, schema_version, generation) "
+                    "VALUES (" + std::to_string(kApplicationId) + ", " +
+                        std::to_string(kSchemaVersion) + ", 1)");
       if (!done) {
         done = Fail(done.error().code,
                     "cannot create an errdex catalog in " + url + ": " + done.error().message);
       }
-      if (done) done = Seal(/*rehash_rows=*/true);
-      if (done) {
-        done = db_.Exec("INSERT INTO errdex_catalog (application_id, schema_version, generation) "
-                        "VALUES (" + std::to_string(kApplicationId) + ", " +
-                        std::to_string(kSchemaVersion) + ", 1)");
-      }
-      write_depth_ = 0;
-      dirty_all_ = false;
     }
-    if (!done) {
-      (void)db_.Exec("ROLLBACK");
-      return done;
-    }
-    ERRDEX_TRY(db_.Exec("COMMIT"));
+    ERRDEX_TRY(end(done));
   }
   Result<Statement> st = db_.Prepare("SELECT application_id, schema_version FROM errdex_catalog");
   if (!st) return tl::unexpected(st.error());
@@ -613,22 +621,10 @@ Result<void> Catalog::MigratePostgres(OpenMode mode, const std::string& url) {
       again->Reset();
     }
     if (done && still_9) {
-      write_depth_ = 1;
-      dirty_all_ = true;
-      done = db_.Exec(std::string(kPostgresSharedSitesSql) + std::string(kSiteViewSql));
-      if (done) done = Seal(/*rehash_rows=*/true);
-      if (done) {
-        done = db_.Exec("UPDATE errdex_catalog SET schema_version = " +
-                        std::to_string(kSchemaVersion));
-      }
-      write_depth_ = 0;
-      dirty_all_ = false;
+      done = sealed(std::string(kPostgresSharedSitesSql) + std::string(kSiteViewSql),
+                    "UPDATE errdex_catalog SET schema_version = " + std::to_string(kSchemaVersion));
     }
-    if (!done) {
-      (void)db_.Exec("ROLLBACK");
-      return done;
-    }
-    ERRDEX_TRY(db_.Exec("COMMIT"));
+    ERRDEX_TRY(end(done));
     version = kSchemaVersion;
   }
   if (version != kSchemaVersion) {
