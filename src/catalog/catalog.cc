@@ -235,20 +235,29 @@ bool SiteIsIntact(const Statement& row, SiteDetail detail) {
   return true;
 }
 
-// Guard lines are stored relative to their site (`dline`) so that a site
-// whose lines moved keeps its guards' text; readers get absolute `line`s.
-std::string GuardsForStorage(const std::string& guards_json, int line) {
-  nlohmann::json g = nlohmann::json::parse(guards_json, nullptr, false);
-  if (!g.is_array()) return guards_json;
+// Lines in a site's guards, and in its entries of its own file, are
+// stored relative to the site (`dline`) so that a site whose lines moved
+// keeps its guard text; readers get absolute `line`s. Entries in other
+// files keep theirs. `path`: "" for every object (guards), else only the
+// objects of that path (entries).
+std::string LinesForStorage(const std::string& text, int line, std::string_view path) {
+  nlohmann::json g = nlohmann::json::parse(text, nullptr, false);
+  if (!g.is_array()) return text;
+  bool changed = false;
   for (nlohmann::json& c : g) {
     if (!c.is_object() || !c.contains("line") || !c["line"].is_number_integer()) continue;
+    if (!path.empty() && !(c.contains("path") && c["path"].is_string() &&
+                           c["path"].get<std::string>() == path)) {
+      continue;
+    }
     c["dline"] = c["line"].get<int64_t>() - line;
     c.erase("line");
+    changed = true;
   }
-  return g.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  return changed ? g.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) : text;
 }
 
-std::string GuardsFromStorage(const std::string& stored, int line) {
+std::string LinesFromStorage(const std::string& stored, int line) {
   if (stored.find("\"dline\"") == std::string::npos) return stored;
   nlohmann::json g = nlohmann::json::parse(stored, nullptr, false);
   if (!g.is_array()) return stored;
@@ -288,10 +297,10 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
   s.via = row.Text(11);
   s.internal = row.Int(12) != 0;
   s.excerpt_line = static_cast<int>(row.Int(kSiteExcerptLine));
-  s.guards_json = GuardsFromStorage(row.Text(kSiteGuards), s.line);
+  s.guards_json = LinesFromStorage(row.Text(kSiteGuards), s.line);
   s.trigger = row.Text(kSiteGuards + 1);
   s.signature = row.Text(kSiteGuards + 2);
-  s.entries = row.Text(kSiteGuards + 3);
+  s.entries = LinesFromStorage(row.Text(kSiteGuards + 3), s.line);
   s.statement = row.Text(kSiteBody);
   s.excerpt = row.Text(kSiteBody + 1);
   return s;
@@ -1356,8 +1365,9 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   for (size_t i = 0; i < sites.size(); ++i) {
     const Site& s = sites[i];
     body_text[i] = {s.statement, s.excerpt};
-    guard_text[i] = {GuardsForStorage(guards_json[i], s.line), ToValidUtf8(s.trigger),
-                     ToValidUtf8(s.signature), ToValidUtf8(s.entries)};
+    guard_text[i] = {LinesForStorage(guards_json[i], s.line, ""), ToValidUtf8(s.trigger),
+                     ToValidUtf8(s.signature),
+                     LinesForStorage(ToValidUtf8(s.entries), s.line, ToValidUtf8(s.path))};
     const auto& g = guard_text[i];
     body_hash[i] = RowHasher().Text(s.statement).Text(s.excerpt).Digest();
     guard_hash[i] = RowHasher().Text(g[0]).Text(g[1]).Text(g[2]).Text(g[3]).Digest();

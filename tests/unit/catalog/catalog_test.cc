@@ -306,6 +306,10 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
     g.code = "x is None";
     g.line = s.line - 2;  // moves with the site: stored relative to it
     s.guards.push_back(g);
+    // One entry in the site's file (stored relative to it), one elsewhere.
+    s.entries = nlohmann::json::array({{{"line", s.line - 5}, {"name", "f"}, {"path", s.path}},
+                                       {{"line", 7}, {"name", "g"}, {"path", "other.py"}}})
+                    .dump();
     return s;
   };
   std::vector<Site> current;
@@ -322,6 +326,9 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
           if (t.path != file || t.line < from) continue;
           t.line += by, t.end_line += by, t.excerpt_line += by;
           for (Guard& g : t.guards) g.line += by;
+          nlohmann::json entries = nlohmann::json::parse(t.entries);
+          entries[0]["line"] = entries[0]["line"].get<int>() + by;
+          t.entries = entries.dump();
         }
       } else if (op == 1) {
         s.excerpt += "# edited in v" + std::to_string(version) + "\n";
@@ -337,13 +344,13 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
     }
   };
   using Key = std::tuple<std::string, std::string, std::string, int, int, int, int, std::string,
-                         std::string, std::string, std::string>;
+                         std::string, std::string, std::string, std::string>;
   auto key = [](const std::string& exception, const std::string& message, const std::string& path,
                 int line, int column, int end_line, int excerpt_line, const std::string& excerpt,
                 const std::string& statement, const std::string& trigger,
-                const std::string& guards) {
-    return Key{exception, message,  path,      line,    column, end_line,
-               excerpt_line, excerpt, statement, trigger, guards};
+                const std::string& guards, const std::string& entries) {
+    return Key{exception,    message, path,      line,    column, end_line,
+               excerpt_line, excerpt, statement, trigger, guards, entries};
   };
   TempDir dir;
   std::string path = dir.Catalog();
@@ -372,16 +379,18 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
   EXPECT_TRUE(report->problems.empty()) << report->problems.front();
   std::set<Key> distinct;
   std::set<std::pair<std::string, std::string>> bodies;
-  std::set<std::string> triggers;  // the guards text, all else equal
+  // The guard text: guards and entries are relative to the site, so what
+  // varies is the trigger and the file the entry names.
+  std::set<std::pair<std::string, std::string>> guard_texts;
   for (const auto& [rev, sites] : written) {
     std::vector<Key> want, got;
     for (const Site& s : sites) {
       want.push_back(key(s.exception, s.message.Display(), s.path, s.line, s.column, s.end_line,
                          s.excerpt_line, s.excerpt, s.statement, s.trigger,
-                         GuardsToJson(s.guards).dump()));
+                         GuardsToJson(s.guards).dump(), s.entries));
       distinct.insert(want.back());
       bodies.emplace(s.statement, s.excerpt);
-      triggers.insert(s.trigger);
+      guard_texts.emplace(s.trigger, s.path);
     }
     cat->SetVersion(rev);
     Result<std::vector<ErrorRecord>> all = cat->List(ListQuery{});
@@ -393,7 +402,7 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
         EXPECT_EQ(s.rev, rev);
         got.push_back(key(e->exception, e->template_text, s.path, s.line, s.column, s.end_line,
                           s.excerpt_line, s.excerpt, s.statement, s.trigger,
-                          nlohmann::json::parse(s.guards_json).dump()));
+                          nlohmann::json::parse(s.guards_json).dump(), s.entries));
       }
     }
     std::sort(want.begin(), want.end());
@@ -414,7 +423,7 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
   };
   EXPECT_EQ(count("SELECT count(*) FROM site_row"), distinct.size());
   EXPECT_EQ(count("SELECT count(*) FROM site_text"), bodies.size());
-  EXPECT_EQ(count("SELECT count(*) FROM site_guard"), triggers.size());
+  EXPECT_EQ(count("SELECT count(*) FROM site_guard"), guard_texts.size());
   sqlite3_close(raw);
 }
 
