@@ -227,7 +227,8 @@ ALTER TABLE seal ADD COLUMN meta_sum INTEGER NOT NULL DEFAULT 0;
 // `site_row` is the site but for its big text, which `site_text` (the
 // statement and excerpt) and `site_guard` (guards, trigger, signature,
 // entries) hold once for the rows that share it: a site whose lines moved
-// keeps both, guards' lines being stored relative to the site (`dline`).
+// keeps both, the lines of its guards and of its entries in its own file
+// being stored relative to the site (`dline`).
 // The view `site` is the table this replaces, one row per snapshot and
 // site, for readers.
 inline constexpr std::string_view kSharedSitesSql = R"sql(
