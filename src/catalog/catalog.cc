@@ -957,11 +957,10 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     Result<bool> snap_row = snap->Step();
     if (!snap_row) return tl::unexpected(snap_row.error());
     int64_t snapshot_pk = -1;
-    std::set<int64_t> touched_errors;  // whose sites change
-    // By error: links gained less links lost, and the sum of their hashes
-    // (the error's n_sites and sites_sum move by these).
+    // By error whose sites change: links gained less links lost, and the
+    // sum of their hashes (the error's n_sites and sites_sum move by these).
     std::map<int64_t, std::pair<int64_t, int64_t>> moved;
-    bool replaced = false;             // an older write of this revision is gone
+    bool replaced = false;  // an older write of this revision is gone
     if (*snap_row) {
       snapshot_pk = snap->Int(0);
       if (snap->Text(1) == digest) {
@@ -984,7 +983,6 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
         Result<bool> more = old_links->Step();
         if (!more) return tl::unexpected(more.error());
         if (!*more) break;
-        touched_errors.insert(old_links->Int(0));
         auto& [n, sum] = moved[old_links->Int(0)];
         --n;
         sum = AddHashes(sum, static_cast<int64_t>(0 - static_cast<uint64_t>(old_links->Int(1))));
@@ -1107,7 +1105,6 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
         error_pks.emplace(id, error_pk);
       }
       site_errors[i] = error_pk;
-      touched_errors.insert(error_pk);
     }
     ERRDEX_TRY(
         WriteSites(library_pk, snapshot_pk, x.sites, site_errors, guards_json, replaced, moved));
@@ -1181,16 +1178,18 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     gc->Bind(1, library_pk);
     ERRDEX_TRY(gc->Run());
     summary.removed_errors = db_.Changes();
+    std::set<int64_t> touched;
+    for (const auto& [pk, by] : moved) touched.insert(pk);
     Result<Statement> refresh = db_.Prepare(
         "UPDATE error SET "
         "kind = (SELECT r.kind FROM site_row r WHERE r.error_pk = error.pk "
         "        ORDER BY r.path, r.line, r.col, r.kind LIMIT 1), "
         "internal = CASE WHEN EXISTS (SELECT 1 FROM site_row r WHERE r.error_pk = error.pk AND "
         "                            r.internal = 0) THEN 0 ELSE 1 END "
-        "WHERE library_pk = ?1 AND pk IN (" + JoinInts(touched_errors) + ")");
+        "WHERE library_pk = ?1 AND pk IN (" + JoinInts(touched) + ")");
     if (!refresh) return tl::unexpected(refresh.error());
     refresh->Bind(1, library_pk);
-    if (!touched_errors.empty()) ERRDEX_TRY(refresh->Run());
+    if (!touched.empty()) ERRDEX_TRY(refresh->Run());
     scope.MarkSitesDirty(snapshot_pk);
     if (index != nullptr) {
       ERRDEX_TRY(StorePrefilter(library_pk, *index));
@@ -1328,27 +1327,19 @@ Result<std::vector<std::vector<int64_t>>> ShareTexts(
 // Moves each error's n_sites and sites_sum by `moved` (see WriteSnapshot).
 Result<void> MoveErrorSums(Database& db,
                            const std::map<int64_t, std::pair<int64_t, int64_t>>& moved) {
+  std::set<int64_t> pks;
+  for (const auto& [pk, by] : moved) pks.insert(pk);
+  std::map<int64_t, std::pair<int64_t, int64_t>> now;
+  ERRDEX_TRY(SelectIn(db, "pk, n_sites, sites_sum", "error", "pk", pks, [&](const Statement& st) {
+    const auto& [n, sum] = moved.at(st.Int(0));
+    now[st.Int(0)] = {st.Int(1) + n, AddHashes(st.Int(2), sum)};
+  }));
   Result<Statement> update =
       db.Prepare("UPDATE error SET n_sites = ?2, sites_sum = ?3 WHERE pk = ?1");
   if (!update) return tl::unexpected(update.error());
-  for (auto it = moved.begin(); it != moved.end();) {
-    std::set<int64_t> batch;
-    std::map<int64_t, std::pair<int64_t, int64_t>> now;
-    for (; it != moved.end() && batch.size() < 500; ++it) batch.insert(it->first);
-    Result<Statement> read = db.Prepare("SELECT pk, n_sites, sites_sum FROM error WHERE pk IN (" +
-                                        JoinInts(batch) + ")");
-    if (!read) return tl::unexpected(read.error());
-    while (true) {
-      Result<bool> more = read->Step();
-      if (!more) return tl::unexpected(more.error());
-      if (!*more) break;
-      now[read->Int(0)] = {read->Int(1), read->Int(2)};
-    }
-    for (const auto& [pk, was] : now) {
-      const auto& [n, sum] = moved.at(pk);
-      update->Bind(1, pk).Bind(2, was.first + n).Bind(3, AddHashes(was.second, sum));
-      ERRDEX_TRY(update->Run());
-    }
+  for (const auto& [pk, sums] : now) {
+    update->Bind(1, pk).Bind(2, sums.first).Bind(3, sums.second);
+    ERRDEX_TRY(update->Run());
   }
   return {};
 }
