@@ -1,6 +1,10 @@
 #include "core/version.h"
 
+#include <algorithm>
 #include <cctype>
+#include <iterator>
+#include <string>
+#include <utility>
 
 namespace errdex {
 namespace {
@@ -84,7 +88,7 @@ std::optional<int64_t> ParseIsoTime(std::string_view s) {
   return zone[0] == '+' ? t - offset : t + offset;
 }
 
-std::optional<std::vector<uint64_t>> ReleaseNumbers(std::string_view name) {
+std::optional<ReleaseVersion> ParseReleaseVersion(std::string_view name) {
   size_t i = 0;
   while (i < name.size() && !IsDigit(name[i])) {
     char c = name[i];
@@ -93,7 +97,8 @@ std::optional<std::vector<uint64_t>> ReleaseNumbers(std::string_view name) {
     }
     ++i;
   }
-  std::vector<uint64_t> out;
+  ReleaseVersion out;
+  std::string_view suffix;
   while (i < name.size()) {
     size_t start = i;
     uint64_t v = 0;
@@ -103,20 +108,58 @@ std::optional<std::vector<uint64_t>> ReleaseNumbers(std::string_view name) {
       ++i;
     }
     if (i == start) return std::nullopt;  // "1..2", "1.", ".5"
-    out.push_back(v);
+    out.numbers.push_back(v);
     if (i == name.size()) break;
-    if (name[i] != '.') return std::nullopt;
-    ++i;
-    if (i == name.size()) return std::nullopt;
+    if (name[i] == '.' && i + 1 < name.size() && IsDigit(name[i + 1])) {
+      ++i;
+      continue;
+    }
+    suffix = name.substr(i);
+    break;
   }
-  if (out.size() < 2) return std::nullopt;
+  if (out.numbers.size() < 2) return std::nullopt;
+  if (suffix.empty()) return out;
+  // [-._]? stage [-._]? digits?
+  size_t k = 0;
+  if (suffix[k] == '-' || suffix[k] == '.' || suffix[k] == '_') ++k;
+  std::string word;
+  while (k < suffix.size() && std::isalpha(static_cast<unsigned char>(suffix[k])) != 0) {
+    word += static_cast<char>(std::tolower(static_cast<unsigned char>(suffix[k])));
+    ++k;
+  }
+  static const std::pair<std::string_view, ReleaseVersion::Stage> kStages[] = {
+      {"dev", ReleaseVersion::kDev},       {"a", ReleaseVersion::kAlpha},
+      {"alpha", ReleaseVersion::kAlpha},   {"b", ReleaseVersion::kBeta},
+      {"beta", ReleaseVersion::kBeta},     {"c", ReleaseVersion::kCandidate},
+      {"rc", ReleaseVersion::kCandidate},  {"pre", ReleaseVersion::kCandidate},
+      {"preview", ReleaseVersion::kCandidate}, {"post", ReleaseVersion::kPost}};
+  const auto* stage = std::find_if(std::begin(kStages), std::end(kStages),
+                                   [&](const auto& s) { return s.first == word; });
+  if (stage == std::end(kStages)) return std::nullopt;
+  out.stage = stage->second;
+  bool separated = k < suffix.size() && (suffix[k] == '-' || suffix[k] == '.' || suffix[k] == '_');
+  if (separated) ++k;
+  size_t digits = k;
+  while (k < suffix.size() && IsDigit(suffix[k])) {
+    if (k - digits == 18) return std::nullopt;
+    out.stage_number = out.stage_number * 10 + static_cast<uint64_t>(suffix[k] - '0');
+    ++k;
+  }
+  // "rc-" and "rc." need their number; anything after it is not a version.
+  if (k != suffix.size() || (separated && k == digits)) return std::nullopt;
   return out;
+}
+
+std::optional<std::vector<uint64_t>> ReleaseNumbers(std::string_view name) {
+  std::optional<ReleaseVersion> v = ParseReleaseVersion(name);
+  if (!v || v->stage != ReleaseVersion::kFinal) return std::nullopt;
+  return std::move(v->numbers);
 }
 
 bool VersionBefore(std::string_view date_a, std::string_view rev_a, std::string_view date_b,
                    std::string_view rev_b) {
-  std::optional<std::vector<uint64_t>> na = ReleaseNumbers(rev_a);
-  std::optional<std::vector<uint64_t>> nb = ReleaseNumbers(rev_b);
+  std::optional<ReleaseVersion> na = ParseReleaseVersion(rev_a);
+  std::optional<ReleaseVersion> nb = ParseReleaseVersion(rev_b);
   if (na.has_value() != nb.has_value()) return na.has_value();
   if (na && *na != *nb) return *na < *nb;
   std::optional<int64_t> ta = ParseIsoTime(date_a);

@@ -5,6 +5,8 @@
 #include <ctime>
 #include <random>
 #include <string>
+#include <tuple>
+#include <vector>
 
 namespace errdex {
 namespace {
@@ -82,11 +84,86 @@ TEST(Version, ReleasesByNumberThenOtherRevisionsByDate) {
   EXPECT_FALSE(ReleaseNumbers("1." + std::string(30, '9')));
 }
 
+TEST(Version, PreReleasesComeBeforeTheirRelease) {
+  auto v = [](const char* name) { return ParseReleaseVersion(name); };
+  EXPECT_EQ(v("jax-v0.3.25-rc")->stage, ReleaseVersion::kCandidate);
+  EXPECT_EQ(v("jax-v0.3.25-rc1")->stage_number, 1u);
+  EXPECT_EQ(v("v2.0.0rc2")->numbers, (std::vector<uint64_t>{2, 0, 0}));
+  EXPECT_EQ(v("1.0.dev3")->stage, ReleaseVersion::kDev);
+  EXPECT_EQ(v("1.0-alpha.1")->stage_number, 1u);
+  EXPECT_EQ(v("1.0.post1")->stage, ReleaseVersion::kPost);
+  EXPECT_EQ(v("v1.24.2")->stage, ReleaseVersion::kFinal);
+  for (const char* bad : {"1.0-rc-", "1.0rc.", "1.0-foo", "1.0rc1x", "1.0-", "main", "1rc1",
+                          "1.0rc1.2"}) {
+    EXPECT_FALSE(v(bad)) << bad;
+  }
+  // Tagged on the release branch after later releases of main: the
+  // numbers decide, not the date.
+  EXPECT_TRUE(VersionBefore("2022-11-14T16:43:38-08:00", "jax-v0.3.24", "2022-11-14T20:37:41-08:00",
+                            "jax-v0.3.25-rc"));
+  EXPECT_TRUE(VersionBefore("2022-11-14T16:43:38-08:00", "jax-v0.3.25-rc",
+                            "2022-11-14T18:31:08-08:00", "jax-v0.3.25-rc1"));
+  EXPECT_TRUE(VersionBefore("2022-11-14T20:37:41-08:00", "jax-v0.3.25-rc1", "2022-11-14T18:31:08-08:00",
+                            "jax-v0.3.25"));
+  EXPECT_TRUE(VersionBefore("2024-06-01T00:00:00Z", "jax-v0.4.29-rc", "2024-01-01T00:00:00Z",
+                            "jax-v0.5.0"));
+  EXPECT_TRUE(VersionBefore("", "1.0.dev1", "", "1.0a1"));
+  EXPECT_TRUE(VersionBefore("", "1.0b1", "", "1.0rc1"));
+  EXPECT_TRUE(VersionBefore("", "1.0", "", "1.0.post1"));
+  EXPECT_TRUE(VersionBefore("", "1.0.post1", "", "1.0.1"));
+}
+
+// Differential against a reference written apart: each generated name is
+// built from its parts, so the order its parts imply (PEP 440's, for the
+// stages both know) is known without parsing; sorting the names by
+// VersionBefore must give that order.
+TEST(Version, GeneratedReleaseNamesSortAsTheirPartsSay) {
+  std::mt19937 rng(17);
+  const char* prefixes[] = {"", "v", "jax-v", "release/"};
+  struct Stage {
+    const char* spelling;
+    int rank;
+    bool numbered;
+  };
+  const Stage stages[] = {{"", 4, false},     {".dev", 0, true},  {"a", 1, true},
+                          {"-alpha.", 1, true}, {"b", 2, true},   {"-beta", 2, true},
+                          {"rc", 3, true},    {"-rc", 3, false},  {"-rc", 3, true},
+                          {".post", 5, true}};
+  struct Named {
+    std::string name;
+    std::tuple<std::vector<uint64_t>, int, uint64_t> key;
+  };
+  for (int round = 0; round < 200; ++round) {
+    const char* prefix = prefixes[rng() % 4];
+    std::vector<Named> names;
+    for (int i = 0; i < 12; ++i) {
+      std::vector<uint64_t> numbers(2 + rng() % 2);
+      std::string name = prefix;
+      for (size_t k = 0; k < numbers.size(); ++k) {
+        numbers[k] = rng() % 4;
+        name += (k ? "." : "") + std::to_string(numbers[k]);
+      }
+      const Stage& st = stages[rng() % 10];
+      uint64_t n = st.numbered ? rng() % 3 : 0;
+      name += st.spelling;
+      if (st.numbered) name += std::to_string(n);
+      names.push_back({name, {numbers, st.rank, n}});
+    }
+    std::vector<Named> sorted = names;
+    std::stable_sort(sorted.begin(), sorted.end(), [](const Named& a, const Named& b) {
+      return VersionBefore("", a.name, "", b.name);
+    });
+    for (size_t i = 1; i < sorted.size(); ++i) {
+      EXPECT_LE(sorted[i - 1].key, sorted[i].key) << sorted[i - 1].name << " " << sorted[i].name;
+    }
+  }
+}
+
 // Whatever mix of dated and undated, release and other names: a strict
 // weak order, so sorting snapshots by it is well defined.
 TEST(Version, VersionOrderIsAStrictWeakOrder) {
   std::mt19937 rng(13);
-  const char* revs[] = {"v1.9", "v1.10", "1.10", "jax-v0.4.30", "HEAD", "main", "v2.0rc1", "abc"};
+  const char* revs[] = {"v1.9", "v1.10", "1.10", "jax-v0.4.30", "HEAD", "main", "v2.0rc1", "abc"};  // v2.0rc1: a pre-release
   const char* dates[] = {"", "2021-01-01T00:00:00Z", "2021-06-01T00:00:00+02:00",
                          "2022-01-01T00:00:00Z", "bad"};
   struct V {
