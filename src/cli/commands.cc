@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <future>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -178,6 +179,17 @@ struct IndexTarget {
 
 Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTarget& target,
                            const extract::Options& options, std::ostream& out, std::ostream& err);
+
+// What the extract stage made of a target, ready to be written.
+struct Extracted {
+  Extraction extraction;
+  int64_t parsed = 0;  // files read and parsed, not taken from the cache
+  double seconds = 0;
+};
+
+Extracted ExtractTarget(IndexTarget& target, const extract::Options& options);
+Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarget& target,
+                         Extracted& extracted, std::ostream& out, std::ostream& err);
 
 // Never indexed: tests raise errors on purpose, for no user to see; the
 // standard library's site-packages holds the distributions, indexed apart.
@@ -493,16 +505,15 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     for (size_t i = 0; i < revs->size(); ++i) {
       if (!unchanged[i]) last_read = i;
     }
-    size_t read = 0;
-    for (size_t i = 0; i < revs->size(); ++i) {
-      const source::Revision& rev = (*revs)[i];
-      if (unchanged[i]) {
-        ReportNotRead(common, args.name, rev.name, {{"commit", rev.commit}, {"kind", "git"}},
-                      out);
-        continue;
-      }
-      ++read;
+    // A revision listed and extracted, waiting for its write.
+    struct Prepared {
       IndexTarget target;
+      Extracted extracted;
+    };
+    auto prepare = [&](size_t i) -> Result<Prepared> {
+      const source::Revision& rev = (*revs)[i];
+      Prepared p;
+      IndexTarget& target = p.target;
       target.analyze = i == last_read;
       auto listing = std::chrono::steady_clock::now();
       Result<source::WalkResult> listed = (*repo)->List(rev, walk_options);
@@ -519,7 +530,35 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       info.subdir = (*repo)->subdir();
       info.url = url;
       info.source_digest = digests[i];
-      ERRDEX_TRY(IndexSnapshot(common, args, target, options, out, err));
+      p.extracted = ExtractTarget(target, options);
+      return p;
+    };
+    auto next_to_read = [&](size_t from) {
+      while (from < revs->size() && unchanged[from]) ++from;
+      return from;
+    };
+    // The next revision is extracted while this one is written: the write
+    // is one thread's work (the catalog's), so without the overlap a core
+    // idles for a third of a many-release run. Extractions stay one at a
+    // time, in order, so the blob cache's counts stay per revision.
+    std::future<Result<Prepared>> ahead;
+    size_t ahead_of = revs->size();
+    size_t read = 0;
+    for (size_t i = 0; i < revs->size(); ++i) {
+      const source::Revision& rev = (*revs)[i];
+      if (unchanged[i]) {
+        ReportNotRead(common, args.name, rev.name, {{"commit", rev.commit}, {"kind", "git"}},
+                      out);
+        continue;
+      }
+      ++read;
+      Result<Prepared> p = ahead_of == i ? ahead.get() : prepare(i);
+      if (!p) return tl::unexpected(p.error());
+      ahead_of = next_to_read(i + 1);
+      if (ahead_of < revs->size()) {
+        ahead = std::async(std::launch::async, prepare, ahead_of);
+      }
+      ERRDEX_TRY(WriteTarget(common, args, p->target, p->extracted, out, err));
     }
     if (read > 1 && !common.json) {
       out << fmt::format("{} revisions: {} parsed, {} reused from an earlier revision\n", read,
@@ -566,18 +605,31 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
 
 Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTarget& target,
                            const extract::Options& options, std::ostream& out, std::ostream& err) {
+  Extracted extracted = ExtractTarget(target, options);
+  return WriteTarget(common, args, target, extracted, out, err);
+}
+
+Extracted ExtractTarget(IndexTarget& target, const extract::Options& options) {
   auto started = std::chrono::steady_clock::now();
-  const catalog::SnapshotInfo& info = target.info;
+  Extracted e;
   size_t cached_before = options.cache != nullptr ? options.cache->misses() : 0;
-  Extraction extraction = extract::ExtractFiles(target.walked.files, options);
-  // Files read and parsed now, not taken from an earlier revision's results.
-  int64_t parsed = options.cache != nullptr
-                       ? static_cast<int64_t>(options.cache->misses() - cached_before)
-                       : extraction.files_scanned;
-  auto extracted_at = std::chrono::steady_clock::now();
-  for (FileIssue& i : target.walked.issues) extraction.issues.push_back(std::move(i));
-  std::stable_sort(extraction.issues.begin(), extraction.issues.end(),
+  e.extraction = extract::ExtractFiles(target.walked.files, options);
+  e.parsed = options.cache != nullptr
+                 ? static_cast<int64_t>(options.cache->misses() - cached_before)
+                 : e.extraction.files_scanned;
+  for (FileIssue& i : target.walked.issues) e.extraction.issues.push_back(std::move(i));
+  std::stable_sort(e.extraction.issues.begin(), e.extraction.issues.end(),
                    [](const FileIssue& a, const FileIssue& b) { return a.path < b.path; });
+  e.seconds = Seconds(std::chrono::steady_clock::now() - started);
+  return e;
+}
+
+Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarget& target,
+                         Extracted& extracted, std::ostream& out, std::ostream& err) {
+  auto extracted_at = std::chrono::steady_clock::now();
+  const catalog::SnapshotInfo& info = target.info;
+  const Extraction& extraction = extracted.extraction;
+  int64_t parsed = extracted.parsed;
 
   // Everything above ran without the catalog's lock: a writer already at
   // work delays the write below, it does not cost the extraction.
@@ -625,7 +677,7 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
   ERRDEX_TRY(tx->Commit());
   auto now = std::chrono::steady_clock::now();
   auto secs = [](auto d) { return std::chrono::duration<double>(d).count(); };
-  double seconds = target.walk_seconds + secs(now - started);
+  double seconds = target.walk_seconds + extracted.seconds + secs(now - extracted_at);
 
   std::map<std::string, int64_t> skipped;
   std::map<std::string, int64_t> recovered;
@@ -669,7 +721,7 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
                  {"recovered_files", recovered},
                  {"seconds", seconds},
                  {"walk_seconds", target.walk_seconds},
-                 {"extract_seconds", secs(extracted_at - started)},
+                 {"extract_seconds", extracted.seconds},
                  {"write_seconds", secs(written_at - extracted_at)},
                  {"analyze_seconds", secs(now - written_at)},
                  {"lock_wait_seconds", secs(locked_at - locking)},
