@@ -477,6 +477,18 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     Result<std::vector<source::Revision>> revs =
         source::SelectRevisions(**repo, args.revs, args.rev_glob, args.last);
     if (!revs) return tl::unexpected(revs.error());
+    // Two releases of one commit (jax-v0.1.74 and jax-v0.1.75) are one
+    // snapshot under the first name: a user of the other must hear why
+    // --version does not know it. A pre-release tagged again as the
+    // release, or HEAD, is not news.
+    for (const source::Revision& rev : *revs) {
+      for (const std::string& other : rev.also) {
+        if (!args.quiet && source::IsReleaseTag(other)) {
+          err << "errdex: warning: " << other << " is the commit of " << rev.name << " ("
+              << rev.commit.substr(0, 12) << "), indexed once as " << rev.name << "\n";
+        }
+      }
+    }
     std::string root = fs::canonical(args.path, ec).string();
     std::string url = args.url.empty() ? WebUrl((*repo)->remote_url()) : args.url;
     std::string reading = fmt::format(

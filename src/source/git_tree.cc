@@ -271,8 +271,13 @@ Result<std::vector<Revision>> SelectRevisions(const GitRepository& repo,
     auto [it, fresh] = by_commit.emplace(r.commit, unique.size());
     if (fresh) {
       unique.push_back(std::move(r));
-    } else if (!IsReleaseTag(unique[it->second].name) && IsReleaseTag(r.name)) {
-      unique[it->second].name = r.name;
+      continue;
+    }
+    Revision& kept = unique[it->second];
+    if (!IsReleaseTag(kept.name) && IsReleaseTag(r.name)) std::swap(kept.name, r.name);
+    if (r.name != kept.name &&
+        std::find(kept.also.begin(), kept.also.end(), r.name) == kept.also.end()) {
+      kept.also.push_back(std::move(r.name));
     }
   }
   return unique;

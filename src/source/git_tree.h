@@ -24,6 +24,9 @@ struct Revision {
   std::string commit;  // 40 hex digits
   std::string date;    // committer date, ISO 8601 with offset
   int64_t time = 0;    // committer date, seconds since the epoch (for ordering)
+  // Other selected names of the same commit, not indexed apart: one
+  // snapshot per commit.
+  std::vector<std::string> also;
 };
 
 class GitRepository {

@@ -129,6 +129,21 @@ TEST_F(Releases, ReusingFilesAcrossRevisionsChangesNoSite) {
   }
 }
 
+// Two release tags on one commit make one snapshot, and the name left out
+// is said; a pre-release tagged again as the release is not.
+TEST_F(Releases, ReleasesOfOneCommitAreOneSnapshotAndSaidSo) {
+  ASSERT_EQ(Git(repo_, "tag v1.3"), 0);
+  ASSERT_EQ(Git(repo_, "tag v1.3rc1"), 0);
+  CommandResult r = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", Db("t.db"),
+                               "--revs", "v1.*", "--json"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<json> lines = testing::JsonLines(r.out);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[2]["rev"], "v1.2");
+  EXPECT_NE(r.err.find("warning: v1.3 is the commit of v1.2"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("v1.3rc1"), std::string::npos) << r.err;
+}
+
 // A revision stored from the same commit, read the same way, is not read
 // again; one read another way (other excludes, --force) is.
 TEST_F(Releases, AStoredRevisionIsNotReadAgain) {
