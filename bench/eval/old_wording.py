@@ -28,13 +28,10 @@ def literal_pieces(template):
 
 
 def holds(template, fragment):
-    """Whether the fragment is in the template, or the template's literal
-    pieces around its placeholders are all in the fragment's place."""
-    t, f = fold(template), fold(fragment)
-    if f in t:
-        return True
-    pieces = literal_pieces(template)
-    return any(p in f or f in p for p in pieces) and any(p in f for p in pieces)
+    """Whether the fragment is in the template, or a literal piece of the
+    template (between placeholders, 8 characters or more) is in the fragment."""
+    f = fold(fragment)
+    return f in fold(template) or any(p in f for p in literal_pieces(template))
 
 
 def release_key(name):

@@ -189,7 +189,7 @@ struct Extracted {
 
 Extracted ExtractTarget(IndexTarget& target, const extract::Options& options);
 Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarget& target,
-                         Extracted& extracted, std::ostream& out, std::ostream& err);
+                         const Extracted& extracted, std::ostream& out, std::ostream& err);
 
 // Never indexed: tests raise errors on purpose, for no user to see; the
 // standard library's site-packages holds the distributions, indexed apart.
@@ -551,8 +551,8 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     };
     // The next revision is extracted while this one is written: the write
     // is one thread's work (the catalog's), so without the overlap a core
-    // idles for a third of a many-release run. Extractions stay one at a
-    // time, in order, so the blob cache's counts stay per revision.
+    // idles through every write. Extractions stay one at a time, in order,
+    // so the blob cache's counts stay per revision.
     std::future<Result<Prepared>> ahead;
     size_t ahead_of = revs->size();
     size_t read = 0;
@@ -637,7 +637,7 @@ Extracted ExtractTarget(IndexTarget& target, const extract::Options& options) {
 }
 
 Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarget& target,
-                         Extracted& extracted, std::ostream& out, std::ostream& err) {
+                         const Extracted& extracted, std::ostream& out, std::ostream& err) {
   auto extracted_at = std::chrono::steady_clock::now();
   const catalog::SnapshotInfo& info = target.info;
   const Extraction& extraction = extracted.extraction;
