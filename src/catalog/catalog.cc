@@ -61,6 +61,7 @@ std::string ComputeDigest(const SnapshotInfo& info, const Extraction& x,
   // Only when set: the digests of snapshots written without one stay as
   // they were, and re-indexing those stays a no-op.
   if (!info.source_digest.empty()) d.Add("source " + info.source_digest);
+  if (!info.aliases.empty()) d.Add("aliases " + JoinAliases(info.aliases));
   d.Add(x.files_scanned);
   d.Add(x.bytes_scanned);
   for (size_t i = 0; i < x.sites.size(); ++i) {
@@ -353,7 +354,7 @@ int64_t FocusVersion(ErrorRecord& e, const Catalog::Base& base, const std::strin
   for (const auto& [ordinal, pk] : snaps) {
     const Catalog::Base::Snapshot& snap = base.snapshots.at(pk);
     int64_t n = count.count(pk) ? count[pk] : 0;
-    e.versions.push_back(VersionPresence{snap.rev, snap.commit, snap.date, n});
+    e.versions.push_back(VersionPresence{snap.rev, snap.commit, snap.date, n, snap.aliases});
     if (n > 0 && (version.empty() || version == kAllVersions || snap.rev == version)) focus = pk;
   }
   e.version = focus >= 0 ? base.snapshots.at(focus).rev : "";
@@ -514,7 +515,8 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     ERRDEX_TRY(run(std::string(kSchemaSql) + std::string(kAnalysisTablesSql) +
                    std::string(kIntegritySql) + std::string(kSourceDigestSql) +
                    std::string(kSignatureSql) + std::string(kMetaSql) +
-                   std::string(kSharedSitesSql) + std::string(kSiteViewSql)));
+                   std::string(kSharedSitesSql) + std::string(kSiteViewSql) +
+                   std::string(kAliasesSql)));
   } else if (*app == kApplicationId && *version >= 1 && *version < kSchemaVersion &&
              mode == OpenMode::kReadWrite) {
     std::string sql;
@@ -526,6 +528,7 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     if (*version <= 7) sql += kSignatureSql;
     if (*version <= 8) sql += kMetaSql;
     if (*version <= 9) sql += std::string(kSharedSitesSql) + std::string(kSiteViewSql);
+    if (*version <= 10) sql += kAliasesSql;
     ERRDEX_TRY(run(sql, /*rekey=*/*version <= 5));
   } else if (*app != kApplicationId) {
     return Fail(ErrorCode::kCorrupt, path + " is a SQLite database but not an errdex catalog");
@@ -594,7 +597,7 @@ Result<void> Catalog::MigratePostgres(OpenMode mode, const std::string& url) {
     Result<void> done = there ? Result<void>() : tl::unexpected(there.error());
     if (done && !*there) {
       done = sealed(std::string(kPostgresSchemaSql) + std::string(kPostgresSharedSitesSql) +
-                        std::string(kSiteViewSql),
+                        std::string(kSiteViewSql) + std::string(kPostgresAliasesSql),
                     "INSERT INTO errdex_catalog (application_id, schema_version, generation) "
                     "VALUES (" + std::to_string(kApplicationId) + ", " +
                         std::to_string(kSchemaVersion) + ", 1)");
@@ -614,23 +617,25 @@ Result<void> Catalog::MigratePostgres(OpenMode mode, const std::string& url) {
   }
   int64_t version = st->Int(1);
   st->Reset();
-  if (version == 9 && mode == OpenMode::kReadWrite) {
-    // Version 9 to 10 in place, under the write lock; another writer may
-    // have done it while this one waited.
+  if ((version == 9 || version == 10) && mode == OpenMode::kReadWrite) {
+    // Version 9 or 10 to 11 in place, under the write lock; another writer
+    // may have done it while this one waited.
     ERRDEX_TRY(db_.BeginWrite());
     Result<Statement> again = db_.Prepare("SELECT schema_version FROM errdex_catalog");
     Result<void> done;
-    bool still_9 = false;
+    int64_t now = kSchemaVersion;
     if (!again) {
       done = tl::unexpected(again.error());
     } else if (Result<bool> again_row = again->Step(); !again_row) {
       done = tl::unexpected(again_row.error());
     } else {
-      still_9 = *again_row && again->Int(0) == 9;
+      now = *again_row ? again->Int(0) : kSchemaVersion;
       again->Reset();
     }
-    if (done && still_9) {
-      done = sealed(std::string(kPostgresSharedSitesSql) + std::string(kSiteViewSql),
+    if (done && (now == 9 || now == 10)) {
+      std::string sql = now == 9 ? std::string(kPostgresSharedSitesSql) + std::string(kSiteViewSql)
+                                 : std::string();
+      done = sealed(sql + std::string(kPostgresAliasesSql),
                     "UPDATE errdex_catalog SET schema_version = " + std::to_string(kSchemaVersion));
     }
     ERRDEX_TRY(end(done));
@@ -997,23 +1002,24 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       }
       Result<Statement> upd = db_.Prepare(
           "UPDATE snapshot SET commit_sha = ?2, date = ?3, kind = ?4, root = ?5, subdir = ?6, "
-          "digest = ?7, indexed_at = ?8, files = ?9, bytes = ?10, source_digest = ?11 "
-          "WHERE pk = ?1");
+          "digest = ?7, indexed_at = ?8, files = ?9, bytes = ?10, source_digest = ?11, "
+          "aliases = ?12 WHERE pk = ?1");
       if (!upd) return tl::unexpected(upd.error());
       upd->Bind(1, snapshot_pk).Bind(2, info.commit).Bind(3, info.date).Bind(4, info.kind);
       upd->Bind(5, info.root).Bind(6, info.subdir).Bind(7, digest).Bind(8, NowUtc());
       upd->Bind(9, x.files_scanned).Bind(10, x.bytes_scanned).Bind(11, info.source_digest);
+      upd->Bind(12, JoinAliases(info.aliases));
       ERRDEX_TRY(upd->Run());
     } else {
       Result<Statement> ins = db_.Prepare(
           "INSERT INTO snapshot (library_pk, rev, commit_sha, date, kind, root, subdir, digest, "
-          "indexed_at, files, bytes, source_digest) "
-          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12) RETURNING pk");
+          "indexed_at, files, bytes, source_digest, aliases) "
+          "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING pk");
       if (!ins) return tl::unexpected(ins.error());
       ins->Bind(1, library_pk).Bind(2, info.rev).Bind(3, info.commit).Bind(4, info.date);
       ins->Bind(5, info.kind).Bind(6, info.root).Bind(7, info.subdir).Bind(8, digest);
       ins->Bind(9, NowUtc()).Bind(10, x.files_scanned).Bind(11, x.bytes_scanned);
-      ins->Bind(12, info.source_digest);
+      ins->Bind(12, info.source_digest).Bind(13, JoinAliases(info.aliases));
       Result<bool> inserted = ins->Step();
       if (!inserted) return tl::unexpected(inserted.error());
       snapshot_pk = ins->Int(0);
@@ -2186,9 +2192,32 @@ Result<std::optional<SnapshotInfo>> Catalog::FindSnapshot(std::string_view libra
     info.root = snap.root;
     info.subdir = snap.subdir;
     info.source_digest = snap.source_digest;
+    info.aliases = snap.aliases;
     return info;
   }
   return std::optional<SnapshotInfo>();
+}
+
+Result<std::string> Catalog::ResolveVersion(std::string_view name, std::string_view library) {
+  Result<std::shared_ptr<const Base>> got = GetBase();
+  if (!got) return tl::unexpected(got.error());
+  const Base& base = **got;
+  auto of_library = [&](const Base::Snapshot& snap) {
+    if (library.empty()) return true;
+    auto lib = base.libraries.find(snap.library_pk);
+    return lib != base.libraries.end() && lib->second.name == library;
+  };
+  // A rev wins over an alias: one library's tag can be another's alias.
+  const Base::Snapshot* aliased = nullptr;
+  for (const auto& [pk, snap] : base.snapshots) {
+    if (!of_library(snap)) continue;
+    if (snap.rev == name) return std::string(name);
+    if (aliased == nullptr &&
+        std::find(snap.aliases.begin(), snap.aliases.end(), name) != snap.aliases.end()) {
+      aliased = &snap;
+    }
+  }
+  return aliased != nullptr ? aliased->rev : std::string(name);
 }
 
 Result<std::string> Catalog::LastIndexedAt() {
@@ -2261,7 +2290,7 @@ Result<Stats> Catalog::GetStats() {
     l.sites += sites_of[pk];
     s.per_snapshot.push_back(SnapshotStats{l.name, snap.rev, snap.commit, snap.date, snap.kind,
                                            snap.indexed_at, snap.files, snap.bytes, sites_of[pk],
-                                           snap.ordinal});
+                                           snap.ordinal, snap.aliases});
   }
   Result<std::vector<ErrorRow>> errors = AllErrors(-1, base, /*pieces=*/false);
   if (!errors) return tl::unexpected(errors.error());

@@ -22,7 +22,7 @@
 
 namespace errdex::catalog {
 
-inline constexpr int kSchemaVersion = 10;
+inline constexpr int kSchemaVersion = 11;
 inline constexpr int32_t kApplicationId = 0x45525258;  // "ERRX"
 
 // A library at one revision, as the indexer describes it.
@@ -39,6 +39,9 @@ struct SnapshotInfo {
   // without reading it again: an installed Python distribution's metadata
   // fingerprint (16 hex digits). Empty when not known.
   std::string source_digest;
+  // Other names of the same commit (release tags on one commit): the
+  // snapshot is stored once, under `rev`, and found by any of them.
+  std::vector<std::string> aliases;
 };
 
 struct WriteSummary {
@@ -112,6 +115,7 @@ struct VersionPresence {
   std::string commit;
   std::string date;
   int64_t sites = 0;  // 0: the error is not raised in this version
+  std::vector<std::string> aliases;  // other release tags of its commit
 };
 
 // Runs of consecutive versions that raise an error: [{first, last}], oldest
@@ -212,6 +216,7 @@ struct SnapshotStats {
   int64_t bytes = 0;
   int64_t sites = 0;
   int ordinal = 0;  // its place among the library's versions, 0 the oldest
+  std::vector<std::string> aliases;  // other names of its commit
 };
 
 struct Stats {
@@ -373,6 +378,11 @@ class Catalog {
   // The snapshot of `library` at `rev` as it was described when written
   // (url: the library's); nullopt when the catalog has none.
   Result<std::optional<SnapshotInfo>> FindSnapshot(std::string_view library, std::string_view rev);
+
+  // The rev a version name stands for: `name` itself when a snapshot (of
+  // `library`, when not empty) has it as its rev, else the rev of one that
+  // has it as an alias (another release tag of its commit), else `name`.
+  Result<std::string> ResolveVersion(std::string_view name, std::string_view library = "");
 
   // --- Analysis (src/analyze computes, the catalog stores).
 

@@ -124,6 +124,7 @@ Result<std::shared_ptr<const Catalog::Base>> Catalog::ReadBase() {
                               n.n_classes = row.Int(18);
                               n.classes_sum = row.Int(19);
                               n.source_digest = row.Text(20);
+                              n.aliases = SplitAliases(row.Text(21));
                             }));
   if (verify) {
     for (const auto& [pk, lib] : base->libraries) {

@@ -2,6 +2,7 @@
 // rows behind a read, and the scope of a write.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -43,6 +44,7 @@ struct Catalog::Base {
     int64_t n_classes = 0;
     int64_t classes_sum = 0;
     std::string source_digest;
+    std::vector<std::string> aliases;
     int ordinal = 0;  // its place among the library's versions, 0 the oldest
   };
   std::map<int64_t, Library> libraries;
@@ -73,6 +75,26 @@ struct Catalog::ErrorRow {
   int64_t enrichment_crc = 0;
   std::string pieces_json;  // when read without parsing the pieces
 };
+
+// A snapshot's aliases as its column stores them: space-separated, as no
+// git ref name holds a space. Names that would not round-trip are dropped.
+inline std::string JoinAliases(const std::vector<std::string>& names) {
+  std::string out;
+  for (const std::string& n : names) {
+    if (n.empty() || n.find_first_of(" \t\n\r") != std::string::npos) continue;
+    out += (out.empty() ? "" : " ") + n;
+  }
+  return out;
+}
+inline std::vector<std::string> SplitAliases(std::string_view stored) {
+  std::vector<std::string> out;
+  for (size_t at = 0; at < stored.size();) {
+    size_t end = std::min(stored.find(' ', at), stored.size());
+    if (end > at) out.emplace_back(stored.substr(at, end - at));
+    at = end + 1;
+  }
+  return out;
+}
 
 // "1, 2, 3" for an SQL list of integers the catalog gave (safe to splice);
 // "NULL" for none, which no IN matches.

@@ -58,7 +58,9 @@ json ErrorSummaryJson(const ErrorRecord& e) {
 json VersionsJson(const ErrorRecord& e) {
   json each = json::array();
   for (const VersionPresence& v : e.versions) {
-    each.push_back({{"rev", v.rev}, {"commit", v.commit}, {"date", v.date}, {"sites", v.sites}});
+    json one = {{"rev", v.rev}, {"commit", v.commit}, {"date", v.date}, {"sites", v.sites}};
+    if (!v.aliases.empty()) one["aliases"] = v.aliases;  // said only where there are some
+    each.push_back(std::move(one));
   }
   json ranges = json::array();
   for (const VersionRange& r : RaisedIn(e.versions)) {
@@ -338,15 +340,13 @@ json StatsJson(const Stats& s) {
   }
   json snapshots = json::array();
   for (const SnapshotStats& n : s.per_snapshot) {
-    snapshots.push_back({{"library", n.library},
-                         {"rev", n.rev},
-                         {"commit", n.commit},
-                         {"date", n.date},
-                         {"kind", n.kind},
-                         {"indexed_at", n.indexed_at},
-                         {"files", n.files},
-                         {"bytes", n.bytes},
-                         {"sites", n.sites}});
+    json one = {{"library", n.library}, {"rev", n.rev},
+                {"commit", n.commit},   {"date", n.date},
+                {"kind", n.kind},       {"indexed_at", n.indexed_at},
+                {"files", n.files},     {"bytes", n.bytes},
+                {"sites", n.sites}};
+    if (!n.aliases.empty()) one["aliases"] = n.aliases;
+    snapshots.push_back(std::move(one));
   }
   return {{"libraries", s.libraries},
           {"snapshots", s.snapshots},

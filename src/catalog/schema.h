@@ -198,6 +198,18 @@ inline constexpr std::string_view kSourceDigestSql = R"sql(
 ALTER TABLE snapshot ADD COLUMN source_digest TEXT NOT NULL DEFAULT '';
 )sql";
 
+// Version 10 to 11, and part of every new catalog: the other names of a
+// snapshot's commit (two release tags on one commit, jax-v0.1.74 and
+// jax-v0.1.75; an rc tag the release was cut from), space-separated as git
+// allows no space in a ref name. The snapshot is stored once, under its
+// rev; a user who knows the other name still finds it (--version).
+inline constexpr std::string_view kAliasesSql = R"sql(
+ALTER TABLE snapshot ADD COLUMN aliases TEXT NOT NULL DEFAULT '';
+)sql";
+inline constexpr std::string_view kPostgresAliasesSql = R"sql(
+ALTER TABLE snapshot ADD COLUMN aliases TEXT COLLATE "C" NOT NULL DEFAULT '';
+)sql";
+
 // Version 7 to 8, and part of every new catalog: the parameters of the
 // function a site is in (Site::signature), for example fixes that call it,
 // and the public functions that reach it (Site::entries).
@@ -560,7 +572,7 @@ inline constexpr std::string_view kLibraryHashColumns =
 inline constexpr std::string_view kSnapshotHashColumns =
     "pk, library_pk, rev, commit_sha, date, kind, root, subdir, digest, indexed_at, files, bytes, "
     "n_sites, sites_sum, n_non_sites, non_sites_sum, n_issues, issues_sum, n_classes, classes_sum, "
-    "source_digest";
+    "source_digest, aliases";
 inline constexpr std::string_view kErrorHashColumns =
     "pk, id, library_pk, exception, template, kind, pieces, literal_size, dynamic, internal, "
     "n_sites, sites_sum, analysis_crc, enrichment_crc";

@@ -478,14 +478,15 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
         source::SelectRevisions(**repo, args.revs, args.rev_glob, args.last);
     if (!revs) return tl::unexpected(revs.error());
     // Two releases of one commit (jax-v0.1.74 and jax-v0.1.75) are one
-    // snapshot under the first name: a user of the other must hear why
-    // --version does not know it. A pre-release tagged again as the
-    // release, or HEAD, is not news.
+    // snapshot under the first name, the other stored as its alias: said,
+    // as a user of the other sees only the first in ranges. A pre-release
+    // tagged again as the release, or HEAD, is not news.
     for (const source::Revision& rev : *revs) {
       for (const std::string& other : rev.also) {
         if (!args.quiet && source::IsReleaseTag(other)) {
-          err << "errdex: warning: " << other << " is the commit of " << rev.name << " ("
-              << rev.commit.substr(0, 12) << "), indexed once as " << rev.name << "\n";
+          err << "errdex: " << other << " is the commit of " << rev.name << " ("
+              << rev.commit.substr(0, 12) << "), indexed once as " << rev.name
+              << "; --version takes either name\n";
         }
       }
     }
@@ -505,7 +506,9 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
         Result<std::optional<catalog::SnapshotInfo>> stored =
             cat->FindSnapshot(args.name, rev.name);
         if (!stored) return tl::unexpected(stored.error());
-        unchanged.push_back(!args.force && *stored && (*stored)->source_digest == digests.back());
+        // A tag added to a stored commit since is news for the snapshot's aliases.
+        unchanged.push_back(!args.force && *stored && (*stored)->source_digest == digests.back() &&
+                            (*stored)->aliases == rev.also);
       }
     }
     extract::FileCache cache;
@@ -542,6 +545,7 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       info.subdir = (*repo)->subdir();
       info.url = url;
       info.source_digest = digests[i];
+      info.aliases = rev.also;
       p.extracted = ExtractTarget(target, options);
       return p;
     };
@@ -1025,16 +1029,27 @@ struct ExplainArgs {
   bool jsonl = false;
 };
 
-// --version names a version some library of the catalog was indexed at.
-Result<void> CheckVersion(catalog::Catalog& cat, const ExplainArgs& args) {
-  if (args.version.empty()) return {};
+// --version names a version some library of the catalog was indexed at,
+// as its rev or as another name of its commit: the rev it stands for, "" for
+// none given. A name that is an alias is said on `err`.
+Result<std::string> ResolveVersionArg(catalog::Catalog& cat, const ExplainArgs& args,
+                                      std::ostream& err) {
+  if (args.version.empty()) return std::string();
+  Result<std::string> rev = cat.ResolveVersion(args.version, args.library);
+  if (!rev) return tl::unexpected(rev.error());
   Result<catalog::Stats> stats = cat.GetStats();
   if (!stats) return tl::unexpected(stats.error());
   std::set<std::string> known;
   for (const catalog::SnapshotStats& s : stats->per_snapshot) {
     if (args.library.empty() || s.library == args.library) known.insert(s.rev);
   }
-  if (known.count(args.version)) return {};
+  if (known.count(*rev)) {
+    if (*rev != args.version) {
+      err << "errdex: " << args.version << " is the commit of " << *rev
+          << ", indexed once under that name\n";
+    }
+    return *rev;
+  }
   std::string list;
   for (const std::string& v : known) list += (list.empty() ? "" : ", ") + v;
   if (list.size() > 300) list = list.substr(0, 300) + "...";
@@ -1050,12 +1065,13 @@ Result<int> RunExplain(const Common& common, const ExplainArgs& args, std::ostre
     }
     Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
     if (!cat) return tl::unexpected(cat.error());
-    ERRDEX_TRY(CheckVersion(*cat, args));
-    cat->SetVersion(args.version);
+    Result<std::string> version = ResolveVersionArg(*cat, args, err);
+    if (!version) return tl::unexpected(version.error());
+    cat->SetVersion(*version);
     match::ExplainOptions options;
     options.top = args.top;
     options.library = args.library;
-    options.version = args.version;
+    options.version = *version;
     Result<size_t> matched = ExplainLines(*cat, options, std::cin, out, err);
     if (!matched) return tl::unexpected(matched.error());
     return 0;
@@ -1079,11 +1095,12 @@ Result<int> RunExplain(const Common& common, const ExplainArgs& args, std::ostre
   request.color = TerminalStyle().color;
   request.options.top = args.top;
   request.options.library = args.library;
-  request.options.version = args.version;
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
   if (!cat) return tl::unexpected(cat.error());
-  ERRDEX_TRY(CheckVersion(*cat, args));
-  cat->SetVersion(args.version);
+  Result<std::string> version = ResolveVersionArg(*cat, args, err);
+  if (!version) return tl::unexpected(version.error());
+  request.options.version = *version;
+  cat->SetVersion(*version);
   Result<bool> matched = ExplainText(*cat, request, out, err);
   if (!matched) return tl::unexpected(matched.error());
   return 0;
@@ -1101,17 +1118,18 @@ Result<int> RunAndExplain(const Common& common, const std::vector<std::string>& 
   request.color = isatty(STDERR_FILENO) == 1 && std::getenv("NO_COLOR") == nullptr;
   request.options.top = args.top;
   request.options.library = args.library;
-  request.options.version = args.version;
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
   if (!cat) {
     err << "errdex: warning: cannot explain: " << cat.error().message << '\n';
     return run->exit_code;
   }
-  if (Result<void> known = CheckVersion(*cat, args); !known) {
-    err << "errdex: warning: cannot explain: " << known.error().message << '\n';
+  Result<std::string> version = ResolveVersionArg(*cat, args, err);
+  if (!version) {
+    err << "errdex: warning: cannot explain: " << version.error().message << '\n';
     return run->exit_code;
   }
-  cat->SetVersion(args.version);
+  request.options.version = *version;
+  cat->SetVersion(*version);
   // The report goes where the error went: stderr, unless --json asked for data.
   std::ostream& report = common.json ? out : err;
   if (!common.json)

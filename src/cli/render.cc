@@ -196,8 +196,12 @@ void RenderStats(const catalog::Stats& s, std::ostream& out) {
   for (const catalog::SnapshotStats& n : s.per_snapshot) {
     std::string rev =
         !n.rev.empty() ? n.rev : n.commit.substr(0, std::min<size_t>(10, n.commit.size()));
-    out << fmt::format("  {}{}{}  {}  {}  {}  indexed {}\n", n.library, rev.empty() ? "" : "@", rev,
-                       n.kind, Counted(n.files, "file"), Counted(n.sites, "site"), n.indexed_at);
+    std::string also;
+    for (const std::string& a : n.aliases) also += (also.empty() ? " (also " : ", ") + a;
+    if (!also.empty()) also += ")";
+    out << fmt::format("  {}{}{}{}  {}  {}  {}  indexed {}\n", n.library, rev.empty() ? "" : "@",
+                       rev, also, n.kind, Counted(n.files, "file"), Counted(n.sites, "site"),
+                       n.indexed_at);
   }
 }
 

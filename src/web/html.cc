@@ -402,6 +402,20 @@ std::string ReportIssueUrl(const catalog::ErrorRecord& e) {
   return s.url + "/issues/new?title=" + UrlEncode(title) + "&body=" + UrlEncode(body);
 }
 
+namespace {
+
+// Other release tags of a version's commit, after its name: the same code,
+// one row.
+std::string AliasesHtml(const std::vector<std::string>& aliases) {
+  std::string out;
+  for (size_t i = 0; i < aliases.size(); ++i) {
+    out += (i == 0 ? " = <code>" : ", <code>") + Escape(aliases[i]) + "</code>";
+  }
+  return out;
+}
+
+}  // namespace
+
 // The versions of the library that raise the error, and the wordings it had
 // before and after; nothing for a library indexed at one version.
 std::string ErrorVersions(const catalog::ErrorRecord& e, const Analysis* a, const Links& links) {
@@ -418,6 +432,7 @@ std::string ErrorVersions(const catalog::ErrorRecord& e, const Analysis* a, cons
     std::string name = link.empty() ? "<code>" + Escape(v.rev) + "</code>"
                                     : fmt::format("<a href=\"{}\"><code>{}</code></a>",
                                                   Escape(link), Escape(v.rev));
+    name += AliasesHtml(v.aliases);
     rows += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td></tr>",
                         v.rev == e.version ? " class=\"shown\"" : "", name,
                         Escape(v.date.substr(0, 10)), v.sites > 0 ? std::to_string(v.sites) : "—");
@@ -662,6 +677,7 @@ std::string VersionsSection(std::string_view library, std::string_view shown,
     std::string name = link.empty() ? "<code>" + Escape(v.rev) + "</code>"
                                     : fmt::format("<a href=\"{}\"><code>{}</code></a>",
                                                   Escape(link), Escape(v.rev));
+    name += AliasesHtml(v.aliases);
     rows += fmt::format("<tr{}><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                         v.rev == shown ? " class=\"shown\"" : "", name,
                         Escape(v.date.substr(0, 10)), v.files, v.sites);

@@ -316,6 +316,11 @@ Page Site::Get(std::string_view path, const Query& query) {
     return StartsWith(path, "/api/") ? JsonError(400, "version is too long")
                                      : Html(400, NotFoundPage("That is no version name.", links_));
   }
+  // Another release tag of an indexed commit names that snapshot.
+  if (!version.empty()) {
+    Result<std::string> rev = catalog_.ResolveVersion(version);
+    if (rev) version = std::move(*rev);
+  }
   if (StartsWith(path, "/errors/")) return ErrorHtml(path.substr(8), version);
   if (StartsWith(path, "/api/errors/")) return ErrorJson(path.substr(12), version);
   if (StartsWith(path, "/libraries/")) return Library(path.substr(11), version, query, false);
@@ -353,8 +358,9 @@ Page Site::Get(std::string_view path, const Query& query) {
       json versions = json::array();
       for (const catalog::SnapshotStats& s : stats->per_snapshot) {
         if (s.library != l.name) continue;
-        versions.push_back(
-            {{"rev", s.rev}, {"commit", s.commit}, {"date", s.date}, {"sites", s.sites}});
+        json one = {{"rev", s.rev}, {"commit", s.commit}, {"date", s.date}, {"sites", s.sites}};
+        if (!s.aliases.empty()) one["aliases"] = s.aliases;
+        versions.push_back(std::move(one));
       }
       out.push_back({{"name", l.name},
                      {"url", l.url},

@@ -129,19 +129,63 @@ TEST_F(Releases, ReusingFilesAcrossRevisionsChangesNoSite) {
   }
 }
 
-// Two release tags on one commit make one snapshot, and the name left out
-// is said; a pre-release tagged again as the release is not.
-TEST_F(Releases, ReleasesOfOneCommitAreOneSnapshotAndSaidSo) {
+// Two release tags on one commit make one snapshot; the name left out is
+// said, stored as an alias and taken by --version; a pre-release tagged
+// again as the release is stored but not said.
+TEST_F(Releases, ReleasesOfOneCommitAreOneSnapshotUnderEitherName) {
   ASSERT_EQ(Git(repo_, "tag v1.3"), 0);
   ASSERT_EQ(Git(repo_, "tag v1.3rc1"), 0);
-  CommandResult r = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", Db("t.db"),
-                               "--revs", "v1.*", "--json"});
+  std::string db = Db("t.db");
+  CommandResult r = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", db, "--revs",
+                               "v1.*", "--json"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   std::vector<json> lines = testing::JsonLines(r.out);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[2]["rev"], "v1.2");
-  EXPECT_NE(r.err.find("warning: v1.3 is the commit of v1.2"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("v1.3 is the commit of v1.2"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("v1.3rc1"), std::string::npos) << r.err;
+
+  CommandResult stats = RunErrdex({"stats", "--db", db, "--json"});
+  ASSERT_EQ(stats.exit_code, 0) << stats.err;
+  json snapshots = json::parse(stats.out)["per_snapshot"];
+  ASSERT_EQ(snapshots.size(), 3u);
+  EXPECT_EQ(snapshots[2]["aliases"], json({"v1.3", "v1.3rc1"})) << snapshots.dump();
+  EXPECT_FALSE(snapshots[1].contains("aliases"));
+
+  // The C macro made the message a TypeError in v1.2: in v1.1 it is a ValueError.
+  auto explain = [&](const std::string& version) {
+    return RunErrdex({"explain", "--db", db, "--json", "--version", version,
+                      "TypeError: x must be positive"});
+  };
+  CommandResult by_rev = explain("v1.2");
+  ASSERT_EQ(by_rev.exit_code, 0) << by_rev.err;
+  for (const std::string alias : {"v1.3", "v1.3rc1"}) {
+    CommandResult by_alias = explain(alias);
+    ASSERT_EQ(by_alias.exit_code, 0) << by_alias.err;
+    EXPECT_EQ(by_alias.out, by_rev.out) << alias;
+    EXPECT_NE(by_alias.err.find(alias + " is the commit of v1.2"), std::string::npos)
+        << by_alias.err;
+  }
+  CommandResult older = explain("v1.1");
+  ASSERT_EQ(older.exit_code, 0) << older.err;
+  EXPECT_NE(older.out, by_rev.out);
+  CommandResult unknown = explain("v1.9");
+  EXPECT_NE(unknown.exit_code, 0);
+  EXPECT_NE(unknown.err.find("no indexed version has that name"), std::string::npos) << unknown.err;
+
+  // A tag put on a stored commit later is news for that snapshot alone.
+  ASSERT_EQ(Git(repo_, "tag v1.4"), 0);
+  CommandResult again = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", db, "--revs",
+                                   "v1.*", "--json"});
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  lines = testing::JsonLines(again.out);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_EQ(lines[0]["read"], false);
+  EXPECT_EQ(lines[1]["read"], false);
+  EXPECT_FALSE(lines[2].contains("read")) << lines[2].dump();
+  CommandResult by_new = explain("v1.4");
+  ASSERT_EQ(by_new.exit_code, 0) << by_new.err;
+  EXPECT_EQ(by_new.out, by_rev.out);
 }
 
 // A revision stored from the same commit, read the same way, is not read

@@ -20,7 +20,7 @@ catalog::ErrorRecord Error(const std::string& id, const std::string& exception,
   e.template_text = text;
   e.message = Template::Literal(text);
   const char* revs[] = {"1.0", "1.1", "1.2"};
-  for (size_t k = 0; k < sites.size(); ++k) e.versions.push_back({revs[k], "", "", sites[k]});
+  for (size_t k = 0; k < sites.size(); ++k) e.versions.push_back({revs[k], "", "", sites[k], {}});
   catalog::SiteRecord s;
   s.path = path;
   s.function = function;
