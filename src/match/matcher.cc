@@ -733,8 +733,16 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (const RE2* re = mode == Mode::kOrItsStart ? Regex(e, true) : nullptr;
         re != nullptr && message.size() >= static_cast<size_t>(kMinPartialBytes) &&
         RE2::FullMatch(message, *re)) {
-      double start = std::min(1.0, static_cast<double>(message.size()) / std::max(1.0, literal));
-      a.base = 0.45 + 0.25 * start - 0.3 * std::max(0.0, 1.0 - literal / kWeakLiteral);
+      // How much of the template the message shows, and how much of the
+      // message its literal text explains -- not how long the message is:
+      // a template whose first value swallows the rest of the message
+      // shows only its first piece, and explains little of the message.
+      LeadingLiterals shown = FindLeadingLiterals(e.message, message);
+      double start = static_cast<double>(shown.found) / std::max<double>(1.0, shown.total);
+      double explained = std::min(1.0, static_cast<double>(shown.found) /
+                                           std::max<double>(1.0, message.size()));
+      a.base = 0.45 + 0.125 * start + 0.125 * explained -
+               0.3 * std::max(0.0, 1.0 - literal / kWeakLiteral);
       a.strong = start >= 0.5 && literal >= 8;
       a.evidence = "the message is the start of the template (cut short, or worded so since)";
       return a;
@@ -773,7 +781,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     }
     return {};
   };
-  Result<void> done = run(complete, false, Mode::kWhole);
+  // Every fragment found is not every piece found: pieces shorter than a
+  // fragment ("See ", "#") may be what a version before them lacks.
+  Result<void> done = run(complete, false, Mode::kOrItsStart);
   if (done) done = run(pinned, true, Mode::kOrItsStart);
   if (done && !confirmed) done = run(incomplete, false, Mode::kOrItsStart);
   // 4. Wording changed across versions, or the paste was cut or re-wrapped.

@@ -147,6 +147,35 @@ std::string TruncatableTemplateRegex(const Template& t) {
   return out;
 }
 
+LeadingLiterals FindLeadingLiterals(const Template& t, std::string_view message) {
+  size_t total = 0;
+  size_t found = 0;
+  size_t at = 0;
+  bool going = true;
+  bool first = true;
+  for (const Piece& p : t.pieces()) {
+    if (p.is_value) {
+      first = false;
+      continue;
+    }
+    std::string literal(Trim(CollapseWhitespace(p.text)));
+    if (literal.empty()) continue;
+    total += literal.size();
+    if (!going) continue;
+    // The first piece, when the template starts with text, must start the message.
+    size_t where = first ? (StartsWith(message, literal) ? 0 : std::string_view::npos)
+                         : message.find(literal, at);
+    first = false;
+    if (where == std::string_view::npos) {
+      going = false;
+      continue;
+    }
+    found += literal.size();
+    at = where + literal.size();
+  }
+  return {found, total};
+}
+
 std::vector<std::string> PrefilterFragments(const Template& t) {
   std::vector<std::string> out;
   // A set, not a scan of `out`: a generated template can have thousands of pieces.

@@ -26,6 +26,18 @@ std::string TemplateRegex(const Template& t);
 // short, or one from a version that has since added text at the end.
 std::string TruncatableTemplateRegex(const Template& t);
 
+// How much of `t`'s literal text a message that starts like it shows:
+// `found`, the bytes of the literal pieces found in `message` (normal form)
+// in order from its start, each after the last, stopping at the first
+// missing; `total`, all of `t`'s literal bytes. Values between pieces count
+// for nothing, so a template whose first value swallows the rest of the
+// message shows only its first piece.
+struct LeadingLiterals {
+  size_t found = 0;
+  size_t total = 0;
+};
+LeadingLiterals FindLeadingLiterals(const Template& t, std::string_view message);
+
 // Literal fragments of `t` (normalized, at least kMinFragment bytes) for the
 // multi-literal prefilter: each literal piece, and for long pieces their first
 // and last kWindow bytes too, so that a message cut short or wrapped still

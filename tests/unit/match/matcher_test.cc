@@ -222,6 +222,44 @@ TEST(Matcher, RebuildsAMissingPrefilterWithAWarning) {
 
 // The same message in two libraries: both match it fully, so both would
 // score 1; the one the traceback's last frame stands on must come first.
+// A message from before a class appended text to it ("See <url>") lacks
+// only pieces too short to be prefilter fragments: it is the start of its
+// template, and that counts for more than templates sharing only its first
+// sentence, whose first value swallows the rest of the message.
+TEST(Matcher, AnOlderWordingBeatsTemplatesThatShareOnlyItsFirstSentence) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path root = dir.path() / "tracers";
+  std::filesystem::create_directories(root / "tracers");
+  std::string head = "Abstract tracer value encountered where concrete value is expected: {x}";
+  std::ofstream(root / "tracers" / "core.py")
+      << "class ConcretizationTypeError(TypeError):\n    pass\n\n"
+      << "def size_of(x, origin):\n    raise ConcretizationTypeError(\n        f'" << head
+      << "\\nsize argument of lax.iota\\n{origin}')\n\n"
+      << "def decimals_of(x, origin):\n    raise ConcretizationTypeError(\n        f'" << head
+      << "\\n\\'decimals\\' argument of jnp.round\\n{origin}')\n\n"
+      << "def axis_of(x, origin, url):\n    raise ConcretizationTypeError(\n        f'" << head
+      << "\\nThe axis argument must be known statically.{origin}\\n\\nSee {url}')\n";
+  Index(root, "test/tracers", db);
+  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
+  ASSERT_TRUE(cat.has_value());
+  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
+  ASSERT_TRUE(matcher.has_value());
+  std::string pasted =
+      "ConcretizationTypeError: Abstract tracer value encountered where concrete value is "
+      "expected: Traced<ShapedArray(float32[2,4,5])>with<BatchTrace(level=1/1)> with\n"
+      "  val = Traced<ShapedArray(float32[2,3,4,5])>\n  batch_dim = 1\n"
+      "The axis argument must be known statically.\n"
+      "This Tracer was created on line /tmp/halley.py:7 (<module>)\n";
+  Result<std::vector<Match>> m = matcher->Explain(ParseRuntimeText(pasted).back(), {});
+  ASSERT_TRUE(m.has_value()) << m.error().message;
+  ASSERT_FALSE(m->empty());
+  EXPECT_NE((*m)[0].error.template_text.find("must be known statically"), std::string::npos)
+      << (*m)[0].error.template_text;
+  EXPECT_FALSE((*m)[0].fuzzy);
+  for (size_t i = 1; i < m->size(); ++i) EXPECT_GT((*m)[0].score, (*m)[i].score);
+}
+
 TEST(Matcher, TheRaiseUnderTheLastFrameBeatsAnEqualMatchElsewhere) {
   TempDir dir;
   std::string db = (dir.path() / "c.db").string();

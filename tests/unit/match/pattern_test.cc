@@ -88,6 +88,29 @@ TEST(Pattern, TruncatableTemplateAcceptsEveryPieceBoundaryPrefix) {
   EXPECT_FALSE(RE2::FullMatch("Different words: S(1)", re));
 }
 
+TEST(Pattern, LeadingLiteralsStopAtTheFirstPieceMissing) {
+  Template t = Make({{false, "Abstract value: "},
+                     {true, "x"},
+                     {false, "\nThe axis must be static."},
+                     {true, "origin"},
+                     {false, "\n\nSee "},
+                     {true, "url"}});
+  // "Abstract value:" 15, "The axis must be static." 24, "See" 3.
+  LeadingLiterals older = FindLeadingLiterals(t, "Abstract value: T with v = 1 The axis must be "
+                                                 "static. created on line 7");
+  EXPECT_EQ(older.found, 39u);
+  EXPECT_EQ(older.total, 42u);
+  LeadingLiterals now = FindLeadingLiterals(t, "Abstract value: T The axis must be static. See u");
+  EXPECT_EQ(now.found, 42u);
+  // Out of order, or not at the start: found up to there only.
+  EXPECT_EQ(FindLeadingLiterals(t, "Abstract value: See The axis").found, 15u);
+  EXPECT_EQ(FindLeadingLiterals(t, "x Abstract value: The axis must be static.").found, 0u);
+  // A template starting with a value may start anywhere.
+  Template v = Make({{true, "name"}, {false, " is not defined"}});
+  EXPECT_EQ(FindLeadingLiterals(v, "foo is not defined").found, 14u);
+  EXPECT_EQ(FindLeadingLiterals(Template::Literal(""), "text").total, 0u);
+}
+
 TEST(Pattern, Fragments) {
   Template t = Make({{false, "Unsupported pipeline mode: "}, {true, "m"}, {false, "."}});
   EXPECT_EQ(PrefilterFragments(t), std::vector<std::string>{"Unsupported pipeline mode:"});
