@@ -181,6 +181,26 @@ TEST(PythonExtractor, MultiArgumentIsTupleRepr) {
             "OSError: [Errno {errno.ENOENT}] No such file: {path}");
 }
 
+// A class compiled into an extension has no body to read: pydantic_core's
+// PydanticCustomError prints its template argument, its fields filled from
+// the context, not the tuple of its arguments.
+TEST(PythonExtractor, ACompiledClassPrintsItsTemplateArgument) {
+  std::vector<std::string> m = Messages(
+      "from pydantic_core import PydanticCustomError\n"
+      "raise PydanticCustomError('card_digits', 'Card number is not all digits')\n"
+      "raise PydanticCustomError('too_long', 'At most {max_length} items', {'max_length': n})\n"
+      "raise pydantic_core.PydanticCustomError('x', message_template='Bad {v!r}')\n"
+      "raise PydanticCustomError(kind, text)\n"
+      "raise OtherCustomError('kind', 'text')\n");
+  EXPECT_EQ(m, (std::vector<std::string>{
+                   "PydanticCustomError: Card number is not all digits",
+                   "PydanticCustomError: At most {max_length} items",
+                   "PydanticCustomError: Bad {v!r}",
+                   "PydanticCustomError: {text}",
+                   "OtherCustomError: ('kind', 'text')",
+               }));
+}
+
 TEST(PythonExtractor, NoMessage) {
   std::vector<std::string> m = Messages("raise ValueError\nraise ValueError()\nraise errors.Bad\n");
   EXPECT_EQ(m, (std::vector<std::string>{"ValueError: ", "ValueError: ", "Bad: "}));
