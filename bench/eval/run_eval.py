@@ -19,8 +19,10 @@ alone cannot tell them apart, so any site of the right error counts; "first
 site" also asks that the match's first listed site be the innermost frame.
 For ripgrep, the k-th hit must be in a library frame's file within 3 lines.
 
-Subsets as before: "findable" (the true error's template has literal text,
-or no text at all), "literal text", "in catalog". Broken down by idiom, by
+Subsets: "findable" (in the catalog, and the true error's template has
+literal text, or no text at all; before 2026-12-03 a case the interpreter
+raised on a line of another builtin type counted too), "literal text", "in
+catalog". Broken down by idiom, by
 library and by tag. --json prints everything; --before FILE.json (an earlier
 --json output) prints the differences, overall, by idiom and by library.
 
@@ -320,15 +322,18 @@ def score(case, errdex, db, rg, sites, exceptions, explained=None):
     # vendored copy that raised (the same text; only the frame tells them apart).
     r["message_vendored_original"] = r["message"] != 1 and original_of_vendored(
         by_message[0] if by_message else None, inner_truth, inner, exceptions)
-    # Findable from the message: a template with literal text, or none at all.
-    r["by_message_possible"] = any(t == "" or literal_fragment(t) for _, t in truth)
-    # A message with words of its own: a bare `raise NotImplementedError`
-    # is findable but the same at every site that raises it bare.
-    r["has_literal"] = any(literal_fragment(t) for _, t in truth)
     # Not errdex's to find: the interpreter raised on a line whose catalogued
     # errors are other builtin types (reported, and left out of "in catalog").
     r["interpreter_raised"] = interpreter_raised(case, truth, exceptions)
     r["in_catalog"] = bool(truth) and not r["interpreter_raised"]
+    # Findable from the message: in the catalog (a text the interpreter
+    # wrote is no template's, whatever the line's catalogued error says),
+    # with a template that has literal text, or none at all.
+    r["by_message_possible"] = r["in_catalog"] and any(
+        t == "" or literal_fragment(t) for _, t in truth)
+    # A message with words of its own: a bare `raise NotImplementedError`
+    # is findable but the same at every site that raises it bare.
+    r["has_literal"] = any(literal_fragment(t) for _, t in truth)
     r["top_message"] = by_message[0]["id"] if by_message else None
     r["top_traceback"] = by_traceback[0]["id"] if by_traceback else None
     return r
