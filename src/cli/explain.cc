@@ -179,6 +179,13 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
           << Printable(v) << '\n';
     }
     out << "     " << Paint(color, "\x1b[2m", m.evidence) << '\n';
+    if (m.same_bare > 0) {
+      // One of many equal raises: its site, condition and fixes would be
+      // said of an error the user may not have.
+      out << "     paste the whole traceback: its last frames name the raise\n";
+      if (matches.size() > 1) out << "\n  other candidates:\n";
+      continue;
+    }
     if (site != nullptr) {
       std::string heading(catalog::SiteHeading(*site));
       heading[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(heading[0])));

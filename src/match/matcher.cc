@@ -22,6 +22,9 @@ constexpr size_t kMaxCompleteCandidates = 256;
 constexpr size_t kMaxRegexCandidates = 16;
 constexpr size_t kMaxFuzzyCandidates = 24;
 // A message cut short still shows a good part of its template's literal text.
+// The most a match can score when nothing tells it from other errors of
+// the pasted type raised without a message.
+constexpr double kAmbiguousBare = 0.3;
 constexpr int kMinPartialBytes = 12;
 constexpr size_t kMaxFrames = 16;
 constexpr size_t kMaxRegexCache = 8192;
@@ -654,9 +657,11 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (!at) return tl::unexpected(at.error());
     for (const catalog::SiteLocation& s : *at) pinned.push_back(s.error_pk);
   }
+  size_t bare_errors = 0;
   if (message.empty() && !type.empty()) {
     Result<std::vector<int64_t>> bare = catalog_->ErrorsWithoutMessage(type);
     if (!bare) return tl::unexpected(bare.error());
+    bare_errors = bare->size();
     pinned.insert(pinned.end(), bare->begin(), bare->end());
   }
   // 5. A qualified type that names a library's own class (`jinja2.exceptions.
@@ -991,6 +996,16 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
                   (namesake ? kTypeAgrees + kModuleDisagrees - kTypeContradicts : 0.0);
         m.evidence += "; the printed type is a different class";
       }
+    }
+    // A bare type that several errors raise without a message: an equal
+    // fit for each, so a confident score for any would be a guess.
+    if (message.empty() && bare_errors > 1 && m.error.message.empty() && m.frame_level < 2) {
+      m.same_bare = static_cast<int64_t>(bare_errors);
+      m.rank = std::min(m.rank, kAmbiguousBare);
+      m.strong = false;
+      m.evidence += "; " + std::to_string(bare_errors) +
+                    " errors of the catalog raise this type without a message: only a "
+                    "traceback tells which";
     }
     m.score = std::round(std::clamp(m.rank, 0.0, 1.0) * 1000.0) / 1000.0;
   }

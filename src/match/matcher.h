@@ -44,6 +44,11 @@ struct Match {
   // message has no words of the template's.
   bool named = false;
   bool type_only = false;
+  // A bare type pasted (`AssertionError`) that several errors raise without
+  // a message, none of whose raises a frame stands on: nothing tells them
+  // apart, so none is an answer (its score is capped, its site not shown).
+  // The number of such errors of the type in the catalog.
+  int64_t same_bare = 0;
   std::string evidence;  // why, in a few words
   // Versions of the library whose sites the traceback's frames stand on
   // (frame level 2 or 3), oldest first; empty when no frame decides.

@@ -68,6 +68,7 @@ ordered_json MatchJson(const Match& m) {
                       {"sites", std::move(sites)},
                       {"sites_total", m.error.sites.size()},
                       {"evidence", m.evidence}};
+  if (m.same_bare > 0) out["same_bare"] = m.same_bare;
   // A library indexed at one version has nothing to say about versions.
   if (m.error.versions.size() > 1) out["versions"] = VersionsJson(m);
   return out;

@@ -432,7 +432,8 @@ Page Site::Match(std::string_view body, std::string_view content_type) {
     m["page"] = links_.Error(id);
     Result<catalog::ErrorRecord> e = catalog_.Get(id);
     if (!e) return JsonError(500, e.error().message);
-    if (e->analysis) {
+    // One of many equal bare raises: a fix for it may be for another's.
+    if (e->analysis && !m.contains("same_bare")) {
       const auto& prose = e->analysis->prose;
       nlohmann::ordered_json fix = nlohmann::ordered_json::object();
       if (!prose.solutions.empty()) fix["solution"] = prose.solutions.front();

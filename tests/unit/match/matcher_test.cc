@@ -260,6 +260,41 @@ TEST(Matcher, AnOlderWordingBeatsTemplatesThatShareOnlyItsFirstSentence) {
   for (size_t i = 1; i < m->size(); ++i) EXPECT_GT((*m)[0].score, (*m)[i].score);
 }
 
+// A bare type that two libraries raise without a message: nothing tells
+// the errors apart, so neither scores as an answer; a frame on one decides.
+TEST(Matcher, ABareTypeManyErrorsRaiseWithoutAMessageIsNoAnswer) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  for (const char* lib : {"alpha", "beta"}) {
+    std::filesystem::path root = dir.path() / lib;
+    std::filesystem::create_directories(root / lib);
+    std::ofstream(root / lib / "core.py")
+        << "def check(k):\n    if k < 1:\n        raise ValueError\n"
+        << "    return ValueError('k is ' + str(k))\n";
+    Index(root, std::string("test/") + lib, db);
+  }
+  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
+  ASSERT_TRUE(cat.has_value());
+  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
+  ASSERT_TRUE(matcher.has_value());
+  Result<std::vector<Match>> bare = matcher->Explain(ParseRuntimeText("ValueError").back(), {});
+  ASSERT_TRUE(bare.has_value());
+  ASSERT_EQ(bare->size(), 2u);
+  for (const Match& m : *bare) {
+    EXPECT_LE(m.score, 0.3) << m.error.library;
+    EXPECT_EQ(m.same_bare, 2);
+    EXPECT_FALSE(m.strong);
+  }
+  std::string traceback = "Traceback (most recent call last):\n"
+                          "  File \"/site/beta/core.py\", line 3, in check\nValueError\n";
+  Result<std::vector<Match>> framed = matcher->Explain(ParseRuntimeText(traceback).back(), {});
+  ASSERT_TRUE(framed.has_value());
+  ASSERT_FALSE(framed->empty());
+  EXPECT_EQ((*framed)[0].error.library, "test/beta");
+  EXPECT_EQ((*framed)[0].same_bare, 0);
+  EXPECT_GT((*framed)[0].score, 0.9);
+}
+
 TEST(Matcher, TheRaiseUnderTheLastFrameBeatsAnEqualMatchElsewhere) {
   TempDir dir;
   std::string db = (dir.path() / "c.db").string();
