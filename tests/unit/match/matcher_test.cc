@@ -48,6 +48,35 @@ void Index(const std::filesystem::path& root, const std::string& library, const 
   ASSERT_TRUE(cat->WriteSnapshot(info, x, &prefilter).has_value());
 }
 
+// For each of `libs`, a package of that name holding `file` with `text`,
+// indexed as library "test/<name>" into `db`.
+void IndexPackages(const TempDir& dir, std::initializer_list<const char*> libs,
+                   const std::string& file, const std::string& text, const std::string& db) {
+  for (const char* lib : libs) {
+    std::filesystem::path root = dir.path() / lib;
+    std::filesystem::create_directories(root / lib);
+    std::ofstream(root / lib / file) << text;
+    Index(root, std::string("test/") + lib, db);
+  }
+}
+
+// A read-only catalog at `db` and a matcher over it (null on failure).
+struct Opened {
+  std::unique_ptr<catalog::Catalog> catalog;
+  std::unique_ptr<Matcher> matcher;
+};
+Opened OpenMatcher(const std::string& db) {
+  Opened out;
+  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
+  EXPECT_TRUE(cat.has_value()) << cat.error().message;
+  if (!cat) return out;
+  out.catalog = std::make_unique<catalog::Catalog>(std::move(*cat));
+  Result<Matcher> m = Matcher::Open(out.catalog.get(), nullptr);
+  EXPECT_TRUE(m.has_value()) << m.error().message;
+  if (m) out.matcher = std::make_unique<Matcher>(std::move(*m));
+  return out;
+}
+
 class MatcherTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -241,10 +270,9 @@ TEST(Matcher, AnOlderWordingBeatsTemplatesThatShareOnlyItsFirstSentence) {
       << "def axis_of(x, origin, url):\n    raise ConcretizationTypeError(\n        f'" << head
       << "\\nThe axis argument must be known statically.{origin}\\n\\nSee {url}')\n";
   Index(root, "test/tracers", db);
-  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
-  ASSERT_TRUE(cat.has_value());
-  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
-  ASSERT_TRUE(matcher.has_value());
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  Matcher* matcher = opened.matcher.get();
   std::string pasted =
       "ConcretizationTypeError: Abstract tracer value encountered where concrete value is "
       "expected: Traced<ShapedArray(float32[2,4,5])>with<BatchTrace(level=1/1)> with\n"
@@ -265,18 +293,13 @@ TEST(Matcher, AnOlderWordingBeatsTemplatesThatShareOnlyItsFirstSentence) {
 TEST(Matcher, ABareTypeManyErrorsRaiseWithoutAMessageIsNoAnswer) {
   TempDir dir;
   std::string db = (dir.path() / "c.db").string();
-  for (const char* lib : {"alpha", "beta"}) {
-    std::filesystem::path root = dir.path() / lib;
-    std::filesystem::create_directories(root / lib);
-    std::ofstream(root / lib / "core.py")
-        << "def check(k):\n    if k < 1:\n        raise ValueError\n"
-        << "    return ValueError('k is ' + str(k))\n";
-    Index(root, std::string("test/") + lib, db);
-  }
-  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
-  ASSERT_TRUE(cat.has_value());
-  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
-  ASSERT_TRUE(matcher.has_value());
+  IndexPackages(dir, {"alpha", "beta"}, "core.py",
+                "def check(k):\n    if k < 1:\n        raise ValueError\n"
+                "    return ValueError('k is ' + str(k))\n",
+                db);
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  Matcher* matcher = opened.matcher.get();
   Result<std::vector<Match>> bare = matcher->Explain(ParseRuntimeText("ValueError").back(), {});
   ASSERT_TRUE(bare.has_value());
   ASSERT_EQ(bare->size(), 2u);
@@ -298,17 +321,12 @@ TEST(Matcher, ABareTypeManyErrorsRaiseWithoutAMessageIsNoAnswer) {
 TEST(Matcher, TheRaiseUnderTheLastFrameBeatsAnEqualMatchElsewhere) {
   TempDir dir;
   std::string db = (dir.path() / "c.db").string();
-  for (const char* lib : {"graphs", "numbers"}) {
-    std::filesystem::path root = dir.path() / lib;
-    std::filesystem::create_directories(root / lib);
-    std::ofstream(root / lib / "checks.py")
-        << "def check(k):\n    if k < 1:\n        raise ValueError('k cannot be less than 1')\n";
-    Index(root, std::string("test/") + lib, db);
-  }
-  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
-  ASSERT_TRUE(cat.has_value());
-  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
-  ASSERT_TRUE(matcher.has_value());
+  IndexPackages(dir, {"graphs", "numbers"}, "checks.py",
+                "def check(k):\n    if k < 1:\n        raise ValueError('k cannot be less than 1')\n",
+                db);
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  Matcher* matcher = opened.matcher.get();
   for (const char* lib : {"graphs", "numbers"}) {
     std::string traceback = std::string("Traceback (most recent call last):\n") +
                             "  File \"/site/" + lib + "/checks.py\", line 3, in check\n" +
@@ -335,10 +353,9 @@ TEST(Matcher, AFramesFullPathPicksItsOwnCopyOfAVendoredFile) {
         << "def parse(spec):\n    raise InvalidSpecifier(f\"Invalid specifier: '{spec}'\")\n";
     Index(root, std::string("pypi/") + lib, db);
   }
-  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
-  ASSERT_TRUE(cat.has_value());
-  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
-  ASSERT_TRUE(matcher.has_value());
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  Matcher* matcher = opened.matcher.get();
   for (const char* lib : {"pip", "setuptools", "pkg_resources"}) {
     // Indexed on this machine, and a traceback from another's install.
     for (const std::string& prefix :
@@ -726,13 +743,12 @@ TEST(MatcherDifferential, AgreesWithTryingEveryTemplate) {
          "xml/",     "logging/", "configparser", "tarfile",    "zipfile", "csv",
          "datetime", "decimal",  "fractions",    "ipaddress",  "pathlib", "subprocess",
          "typing",   "inspect",  "enum",         "dataclasses"});
-  Result<catalog::Catalog> cat = catalog::Catalog::Open(db, catalog::OpenMode::kReadOnly);
-  ASSERT_TRUE(cat.has_value());
-  Result<Matcher> matcher = Matcher::Open(&*cat, nullptr);
-  ASSERT_TRUE(matcher.has_value());
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  Matcher* matcher = opened.matcher.get();
 
   catalog::ListQuery all;
-  Result<std::vector<catalog::ErrorRecord>> errors = cat->List(all);
+  Result<std::vector<catalog::ErrorRecord>> errors = opened.catalog->List(all);
   ASSERT_TRUE(errors.has_value());
   RE2::Options options;
   options.set_dot_nl(true);
