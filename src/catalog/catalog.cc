@@ -2198,26 +2198,43 @@ Result<std::optional<SnapshotInfo>> Catalog::FindSnapshot(std::string_view libra
   return std::optional<SnapshotInfo>();
 }
 
-Result<std::string> Catalog::ResolveVersion(std::string_view name, std::string_view library) {
+namespace {
+
+// Whether `snap` belongs to `library` (any library when empty).
+bool OfLibrary(const Catalog::Base& base, const Catalog::Base::Snapshot& snap,
+               std::string_view library) {
+  if (library.empty()) return true;
+  auto lib = base.libraries.find(snap.library_pk);
+  return lib != base.libraries.end() && lib->second.name == library;
+}
+
+}  // namespace
+
+Result<std::optional<std::string>> Catalog::ResolveVersion(std::string_view name,
+                                                           std::string_view library) {
   Result<std::shared_ptr<const Base>> got = GetBase();
   if (!got) return tl::unexpected(got.error());
   const Base& base = **got;
-  auto of_library = [&](const Base::Snapshot& snap) {
-    if (library.empty()) return true;
-    auto lib = base.libraries.find(snap.library_pk);
-    return lib != base.libraries.end() && lib->second.name == library;
-  };
   // A rev wins over an alias: one library's tag can be another's alias.
-  const Base::Snapshot* aliased = nullptr;
+  std::optional<std::string> aliased;
   for (const auto& [pk, snap] : base.snapshots) {
-    if (!of_library(snap)) continue;
-    if (snap.rev == name) return std::string(name);
-    if (aliased == nullptr &&
-        std::find(snap.aliases.begin(), snap.aliases.end(), name) != snap.aliases.end()) {
-      aliased = &snap;
+    if (!OfLibrary(base, snap, library)) continue;
+    if (snap.rev == name) return std::optional<std::string>(std::string(name));
+    if (!aliased && std::find(snap.aliases.begin(), snap.aliases.end(), name) != snap.aliases.end()) {
+      aliased = snap.rev;
     }
   }
-  return aliased != nullptr ? aliased->rev : std::string(name);
+  return aliased;
+}
+
+Result<std::set<std::string>> Catalog::VersionNames(std::string_view library) {
+  Result<std::shared_ptr<const Base>> got = GetBase();
+  if (!got) return tl::unexpected(got.error());
+  std::set<std::string> out;
+  for (const auto& [pk, snap] : (*got)->snapshots) {
+    if (OfLibrary(**got, snap, library)) out.insert(snap.rev);
+  }
+  return out;
 }
 
 Result<std::string> Catalog::LastIndexedAt() {

@@ -381,8 +381,12 @@ class Catalog {
 
   // The rev a version name stands for: `name` itself when a snapshot (of
   // `library`, when not empty) has it as its rev, else the rev of one that
-  // has it as an alias (another release tag of its commit), else `name`.
-  Result<std::string> ResolveVersion(std::string_view name, std::string_view library = "");
+  // has it as an alias (another release tag of its commit); nullopt when
+  // none has that name.
+  Result<std::optional<std::string>> ResolveVersion(std::string_view name,
+                                                    std::string_view library = "");
+  // The revs of the snapshots (of `library`, when not empty), by name.
+  Result<std::set<std::string>> VersionNames(std::string_view library = "");
 
   // --- Analysis (src/analyze computes, the catalog stores).
 

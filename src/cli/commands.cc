@@ -1035,23 +1035,19 @@ struct ExplainArgs {
 Result<std::string> ResolveVersionArg(catalog::Catalog& cat, const ExplainArgs& args,
                                       std::ostream& err) {
   if (args.version.empty()) return std::string();
-  Result<std::string> rev = cat.ResolveVersion(args.version, args.library);
+  Result<std::optional<std::string>> rev = cat.ResolveVersion(args.version, args.library);
   if (!rev) return tl::unexpected(rev.error());
-  Result<catalog::Stats> stats = cat.GetStats();
-  if (!stats) return tl::unexpected(stats.error());
-  std::set<std::string> known;
-  for (const catalog::SnapshotStats& s : stats->per_snapshot) {
-    if (args.library.empty() || s.library == args.library) known.insert(s.rev);
-  }
-  if (known.count(*rev)) {
-    if (*rev != args.version) {
-      err << "errdex: " << args.version << " is the commit of " << *rev
+  if (*rev) {
+    if (**rev != args.version) {
+      err << "errdex: " << args.version << " is the commit of " << **rev
           << ", indexed once under that name\n";
     }
-    return *rev;
+    return **rev;
   }
+  Result<std::set<std::string>> known = cat.VersionNames(args.library);
+  if (!known) return tl::unexpected(known.error());
   std::string list;
-  for (const std::string& v : known) list += (list.empty() ? "" : ", ") + v;
+  for (const std::string& v : *known) list += (list.empty() ? "" : ", ") + v;
   if (list.size() > 300) list = list.substr(0, 300) + "...";
   return Fail(ErrorCode::kNotFound, "--version " + args.version +
                                         ": no indexed version has that name (indexed: " + list + ")");

@@ -318,8 +318,8 @@ Page Site::Get(std::string_view path, const Query& query) {
   }
   // Another release tag of an indexed commit names that snapshot.
   if (!version.empty()) {
-    Result<std::string> rev = catalog_.ResolveVersion(version);
-    if (rev) version = std::move(*rev);
+    Result<std::optional<std::string>> rev = catalog_.ResolveVersion(version);
+    if (rev && *rev) version = std::move(**rev);
   }
   if (StartsWith(path, "/errors/")) return ErrorHtml(path.substr(8), version);
   if (StartsWith(path, "/api/errors/")) return ErrorJson(path.substr(12), version);

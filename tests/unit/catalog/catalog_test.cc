@@ -913,8 +913,10 @@ TEST(CatalogSqlite, AReleaseTagOfAStoredCommitNamesItsSnapshot) {
   EXPECT_EQ(*cat->ResolveVersion("v0.1.75"), "v0.1.74");
   EXPECT_EQ(*cat->ResolveVersion("v0.1.75rc1", "jax-ml/jax"), "v0.1.74");
   EXPECT_EQ(*cat->ResolveVersion("v0.1.74"), "v0.1.74");
-  EXPECT_EQ(*cat->ResolveVersion("v0.1.75", "other/lib"), "v0.1.75");
-  EXPECT_EQ(*cat->ResolveVersion("v9"), "v9");
+  EXPECT_EQ(*cat->ResolveVersion("v0.1.75", "other/lib"), std::nullopt);
+  EXPECT_EQ(*cat->ResolveVersion("v9"), std::nullopt);
+  EXPECT_EQ(*cat->VersionNames(), (std::set<std::string>{"v0.1.74", "v0.1.76"}));
+  EXPECT_TRUE(cat->VersionNames("other/lib")->empty());
   Result<ErrorRecord> e = cat->Get(ErrorId("jax-ml/jax", "RuntimeError", "Invalid pipeline stage"));
   ASSERT_TRUE(e.has_value()) << e.error().message;
   ASSERT_EQ(e->versions.size(), 2u);
@@ -929,7 +931,7 @@ TEST(CatalogSqlite, AReleaseTagOfAStoredCommitNamesItsSnapshot) {
   EXPECT_TRUE(cat->Check()->problems.empty());
   Exec(path, "UPDATE snapshot SET aliases = 'v9.9' WHERE rev = 'v0.1.74'");
   Result<Catalog> damaged = Catalog::Open(path, OpenMode::kReadOnly);
-  Result<std::string> read = damaged->ResolveVersion("v9.9");
+  Result<std::optional<std::string>> read = damaged->ResolveVersion("v9.9");
   ASSERT_FALSE(read.has_value());
   EXPECT_EQ(read.error().code, ErrorCode::kCorrupt);
 }
