@@ -657,11 +657,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (!at) return tl::unexpected(at.error());
     for (const catalog::SiteLocation& s : *at) pinned.push_back(s.error_pk);
   }
-  size_t bare_errors = 0;
   if (message.empty() && !type.empty()) {
     Result<std::vector<int64_t>> bare = catalog_->ErrorsWithoutMessage(type);
     if (!bare) return tl::unexpected(bare.error());
-    bare_errors = bare->size();
     pinned.insert(pinned.end(), bare->begin(), bare->end());
   }
   // 5. A qualified type that names a library's own class (`jinja2.exceptions.
@@ -977,6 +975,12 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // (they are usually the inner error the named one wraps).
   bool named_fits = std::any_of(matches.begin(), matches.end(),
                                 [](const Match& m) { return m.named; });
+  // Errors raised bare, the pasted type without a message: all of them are
+  // candidates (pinned), of the --library and --version asked for.
+  int64_t bare_errors =
+      message.empty() ? std::count_if(matches.begin(), matches.end(),
+                                      [](const Match& m) { return m.error.message.empty(); })
+                      : 0;
   for (Match& m : matches) {
     if (on_raise && m.frame_level == 0) m.rank -= on_built_raise ? kOffBuiltRaise : kOffRaise;
     if (named_fits && !m.named && m.frame_level < 2) {
@@ -1000,7 +1004,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     // A bare type that several errors raise without a message: an equal
     // fit for each, so a confident score for any would be a guess.
     if (message.empty() && bare_errors > 1 && m.error.message.empty() && m.frame_level < 2) {
-      m.same_bare = static_cast<int64_t>(bare_errors);
+      m.same_bare = bare_errors;
       m.rank = std::min(m.rank, kAmbiguousBare);
       m.strong = false;
       m.evidence += "; " + std::to_string(bare_errors) +
