@@ -570,6 +570,12 @@ class Linker {
       const ClassInfo* c = capitalized ? FindClass(object, p.site.path) : nullptr;
       return c == nullptr ? std::vector<const ClassInfo*>{} : Mro(c);
     }
+    return EnclosingClasses(p);
+  }
+
+  // The class of the method `p` is in, and its bases; empty outside a
+  // method or when the class is not found.
+  std::vector<const ClassInfo*> EnclosingClasses(const ProtoSite& p) const {
     std::string_view function = p.site.function;
     size_t last = function.rfind('.');
     if (last == std::string_view::npos) return {};
@@ -579,6 +585,42 @@ class Linker {
     }
     const ClassInfo* c = FindClass(owner, p.site.path);
     return c == nullptr ? std::vector<const ClassInfo*>{} : Mro(c);
+  }
+
+  // `raise Error(self.message)` where `message` is a method (a property) of
+  // the raising method's class returning messages: one copy of `p` per
+  // message it returns, that argument bound to it (jinja2's
+  // `self._undefined_exception(self._undefined_message)`). Empty when no
+  // argument is one.
+  std::vector<ProtoSite> ExpandSelfProperties(const ProtoSite& p) const {
+    std::vector<ProtoSite> out;
+    for (size_t i = 0; i < p.args.size(); ++i) {
+      const CallArg& a = p.args[i];
+      std::string_view e = a.arg.expression;
+      if (a.arg.value || a.splat || !StartsWith(e, "self.")) continue;
+      std::string name(e.substr(5));
+      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+          })) {
+        continue;
+      }
+      auto it = functions_.find(name);
+      if (it == functions_.end()) continue;
+      for (const ClassInfo* k : EnclosingClasses(p)) {
+        for (const FunctionRef* r : it->second) {
+          if (!IsMethodOf(r, {k}) || r->info->returned_messages.empty()) continue;
+          for (const Template& m : r->info->returned_messages) {
+            if (out.size() >= kMaxMessages) break;
+            ProtoSite copy = p;
+            copy.args[i].arg.value = m;
+            if (copy.site.via.empty()) copy.site.via = r->info->qualified;
+            out.push_back(std::move(copy));
+          }
+          return out;
+        }
+      }
+    }
+    return out;
   }
 
   // Whether `r` is a method of one of `classes`.
@@ -626,6 +668,13 @@ class Linker {
   }
 
   std::vector<Site> Resolve(const ProtoSite& original) {
+    if (std::vector<ProtoSite> each = ExpandSelfProperties(original); !each.empty()) {
+      std::vector<Site> out;
+      for (const ProtoSite& one : each) {
+        for (Site& s : Resolve(one)) out.push_back(std::move(s));
+      }
+      return out;
+    }
     // Sites a helper returns are read again for each `raise helper(...)`: work on a copy.
     ProtoSite p = original;
     std::vector<Site> out;

@@ -201,6 +201,26 @@ TEST(PythonExtractor, ACompiledClassPrintsItsTemplateArgument) {
                }));
 }
 
+// A property of the raising method's class that returns the message
+// (jinja2's Undefined): each message it returns is an error of its own.
+TEST(PythonExtractor, APropertyOfTheRaisingClassGivesEachOfItsMessages) {
+  std::vector<std::string> m = Messages(
+      "class Undefined:\n"
+      "    @property\n"
+      "    def _message(self):\n"
+      "        if self._obj is None:\n"
+      "            return f'{self._name!r} is undefined'\n"
+      "        return f'{self._obj!r} has no attribute {self._name!r}'\n"
+      "    def fail(self):\n"
+      "        raise UndefinedError(self._message)\n"
+      "    def other(self):\n"
+      "        raise UndefinedError(self._elsewhere)\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"UndefinedError: {self._name!r} is undefined",
+                                         "UndefinedError: {self._obj!r} has no attribute "
+                                         "{self._name!r}",
+                                         "UndefinedError: {self._elsewhere}"}));
+}
+
 TEST(PythonExtractor, NoMessage) {
   std::vector<std::string> m = Messages("raise ValueError\nraise ValueError()\nraise errors.Bad\n");
   EXPECT_EQ(m, (std::vector<std::string>{"ValueError: ", "ValueError: ", "Bad: "}));
