@@ -21,10 +21,10 @@ namespace {
 constexpr size_t kMaxCompleteCandidates = 256;
 constexpr size_t kMaxRegexCandidates = 16;
 constexpr size_t kMaxFuzzyCandidates = 24;
-// A message cut short still shows a good part of its template's literal text.
 // The most a match can score when nothing tells it from other errors of
 // the pasted type raised without a message.
 constexpr double kAmbiguousBare = 0.3;
+// A message cut short still shows a good part of its template's literal text.
 constexpr int kMinPartialBytes = 12;
 constexpr size_t kMaxFrames = 16;
 constexpr size_t kMaxRegexCache = 8192;

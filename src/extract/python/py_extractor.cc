@@ -103,6 +103,42 @@ constexpr std::string_view kBuiltinExceptions[] = {
     "IncompleteInputError",
 };
 
+// Exception classes compiled into an extension, so without a Python body to
+// read, whose printed text is one of their arguments as a str.format
+// template (its fields filled from another argument, a dict): not the tuple
+// of their arguments that a Python class without __str__ prints.
+struct CompiledMessageClass {
+  std::string_view name;
+  size_t position;           // the template's positional index
+  std::string_view keyword;  // or its keyword
+};
+constexpr CompiledMessageClass kCompiledMessageClasses[] = {
+    // pydantic_core: PydanticCustomError(error_type, message_template, context=None).
+    {"PydanticCustomError", 1, "message_template"},
+};
+
+// The text a compiled class of kCompiledMessageClasses prints for `args`;
+// nullopt for another class.
+std::optional<Template> CompiledClassMessage(std::string_view callee,
+                                             const std::vector<CallArg>& args) {
+  std::string_view name = callee.substr(callee.rfind('.') + 1);
+  for (const CompiledMessageClass& c : kCompiledMessageClasses) {
+    if (c.name != name) continue;
+    size_t position = 0;
+    for (const CallArg& a : args) {
+      if (a.splat) return std::nullopt;
+      bool is_it = a.keyword.empty() ? position++ == c.position : a.keyword == c.keyword;
+      if (!is_it) continue;
+      // Fields stay placeholders named by their keys: the context's values
+      // are not spelled out here.
+      if (a.arg.value) return ApplyStrFormat(*a.arg.value, {}, {});
+      return Template::Value(a.arg.expression, ValueKind::kAny);
+    }
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+
 // OSError(errno, strerror[, filename]) prints "[Errno 2] strerror: 'filename'".
 constexpr std::string_view kOsErrors[] = {
     "OSError",
@@ -2537,6 +2573,7 @@ class FileExtractor {
 // What str(exception) prints when the class adds nothing of its own:
 // nothing, the single argument, or the tuple of arguments.
 Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& args) {
+  if (std::optional<Template> compiled = CompiledClassMessage(exception, args)) return *compiled;
   std::vector<const CallArg*> positional;
   for (const CallArg& a : args) {
     if (a.splat) {

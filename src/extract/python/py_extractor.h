@@ -136,7 +136,8 @@ const TSLanguage* PythonLanguage();
 
 // What str(exception) prints when no class in between adds anything: nothing,
 // the single argument (its repr for KeyError), "[Errno n] text" for OSError
-// and its subclasses, or the tuple of the arguments.
+// and its subclasses, the template argument of a compiled class that prints
+// one (pydantic_core's PydanticCustomError), or the tuple of the arguments.
 Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& args);
 
 // Binds call arguments to parameters as Python does; unbound parameters with

@@ -38,43 +38,6 @@ constexpr std::string_view kNotSinkReceivers[] = {
     "os",  "re",     "sys",     "warnings",
 };
 
-// Exception classes compiled into an extension, so without a Python body to
-// read, whose printed text is one of their arguments as a str.format
-// template (its fields filled from another argument, a dict): not the tuple
-// of their arguments that a Python class without __str__ prints.
-struct CompiledMessageClass {
-  std::string_view name;
-  size_t position;           // the template's positional index
-  std::string_view keyword;  // or its keyword
-};
-constexpr CompiledMessageClass kCompiledMessageClasses[] = {
-    // pydantic_core: PydanticCustomError(error_type, message_template, context=None).
-    {"PydanticCustomError", 1, "message_template"},
-};
-
-// The text a compiled class of kCompiledMessageClasses prints for `args`;
-// nullopt for another class.
-std::optional<Template> CompiledClassMessage(std::string_view callee,
-                                             const std::vector<CallArg>& args) {
-  std::string_view name = callee.substr(callee.rfind('.') + 1);
-  for (const CompiledMessageClass& c : kCompiledMessageClasses) {
-    if (c.name != name) continue;
-    size_t position = 0;
-    for (const CallArg& a : args) {
-      if (a.splat) return std::nullopt;
-      bool is_it = a.keyword.empty() ? position++ == c.position : a.keyword == c.keyword;
-      if (!is_it) continue;
-      // Fields stay placeholders named by their keys: the context's values
-      // are not spelled out here.
-      if (a.arg.value) return ApplyStrFormat(*a.arg.value, {}, {});
-      return Template::Value(a.arg.expression, ValueKind::kAny);
-    }
-    return std::nullopt;
-  }
-  return std::nullopt;
-}
-
-
 size_t CommonPrefix(std::string_view a, std::string_view b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
@@ -745,11 +708,7 @@ class Linker {
       }
       return out;
     }
-    std::optional<Template> compiled =
-        c == nullptr && p.has_call ? CompiledClassMessage(p.callee, p.args) : std::nullopt;
-    if (compiled) {
-      p.site.message = std::move(*compiled);
-    } else if (c != nullptr || p.has_call) {
+    if (c != nullptr || p.has_call) {
       p.site.message = BuiltinMessage(c ? BuiltinBase(Mro(c)) : p.callee, p.args);
     }
     out.push_back(std::move(p.site));

@@ -191,13 +191,19 @@ TEST(PythonExtractor, ACompiledClassPrintsItsTemplateArgument) {
       "raise PydanticCustomError('too_long', 'At most {max_length} items', {'max_length': n})\n"
       "raise pydantic_core.PydanticCustomError('x', message_template='Bad {v!r}')\n"
       "raise PydanticCustomError(kind, text)\n"
-      "raise OtherCustomError('kind', 'text')\n");
+      "raise OtherCustomError('kind', 'text')\n"
+      "def made():\n"
+      "    return PydanticCustomError('k', 'Made by a helper: {x}')\n"
+      "raise made()\n");
   EXPECT_EQ(m, (std::vector<std::string>{
                    "PydanticCustomError: Card number is not all digits",
                    "PydanticCustomError: At most {max_length} items",
                    "PydanticCustomError: Bad {v!r}",
                    "PydanticCustomError: {text}",
                    "OtherCustomError: ('kind', 'text')",
+                   // The helper's return and the raise of what it returns.
+                   "PydanticCustomError: Made by a helper: {x}",
+                   "PydanticCustomError: Made by a helper: {x}",
                }));
 }
 
