@@ -445,17 +445,23 @@ class Linker {
     if (pieces.size() != 1 || !pieces[0].is_value) return {t};
     std::string_view text = pieces[0].text;
     if (!StartsWith(text, "self.") || !EndsWith(text, "()")) return {t};
-    std::string name(text.substr(5, text.size() - 7));
-    auto it = functions_.find(name);
-    if (it == functions_.end()) return {t};
+    const FunctionRef* r = MethodAlong(text.substr(5, text.size() - 7), mro);
+    if (r == nullptr || r->info->returned_messages.empty()) return {t};
+    return r->info->returned_messages;
+  }
+
+  // The method `name` that `self.name` reaches: the first along `mro`;
+  // null when none has it.
+  const FunctionRef* MethodAlong(std::string_view name,
+                                 const std::vector<const ClassInfo*>& mro) const {
+    auto it = functions_.find(std::string(name));
+    if (it == functions_.end()) return nullptr;
     for (const ClassInfo* k : mro) {
       for (const FunctionRef* r : it->second) {
-        if (!IsMethodOf(r, {k})) continue;
-        if (r->info->returned_messages.empty()) return {t};
-        return r->info->returned_messages;
+        if (IsMethodOf(r, {k})) return r;
       }
     }
-    return {t};
+    return nullptr;
   }
 
   // True when `expression` ("*args") spreads the *args parameter of `params`.
@@ -567,21 +573,16 @@ class Linker {
           })) {
         continue;
       }
-      auto it = functions_.find(name);
-      if (it == functions_.end()) continue;
-      for (const ClassInfo* k : EnclosingClasses(p)) {
-        for (const FunctionRef* r : it->second) {
-          if (!IsMethodOf(r, {k}) || r->info->returned_messages.empty()) continue;
-          for (const Template& m : r->info->returned_messages) {
-            if (out.size() >= kMaxMessages) break;
-            ProtoSite copy = p;
-            copy.args[i].arg.value = m;
-            if (copy.site.via.empty()) copy.site.via = r->info->qualified;
-            out.push_back(std::move(copy));
-          }
-          return out;
-        }
+      const FunctionRef* r = MethodAlong(name, EnclosingClasses(p));
+      if (r == nullptr || r->info->returned_messages.empty()) continue;
+      for (const Template& m : r->info->returned_messages) {
+        if (out.size() >= kMaxMessages) break;
+        ProtoSite copy = p;
+        copy.args[i].arg.value = m;
+        if (copy.site.via.empty()) copy.site.via = r->info->qualified;
+        out.push_back(std::move(copy));
       }
+      return out;
     }
     return out;
   }
