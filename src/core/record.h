@@ -88,7 +88,7 @@ struct Site {
 struct NonSite {
   std::string path;
   int line = 0;
-  std::string reason;  // "reraise", "reraise-caught", "reraise-variable", ...
+  std::string reason;  // "reraise", "reraise-caught", "reraise-variable", "raise-returned", ...
 };
 
 // A file that was not indexed (skipped) or indexed with trouble (recovered).

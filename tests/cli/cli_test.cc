@@ -263,6 +263,7 @@ TEST_F(IndexedFixture, SummaryStatsAndReindex) {
   EXPECT_EQ(s["non_sites"]["reraise"], 1);
   EXPECT_EQ(s["non_sites"]["reraise-caught"], 1);
   EXPECT_EQ(s["non_sites"]["reraise-variable"], 1);
+  EXPECT_EQ(s["non_sites"]["raise-returned"], 1);
   CommandResult text = RunErrdex({"stats", "--db", db_});
   EXPECT_NE(text.out.find("raise statements that are not sites"), std::string::npos);
 }

@@ -1327,6 +1327,37 @@ class FileExtractor {
     return arg;
   }
 
+  // A call's arguments as a helper passes them on: literals evaluated, the
+  // rest as written, which the linker binds when it names a parameter
+  // (`return self.directive_error(3, message)`). Reaching definitions for
+  // every name would cost more than the rest of the file's extraction.
+  std::vector<CallArg> PassedArgs(TSNode args, const EvalContext& ctx) {
+    std::vector<CallArg> out;
+    if (ts_node_is_null(args) || K(args) != kArgumentList) return out;
+    for (TSNode a : NamedChildren(args)) {
+      if (K(a) == kComment) continue;
+      CallArg ca;
+      TSNode value = a;
+      if (K(a) == kKeywordArgument) {
+        ca.keyword = std::string(Text(Field(a, "name")));
+        value = Field(a, "value");
+      }
+      ca.splat = K(a) == kListSplat || K(a) == kDictionarySplat;
+      ca.arg.expression = CollapseWhitespace(Text(value));
+      bool literal = K(value) == kInteger || K(value) == kFloat ||
+                     ((K(value) == kString || K(value) == kConcatenatedString) &&
+                      Text(value).find('{') == std::string_view::npos);
+      if (literal && !ca.splat) {
+        for (Template& t : Eval(value, ctx, 0)) {
+          ca.arg.value = std::move(t);
+          break;
+        }
+      }
+      out.push_back(std::move(ca));
+    }
+    return out;
+  }
+
   std::vector<CallArg> CallArgs(TSNode args, const EvalContext& ctx, int depth) {
     std::vector<CallArg> out;
     if (ts_node_is_null(args) || K(args) != kArgumentList) return out;
@@ -2490,10 +2521,35 @@ class FileExtractor {
       if (!LooksLikeExceptionClass(short_name) && !IsLocalExceptionClass(short_name)) {
         OnSinkCall(value, stmt);
         TSNode fn = Field(value, "function");
-        // `return error(msg, pos)` with `error` imported: maybe a class.
-        if (K(fn) != kIdentifier || IsCapitalized(short_name) ||
-            module_functions_.count(short_name) > 0 ||
-            (imported_.count(short_name) == 0 && !star_import_)) {
+        // `return error(msg, pos)` with `error` imported, or a class named
+        // like one (`return errors.InvalidVersion(...)`, docker's factories):
+        // maybe an exception class, which only the linker can tell.
+        bool maybe_class = module_functions_.count(short_name) == 0 &&
+                           (IsCapitalized(short_name) ||
+                            (K(fn) == kIdentifier && (imported_.count(short_name) > 0 || star_import_)));
+        // `return self.directive_error(3, message)` (docutils' Directive.error),
+        // `return _make(...)` with `_make` of this module: a function that
+        // may return an exception in turn, which the linker follows.
+        std::string_view object = K(fn) == kAttribute ? Text(Field(fn, "object")) : "";
+        bool chained = (K(fn) == kIdentifier && module_functions_.count(short_name) > 0) ||
+                       object == "self" || object == "cls";
+        if (!maybe_class && !chained) return;
+        if (!maybe_class) {
+          // Read by the linker only for what it calls and with what: no
+          // excerpt or guards, which cost more than the whole call.
+          std::string written = CollapseWhitespace(Text(fn));
+          ProtoSite p;
+          p.site = LightSite(stmt, SiteKind::kReturn);
+          p.site.exception_written = written;
+          p.site.exception = short_name;
+          p.callee = short_name;
+          p.has_call = true;
+          p.tentative = true;
+          p.args = PassedArgs(Field(value, "arguments"), ctx);
+          FunctionInfo& info = CurrentFunctionInfo(*scope);
+          info.returned_sites.push_back(result_.sites.size());
+          p.site.via = info.qualified;
+          result_.sites.push_back(std::move(p));
           return;
         }
         tentative = true;

@@ -24,6 +24,8 @@ using Bindings = std::map<std::string, FormatArg, std::less<>>;
 constexpr size_t kMaxMro = 16;
 // Helpers calling helpers are followed this many calls deep.
 constexpr int kMaxSinkDepth = 3;
+// Helpers returning what another helper returns, followed this deep.
+constexpr int kMaxReturnChain = 3;
 // A helper forwarding three named values to a checker that dispatches on a
 // constraint constant (numpy's disc -> check_constraint) carries 3 x 12
 // conditional raises before its callers' constants pick theirs.
@@ -85,6 +87,11 @@ class Linker {
       for (const FunctionInfo& fn : f.functions) {
         functions_[fn.name].push_back(new_ref(FunctionRef{&fn, &f, fn.path}));
       }
+      for (const DefinedFunction& d : f.facts.functions) {
+        size_t dot = d.qualified.rfind('.');
+        std::string name = dot == std::string::npos ? d.qualified : d.qualified.substr(dot + 1);
+        defined_[std::move(name)].push_back(Defined{&d, f.path});
+      }
     }
   }
 
@@ -96,6 +103,17 @@ class Linker {
         for (Site& s : Resolve(p)) sites.push_back(std::move(s));
       }
       DropWordlessAlternatives(sites);
+      // One raise is looked at again through sinks and properties: once each.
+      std::sort(unnamed_.begin(), unnamed_.end(), [](const NonSite& a, const NonSite& b) {
+        return std::tie(a.path, a.line) < std::tie(b.path, b.line);
+      });
+      unnamed_.erase(std::unique(unnamed_.begin(), unnamed_.end(),
+                                 [](const NonSite& a, const NonSite& b) {
+                                   return a.path == b.path && a.line == b.line;
+                                 }),
+                     unnamed_.end());
+      for (NonSite& n : unnamed_) f.non_sites.push_back(std::move(n));
+      unnamed_.clear();
       for (const SinkCall& c : f.calls) SinkCallSites(c, sites);
       for (Site& s : sites) {
         s.message.AssignNames();
@@ -432,8 +450,24 @@ class Linker {
       }
       return;
     }
-    AddTemplate(out, ExpandClassFormats(Substitute(BuiltinMessage(builtin, args), attrs), mro,
-                                        original));
+    Template printed = BuiltinMessage(builtin, args);
+    if (printed.pieces().empty()) {
+      // `Exception.__init__(self)` then `self.msg = message` (docutils'
+      // DirectiveError): str() is empty, and the text the library reports
+      // of the error, the one a user reads, is the attribute.
+      for (const char* attr : {"self.msg", "self.message"}) {
+        auto it = attrs.find(attr);
+        if (it == attrs.end() || it->second.expression == attr) continue;
+        // A parameter passed on unevaluated stays a value named after it,
+        // for the caller's text to fill in.
+        Template text = it->second.value ? *it->second.value
+                                         : Template::Value(it->second.expression, ValueKind::kAny);
+        if (text.pieces().empty()) continue;
+        AddTemplate(out, std::move(text));
+        return;
+      }
+    }
+    AddTemplate(out, ExpandClassFormats(Substitute(printed, attrs), mro, original));
   }
 
   // `return self.formatted_message()` in __str__: what the first method of
@@ -606,6 +640,26 @@ class Linker {
     });
   }
 
+  // Whether a call spelled `written` surely reaches a function of the
+  // library, whatever it returns: a plain name a module function, `self.m`
+  // a method of `on_self`. Not `socket.error(...)`: a name of another module
+  // may be a class the library also names a function.
+  bool Defines(const std::string& name, std::string_view written,
+               const std::vector<const ClassInfo*>& on_self) const {
+    auto it = defined_.find(name);
+    if (it == defined_.end()) return false;
+    bool on_instance = StartsWith(written, "self.") || StartsWith(written, "cls.");
+    if (written.find('.') != std::string_view::npos && (!on_instance || on_self.empty())) {
+      return false;
+    }
+    return std::any_of(it->second.begin(), it->second.end(), [&](const Defined& d) {
+      if (!on_instance) return d.function->qualified == name;
+      return std::any_of(on_self.begin(), on_self.end(), [&](const ClassInfo* k) {
+               return d.path == k->path && EndsWith(d.function->qualified, k->name + "." + name);
+             });
+    });
+  }
+
   static bool Reaches(const FunctionRef* r, std::string_view written,
                       const std::vector<const ClassInfo*>& on_self) {
     if (written.find('.') == std::string_view::npos) return r->info->qualified == r->info->name;
@@ -717,7 +771,8 @@ class Linker {
   }
 
   // The sites of `p`, a raise of what a call returns.
-  std::vector<Site> ResolveCall(ProtoSite& p, const std::vector<const ClassInfo*>& on_self) {
+  std::vector<Site> ResolveCall(ProtoSite& p, const std::vector<const ClassInfo*>& on_self,
+                                int depth = 0) {
     std::vector<Site> out;
     if (!p.has_call) {
       out.push_back(std::move(p.site));
@@ -735,6 +790,16 @@ class Linker {
       }
     }
     const FunctionRef* ref = Nearest(returning, p.site.path);
+    // `raise rewrite_traceback_stack(...)` (jinja2): the library's own
+    // function, which returns no exception errdex can name (the caught one,
+    // rebuilt, or one of a type chosen at run time). Its name is no
+    // exception type, and a page saying so would be wrong.
+    bool unnamed = p.site.exception == p.callee && Defines(p.callee, CalleeWritten(p), on_self);
+    if (depth > 0 && ref == nullptr) return out;
+    if (ref == nullptr && unnamed) {
+      unnamed_.push_back(NonSite{p.site.path, p.site.line, "raise-returned"});
+      return out;
+    }
     if (ref == nullptr) {
       // `Error.from_data(...)`, a class's alternative constructor not found:
       // its arguments are not the message (the front end named the class).
@@ -749,6 +814,21 @@ class Linker {
       std::vector<Template> messages{returned.site.message};
       const ClassInfo* c = FindClass(returned.callee, returned.site.path);
       bool is_class = returned.callee_is_class || (c != nullptr && IsException(c, 0));
+      if (!is_class && returned.tentative && depth < kMaxReturnChain) {
+        // The helper returns what another function returns: followed, with
+        // this call's values put into that call's arguments.
+        ProtoSite next = returned;
+        for (CallArg& a : next.args) a = WithValue(a, b);
+        next.site = p.site;
+        next.site.exception = returned.site.exception;
+        next.site.exception_written = returned.site.exception_written;
+        next.tentative = false;
+        for (Site& s : ResolveCall(next, SelfClasses(returned), depth + 1)) {
+          s.via = ref->info->qualified;
+          out.push_back(std::move(s));
+        }
+        continue;
+      }
       if (returned.tentative && LibraryException(returned.callee, returned.site.path) == nullptr) {
         continue;
       }
@@ -766,7 +846,9 @@ class Linker {
         out.push_back(std::move(s));
       }
     }
-    if (out.empty()) {
+    if (out.empty() && depth == 0 && unnamed) {
+      unnamed_.push_back(NonSite{p.site.path, p.site.line, "raise-returned"});
+    } else if (out.empty() && depth == 0) {
       // Every exception the helper returns was a guess that failed: the
       // raise stays a site of its own, as when no helper is found.
       if (p.site.exception == p.callee) p.site.message = BuiltinMessage(p.callee, p.args);
@@ -1099,6 +1181,15 @@ class Linker {
   std::vector<std::unique_ptr<FunctionRef>> refs_;
   std::unordered_map<const ClassInfo*, bool> is_exception_;
   std::unordered_map<const ClassInfo*, std::vector<const ClassInfo*>> subclasses_;
+  // Every function and method of the library by its name, returning
+  // exceptions or not.
+  struct Defined {
+    const DefinedFunction* function;
+    std::string_view path;
+  };
+  std::unordered_map<std::string, std::vector<Defined>> defined_;
+  // Raises of what a library function returns, no exception errdex can name.
+  std::vector<NonSite> unnamed_;
 };
 
 }  // namespace

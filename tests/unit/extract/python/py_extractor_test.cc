@@ -227,6 +227,48 @@ TEST(PythonExtractor, APropertyOfTheRaisingClassGivesEachOfItsMessages) {
                                          "UndefinedError: {self._elsewhere}"}));
 }
 
+// A helper returning what another method returns (docutils' Directive.error
+// returns self.directive_error(3, message)), a class whose str() is empty
+// and keeps its text in self.msg, and a function returning the exception
+// being handled (jinja2's rewrite_traceback_stack): the first two give the
+// caller's text, the last is no error of a type named after the function.
+TEST(PythonExtractor, ReturnedChainsAndFunctionsThatNameNoType) {
+  Extraction x = Extract(
+      "import sys\n"
+      "class DirectiveError(Exception):\n"
+      "    def __init__(self, level, message):\n"
+      "        Exception.__init__(self)\n"
+      "        self.level = level\n"
+      "        self.msg = message\n"
+      "class Directive:\n"
+      "    def directive_error(self, level, message):\n"
+      "        return DirectiveError(level, message)\n"
+      "    def error(self, message):\n"
+      "        return self.directive_error(3, message)\n"
+      "class Include(Directive):\n"
+      "    def run(self):\n"
+      "        raise self.error(f'Problems with \"{self.name}\" directive path.')\n"
+      "def rewrite():\n"
+      "    _, exc, tb = sys.exc_info()\n"
+      "    return exc.with_traceback(tb)\n"
+      "def render():\n"
+      "    try:\n"
+      "        pass\n"
+      "    except Exception:\n"
+      "        raise rewrite()\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) {
+    m.push_back(s.exception + ": " + s.message.Display() + " @" + std::to_string(s.line));
+  }
+  EXPECT_EQ(m, (std::vector<std::string>{
+                   "DirectiveError: {message} @9",
+                   "DirectiveError: Problems with \"{self.name}\" directive path. @14",
+               }));
+  ASSERT_EQ(x.non_sites.size(), 1u);
+  EXPECT_EQ(x.non_sites[0].reason, "raise-returned");
+  EXPECT_EQ(x.non_sites[0].line, 22);
+}
+
 TEST(PythonExtractor, NoMessage) {
   std::vector<std::string> m = Messages("raise ValueError\nraise ValueError()\nraise errors.Bad\n");
   EXPECT_EQ(m, (std::vector<std::string>{"ValueError: ", "ValueError: ", "Bad: "}));
