@@ -37,6 +37,7 @@ import concurrent.futures
 import json
 import os
 import re
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -102,20 +103,56 @@ def explain_batch(errdex, db, texts, jobs):
     return {t: m for p in parts for t, m in p.items()}
 
 
-def interpreter_raised(case, truth, exceptions):
+def builtin_root(name, bases, seen=None):
+    """The builtin exception class a class named `name` derives from,
+    following the catalog's recorded bases by name; None when the chain
+    leaves what the catalog knows or is ambiguous."""
+    have = getattr(builtins, name, None)
+    if isinstance(have, type) and issubclass(have, BaseException):
+        return have
+    seen = seen or frozenset()
+    if name in seen or name not in bases or len(seen) > 32:
+        return None
+    roots = {builtin_root(b, bases, seen | {name}) for b in bases[name]}
+    return roots.pop() if len(roots) == 1 else None
+
+
+def interpreter_raised(case, truth, exceptions, bases=None):
     """True when the interpreter itself raised on the true line (a TypeError
-    while evaluating `assert year >= 0`): every error catalogued there is a
-    builtin exception unrelated to the raised one, so no explain can be right."""
+    while evaluating `assert year >= 0`, an AttributeError while evaluating
+    the arguments of `return cls(**other._contents())`): every error
+    catalogued there is of a type unrelated to the raised builtin one — a
+    builtin, or a library class whose builtin base is not the raised type or
+    one of its subclasses — so no explain can be right."""
     raised = getattr(builtins, case.get("qualified", "").rsplit(".", 1)[-1], None)
     if not (isinstance(raised, type) and issubclass(raised, BaseException)) or not truth:
         return False
     for error_id, _ in truth:
-        have = getattr(builtins, exceptions.get(error_id, ""), None)
-        if not (isinstance(have, type) and issubclass(have, BaseException)):
-            return False
-        if issubclass(have, raised) or issubclass(raised, have):
+        name = exceptions.get(error_id, "")
+        have = getattr(builtins, name, None)
+        if isinstance(have, type) and issubclass(have, BaseException):
+            if issubclass(have, raised) or issubclass(raised, have):
+                return False
+            continue
+        # A library class raises the builtin type only if it derives from it.
+        root = builtin_root(name, bases or {})
+        if root is None or issubclass(root, raised):
             return False
     return True
+
+
+def class_bases(db):
+    """Exception class name -> set of base names, over every snapshot."""
+    bases = collections.defaultdict(set)
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as con:
+            for name, written in con.execute("SELECT name, bases FROM exception_class"):
+                for b in written.split(","):
+                    if b.strip():
+                        bases[name].add(b.strip().rsplit(".", 1)[-1])
+    except (sqlite3.Error, ValueError):
+        return {}
+    return bases
 
 
 def literal_fragment(template):
@@ -301,7 +338,7 @@ def short_text(case):
     return f"{case['qualified']}: {case['message']}" if case["message"] else case["qualified"]
 
 
-def score(case, errdex, db, rg, sites, exceptions, explained=None):
+def score(case, errdex, db, rg, sites, exceptions, explained=None, bases=None):
     def matches(text):
         return explained[text] if explained is not None else explain(errdex, db, text)
     by_message = matches(short_text(case))
@@ -324,7 +361,7 @@ def score(case, errdex, db, rg, sites, exceptions, explained=None):
         by_message[0] if by_message else None, inner_truth, inner, exceptions)
     # Not errdex's to find: the interpreter raised on a line whose catalogued
     # errors are other builtin types (reported, and left out of "in catalog").
-    r["interpreter_raised"] = interpreter_raised(case, truth, exceptions)
+    r["interpreter_raised"] = interpreter_raised(case, truth, exceptions, bases)
     r["in_catalog"] = bool(truth) and not r["interpreter_raised"]
     # Findable from the message: in the catalog (a text the interpreter
     # wrote is no template's, whatever the line's catalogued error says),
@@ -425,6 +462,7 @@ def main():
         cases = cases[:args.limit]
     exceptions = {}
     sites = catalog_sites(args.errdex, args.db, exceptions)
+    bases = class_bases(args.db)
     rg = Ripgrep(args.root)
     rg.prefetch(longest_fragment(c["message"]) for c in cases)
     explained = explain_batch(args.errdex, args.db,
@@ -436,7 +474,7 @@ def main():
 
     def one(c):
         try:
-            r = score(c, args.errdex, args.db, rg, sites, exceptions, explained)
+            r = score(c, args.errdex, args.db, rg, sites, exceptions, explained, bases)
         except Exception as e:  # one bad case must not lose the run: scored as a miss
             print(f"  {c.get('id')}: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
             r = {k: None for k in ("message", "message_where", "traceback", "traceback_where",

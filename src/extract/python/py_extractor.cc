@@ -778,12 +778,24 @@ class FileExtractor {
         std::string(what) + " budget spent" + line + "; later messages resolved less", false});
   }
 
+  // `typing.cast(str, x)` (also `t.cast`, `cast`) is `x` at run time
+  // (jinja2's `t.cast(str, self.message)`): its second argument, else null.
+  TSNode CastValue(std::string_view f, TSNode args) const {
+    if ((f != "cast" && !EndsWith(f, ".cast")) || ts_node_is_null(args) ||
+        ts_node_named_child_count(args) != 2) {
+      return TSNode{};
+    }
+    TSNode value = ts_node_named_child(args, 1);
+    return K(value) == kKeywordArgument || K(value) == kListSplat ? TSNode{} : value;
+  }
+
   // The expression as a placeholder: str(x) is x, repr(x) is x as a repr.
   Template AsValue(TSNode node, ValueKind kind) {
     if (K(node) == kCall) {
       TSNode fn = Field(node, "function");
       TSNode args = Field(node, "arguments");
       std::string_view f = Text(fn);
+      if (TSNode cast = CastValue(f, args); !ts_node_is_null(cast)) return AsValue(cast, kind);
       if ((f == "str" || f == "repr") && !ts_node_is_null(args) &&
           ts_node_named_child_count(args) == 1) {
         TSNode inner = ts_node_named_child(args, 0);
@@ -1047,6 +1059,9 @@ class FileExtractor {
     TSNode fn = Field(node, "function");
     TSNode args = Field(node, "arguments");
     if (ts_node_is_null(fn) || ts_node_is_null(args) || K(args) != kArgumentList) return out;
+    if (TSNode cast = CastValue(Text(fn), args); !ts_node_is_null(cast)) {
+      return EvalOrValue(cast, ctx, depth + 1, ValueKind::kStr);
+    }
     if (K(fn) == kAttribute) {
       std::string_view attr = Text(Field(fn, "attribute"));
       TSNode object = Field(fn, "object");
@@ -1494,6 +1509,10 @@ class FileExtractor {
     if (conv == "!r" || conv == "!a") kind = ValueKind::kRepr;
     std::string written = conv;
     if (!spec_text.empty()) written += ":" + spec_text;
+    if (K(expr) == kCall) {
+      TSNode cast = CastValue(Text(Field(expr, "function")), Field(expr, "arguments"));
+      if (!ts_node_is_null(cast)) expr = cast;
+    }
     t.AppendValue(CollapseWhitespace(Text(expr)), kind, written);
   }
 

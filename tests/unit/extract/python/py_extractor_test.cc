@@ -269,6 +269,19 @@ TEST(PythonExtractor, ReturnedChainsAndFunctionsThatNameNoType) {
   EXPECT_EQ(x.non_sites[0].line, 22);
 }
 
+// typing.cast(T, x) is x at run time, as the value and inside an f-string.
+TEST(PythonExtractor, ACastIsItsValue) {
+  std::vector<std::string> m = Messages(
+      "import typing as t\n"
+      "from typing import cast\n"
+      "def f(x):\n"
+      "    msg = 'no such option'\n"
+      "    if x:\n"
+      "        raise ValueError(t.cast(str, msg))\n"
+      "    raise KeyError(f'{cast(int, x)} is missing')\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: no such option", "KeyError: '{x} is missing'"}));
+}
+
 TEST(PythonExtractor, NoMessage) {
   std::vector<std::string> m = Messages("raise ValueError\nraise ValueError()\nraise errors.Bad\n");
   EXPECT_EQ(m, (std::vector<std::string>{"ValueError: ", "ValueError: ", "Bad: "}));
