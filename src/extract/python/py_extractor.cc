@@ -781,7 +781,10 @@ class FileExtractor {
   // `typing.cast(str, x)` (also `t.cast`, `cast`) is `x` at run time
   // (jinja2's `t.cast(str, self.message)`): its second argument, else null.
   TSNode CastValue(std::string_view f, TSNode args) const {
-    if ((f != "cast" && !EndsWith(f, ".cast")) || ts_node_is_null(args) ||
+    // typing's, not ctypes.cast(obj, type) or SQLAlchemy's cast(expr, type).
+    bool typing = (f == "cast" && imported_.count("cast") > 0) || f == "typing.cast" ||
+                  f == "t.cast" || f == "typing_extensions.cast";
+    if (!typing || ts_node_is_null(args) ||
         ts_node_named_child_count(args) != 2) {
       return TSNode{};
     }
@@ -2564,6 +2567,7 @@ class FileExtractor {
           p.callee = short_name;
           p.has_call = true;
           p.tentative = true;
+          p.chained = true;
           p.args = PassedArgs(Field(value, "arguments"), ctx);
           FunctionInfo& info = CurrentFunctionInfo(*scope);
           info.returned_sites.push_back(result_.sites.size());
@@ -2590,6 +2594,23 @@ class FileExtractor {
       if (alts.empty()) return;
       FunctionInfo& info = CurrentFunctionInfo(*scope);
       for (Template& t : alts) info.returned_messages.push_back(std::move(t));
+      return;
+    }
+    // `return self.args[0] if self.args else None` (jinja2's
+    // TemplateError.message property): the argument the exception was
+    // built with, which the linker binds at each raise.
+    TSNode taken = value;
+    if (K(taken) == kConditional && ts_node_named_child_count(taken) == 3 &&
+        K(ts_node_named_child(taken, 2)) == kNone) {
+      taken = ts_node_named_child(taken, 0);
+    }
+    std::string written = CollapseWhitespace(Text(taken));
+    bool in_method = scopes_.size() >= 2 && !scopes_.back().is_class &&
+                     scopes_[scopes_.size() - 2].is_class;
+    if (in_method && K(taken) == kSubscript && StartsWith(written, "self.args[") &&
+        EndsWith(written, "]")) {
+      CurrentFunctionInfo(*scope).returned_messages.push_back(
+          Template::Value(written, ValueKind::kStr));
     }
   }
 

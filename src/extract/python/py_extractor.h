@@ -52,6 +52,9 @@ struct ProtoSite {
   // `return error(...)` with an imported lowercase name: a site only if the
   // linker finds `error` to be an exception class.
   bool tentative = false;
+  // `return self.make(...)` kept only for the linker to follow: never a
+  // site of its own, and no evidence that the function returns exceptions.
+  bool chained = false;
   // The parameter the type is read from when `callee` is its default
   // (`def f(msg, error_class=ValueError): raise error_class(msg)`).
   std::string type_param;

@@ -83,6 +83,7 @@ class Linker {
  public:
   explicit Linker(std::vector<FileResult>& files) : files_(files) {
     for (const FileResult& f : files_) {
+      by_path_[f.path] = &f;
       for (const ClassInfo& c : f.classes) classes_[c.name].push_back(&c);
       for (const FunctionInfo& fn : f.functions) {
         functions_[fn.name].push_back(new_ref(FunctionRef{&fn, &f, fn.path}));
@@ -97,9 +98,13 @@ class Linker {
 
   void Run(Extraction& out) {
     FindSinks();
+    // A sink's own raise is resolved again with its file.
+    unnamed_.clear();
+    std::set<std::pair<std::string, int>> unnamed_done;
     for (FileResult& f : files_) {
       std::vector<Site> sites;
       for (const ProtoSite& p : f.sites) {
+        if (p.chained) continue;
         for (Site& s : Resolve(p)) sites.push_back(std::move(s));
       }
       DropWordlessAlternatives(sites);
@@ -112,7 +117,9 @@ class Linker {
                                    return a.path == b.path && a.line == b.line;
                                  }),
                      unnamed_.end());
-      for (NonSite& n : unnamed_) f.non_sites.push_back(std::move(n));
+      for (NonSite& n : unnamed_) {
+        if (unnamed_done.emplace(n.path, n.line).second) f.non_sites.push_back(std::move(n));
+      }
       unnamed_.clear();
       for (const SinkCall& c : f.calls) SinkCallSites(c, sites);
       for (Site& s : sites) {
@@ -417,6 +424,7 @@ class Linker {
   void Finish(const std::vector<const ClassInfo*>& mro, const std::vector<CallArg>& original,
               const std::vector<CallArg>& args, Bindings attrs, const std::string& builtin,
               std::vector<Template>& out) const {
+    const Bindings set_in_init = attrs;
     AddClassAttributes(mro, attrs);
     for (const ClassInfo* k : mro) {
       if (k->str_templates.empty()) continue;
@@ -434,19 +442,31 @@ class Linker {
       }
       std::vector<Template> str_templates;
       for (const Template& t : k->str_templates) {
-        for (Template& e : ExpandSelfCall(t, mro)) str_templates.push_back(std::move(e));
+        for (Template& e : ExpandSelfCall(t, mro)) {
+          str_templates.push_back(ExpandProperties(e, mro, attrs));
+        }
       }
       // A branch with no words of its own (`return super().__str__()` in an
-      // except) next to branches with words is a fallback, not an error text.
-      bool any_literal =
-          std::any_of(str_templates.begin(), str_templates.end(),
-                      [](const Template& t) { return t.LiteralSize() > 0 || IsArgsFormat(t); });
+      // except) next to branches with words is a fallback, not an error text
+      // -- unless what the raise passes gives it words (jinja2's
+      // `return self.message` for a translated error, the message alone).
+      std::vector<std::pair<Template, bool>> finals;  // and: worded before binding
       for (const Template& t : str_templates) {
-        if (any_literal && t.LiteralSize() == 0 && !IsArgsFormat(t)) continue;
         for (Template& r : ArgsTuple(t, args)) {
-          AddTemplate(out, ExpandClassFormats(Substitute(Substitute(r, attrs), init_bindings),
-                                              mro, original));
+          finals.emplace_back(ExpandClassFormats(Substitute(Substitute(r, attrs), init_bindings),
+                                                 mro, original),
+                              t.LiteralSize() > 0 || IsArgsFormat(t));
         }
+      }
+      bool any_literal = std::any_of(finals.begin(), finals.end(),
+                                     [](const auto& f) { return f.second; });
+      for (auto& [final, worded] : finals) {
+        // A value passed through whole stays: at a helper's raise it is
+        // the parameter its callers fill with their own words.
+        bool passed = final.pieces().size() == 1 && final.pieces()[0].is_value &&
+                      !StartsWith(final.pieces()[0].text, "self.");
+        if (any_literal && !worded && final.LiteralSize() == 0 && !passed) continue;
+        AddTemplate(out, std::move(final));
       }
       return;
     }
@@ -455,9 +475,11 @@ class Linker {
       // `Exception.__init__(self)` then `self.msg = message` (docutils'
       // DirectiveError): str() is empty, and the text the library reports
       // of the error, the one a user reads, is the attribute.
+      // Set by __init__: a class-body `message = "..."` is a default
+      // nothing may ever read.
       for (const char* attr : {"self.msg", "self.message"}) {
-        auto it = attrs.find(attr);
-        if (it == attrs.end() || it->second.expression == attr) continue;
+        auto it = set_in_init.find(attr);
+        if (it == set_in_init.end() || it->second.expression == attr) continue;
         // A parameter passed on unevaluated stays a value named after it,
         // for the caller's text to fill in.
         Template text = it->second.value ? *it->second.value
@@ -468,6 +490,28 @@ class Linker {
       }
     }
     AddTemplate(out, ExpandClassFormats(Substitute(printed, attrs), mro, original));
+  }
+
+  // `{self.message}` in __str__ where `message` is no attribute __init__ or
+  // the class body sets but a property along the MRO returning one value
+  // (jinja2's `return self.args[0] if self.args else None`): that value.
+  Template ExpandProperties(const Template& t, const std::vector<const ClassInfo*>& mro,
+                            const Bindings& attrs) const {
+    Bindings properties;
+    for (const Piece& p : t.pieces()) {
+      if (!p.is_value || !StartsWith(p.text, "self.") || attrs.count(p.text)) continue;
+      std::string_view name = std::string_view(p.text).substr(5);
+      if (name.find_first_of(".([") != std::string_view::npos) continue;
+      bool class_attr = std::any_of(mro.begin(), mro.end(), [&](const ClassInfo* k) {
+        return std::any_of(k->class_attrs.begin(), k->class_attrs.end(),
+                           [&](const auto& a) { return a.first == name; });
+      });
+      if (class_attr) continue;
+      const FunctionRef* r = MethodAlong(name, mro);
+      if (r == nullptr || r->info->returned_messages.size() != 1) continue;
+      properties[p.text] = FormatArg{p.text, r->info->returned_messages.front()};
+    }
+    return properties.empty() ? t : Substitute(t, properties);
   }
 
   // `return self.formatted_message()` in __str__: what the first method of
@@ -636,7 +680,10 @@ class Linker {
     auto it = functions_.find(name);
     if (it == functions_.end()) return false;
     return std::any_of(it->second.begin(), it->second.end(), [&](const FunctionRef* r) {
-      return !r->info->returned_sites.empty() && Reaches(r, written, on_self);
+      bool returns = std::any_of(
+          r->info->returned_sites.begin(), r->info->returned_sites.end(),
+          [&](size_t i) { return !r->file->sites[i].chained; });
+      return returns && Reaches(r, written, on_self);
     });
   }
 
@@ -644,7 +691,7 @@ class Linker {
   // library, whatever it returns: a plain name a module function, `self.m`
   // a method of `on_self`. Not `socket.error(...)`: a name of another module
   // may be a class the library also names a function.
-  bool Defines(const std::string& name, std::string_view written,
+  bool Defines(const std::string& name, std::string_view written, std::string_view path,
                const std::vector<const ClassInfo*>& on_self) const {
     auto it = defined_.find(name);
     if (it == defined_.end()) return false;
@@ -652,12 +699,42 @@ class Linker {
     if (written.find('.') != std::string_view::npos && (!on_instance || on_self.empty())) {
       return false;
     }
+    // A plain name is the raising module's own function, or one it imports
+    // by that name from a module of the library whose file defines it:
+    // `from socket import error as SocketError` is no function of the
+    // library that happens to be called `error`.
+    const ImportFact* imported = nullptr;
+    if (auto file = by_path_.find(std::string(path)); !on_instance && file != by_path_.end()) {
+      for (const ImportFact& i : file->second->facts.imports) {
+        if (i.local == written && !i.name.empty()) imported = &i;
+      }
+    }
     return std::any_of(it->second.begin(), it->second.end(), [&](const Defined& d) {
-      if (!on_instance) return d.function->qualified == name;
+      if (!on_instance) {
+        if (d.function->qualified != name) return false;
+        if (d.path == path) return true;
+        return imported != nullptr && DefinesModule(d.path, *imported);
+      }
       return std::any_of(on_self.begin(), on_self.end(), [&](const ClassInfo* k) {
                return d.path == k->path && EndsWith(d.function->qualified, k->name + "." + name);
              });
     });
+  }
+
+  // Whether the file at `path` can be the module `from m import x` names:
+  // its last component is the file's stem or package (`.debug` is
+  // `debug.py`; `jinja2.debug` too), and the module is the library's own,
+  // relative or named after one of its files.
+  static bool DefinesModule(std::string_view path, const ImportFact& i) {
+    std::string_view module = i.module;
+    std::string_view last = module.substr(module.rfind('.') == std::string_view::npos
+                                              ? 0
+                                              : module.rfind('.') + 1);
+    if (last.empty()) return false;
+    std::string file = std::string(last) + ".py";
+    std::string package = std::string(last) + "/__init__.py";
+    return path == file || EndsWith(path, "/" + file) || path == package ||
+           EndsWith(path, "/" + package);
   }
 
   static bool Reaches(const FunctionRef* r, std::string_view written,
@@ -704,8 +781,13 @@ class Linker {
     // imaplib's `raise self.error(...)` is its nested class, not re's
     // Tokenizer.error: a method is looked for in the raising class's MRO.
     std::vector<const ClassInfo*> on_self = SelfClasses(p);
-    if (!p.callee_is_class && p.has_call && known != nullptr &&
-        !ReturnsSites(p.callee, CalleeWritten(p), on_self)) {
+    // A method of the raising class by that name (docutils' `self.error`,
+    // returning what another method returns) is no class of that name.
+    std::string_view written = CalleeWritten(p);
+    bool method = (StartsWith(written, "self.") || StartsWith(written, "cls.")) &&
+                  Defines(p.callee, written, p.site.path, on_self);
+    if (!p.callee_is_class && p.has_call && known != nullptr && !method &&
+        !ReturnsSites(p.callee, written, on_self)) {
       p.callee_is_class = true;
     }
     if (p.tentative && known == nullptr) return out;
@@ -772,7 +854,10 @@ class Linker {
 
   // The sites of `p`, a raise of what a call returns.
   std::vector<Site> ResolveCall(ProtoSite& p, const std::vector<const ClassInfo*>& on_self,
-                                int depth = 0) {
+                                int depth = 0, std::string_view near = {}) {
+    // The helper nearest the call: for a chain, the file of the helper that
+    // makes the call, not of the raise.
+    if (near.empty()) near = p.site.path;
     std::vector<Site> out;
     if (!p.has_call) {
       out.push_back(std::move(p.site));
@@ -789,12 +874,13 @@ class Linker {
         returning.push_back(r);
       }
     }
-    const FunctionRef* ref = Nearest(returning, p.site.path);
+    const FunctionRef* ref = Nearest(returning, near);
     // `raise rewrite_traceback_stack(...)` (jinja2): the library's own
     // function, which returns no exception errdex can name (the caught one,
     // rebuilt, or one of a type chosen at run time). Its name is no
     // exception type, and a page saying so would be wrong.
-    bool unnamed = p.site.exception == p.callee && Defines(p.callee, CalleeWritten(p), on_self);
+    bool unnamed =
+        p.site.exception == p.callee && Defines(p.callee, CalleeWritten(p), p.site.path, on_self);
     if (depth > 0 && ref == nullptr) return out;
     if (ref == nullptr && unnamed) {
       unnamed_.push_back(NonSite{p.site.path, p.site.line, "raise-returned"});
@@ -823,7 +909,13 @@ class Linker {
         next.site.exception = returned.site.exception;
         next.site.exception_written = returned.site.exception_written;
         next.tentative = false;
-        for (Site& s : ResolveCall(next, SelfClasses(returned), depth + 1)) {
+        for (Site& s : ResolveCall(next, SelfClasses(returned), depth + 1, returned.site.path)) {
+          // Branches returning the same call give the same site once; a
+          // chain of dispatching helpers is bounded like a sink's raises.
+          bool seen = std::any_of(out.begin(), out.end(), [&](const Site& o) {
+            return o.exception == s.exception && o.message.Display() == s.message.Display();
+          });
+          if (seen || out.size() >= kMaxSinkRaises) continue;
           s.via = ref->info->qualified;
           out.push_back(std::move(s));
         }
@@ -845,6 +937,15 @@ class Linker {
         s.via = ref->info->qualified;
         out.push_back(std::move(s));
       }
+    }
+    // Branches returning the same exception give one site.
+    for (size_t i = 1; i < out.size(); ++i) {
+      bool seen = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(i),
+                              [&](const Site& o) {
+                                return o.exception == out[i].exception &&
+                                       o.message.Display() == out[i].message.Display();
+                              });
+      if (seen) out.erase(out.begin() + static_cast<std::ptrdiff_t>(i--));
     }
     if (out.empty() && depth == 0 && unnamed) {
       unnamed_.push_back(NonSite{p.site.path, p.site.line, "raise-returned"});
@@ -1188,6 +1289,7 @@ class Linker {
     std::string_view path;
   };
   std::unordered_map<std::string, std::vector<Defined>> defined_;
+  std::unordered_map<std::string, const FileResult*> by_path_;
   // Raises of what a library function returns, no exception errdex can name.
   std::vector<NonSite> unnamed_;
 };

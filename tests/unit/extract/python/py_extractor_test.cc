@@ -269,6 +269,29 @@ TEST(PythonExtractor, ReturnedChainsAndFunctionsThatNameNoType) {
   EXPECT_EQ(x.non_sites[0].line, 22);
 }
 
+// The text kept in self.msg is the message only when __init__ sets it: a
+// class-body default is nothing str() or the library need ever show. Two
+// branches returning the same exception are one site.
+TEST(PythonExtractor, MessageAttributesAndRepeatedReturns) {
+  std::vector<std::string> m = Messages(
+      "class Quiet(Exception):\n"
+      "    message = 'Resource not found'\n"
+      "    def __init__(self):\n"
+      "        super().__init__()\n"
+      "class E(Exception):\n"
+      "    pass\n"
+      "class C:\n"
+      "    def error(self, m):\n"
+      "        if self.strict:\n"
+      "            return E(m)\n"
+      "        return E(m)\n"
+      "    def run(self):\n"
+      "        raise self.error('bad')\n"
+      "    def quiet(self):\n"
+      "        raise Quiet()\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"E: {m}", "E: {m}", "E: bad", "Quiet: "}));
+}
+
 // typing.cast(T, x) is x at run time, as the value and inside an f-string.
 TEST(PythonExtractor, ACastIsItsValue) {
   std::vector<std::string> m = Messages(
@@ -278,8 +301,48 @@ TEST(PythonExtractor, ACastIsItsValue) {
       "    msg = 'no such option'\n"
       "    if x:\n"
       "        raise ValueError(t.cast(str, msg))\n"
-      "    raise KeyError(f'{cast(int, x)} is missing')\n");
-  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: no such option", "KeyError: '{x} is missing'"}));
+      "    raise KeyError(f'{cast(int, x)} is missing')\n"
+      "def g(ptr):\n"
+      "    raise TypeError(f'bad pointer: {ctypes.cast(ptr, ctypes.c_char_p)}')\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: no such option", "KeyError: '{x} is missing'",
+                                         "TypeError: bad pointer: {ctypes.cast(ptr, ctypes.c_char_p)}"}));
+}
+
+// A __str__ that prints a property returning self.args[0] (jinja2's
+// TemplateError.message), alone in one branch and with a location in the
+// other: the raise's text is each; a helper taking the message (`fail`)
+// makes its callers' text the error, in both forms.
+TEST(PythonExtractor, APropertyOfTheArgsAndABranchTheRaiseGivesWords) {
+  std::vector<std::string> m = Messages(
+      "class TemplateError(Exception):\n"
+      "    def __init__(self, message=None):\n"
+      "        super().__init__(message)\n"
+      "    @property\n"
+      "    def message(self):\n"
+      "        return self.args[0] if self.args else None\n"
+      "class TemplateSyntaxError(TemplateError):\n"
+      "    def __init__(self, message, lineno):\n"
+      "        super().__init__(message)\n"
+      "        self.lineno = lineno\n"
+      "        self.translated = False\n"
+      "    def __str__(self):\n"
+      "        if self.translated:\n"
+      "            return self.message\n"
+      "        return f'{self.message}, line {self.lineno}'\n"
+      "class Parser:\n"
+      "    def fail(self, msg, lineno):\n"
+      "        raise TemplateSyntaxError(msg, lineno)\n"
+      "    def statement(self, token):\n"
+      "        if token:\n"
+      "            self.fail('tag name expected', token.lineno)\n"
+      "        raise TemplateSyntaxError(f'unexpected {token!r}', 3)\n");
+  EXPECT_EQ(m, (std::vector<std::string>{
+                   "TemplateSyntaxError: {msg}, line {lineno}",
+                   "TemplateSyntaxError: unexpected {token!r}",
+                   "TemplateSyntaxError: unexpected {token!r}, line 3",
+                   "TemplateSyntaxError: tag name expected",
+                   "TemplateSyntaxError: tag name expected, line {token.lineno}",
+               }));
 }
 
 TEST(PythonExtractor, NoMessage) {
