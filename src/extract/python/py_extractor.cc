@@ -681,10 +681,24 @@ class FileExtractor {
   DefList Reaching(std::string_view name, TSNode body, TSNode target,
                    bool* from_entry = nullptr) {
     if (flow_budget_ < 0 || !BoundIn(name, body)) return {};
-    DefList found = ReachingDefinitions(src_, name, body, target, &flow_budget_, from_entry);
-    if (flow_budget_ >= 0) return found;
-    Budget("name-resolution", target);
-    return {};
+    // The same name is looked up at the same statement again and again (a
+    // raise's arguments for its site, then for each sink call around it).
+    ReachingKey key{std::string(name), ts_node_start_byte(body), ts_node_end_byte(body),
+                    ts_node_is_null(target) ? UINT32_MAX : ts_node_start_byte(target),
+                    ts_node_is_null(target) ? UINT32_MAX : ts_node_end_byte(target)};
+    if (auto memo = reaching_.find(key); memo != reaching_.end()) {
+      if (from_entry != nullptr) *from_entry = memo->second.second;
+      return memo->second.first;
+    }
+    bool entry = false;
+    DefList found = ReachingDefinitions(src_, name, body, target, &flow_budget_, &entry);
+    if (flow_budget_ < 0) {
+      Budget("name-resolution", target);
+      return {};
+    }
+    if (from_entry != nullptr) *from_entry = entry;
+    reaching_.emplace(std::move(key), std::make_pair(found, entry));
+    return found;
   }
 
   // Whether some statement in `body` may bind `name`: an identifier with that
@@ -2652,6 +2666,8 @@ class FileExtractor {
   std::set<std::string> imported_;  // names bound by `from m import name`
   bool star_import_ = false;        // `from m import *`: any name may be imported
   std::unordered_map<std::string, DefList> module_defs_;
+  using ReachingKey = std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t>;
+  std::map<ReachingKey, std::pair<DefList, bool>> reaching_;
   std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;
   SourceLines lines_{src_};
   int64_t eval_steps_ = 0;
