@@ -508,6 +508,13 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
           fmt::format("<p><a class=\"gh\" href=\"{}\">View on {} (pinned to {})</a></p>",
                       Escape(url), StartsWith(url, "https://gitlab.com/") ? "GitLab" : "GitHub",
                       Escape(catalog::ShortRevision(s)));
+    } else if (s.commit.empty() && !s.url.empty()) {
+      // An installed distribution names its repository, not the commit it
+      // was built from: a link to the line would point at another version.
+      source += fmt::format(
+          "<p class=\"note\">Repository: {} (unpinned: no commit is known for this release, "
+          "so no line is linked)</p>",
+          EscapeWithLinks(s.url));
     }
     source += "</div>";
   }

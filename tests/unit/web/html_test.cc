@@ -171,6 +171,32 @@ TEST(ErrorPage, ASitesHeadingFollowsItsKindAndLanguage) {
   }
 }
 
+// A site of an installed distribution names its repository but no commit:
+// the page says so and links the repository, never a line of some other
+// version; with a commit the line is linked and pinned.
+TEST(ErrorPage, ARepositoryWithoutACommitIsMarkedUnpinned) {
+  catalog::ErrorRecord e = Documented();
+  catalog::SiteRecord s;
+  s.path = "jinja2/filters.py";
+  s.line = 7;
+  s.function = "f";
+  s.kind = "raise";
+  s.language = "python";
+  s.url = "https://github.com/pallets/jinja";
+  s.rev = "3.1.6";
+  e.sites.push_back(s);
+  std::string html = ErrorPage(e, Links{});
+  EXPECT_NE(html.find("unpinned"), std::string::npos) << html;
+  EXPECT_NE(html.find("href=\"https://github.com/pallets/jinja\""), std::string::npos);
+  EXPECT_EQ(html.find("/blob/"), std::string::npos);
+  e.sites[0].commit = std::string(40, 'a');
+  html = ErrorPage(e, Links{});
+  EXPECT_EQ(html.find("unpinned"), std::string::npos);
+  EXPECT_NE(html.find("https://github.com/pallets/jinja/blob/" + std::string(40, 'a') +
+                      "/jinja2/filters.py#L7"),
+            std::string::npos);
+}
+
 // A listing's row is one link to the error: the URL in it stays text, so
 // that no link is nested in another.
 TEST(ListPage, ARowsUrlStaysText) {
