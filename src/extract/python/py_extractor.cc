@@ -2511,6 +2511,7 @@ class FileExtractor {
     TSNode value = ts_node_named_child(stmt, 0);
     EvalContext ctx = ContextAt(stmt);
     if (ClassInfo* cls = MethodClass("__str__")) {
+      if (!cls->str_joined) cls->str_joined = JoinedParts(scope->node, value, ctx);
       Alternatives alts = EvalOrValue(value, ctx, 0, ValueKind::kAny);
       for (Template& t : alts) {
         if (cls->str_templates.size() >= static_cast<size_t>(kMaxAlternatives)) break;
@@ -2626,6 +2627,95 @@ class FileExtractor {
       CurrentFunctionInfo(*scope).returned_messages.push_back(
           Template::Value(written, ValueKind::kStr));
     }
+  }
+
+  // `return sep.join(lines)` closing a body that is only `lines = [...]` and
+  // appends, each plain or alone under `if self.x is not None` (also `if
+  // self.x`, or such a test `and` more): the separator and the parts, each
+  // with the attribute whose None leaves it out. nullopt for any other shape.
+  std::optional<std::pair<Template, std::vector<ClassInfo::JoinedPart>>> JoinedParts(
+      TSNode function, TSNode value, const EvalContext& ctx) {
+    if (K(value) != kCall) return std::nullopt;
+    TSNode fn = Field(value, "function");
+    TSNode args = Field(value, "arguments");
+    if (K(fn) != kAttribute || Text(Field(fn, "attribute")) != "join" ||
+        ts_node_named_child_count(args) != 1 || K(ts_node_named_child(args, 0)) != kIdentifier) {
+      return std::nullopt;
+    }
+    std::string_view list = Text(ts_node_named_child(args, 0));
+    Alternatives sep = Eval(Field(fn, "object"), ctx, 0);
+    TSNode body = Field(function, "body");
+    if (sep.size() != 1 || ts_node_is_null(body)) return std::nullopt;
+    std::vector<ClassInfo::JoinedPart> parts;
+    auto part = [&](TSNode item, std::string unless_none) {
+      // str(self.mark) prints the object: a value, as the item itself.
+      Alternatives alts = Eval(item, ctx, 0);
+      Template t = alts.size() == 1 && !IsOpaque(alts.front()) ? alts.front()
+                                                                 : AsValue(item, ValueKind::kStr);
+      parts.push_back({std::move(t), std::move(unless_none)});
+    };
+    // `lines.append(x)` as a statement: x, else null.
+    auto appended = [&](TSNode stmt) -> TSNode {
+      if (K(stmt) != kExpressionStatement || ts_node_named_child_count(stmt) != 1) return TSNode{};
+      TSNode call = ts_node_named_child(stmt, 0);
+      if (K(call) != kCall) return TSNode{};
+      TSNode f = Field(call, "function");
+      TSNode a = Field(call, "arguments");
+      if (K(f) != kAttribute || Text(Field(f, "object")) != list ||
+          Text(Field(f, "attribute")) != "append" || ts_node_named_child_count(a) != 1) {
+        return TSNode{};
+      }
+      return ts_node_named_child(a, 0);
+    };
+    // The attribute a test requires not to be None: `self.x is not None`,
+    // `self.x`, either as the first operand of an `and`.
+    auto tested = [&](TSNode test) -> std::string {
+      while (K(test) == kBooleanOperator && Text(Field(test, "operator")) == "and") {
+        test = Field(test, "left");
+      }
+      std::string text = CollapseWhitespace(Text(test));
+      if (K(test) == kAttribute && StartsWith(text, "self.")) return text;
+      const std::string suffix = " is not None";
+      if (K(test) == kComparisonOperator && EndsWith(text, suffix)) {
+        std::string attr = text.substr(0, text.size() - suffix.size());
+        if (StartsWith(attr, "self.") && attr.find_first_of(" ()[]") == std::string::npos) {
+          return attr;
+        }
+      }
+      return "";
+    };
+    bool started = false;
+    for (TSNode stmt : NamedChildren(body)) {
+      uint16_t k = K(stmt);
+      if (k == kComment) continue;
+      if (k == kExpressionStatement && !started && K(ts_node_named_child(stmt, 0)) == kString) {
+        continue;  // the docstring
+      }
+      if (k == kReturn) return started && !parts.empty() ? std::make_optional(std::make_pair(sep[0], parts))
+                                                        : std::nullopt;
+      if (k == kExpressionStatement && K(ts_node_named_child(stmt, 0)) == kAssignment && !started) {
+        TSNode assign = ts_node_named_child(stmt, 0);
+        TSNode right = Field(assign, "right");
+        if (Text(Field(assign, "left")) != list || K(right) != kList) return std::nullopt;
+        for (TSNode item : NamedChildren(right)) part(item, "");
+        started = true;
+        continue;
+      }
+      if (!started) return std::nullopt;
+      if (TSNode item = appended(stmt); !ts_node_is_null(item)) {
+        part(item, "");
+        continue;
+      }
+      if (k != kIf || !ts_node_is_null(Field(stmt, "alternative"))) return std::nullopt;
+      std::string attr = tested(Field(stmt, "condition"));
+      TSNode block = Field(stmt, "consequence");
+      std::vector<TSNode> inner = NamedChildren(block);
+      if (attr.empty() || inner.size() != 1) return std::nullopt;
+      TSNode item = appended(inner[0]);
+      if (ts_node_is_null(item)) return std::nullopt;
+      part(item, attr);
+    }
+    return std::nullopt;
   }
 
   // Records `sites` as exceptions the function of `scope` returns, those

@@ -82,6 +82,15 @@ struct ClassInfo {
   std::vector<std::pair<std::string, FormatArg>> class_attrs;  // x = <expr> in the class body
   std::set<std::string> conditional_attrs;  // self.x set only inside an if/try in __init__
   std::vector<Template> str_templates;  // what __str__ returns, every branch
+  // `lines = []; if self.x is not None: lines.append(self.x); ...; return
+  // sep.join(lines)` (yaml's MarkedYAMLError): the parts in order, each with
+  // the attribute whose None leaves it out (empty: always there). The linker
+  // joins, at each raise, the parts whose attribute the raise gives a value.
+  struct JoinedPart {
+    Template text;
+    std::string unless_none;  // "self.context"
+  };
+  std::optional<std::pair<Template, std::vector<JoinedPart>>> str_joined;  // separator, parts
 };
 
 // A function that returns an exception (its return statements are sites) or

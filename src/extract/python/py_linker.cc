@@ -427,7 +427,7 @@ class Linker {
     const Bindings set_in_init = attrs;
     AddClassAttributes(mro, attrs);
     for (const ClassInfo* k : mro) {
-      if (k->str_templates.empty()) continue;
+      if (k->str_templates.empty() && !k->str_joined) continue;
       // Only what the raise passes: a default bound here would also fill a
       // local of __str__ that shares the parameter's name (`ndim =
       // self.ndim`), printing `None` where the class prints the attribute.
@@ -439,6 +439,21 @@ class Linker {
           BindArguments(params, original, init_bindings);
           break;
         }
+      }
+      if (k->str_joined) {
+        // The parts whose attribute this raise leaves None are not printed.
+        const auto& [sep, parts] = *k->str_joined;
+        Template joined;
+        bool first = true;
+        for (const ClassInfo::JoinedPart& part : parts) {
+          if (!part.unless_none.empty() && LeftNone(part.unless_none, mro, original)) continue;
+          if (!first) joined.Append(sep);
+          joined.Append(part.text);
+          first = false;
+        }
+        AddTemplate(out, ExpandClassFormats(Substitute(Substitute(joined, attrs), init_bindings),
+                                            mro, original));
+        return;
       }
       std::vector<Template> str_templates;
       for (const Template& t : k->str_templates) {
@@ -490,6 +505,33 @@ class Linker {
       }
     }
     AddTemplate(out, ExpandClassFormats(Substitute(printed, attrs), mro, original));
+  }
+
+  // Whether the raise leaves `attr` ("self.context") None: the first
+  // __init__ of the MRO sets it from a parameter the raise passes as `None`
+  // or leaves at its None default.
+  static bool LeftNone(std::string_view attr, const std::vector<const ClassInfo*>& mro,
+                       const std::vector<CallArg>& original) {
+    for (const ClassInfo* k : mro) {
+      if (!k->has_init) continue;
+      for (const auto& [name, value] : k->self_attrs) {
+        if ("self." + name != attr) continue;
+        const std::string& param = value.expression;
+        std::vector<Param> params = k->init_params;
+        for (Param& p : params) p.default_value.reset();
+        Bindings passed;
+        BindArguments(params, original, passed);
+        if (auto it = passed.find(param); it != passed.end()) {
+          return it->second.expression == "None";
+        }
+        for (const Param& p : k->init_params) {
+          if (p.name == param) return !p.default_value || p.default_value->expression == "None";
+        }
+        return false;
+      }
+      return false;
+    }
+    return false;
   }
 
   // `{self.message}` in __str__ where `message` is no attribute __init__ or
@@ -570,7 +612,7 @@ class Linker {
 
   bool BuildsMessage(const ClassInfo* c) const {
     for (const ClassInfo* k : Mro(c)) {
-      if (k->has_init || !k->str_templates.empty()) return true;
+      if (k->has_init || !k->str_templates.empty() || k->str_joined) return true;
     }
     return false;
   }

@@ -345,6 +345,47 @@ TEST(PythonExtractor, APropertyOfTheArgsAndABranchTheRaiseGivesWords) {
                }));
 }
 
+// A __str__ joining a list that __init__'s attributes are appended to, each
+// unless None (yaml's MarkedYAMLError): each raise prints the parts it
+// gives a value, passed or defaulted None leaving theirs out.
+TEST(PythonExtractor, AJoinedListOfPartsTheRaiseGives) {
+  std::vector<std::string> m = Messages(
+      "class MarkedError(Exception):\n"
+      "    def __init__(self, context=None, context_mark=None, problem=None,\n"
+      "                 problem_mark=None, note=None):\n"
+      "        self.context = context\n"
+      "        self.context_mark = context_mark\n"
+      "        self.problem = problem\n"
+      "        self.problem_mark = problem_mark\n"
+      "        self.note = note\n"
+      "    def __str__(self):\n"
+      "        lines = []\n"
+      "        if self.context is not None:\n"
+      "            lines.append(self.context)\n"
+      "        if self.context_mark is not None and (self.problem is None or\n"
+      "                self.problem_mark is None):\n"
+      "            lines.append(str(self.context_mark))\n"
+      "        if self.problem is not None:\n"
+      "            lines.append(self.problem)\n"
+      "        if self.problem_mark is not None:\n"
+      "            lines.append(str(self.problem_mark))\n"
+      "        if self.note:\n"
+      "            lines.append(self.note)\n"
+      "        return '\\n'.join(lines)\n"
+      "class ScannerError(MarkedError):\n"
+      "    pass\n"
+      "def scan(key, mark, ch):\n"
+      "    if ch:\n"
+      "        raise ScannerError('while scanning a simple key', key.mark,\n"
+      "                           \"could not find expected ':'\", mark)\n"
+      "    raise ScannerError(None, None, 'mapping values are not allowed here', mark)\n");
+  EXPECT_EQ(m, (std::vector<std::string>{
+                   "ScannerError: while scanning a simple key\n{key.mark}\ncould not find "
+                   "expected ':'\n{mark}",
+                   "ScannerError: mapping values are not allowed here\n{mark}",
+               }));
+}
+
 TEST(PythonExtractor, NoMessage) {
   std::vector<std::string> m = Messages("raise ValueError\nraise ValueError()\nraise errors.Bad\n");
   EXPECT_EQ(m, (std::vector<std::string>{"ValueError: ", "ValueError: ", "Bad: "}));
