@@ -2198,6 +2198,43 @@ Result<std::optional<SnapshotInfo>> Catalog::FindSnapshot(std::string_view libra
   return std::optional<SnapshotInfo>();
 }
 
+Result<std::optional<std::pair<int64_t, SnapshotInfo>>> Catalog::FindRelease(
+    std::string_view library, std::string_view version, const std::vector<std::string>& names) {
+  Result<std::shared_ptr<const Base>> got = GetBase();
+  if (!got) return tl::unexpected(got.error());
+  const Base& base = **got;
+  std::set<std::string, std::less<>> tags = {std::string(version), "v" + std::string(version)};
+  for (const std::string& n : names) {
+    for (const char* sep : {"-", "-v", "_", "/", "/v"}) tags.insert(n + sep + std::string(version));
+  }
+  std::optional<std::pair<int64_t, SnapshotInfo>> found;
+  for (const auto& [pk, snap] : base.snapshots) {
+    auto lib = base.libraries.find(snap.library_pk);
+    if (lib == base.libraries.end() || lib->second.name != library || snap.kind != "git" ||
+        snap.commit.size() != 40) {
+      continue;
+    }
+    bool named = tags.count(snap.rev) > 0 ||
+                 std::any_of(snap.aliases.begin(), snap.aliases.end(),
+                             [&](const std::string& a) { return tags.count(a) > 0; });
+    if (!named) continue;
+    SnapshotInfo info;
+    info.library = lib->second.name;
+    info.url = lib->second.url;
+    info.rev = snap.rev;
+    info.commit = snap.commit;
+    info.date = snap.date;
+    info.kind = snap.kind;
+    info.root = snap.root;
+    info.subdir = snap.subdir;
+    info.source_digest = snap.source_digest;
+    info.aliases = snap.aliases;
+    found = std::make_pair(pk, std::move(info));
+    break;
+  }
+  return found;
+}
+
 namespace {
 
 // Whether `snap` belongs to `library` (any library when empty).

@@ -206,8 +206,33 @@ std::string RelativeTo(const std::string& path, const fs::path& root) {
 struct EnvTarget {
   IndexTarget target;
   std::string distribution;  // its name; empty for the standard library
+  std::string normalized;    // PEP 503 name, for release tags (`jax-v0.4.30`)
   bool unchanged = false;
+  // Pinned to the commit of a release tag the catalog holds from git; and
+  // whether that snapshot is this very version (same rev), kept as it is.
+  bool pinned = false;
+  bool from_git = false;
 };
+
+// The directory of a release's git snapshot that holds a distribution's
+// installed files (`src/` for jinja2), by the files with a site in that
+// snapshot; nullopt when none of the tried layouts has one.
+Result<std::optional<std::string>> ReleaseLayout(catalog::Catalog& cat, int64_t snapshot_pk,
+                                                 const std::vector<source::SourceFile>& files) {
+  for (const char* prefix : {"", "src/", "lib/", "python/"}) {
+    std::vector<std::string> paths;
+    for (const source::SourceFile& f : files) {
+      if (paths.size() >= 64) break;
+      paths.push_back(prefix + f.path);
+    }
+    Result<std::vector<std::pair<int64_t, std::string>>> with = cat.SnapshotsWithFile(paths);
+    if (!with) return tl::unexpected(with.error());
+    for (const auto& [pk, library] : *with) {
+      if (pk == snapshot_pk) return std::optional<std::string>(prefix);
+    }
+  }
+  return std::optional<std::string>();
+}
 
 Result<std::optional<EnvTarget>> StdlibTarget(const source::PythonEnv& env,
                                               source::WalkOptions walk_options, std::ostream& err) {
@@ -243,6 +268,7 @@ Result<std::optional<EnvTarget>> StdlibTarget(const source::PythonEnv& env,
 EnvTarget DistributionTarget(source::Distribution& d, const source::WalkOptions& walk_options) {
   EnvTarget t;
   t.distribution = d.name;
+  t.normalized = d.normalized_name;
   catalog::SnapshotInfo& info = t.target.info;
   info.library = d.library;
   info.rev = d.version;
@@ -368,7 +394,36 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
     Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
     if (!cat) return tl::unexpected(cat.error());
     for (EnvTarget& t : targets) {
-      const catalog::SnapshotInfo& info = t.target.info;
+      catalog::SnapshotInfo& info = t.target.info;
+      if (!t.distribution.empty()) {
+        // Links pinned to the release: the catalog holds its tag from git.
+        std::vector<std::string> names = {t.normalized};
+        std::string repo = info.library.substr(info.library.rfind('/') + 1);
+        if (repo != t.normalized) names.push_back(repo);
+        auto release = cat->FindRelease(info.library, info.rev, names);
+        if (!release) return tl::unexpected(release.error());
+        if (*release && (*release)->second.rev == info.rev) {
+          // The version is stored from git under the same name: kept.
+          t.pinned = t.from_git = true;
+          continue;
+        }
+        if (*release) {
+          const auto& [pk, git] = **release;
+          Result<std::optional<std::string>> layout =
+              ReleaseLayout(*cat, pk, t.target.walked.files);
+          if (!layout) return tl::unexpected(layout.error());
+          if (*layout) {
+            const std::string& prefix = **layout;
+            std::string dir = prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1);
+            info.commit = git.commit;
+            info.date = git.date;
+            info.subdir = git.subdir.empty() ? dir : dir.empty() ? git.subdir : git.subdir + "/" + dir;
+            // Pinned later than indexed: read again once, to store the commit.
+            info.source_digest += git.commit.substr(0, 16);
+            t.pinned = true;
+          }
+        }
+      }
       Result<std::optional<catalog::SnapshotInfo>> stored =
           cat->FindSnapshot(info.library, info.rev);
       if (!stored) return tl::unexpected(stored.error());
@@ -381,11 +436,18 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
   options.jobs = args.jobs;
   options.max_file_size = args.max_file_size;
   options.progress = [&](size_t done, size_t total) { progress.Update(done, total); };
-  size_t indexed = 0, unchanged = 0, done = 0;
+  size_t indexed = 0, unchanged = 0, done = 0, pinned = 0;
+  for (const EnvTarget& t : targets) pinned += t.pinned;
   for (EnvTarget& t : targets) {
     const catalog::SnapshotInfo& info = t.target.info;
     bool is_dist = !t.distribution.empty();
     ++done;
+    if (t.from_git) {
+      unchanged += is_dist;
+      ReportNotRead(common, info.library, info.rev,
+                    {{"kind", "git"}, {"distribution", t.distribution}, {"pinned", true}}, out);
+      continue;
+    }
     if (t.unchanged) {
       unchanged += is_dist;
       ReportNotRead(common, info.library, info.rev,
@@ -414,6 +476,7 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
                  {"indexed", indexed},
                  {"unchanged", unchanged},
                  {"skipped", no_files},
+                 {"pinned", pinned},
                  {"failed", failed_dists},
                  {"seconds", seconds}})
         << '\n';
@@ -421,6 +484,8 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
     out << fmt::format("{}: {} indexed, {} unchanged, {} skipped (no files)",
                        Counted(distributions, "distribution"), indexed, unchanged, no_files);
     if (failed_dists > 0) out << fmt::format(", {} failed", failed_dists);
+    // Links go to the release's lines only where the catalog holds its tag.
+    if (pinned > 0) out << fmt::format("; {} pinned to a release tag", pinned);
     out << '\n';
   }
   if (failed > 0) {

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -143,6 +144,61 @@ TEST_F(PythonEnvIndex, IndexesEachDistributionAndTheStandardLibrary) {
     EXPECT_EQ(library_of.count(gone), 0u) << gone;
   }
   EXPECT_EQ(RunErrdex({"check", "--db", db_}).exit_code, 0);
+}
+
+// A distribution whose release tag the catalog holds from git is pinned to
+// that commit, its files found under the repository's layout (`src/`): its
+// sites link the release's lines. One whose tag is its version, the same
+// name as the snapshot it would write, is the git snapshot, kept as it is.
+TEST_F(PythonEnvIndex, ADistributionWhoseReleaseTagIsStoredFromGitIsPinned) {
+  fs::path alpha = dir_.path() / "alpha-repo";
+  dir_.Write("alpha-repo/src/alpha/__init__.py", "");
+  dir_.Write("alpha-repo/src/alpha/core.py",
+             "def f(x):\n    raise ValueError(f'alpha cannot take {x}')\n");
+  ASSERT_EQ(testing::Git(alpha, "init -q"), 0);
+  ASSERT_EQ(testing::Git(alpha, "add -A"), 0);
+  ASSERT_EQ(testing::Git(alpha, "commit -q -m one"), 0);
+  ASSERT_EQ(testing::Git(alpha, "tag v1.0"), 0);
+  fs::path mono = dir_.path() / "mono-repo";
+  dir_.Write("mono-repo/mono/__init__.py", "raise ImportError('mono needs a newer plugin')\n");
+  ASSERT_EQ(testing::Git(mono, "init -q"), 0);
+  ASSERT_EQ(testing::Git(mono, "add -A"), 0);
+  ASSERT_EQ(testing::Git(mono, "commit -q -m one"), 0);
+  ASSERT_EQ(testing::Git(mono, "tag 2.0"), 0);
+  CommandResult commit = RunCommand("git -C '" + alpha.string() + "' rev-parse v1.0");
+  ASSERT_EQ(commit.exit_code, 0);
+  std::string alpha_commit = commit.out.substr(0, 40);
+  ASSERT_EQ(RunErrdex({"index", alpha.string(), "--name", "acme/alpha", "--rev", "v1.0", "--db", db_})
+                .exit_code,
+            0);
+  ASSERT_EQ(
+      RunErrdex({"index", mono.string(), "--name", "acme/mono", "--rev", "2.0", "--db", db_}).exit_code,
+      0);
+
+  CommandResult r = Index();
+  ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+  EXPECT_NE(r.out.find("; 2 pinned to a release tag\n"), std::string::npos) << r.out;
+  auto snapshots = Snapshots();
+  std::sort(snapshots["acme/alpha"].begin(), snapshots["acme/alpha"].end());
+  EXPECT_EQ(snapshots["acme/alpha"], (std::vector<std::string>{"1.0", "v1.0"}));
+  EXPECT_EQ(snapshots["acme/mono"], (std::vector<std::string>{"2.0"}));
+
+  // The installed release's site: its own path, the tag's commit (found
+  // only under the repository's src/, else it would not be pinned).
+  CommandResult explained = RunErrdex({"explain", "--db", db_, "--json", "--version", "1.0",
+                                       "--library", "acme/alpha", "ValueError: alpha cannot take 3"});
+  ASSERT_EQ(explained.exit_code, 0) << explained.err;
+  json report = json::parse(explained.out);
+  ASSERT_FALSE(report["matches"].empty()) << explained.out;
+  const json& site = report["matches"][0]["sites"][0];
+  EXPECT_EQ(site["path"], "alpha/core.py");
+  EXPECT_EQ(site["commit"], alpha_commit);
+  EXPECT_EQ(site["rev"], "1.0");
+
+  // Nothing changed: nothing is read again, and the pins stay.
+  CommandResult again = Index();
+  ASSERT_EQ(again.exit_code, 0) << again.err;
+  EXPECT_NE(again.out.find("3 unchanged"), std::string::npos) << again.out;
 }
 
 TEST_F(PythonEnvIndex, ARerunReadsOnlyWhatChanged) {
