@@ -989,19 +989,6 @@ Result<void> RunList(const Common& common, const std::string& library, int64_t l
   return {};
 }
 
-Result<void> RunShow(const Common& common, const std::string& id, std::ostream& out) {
-  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
-  if (!cat) return tl::unexpected(cat.error());
-  Result<catalog::ErrorRecord> e = cat->Get(id);
-  if (!e) return tl::unexpected(e.error());
-  if (common.json) {
-    out << Dump(catalog::ErrorJson(*e)) << '\n';
-  } else {
-    RenderError(*e, TerminalStyle(), out);
-  }
-  return {};
-}
-
 Result<void> RunSearch(const Common& common, const std::string& query, int64_t limit,
                        std::ostream& out) {
   Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
@@ -1116,6 +1103,27 @@ Result<std::string> ResolveVersionArg(catalog::Catalog& cat, const ExplainArgs& 
   if (list.size() > 300) list = list.substr(0, 300) + "...";
   return Fail(ErrorCode::kNotFound, "--version " + args.version +
                                         ": no indexed version has that name (indexed: " + list + ")");
+}
+
+Result<void> RunShow(const Common& common, const std::string& id, const std::string& version,
+                     std::ostream& out, std::ostream& err) {
+  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadOnly);
+  if (!cat) return tl::unexpected(cat.error());
+  if (!version.empty()) {
+    ExplainArgs named;
+    named.version = version;
+    Result<std::string> rev = ResolveVersionArg(*cat, named, err);
+    if (!rev) return tl::unexpected(rev.error());
+    cat->SetVersion(*rev);
+  }
+  Result<catalog::ErrorRecord> e = cat->Get(id);
+  if (!e) return tl::unexpected(e.error());
+  if (common.json) {
+    out << Dump(catalog::ErrorJson(*e)) << '\n';
+  } else {
+    RenderError(*e, TerminalStyle(), out);
+  }
+  return {};
 }
 
 Result<int> RunExplain(const Common& common, const ExplainArgs& args, std::ostream& out,
@@ -1285,6 +1293,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   CLI::App* show_cmd = app.add_subcommand("show", "Show one error with all its sites");
   show_cmd->add_option("id", show_id, "Error id (16 hex digits)")->required();
   show_cmd->add_flag("--json", common.json, "The whole record as JSON");
+  std::string show_version;
+  show_cmd->add_option("--version", show_version,
+                       "Its sites in this indexed version (a rev, or another tag of its "
+                       "commit); default: the newest that raises it");
 
   std::string search_query;
   int64_t search_limit = 20;
@@ -1429,7 +1441,7 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
     } else if (list_cmd->parsed()) {
       result = RunList(common, list_library, list_limit, out);
     } else if (show_cmd->parsed()) {
-      result = RunShow(common, show_id, out);
+      result = RunShow(common, show_id, show_version, out, err);
     } else if (search_cmd->parsed()) {
       result = RunSearch(common, search_query, search_limit, out);
     } else if (stats_cmd->parsed()) {

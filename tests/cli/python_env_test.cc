@@ -194,6 +194,19 @@ TEST_F(PythonEnvIndex, ADistributionWhoseReleaseTagIsStoredFromGitIsPinned) {
   EXPECT_EQ(site["path"], "alpha/core.py");
   EXPECT_EQ(site["commit"], alpha_commit);
   EXPECT_EQ(site["rev"], "1.0");
+  // Its link goes under the repository's src/.
+  CommandResult shown = RunErrdex({"show", report["matches"][0]["id"].get<std::string>(), "--db",
+                                   db_, "--json", "--version", "1.0"});
+  ASSERT_EQ(shown.exit_code, 0) << shown.err;
+  json e = json::parse(shown.out);
+  ASSERT_EQ(e["sites"].size(), 1u) << shown.out;
+  EXPECT_EQ(e["sites"][0]["snapshot"]["rev"], "1.0");
+  EXPECT_EQ(e["sites"][0]["snapshot"]["subdir"], "src");
+  EXPECT_EQ(e["sites"][0]["snapshot"]["commit"], alpha_commit);
+  EXPECT_NE(RunErrdex({"show", report["matches"][0]["id"].get<std::string>(), "--db", db_,
+                       "--version", "9.9"})
+                .exit_code,
+            0);
 
   // Nothing changed: nothing is read again, and the pins stay.
   CommandResult again = Index();
