@@ -2208,15 +2208,19 @@ Result<std::optional<std::pair<int64_t, SnapshotInfo>>> Catalog::FindRelease(
     for (const char* sep : {"-", "-v", "_", "/", "/v"}) tags.insert(n + sep + std::string(version));
   }
   std::optional<std::pair<int64_t, SnapshotInfo>> found;
+  // The snapshot named the version itself first: the one a distribution's
+  // snapshot of that rev would replace.
+  for (bool exact : {true, false}) {
   for (const auto& [pk, snap] : base.snapshots) {
     auto lib = base.libraries.find(snap.library_pk);
     if (lib == base.libraries.end() || lib->second.name != library || snap.kind != "git" ||
         snap.commit.size() != 40) {
       continue;
     }
-    bool named = tags.count(snap.rev) > 0 ||
-                 std::any_of(snap.aliases.begin(), snap.aliases.end(),
-                             [&](const std::string& a) { return tags.count(a) > 0; });
+    bool named = exact ? snap.rev == version
+                       : tags.count(snap.rev) > 0 ||
+                             std::any_of(snap.aliases.begin(), snap.aliases.end(),
+                                         [&](const std::string& a) { return tags.count(a) > 0; });
     if (!named) continue;
     SnapshotInfo info;
     info.library = lib->second.name;
@@ -2230,7 +2234,8 @@ Result<std::optional<std::pair<int64_t, SnapshotInfo>>> Catalog::FindRelease(
     info.source_digest = snap.source_digest;
     info.aliases = snap.aliases;
     found = std::make_pair(pk, std::move(info));
-    break;
+    return found;
+  }
   }
   return found;
 }

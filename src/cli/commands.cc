@@ -10,12 +10,15 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <future>
+#include <iterator>
 #include <iostream>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "analyze/analyze.h"
@@ -214,24 +217,42 @@ struct EnvTarget {
   bool from_git = false;
 };
 
-// The directory of a release's git snapshot that holds a distribution's
-// installed files (`src/` for jinja2), by the files with a site in that
-// snapshot; nullopt when none of the tried layouts has one.
-Result<std::optional<std::string>> ReleaseLayout(catalog::Catalog& cat, int64_t snapshot_pk,
-                                                 const std::vector<source::SourceFile>& files) {
-  for (const char* prefix : {"", "src/", "lib/", "python/"}) {
-    std::vector<std::string> paths;
-    for (const source::SourceFile& f : files) {
-      if (paths.size() >= 64) break;
-      paths.push_back(prefix + f.path);
-    }
-    Result<std::vector<std::pair<int64_t, std::string>>> with = cat.SnapshotsWithFile(paths);
-    if (!with) return tl::unexpected(with.error());
-    for (const auto& [pk, library] : *with) {
-      if (pk == snapshot_pk) return std::optional<std::string>(prefix);
-    }
+// The directory of a release's commit that holds a distribution's installed
+// files byte for byte (`src/` for jinja2; tried: the root, `src/`, `lib/`,
+// `python/`): only then do its lines link to the release's. nullopt when the
+// repository cannot be read here, or some installed file differs from the
+// commit's or is not in it (a patched or generated file: its lines would
+// point elsewhere).
+std::optional<std::string> ReleaseLayout(const catalog::SnapshotInfo& git,
+                                         const std::vector<source::SourceFile>& files,
+                                         uint64_t max_size) {
+  if (files.empty() || git.root.empty()) return std::nullopt;
+  Result<std::unique_ptr<source::GitRepository>> repo = source::GitRepository::Open(git.root);
+  if (!repo) return std::nullopt;
+  Result<source::Revision> rev = (*repo)->Resolve(git.commit);
+  if (!rev || rev->commit != git.commit) return std::nullopt;
+  source::WalkOptions all;
+  all.max_file_size = max_size;
+  Result<source::WalkResult> listed = (*repo)->List(*rev, all);
+  if (!listed) return std::nullopt;
+  std::unordered_map<std::string, std::string> blob_at;
+  for (const source::SourceFile& f : listed->files) blob_at[f.path] = f.blob;
+  std::vector<std::string> installed;
+  for (const source::SourceFile& f : files) {
+    std::ifstream in(f.absolute, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) return std::nullopt;
+    installed.push_back(source::BlobId(bytes));
   }
-  return std::optional<std::string>();
+  for (const char* prefix : {"", "src/", "lib/", "python/"}) {
+    bool all_same = true;
+    for (size_t i = 0; i < files.size() && all_same; ++i) {
+      auto it = blob_at.find(prefix + files[i].path);
+      all_same = it != blob_at.end() && it->second == installed[i];
+    }
+    if (all_same) return std::string(prefix);
+  }
+  return std::nullopt;
 }
 
 Result<std::optional<EnvTarget>> StdlibTarget(const source::PythonEnv& env,
@@ -403,17 +424,22 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
         auto release = cat->FindRelease(info.library, info.rev, names);
         if (!release) return tl::unexpected(release.error());
         if (*release && (*release)->second.rev == info.rev) {
-          // The version is stored from git under the same name: kept.
+          // The version is stored from git under the same name: kept, not
+          // replaced by this one (which would be read again at every run).
           t.pinned = t.from_git = true;
+          if (!ReleaseLayout((*release)->second, t.target.walked.files, args.max_file_size)) {
+            err << "errdex: warning: " << t.distribution << " " << info.rev
+                << ": installed files differ from " << info.library << "@" << info.rev
+                << " as stored from git (or its repository is not here); that snapshot is kept\n";
+          }
           continue;
         }
         if (*release) {
-          const auto& [pk, git] = **release;
-          Result<std::optional<std::string>> layout =
-              ReleaseLayout(*cat, pk, t.target.walked.files);
-          if (!layout) return tl::unexpected(layout.error());
-          if (*layout) {
-            const std::string& prefix = **layout;
+          const catalog::SnapshotInfo& git = (*release)->second;
+          std::optional<std::string> layout =
+              ReleaseLayout(git, t.target.walked.files, args.max_file_size);
+          if (layout) {
+            const std::string& prefix = *layout;
             std::string dir = prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1);
             info.commit = git.commit;
             info.date = git.date;

@@ -243,6 +243,14 @@ Result<std::string> GitRepository::ReadBlob(const std::string& blob, uint64_t ma
   return std::string(data, static_cast<size_t>(size));
 }
 
+std::string BlobId(std::string_view bytes) {
+  git_oid oid;
+  if (git_odb_hash(&oid, bytes.data(), bytes.size(), GIT_OBJECT_BLOB) != 0) return "";
+  char hex[GIT_OID_HEXSZ + 1] = {};
+  git_oid_tostr(hex, sizeof hex, &oid);
+  return hex;
+}
+
 Result<std::vector<Revision>> SelectRevisions(const GitRepository& repo,
                                               const std::vector<std::string>& revs,
                                               const std::string& glob, size_t last) {

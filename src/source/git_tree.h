@@ -74,6 +74,10 @@ class GitRepository {
   mutable std::mutex mutex_;  // libgit2 objects are not shared between threads
 };
 
+// The git blob id (40 hex digits) of `bytes`: what a file of that content is
+// stored as, to tell an installed file from the one of a commit.
+std::string BlobId(std::string_view bytes);
+
 // True when `tag` names a release: a version after an optional prefix, no
 // pre-release suffix. Exposed for tests.
 bool IsReleaseTag(std::string_view tag);
