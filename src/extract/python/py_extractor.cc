@@ -2623,10 +2623,31 @@ class FileExtractor {
     bool in_method = scopes_.size() >= 2 && !scopes_.back().is_class &&
                      scopes_[scopes_.size() - 2].is_class;
     if (in_method && K(taken) == kSubscript && StartsWith(written, "self.args[") &&
-        EndsWith(written, "]")) {
+        EndsWith(written, "]") && CountReturns(scope->node) == 1) {
       CurrentFunctionInfo(*scope).returned_messages.push_back(
           Template::Value(written, ValueKind::kStr));
     }
+  }
+
+  // The return statements of `function`, not of the functions it defines;
+  // stops counting past 2. The linker substitutes a property's one returned
+  // value for it, which is wrong when another return gives something else.
+  int CountReturns(TSNode function) const {
+    int n = 0;
+    std::vector<TSNode> stack = {Field(function, "body")};
+    while (!stack.empty() && n < 2) {
+      TSNode node = stack.back();
+      stack.pop_back();
+      if (ts_node_is_null(node)) continue;
+      uint16_t k = K(node);
+      if (k == kReturn) {
+        ++n;
+        continue;
+      }
+      if (k == kFunctionDefinition || k == kClassDefinition || k == kDecoratedDefinition) continue;
+      for (TSNode c : NamedChildren(node)) stack.push_back(c);
+    }
+    return n;
   }
 
   // `return sep.join(lines)` closing a body that is only `lines = [...]` and
@@ -2646,13 +2667,18 @@ class FileExtractor {
     Alternatives sep = Eval(Field(fn, "object"), ctx, 0);
     TSNode body = Field(function, "body");
     if (sep.size() != 1 || ts_node_is_null(body)) return std::nullopt;
+    struct Test {
+      std::string attr;
+      bool truthy = false;
+      bool more = false;
+    };
     std::vector<ClassInfo::JoinedPart> parts;
-    auto part = [&](TSNode item, std::string unless_none) {
+    auto part = [&](TSNode item, Test test) {
       // str(self.mark) prints the object: a value, as the item itself.
       Alternatives alts = Eval(item, ctx, 0);
       Template t = alts.size() == 1 && !IsOpaque(alts.front()) ? alts.front()
                                                                  : AsValue(item, ValueKind::kStr);
-      parts.push_back({std::move(t), std::move(unless_none)});
+      parts.push_back({std::move(t), std::move(test.attr), test.truthy, test.more});
     };
     // `lines.append(x)` as a statement: x, else null.
     auto appended = [&](TSNode stmt) -> TSNode {
@@ -2668,21 +2694,27 @@ class FileExtractor {
       return ts_node_named_child(a, 0);
     };
     // The attribute a test requires not to be None: `self.x is not None`,
-    // `self.x`, either as the first operand of an `and`.
-    auto tested = [&](TSNode test) -> std::string {
+    // `self.x` (truthy), either as the first operand of an `and` (`more`).
+    auto tested = [&](TSNode test) -> Test {
+      Test out;
       while (K(test) == kBooleanOperator && Text(Field(test, "operator")) == "and") {
         test = Field(test, "left");
+        out.more = true;
       }
       std::string text = CollapseWhitespace(Text(test));
-      if (K(test) == kAttribute && StartsWith(text, "self.")) return text;
+      if (K(test) == kAttribute && StartsWith(text, "self.")) {
+        out.attr = text;
+        out.truthy = true;
+        return out;
+      }
       const std::string suffix = " is not None";
       if (K(test) == kComparisonOperator && EndsWith(text, suffix)) {
         std::string attr = text.substr(0, text.size() - suffix.size());
         if (StartsWith(attr, "self.") && attr.find_first_of(" ()[]") == std::string::npos) {
-          return attr;
+          out.attr = attr;
         }
       }
-      return "";
+      return out;
     };
     bool started = false;
     for (TSNode stmt : NamedChildren(body)) {
@@ -2697,23 +2729,23 @@ class FileExtractor {
         TSNode assign = ts_node_named_child(stmt, 0);
         TSNode right = Field(assign, "right");
         if (Text(Field(assign, "left")) != list || K(right) != kList) return std::nullopt;
-        for (TSNode item : NamedChildren(right)) part(item, "");
+        for (TSNode item : NamedChildren(right)) part(item, Test{});
         started = true;
         continue;
       }
       if (!started) return std::nullopt;
       if (TSNode item = appended(stmt); !ts_node_is_null(item)) {
-        part(item, "");
+        part(item, Test{});
         continue;
       }
       if (k != kIf || !ts_node_is_null(Field(stmt, "alternative"))) return std::nullopt;
-      std::string attr = tested(Field(stmt, "condition"));
+      Test test = tested(Field(stmt, "condition"));
       TSNode block = Field(stmt, "consequence");
       std::vector<TSNode> inner = NamedChildren(block);
-      if (attr.empty() || inner.size() != 1) return std::nullopt;
+      if (test.attr.empty() || inner.size() != 1) return std::nullopt;
       TSNode item = appended(inner[0]);
       if (ts_node_is_null(item)) return std::nullopt;
-      part(item, attr);
+      part(item, std::move(test));
     }
     return std::nullopt;
   }

@@ -89,6 +89,8 @@ struct ClassInfo {
   struct JoinedPart {
     Template text;
     std::string unless_none;  // "self.context"
+    bool truthy = false;      // `if self.x:`: an empty text leaves it out too
+    bool more = false;        // `and` other conditions errdex does not decide
   };
   std::optional<std::pair<Template, std::vector<JoinedPart>>> str_joined;  // separator, parts
 };

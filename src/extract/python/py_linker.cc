@@ -441,18 +441,39 @@ class Linker {
         }
       }
       if (k->str_joined) {
-        // The parts whose attribute this raise leaves None are not printed.
+        // The parts whose attribute this raise leaves None (or empty, for
+        // `if self.x:`) are not printed. A part under more conditions than
+        // that is printed or not: both texts, at most two such parts.
         const auto& [sep, parts] = *k->str_joined;
-        Template joined;
-        bool first = true;
-        for (const ClassInfo::JoinedPart& part : parts) {
-          if (!part.unless_none.empty() && LeftNone(part.unless_none, mro, original)) continue;
-          if (!first) joined.Append(sep);
-          joined.Append(part.text);
-          first = false;
+        // Arguments spread (`raise E(**kw)`, `super().__init__(**kw)`) may
+        // fill any parameter: a None default says nothing then.
+        bool spread = std::any_of(original.begin(), original.end(),
+                                  [](const CallArg& a) { return a.splat; });
+        for (const ClassInfo* c : mro) {
+          if (!c->super_args) continue;
+          for (const std::vector<CallArg>& way : *c->super_args) {
+            spread |= std::any_of(way.begin(), way.end(), [](const CallArg& a) { return a.splat; });
+          }
         }
-        AddTemplate(out, ExpandClassFormats(Substitute(Substitute(joined, attrs), init_bindings),
-                                            mro, original));
+        std::vector<const ClassInfo::JoinedPart*> kept, uncertain;
+        for (const ClassInfo::JoinedPart& part : parts) {
+          if (!spread && !part.unless_none.empty() && LeftEmpty(part, set_in_init)) continue;
+          kept.push_back(&part);
+          if (part.more && uncertain.size() < 2) uncertain.push_back(&part);
+        }
+        for (size_t mask = 0; mask < (size_t{1} << uncertain.size()); ++mask) {
+          Template joined;
+          bool first = true;
+          for (const ClassInfo::JoinedPart* part : kept) {
+            auto u = std::find(uncertain.begin(), uncertain.end(), part);
+            if (u != uncertain.end() && (mask >> (u - uncertain.begin()) & 1) != 0) continue;
+            if (!first) joined.Append(sep);
+            joined.Append(part->text);
+            first = false;
+          }
+          AddTemplate(out, ExpandClassFormats(Substitute(Substitute(joined, attrs), init_bindings),
+                                              mro, original));
+        }
         return;
       }
       std::vector<Template> str_templates;
@@ -507,29 +528,20 @@ class Linker {
     AddTemplate(out, ExpandClassFormats(Substitute(printed, attrs), mro, original));
   }
 
-  // Whether the raise leaves `attr` ("self.context") None: the first
-  // __init__ of the MRO sets it from a parameter the raise passes as `None`
-  // or leaves at its None default.
-  static bool LeftNone(std::string_view attr, const std::vector<const ClassInfo*>& mro,
-                       const std::vector<CallArg>& original) {
-    for (const ClassInfo* k : mro) {
-      if (!k->has_init) continue;
-      for (const auto& [name, value] : k->self_attrs) {
-        if ("self." + name != attr) continue;
-        const std::string& param = value.expression;
-        std::vector<Param> params = k->init_params;
-        for (Param& p : params) p.default_value.reset();
-        Bindings passed;
-        BindArguments(params, original, passed);
-        if (auto it = passed.find(param); it != passed.end()) {
-          return it->second.expression == "None";
-        }
-        for (const Param& p : k->init_params) {
-          if (p.name == param) return !p.default_value || p.default_value->expression == "None";
-        }
-        return false;
-      }
-      return false;
+  // Whether the raise leaves a joined part's attribute None, by what the
+  // `__init__` chain bound it to (`attrs`, before class attributes): a None
+  // passed or defaulted anywhere along the chain (`super().__init__(None,
+  // None, problem, mark)`); for `if self.x:` also an empty text. An
+  // attribute the chain does not bind (a `**kw` the raise fills) is printed.
+  static bool LeftEmpty(const ClassInfo::JoinedPart& part, const Bindings& attrs) {
+    auto it = attrs.find(part.unless_none);
+    if (it == attrs.end()) return false;
+    const FormatArg& a = it->second;
+    if (a.expression == "None" || (a.expression == part.unless_none && !a.value)) return true;
+    if (a.value) {
+      const std::vector<Piece>& pieces = a.value->pieces();
+      if (pieces.size() == 1 && pieces[0].is_value && pieces[0].text == "None") return true;
+      if (part.truthy && pieces.empty()) return true;
     }
     return false;
   }

@@ -378,11 +378,26 @@ TEST(PythonExtractor, AJoinedListOfPartsTheRaiseGives) {
       "    if ch:\n"
       "        raise ScannerError('while scanning a simple key', key.mark,\n"
       "                           \"could not find expected ':'\", mark)\n"
-      "    raise ScannerError(None, None, 'mapping values are not allowed here', mark)\n");
+      "    raise ScannerError(None, None, 'mapping values are not allowed here', mark)\n"
+      "class Indent(MarkedError):\n"
+      "    def __init__(self, problem, mark):\n"
+      "        super().__init__(None, None, problem, mark)\n"
+      "def indent(mark, kw):\n"
+      "    if mark:\n"
+      "        raise Indent('bad indentation', mark)\n"
+      "    raise MarkedError(**kw)\n");
   EXPECT_EQ(m, (std::vector<std::string>{
+                   // context_mark's test has more than `is not None`: both ways.
                    "ScannerError: while scanning a simple key\n{key.mark}\ncould not find "
                    "expected ':'\n{mark}",
+                   "ScannerError: while scanning a simple key\ncould not find expected ':'\n{mark}",
                    "ScannerError: mapping values are not allowed here\n{mark}",
+                   // None passed by a subclass's __init__ leaves its parts out.
+                   "Indent: bad indentation\n{mark}",
+                   // **kw may fill anything: every part, as a value.
+                   "MarkedError: {self.context}\n{self.context_mark}\n{self.problem}\n"
+                   "{self.problem_mark}\n{self.note}",
+                   "MarkedError: {self.context}\n{self.problem}\n{self.problem_mark}\n{self.note}",
                }));
 }
 
