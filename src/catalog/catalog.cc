@@ -2174,6 +2174,26 @@ Result<std::vector<ErrorRecord>> Catalog::Search(std::string_view query, int64_t
   return Load(*st, SiteDetail::kLocations);
 }
 
+namespace {
+
+// A stored snapshot as it was described when written (url: its library's).
+SnapshotInfo DescribeSnapshot(const Catalog::Base::Library& lib, const Catalog::Base::Snapshot& snap) {
+  SnapshotInfo info;
+  info.library = lib.name;
+  info.url = lib.url;
+  info.rev = snap.rev;
+  info.commit = snap.commit;
+  info.date = snap.date;
+  info.kind = snap.kind;
+  info.root = snap.root;
+  info.subdir = snap.subdir;
+  info.source_digest = snap.source_digest;
+  info.aliases = snap.aliases;
+  return info;
+}
+
+}  // namespace
+
 Result<std::optional<SnapshotInfo>> Catalog::FindSnapshot(std::string_view library,
                                                           std::string_view rev) {
   Result<std::shared_ptr<const Base>> got = GetBase();
@@ -2182,18 +2202,7 @@ Result<std::optional<SnapshotInfo>> Catalog::FindSnapshot(std::string_view libra
   for (const auto& [pk, snap] : base.snapshots) {
     auto lib = base.libraries.find(snap.library_pk);
     if (lib == base.libraries.end() || lib->second.name != library || snap.rev != rev) continue;
-    SnapshotInfo info;
-    info.library = lib->second.name;
-    info.url = lib->second.url;
-    info.rev = snap.rev;
-    info.commit = snap.commit;
-    info.date = snap.date;
-    info.kind = snap.kind;
-    info.root = snap.root;
-    info.subdir = snap.subdir;
-    info.source_digest = snap.source_digest;
-    info.aliases = snap.aliases;
-    return info;
+    return DescribeSnapshot(lib->second, snap);
   }
   return std::optional<SnapshotInfo>();
 }
@@ -2222,18 +2231,7 @@ Result<std::optional<std::pair<int64_t, SnapshotInfo>>> Catalog::FindRelease(
                              std::any_of(snap.aliases.begin(), snap.aliases.end(),
                                          [&](const std::string& a) { return tags.count(a) > 0; });
     if (!named) continue;
-    SnapshotInfo info;
-    info.library = lib->second.name;
-    info.url = lib->second.url;
-    info.rev = snap.rev;
-    info.commit = snap.commit;
-    info.date = snap.date;
-    info.kind = snap.kind;
-    info.root = snap.root;
-    info.subdir = snap.subdir;
-    info.source_digest = snap.source_digest;
-    info.aliases = snap.aliases;
-    found = std::make_pair(pk, std::move(info));
+    found = std::make_pair(pk, DescribeSnapshot(lib->second, snap));
     return found;
   }
   }

@@ -67,6 +67,18 @@ class PythonEnvIndex : public ::testing::Test {
     dir_.Write("site/" + info + "/RECORD", record);
   }
 
+  // A git repository of `files` under `name`, one commit tagged `tag`.
+  fs::path TaggedRepo(const std::string& name, const std::string& tag,
+                      const std::vector<std::pair<std::string, std::string>>& files) {
+    fs::path repo = dir_.path() / name;
+    for (const auto& [path, content] : files) dir_.Write(name + "/" + path, content);
+    for (const char* step : {"init -q", "add -A", "commit -q -m one"}) {
+      EXPECT_EQ(testing::Git(repo, step), 0) << step;
+    }
+    EXPECT_EQ(testing::Git(repo, "tag " + tag), 0);
+    return repo;
+  }
+
   // A new version of a distribution, as `pip install -U` leaves it.
   void Upgrade(const std::string& name, const std::string& from, const std::string& to,
                const std::vector<std::pair<std::string, std::string>>& files,
@@ -151,20 +163,12 @@ TEST_F(PythonEnvIndex, IndexesEachDistributionAndTheStandardLibrary) {
 // sites link the release's lines. One whose tag is its version, the same
 // name as the snapshot it would write, is the git snapshot, kept as it is.
 TEST_F(PythonEnvIndex, ADistributionWhoseReleaseTagIsStoredFromGitIsPinned) {
-  fs::path alpha = dir_.path() / "alpha-repo";
-  dir_.Write("alpha-repo/src/alpha/__init__.py", "");
-  dir_.Write("alpha-repo/src/alpha/core.py",
-             "def f(x):\n    raise ValueError(f'alpha cannot take {x}')\n");
-  ASSERT_EQ(testing::Git(alpha, "init -q"), 0);
-  ASSERT_EQ(testing::Git(alpha, "add -A"), 0);
-  ASSERT_EQ(testing::Git(alpha, "commit -q -m one"), 0);
-  ASSERT_EQ(testing::Git(alpha, "tag v1.0"), 0);
-  fs::path mono = dir_.path() / "mono-repo";
-  dir_.Write("mono-repo/mono/__init__.py", "raise ImportError('mono needs a newer plugin')\n");
-  ASSERT_EQ(testing::Git(mono, "init -q"), 0);
-  ASSERT_EQ(testing::Git(mono, "add -A"), 0);
-  ASSERT_EQ(testing::Git(mono, "commit -q -m one"), 0);
-  ASSERT_EQ(testing::Git(mono, "tag 2.0"), 0);
+  fs::path alpha = TaggedRepo("alpha-repo", "v1.0",
+                              {{"src/alpha/__init__.py", ""},
+                               {"src/alpha/core.py",
+                                "def f(x):\n    raise ValueError(f'alpha cannot take {x}')\n"}});
+  fs::path mono = TaggedRepo(
+      "mono-repo", "2.0", {{"mono/__init__.py", "raise ImportError('mono needs a newer plugin')\n"}});
   CommandResult commit = RunCommand("git -C '" + alpha.string() + "' rev-parse v1.0");
   ASSERT_EQ(commit.exit_code, 0);
   std::string alpha_commit = commit.out.substr(0, 40);
@@ -177,12 +181,8 @@ TEST_F(PythonEnvIndex, ADistributionWhoseReleaseTagIsStoredFromGitIsPinned) {
 
   // beta's installed file is patched (two lines more than at its tag): its
   // lines are not the tag's, so it is not pinned.
-  fs::path beta = dir_.path() / "beta-repo";
-  dir_.Write("beta-repo/beta/__init__.py", "def g():\n    raise KeyError('beta key')\n");
-  ASSERT_EQ(testing::Git(beta, "init -q"), 0);
-  ASSERT_EQ(testing::Git(beta, "add -A"), 0);
-  ASSERT_EQ(testing::Git(beta, "commit -q -m one"), 0);
-  ASSERT_EQ(testing::Git(beta, "tag v1.0"), 0);
+  fs::path beta =
+      TaggedRepo("beta-repo", "v1.0", {{"beta/__init__.py", "def g():\n    raise KeyError('beta key')\n"}});
   WriteDist("beta", "1.0", "https://github.com/acme/beta",
             {{"beta/__init__.py", "# patched\n\ndef g():\n    raise KeyError('beta key')\n"}});
   ASSERT_EQ(RunErrdex({"index", beta.string(), "--name", "acme/beta", "--rev", "v1.0", "--db", db_})
