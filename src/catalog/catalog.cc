@@ -2207,7 +2207,7 @@ Result<std::optional<SnapshotInfo>> Catalog::FindSnapshot(std::string_view libra
   return std::optional<SnapshotInfo>();
 }
 
-Result<std::optional<std::pair<int64_t, SnapshotInfo>>> Catalog::FindRelease(
+Result<std::optional<SnapshotInfo>> Catalog::FindRelease(
     std::string_view library, std::string_view version, const std::vector<std::string>& names) {
   Result<std::shared_ptr<const Base>> got = GetBase();
   if (!got) return tl::unexpected(got.error());
@@ -2216,26 +2216,23 @@ Result<std::optional<std::pair<int64_t, SnapshotInfo>>> Catalog::FindRelease(
   for (const std::string& n : names) {
     for (const char* sep : {"-", "-v", "_", "/", "/v"}) tags.insert(n + sep + std::string(version));
   }
-  std::optional<std::pair<int64_t, SnapshotInfo>> found;
   // The snapshot named the version itself first: the one a distribution's
   // snapshot of that rev would replace.
   for (bool exact : {true, false}) {
-  for (const auto& [pk, snap] : base.snapshots) {
-    auto lib = base.libraries.find(snap.library_pk);
-    if (lib == base.libraries.end() || lib->second.name != library || snap.kind != "git" ||
-        snap.commit.size() != 40) {
-      continue;
+    for (const auto& [pk, snap] : base.snapshots) {
+      auto lib = base.libraries.find(snap.library_pk);
+      if (lib == base.libraries.end() || lib->second.name != library || snap.kind != "git" ||
+          snap.commit.size() != 40) {
+        continue;
+      }
+      bool named = exact ? snap.rev == version
+                         : tags.count(snap.rev) > 0 ||
+                               std::any_of(snap.aliases.begin(), snap.aliases.end(),
+                                           [&](const std::string& a) { return tags.count(a) > 0; });
+      if (named) return std::optional<SnapshotInfo>(DescribeSnapshot(lib->second, snap));
     }
-    bool named = exact ? snap.rev == version
-                       : tags.count(snap.rev) > 0 ||
-                             std::any_of(snap.aliases.begin(), snap.aliases.end(),
-                                         [&](const std::string& a) { return tags.count(a) > 0; });
-    if (!named) continue;
-    found = std::make_pair(pk, DescribeSnapshot(lib->second, snap));
-    return found;
   }
-  }
-  return found;
+  return std::optional<SnapshotInfo>();
 }
 
 namespace {

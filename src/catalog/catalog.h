@@ -382,8 +382,9 @@ class Catalog {
   // The snapshot read from git (a 40-digit commit) of `library` whose rev or
   // an alias is the release tag of `version`: VERSION, vVERSION, and
   // NAME-VERSION, NAME-vVERSION, NAME_VERSION, NAME/VERSION for each of
-  // `names` (jax's `jax-v0.4.30`); with its pk. nullopt when none is.
-  Result<std::optional<std::pair<int64_t, SnapshotInfo>>> FindRelease(
+  // `names` (jax's `jax-v0.4.30`); the one named the version itself first.
+  // nullopt when none is.
+  Result<std::optional<SnapshotInfo>> FindRelease(
       std::string_view library, std::string_view version, const std::vector<std::string>& names);
 
   // The rev a version name stands for: `name` itself when a snapshot (of

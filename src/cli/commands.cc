@@ -244,15 +244,51 @@ std::optional<std::string> ReleaseLayout(const catalog::SnapshotInfo& git,
     if (!in.good() && !in.eof()) return std::nullopt;
     installed.push_back(source::BlobId(bytes));
   }
-  for (const char* prefix : {"", "src/", "lib/", "python/"}) {
+  for (std::string dir : {"", "src", "lib", "python"}) {
     bool all_same = true;
     for (size_t i = 0; i < files.size() && all_same; ++i) {
-      auto it = blob_at.find(prefix + files[i].path);
+      auto it = blob_at.find(dir.empty() ? files[i].path : dir + "/" + files[i].path);
       all_same = it != blob_at.end() && it->second == installed[i];
     }
-    if (all_same) return std::string(prefix);
+    if (all_same) return dir;
   }
   return std::nullopt;
+}
+
+// Links pinned to the release: when the catalog holds the distribution's
+// release tag from git and the installed files are its, the snapshot takes
+// that commit (and the directory they are in). A tag that is the version
+// itself is the snapshot this one would replace: kept, this one not read
+// (`from_git`), else it would be read again at every run.
+Result<void> PinToRelease(catalog::Catalog& cat, EnvTarget& t, uint64_t max_size,
+                          std::ostream& err) {
+  catalog::SnapshotInfo& info = t.target.info;
+  std::vector<std::string> names = {t.normalized};
+  std::string repo = info.library.substr(info.library.rfind('/') + 1);
+  if (repo != t.normalized) names.push_back(repo);
+  Result<std::optional<catalog::SnapshotInfo>> release =
+      cat.FindRelease(info.library, info.rev, names);
+  if (!release) return tl::unexpected(release.error());
+  if (!*release) return {};
+  const catalog::SnapshotInfo& git = **release;
+  std::optional<std::string> dir = ReleaseLayout(git, t.target.walked.files, max_size);
+  if (git.rev == info.rev) {
+    t.pinned = t.from_git = true;
+    if (!dir) {
+      err << "errdex: warning: " << t.distribution << " " << info.rev
+          << ": installed files differ from " << info.library << "@" << info.rev
+          << " as stored from git (or its repository is not here); that snapshot is kept\n";
+    }
+    return {};
+  }
+  if (!dir) return {};
+  info.commit = git.commit;
+  info.date = git.date;
+  info.subdir = git.subdir.empty() ? *dir : dir->empty() ? git.subdir : git.subdir + "/" + *dir;
+  // Pinned later than indexed: read again once, to store the commit.
+  info.source_digest += git.commit.substr(0, 16);
+  t.pinned = true;
+  return {};
 }
 
 Result<std::optional<EnvTarget>> StdlibTarget(const source::PythonEnv& env,
@@ -416,40 +452,8 @@ Result<void> RunPythonEnv(const Common& common, const IndexArgs& args, std::ostr
     if (!cat) return tl::unexpected(cat.error());
     for (EnvTarget& t : targets) {
       catalog::SnapshotInfo& info = t.target.info;
-      if (!t.distribution.empty()) {
-        // Links pinned to the release: the catalog holds its tag from git.
-        std::vector<std::string> names = {t.normalized};
-        std::string repo = info.library.substr(info.library.rfind('/') + 1);
-        if (repo != t.normalized) names.push_back(repo);
-        auto release = cat->FindRelease(info.library, info.rev, names);
-        if (!release) return tl::unexpected(release.error());
-        if (*release && (*release)->second.rev == info.rev) {
-          // The version is stored from git under the same name: kept, not
-          // replaced by this one (which would be read again at every run).
-          t.pinned = t.from_git = true;
-          if (!ReleaseLayout((*release)->second, t.target.walked.files, args.max_file_size)) {
-            err << "errdex: warning: " << t.distribution << " " << info.rev
-                << ": installed files differ from " << info.library << "@" << info.rev
-                << " as stored from git (or its repository is not here); that snapshot is kept\n";
-          }
-          continue;
-        }
-        if (*release) {
-          const catalog::SnapshotInfo& git = (*release)->second;
-          std::optional<std::string> layout =
-              ReleaseLayout(git, t.target.walked.files, args.max_file_size);
-          if (layout) {
-            const std::string& prefix = *layout;
-            std::string dir = prefix.empty() ? "" : prefix.substr(0, prefix.size() - 1);
-            info.commit = git.commit;
-            info.date = git.date;
-            info.subdir = git.subdir.empty() ? dir : dir.empty() ? git.subdir : git.subdir + "/" + dir;
-            // Pinned later than indexed: read again once, to store the commit.
-            info.source_digest += git.commit.substr(0, 16);
-            t.pinned = true;
-          }
-        }
-      }
+      if (!t.distribution.empty()) ERRDEX_TRY(PinToRelease(*cat, t, args.max_file_size, err));
+      if (t.from_git) continue;
       Result<std::optional<catalog::SnapshotInfo>> stored =
           cat->FindSnapshot(info.library, info.rev);
       if (!stored) return tl::unexpected(stored.error());

@@ -182,20 +182,7 @@ class Graph {
   }
 
   std::string Absolute(const Module& m, const ImportFact& i) const {
-    if (i.level == 0) return i.module;
-    // `from . import x` is relative to the package a module is in, or to
-    // the package itself for its __init__.
-    std::string package = m.name;
-    if (!m.package) {
-      size_t dot = package.rfind('.');
-      package = dot == std::string::npos ? "" : package.substr(0, dot);
-    }
-    for (int up = 1; up < i.level; ++up) {
-      size_t dot = package.rfind('.');
-      package = dot == std::string::npos ? "" : package.substr(0, dot);
-    }
-    if (i.module.empty()) return package;
-    return package.empty() ? i.module : package + "." + i.module;
+    return AbsoluteImport(m.name, m.package, i);
   }
 
   // What the single name `name` is in module `m`.
@@ -671,6 +658,21 @@ std::string ModuleName(std::string_view path) {
   if (EndsWith(p, "/__init__")) p.resize(p.size() - 9);
   std::replace(p.begin(), p.end(), '/', '.');
   return p;
+}
+
+std::string AbsoluteImport(std::string_view importer, bool package, const ImportFact& i) {
+  if (i.level == 0) return i.module;
+  // `from . import x` is relative to the package a module is in, or to the
+  // package itself for its __init__.
+  std::string base(importer);
+  auto up = [&base] {
+    size_t dot = base.rfind('.');
+    base = dot == std::string::npos ? "" : base.substr(0, dot);
+  };
+  if (!package) up();
+  for (int level = 1; level < i.level; ++level) up();
+  if (i.module.empty()) return base;
+  return base.empty() ? i.module : base + "." + i.module;
 }
 
 void AssignEntryPoints(const std::vector<FileResult>& files, const std::vector<NativeFile>& native,

@@ -50,4 +50,9 @@ void AssignEntryPoints(const std::vector<FileResult>& files, const std::vector<N
 // "pkg/sub/__init__.py" → "pkg.sub"; a leading "src/" is dropped.
 std::string ModuleName(std::string_view path);
 
+// The absolute module `from m import x` names in the module `importer`
+// (a package's __init__ when `package`): `.debug` in jinja2.environment is
+// jinja2.debug.
+std::string AbsoluteImport(std::string_view importer, bool package, const ImportFact& i);
+
 }  // namespace errdex::extract::python

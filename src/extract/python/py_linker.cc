@@ -109,14 +109,6 @@ class Linker {
       }
       DropWordlessAlternatives(sites);
       // One raise is looked at again through sinks and properties: once each.
-      std::sort(unnamed_.begin(), unnamed_.end(), [](const NonSite& a, const NonSite& b) {
-        return std::tie(a.path, a.line) < std::tie(b.path, b.line);
-      });
-      unnamed_.erase(std::unique(unnamed_.begin(), unnamed_.end(),
-                                 [](const NonSite& a, const NonSite& b) {
-                                   return a.path == b.path && a.line == b.line;
-                                 }),
-                     unnamed_.end());
       for (NonSite& n : unnamed_) {
         if (unnamed_done.emplace(n.path, n.line).second) f.non_sites.push_back(std::move(n));
       }
@@ -741,6 +733,10 @@ class Linker {
     });
   }
 
+  static bool OnInstance(std::string_view written) {
+    return StartsWith(written, "self.") || StartsWith(written, "cls.");
+  }
+
   // Whether a call spelled `written` surely reaches a function of the
   // library, whatever it returns: a plain name a module function, `self.m`
   // a method of `on_self`. Not `socket.error(...)`: a name of another module
@@ -749,7 +745,7 @@ class Linker {
                const std::vector<const ClassInfo*>& on_self) const {
     auto it = defined_.find(name);
     if (it == defined_.end()) return false;
-    bool on_instance = StartsWith(written, "self.") || StartsWith(written, "cls.");
+    bool on_instance = OnInstance(written);
     if (written.find('.') != std::string_view::npos && (!on_instance || on_self.empty())) {
       return false;
     }
@@ -767,7 +763,7 @@ class Linker {
       if (!on_instance) {
         if (d.function->qualified != name) return false;
         if (d.path == path) return true;
-        return imported != nullptr && DefinesModule(d.path, *imported);
+        return imported != nullptr && DefinesModule(d.path, path, *imported);
       }
       return std::any_of(on_self.begin(), on_self.end(), [&](const ClassInfo* k) {
                return d.path == k->path && EndsWith(d.function->qualified, k->name + "." + name);
@@ -775,20 +771,16 @@ class Linker {
     });
   }
 
-  // Whether the file at `path` can be the module `from m import x` names:
-  // its last component is the file's stem or package (`.debug` is
-  // `debug.py`; `jinja2.debug` too), and the module is the library's own,
-  // relative or named after one of its files.
-  static bool DefinesModule(std::string_view path, const ImportFact& i) {
-    std::string_view module = i.module;
-    std::string_view last = module.substr(module.rfind('.') == std::string_view::npos
-                                              ? 0
-                                              : module.rfind('.') + 1);
-    if (last.empty()) return false;
-    std::string file = std::string(last) + ".py";
-    std::string package = std::string(last) + "/__init__.py";
-    return path == file || EndsWith(path, "/" + file) || path == package ||
-           EndsWith(path, "/" + package);
+  // Whether the file at `path` is the module `from m import x` names in the
+  // file at `importer`, by the call graph's module names; an absolute name
+  // may carry the package the library's root is (`jinja2.debug` for the
+  // root's `debug.py`).
+  static bool DefinesModule(std::string_view path, std::string_view importer,
+                            const ImportFact& i) {
+    std::string wanted =
+        AbsoluteImport(ModuleName(importer), EndsWith(importer, "__init__.py"), i);
+    std::string module = ModuleName(path);
+    return !module.empty() && (wanted == module || EndsWith(wanted, "." + module));
   }
 
   static bool Reaches(const FunctionRef* r, std::string_view written,
@@ -838,8 +830,7 @@ class Linker {
     // A method of the raising class by that name (docutils' `self.error`,
     // returning what another method returns) is no class of that name.
     std::string_view written = CalleeWritten(p);
-    bool method = (StartsWith(written, "self.") || StartsWith(written, "cls.")) &&
-                  Defines(p.callee, written, p.site.path, on_self);
+    bool method = OnInstance(written) && Defines(p.callee, written, p.site.path, on_self);
     if (!p.callee_is_class && p.has_call && known != nullptr && !method &&
         !ReturnsSites(p.callee, written, on_self)) {
       p.callee_is_class = true;
@@ -933,10 +924,13 @@ class Linker {
     // function, which returns no exception errdex can name (the caught one,
     // rebuilt, or one of a type chosen at run time). Its name is no
     // exception type, and a page saying so would be wrong.
-    bool unnamed =
-        p.site.exception == p.callee && Defines(p.callee, CalleeWritten(p), p.site.path, on_self);
+    // Asked only once nothing is found: most raises of a call find a helper.
+    auto unnamed = [&] {
+      return p.site.exception == p.callee &&
+             Defines(p.callee, CalleeWritten(p), p.site.path, on_self);
+    };
     if (depth > 0 && ref == nullptr) return out;
-    if (ref == nullptr && unnamed) {
+    if (ref == nullptr && unnamed()) {
       unnamed_.push_back(NonSite{p.site.path, p.site.line, "raise-returned"});
       return out;
     }
@@ -964,15 +958,10 @@ class Linker {
         next.site.exception_written = returned.site.exception_written;
         next.tentative = false;
         for (Site& s : ResolveCall(next, SelfClasses(returned), depth + 1, returned.site.path)) {
-          // Branches returning the same call give the same site once; a
-          // chain of dispatching helpers is bounded like a sink's raises.
-          bool seen = std::any_of(out.begin(), out.end(), [&](const Site& o) {
-            return o.exception == s.exception && o.message.Display() == s.message.Display();
-          });
-          if (seen || out.size() >= kMaxSinkRaises) continue;
           s.via = ref->info->qualified;
           out.push_back(std::move(s));
         }
+        KeepDistinct(out);
         continue;
       }
       if (returned.tentative && LibraryException(returned.callee, returned.site.path) == nullptr) {
@@ -992,16 +981,8 @@ class Linker {
         out.push_back(std::move(s));
       }
     }
-    // Branches returning the same exception give one site.
-    for (size_t i = 1; i < out.size(); ++i) {
-      bool seen = std::any_of(out.begin(), out.begin() + static_cast<std::ptrdiff_t>(i),
-                              [&](const Site& o) {
-                                return o.exception == out[i].exception &&
-                                       o.message.Display() == out[i].message.Display();
-                              });
-      if (seen) out.erase(out.begin() + static_cast<std::ptrdiff_t>(i--));
-    }
-    if (out.empty() && depth == 0 && unnamed) {
+    KeepDistinct(out);
+    if (out.empty() && depth == 0 && unnamed()) {
       unnamed_.push_back(NonSite{p.site.path, p.site.line, "raise-returned"});
     } else if (out.empty() && depth == 0) {
       // Every exception the helper returns was a guess that failed: the
@@ -1010,6 +991,16 @@ class Linker {
       out.push_back(std::move(p.site));
     }
     return out;
+  }
+
+  // Branches returning the same exception give one site, in order; a chain
+  // of dispatching helpers is bounded like a sink's raises.
+  static void KeepDistinct(std::vector<Site>& sites) {
+    std::set<std::pair<std::string, std::string>> seen;
+    std::erase_if(sites, [&](const Site& s) {
+      return seen.size() >= kMaxSinkRaises ||
+             !seen.emplace(s.exception, s.message.Display()).second;
+    });
   }
 
   // One raise whose message has alternatives with words and one without
