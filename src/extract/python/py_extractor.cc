@@ -1359,40 +1359,22 @@ class FileExtractor {
     return arg;
   }
 
-  // A call's arguments as a helper passes them on: literals evaluated, the
-  // rest as written, which the linker binds when it names a parameter
-  // (`return self.directive_error(3, message)`). Reaching definitions for
-  // every name would cost more than the rest of the file's extraction.
-  std::vector<CallArg> PassedArgs(TSNode args, const EvalContext& ctx) {
+  // A call's arguments, evaluated. `literals_only`: as a helper passes them
+  // on (`return self.directive_error(3, message)`), literals evaluated and
+  // the rest as written, which the linker binds when it names a parameter;
+  // reaching definitions for every name would cost more than the rest of
+  // the file's extraction.
+  std::vector<CallArg> CallArgs(TSNode args, const EvalContext& ctx, int depth,
+                                bool literals_only = false) {
     std::vector<CallArg> out;
     if (ts_node_is_null(args) || K(args) != kArgumentList) return out;
-    for (TSNode a : NamedChildren(args)) {
-      if (K(a) == kComment) continue;
-      CallArg ca;
-      TSNode value = a;
-      if (K(a) == kKeywordArgument) {
-        ca.keyword = std::string(Text(Field(a, "name")));
-        value = Field(a, "value");
-      }
-      ca.splat = K(a) == kListSplat || K(a) == kDictionarySplat;
-      ca.arg.expression = CollapseWhitespace(Text(value));
+    auto arg = [&](TSNode value) {
       bool literal = K(value) == kInteger || K(value) == kFloat ||
                      ((K(value) == kString || K(value) == kConcatenatedString) &&
                       Text(value).find('{') == std::string_view::npos);
-      if (literal && !ca.splat) {
-        for (Template& t : Eval(value, ctx, 0)) {
-          ca.arg.value = std::move(t);
-          break;
-        }
-      }
-      out.push_back(std::move(ca));
-    }
-    return out;
-  }
-
-  std::vector<CallArg> CallArgs(TSNode args, const EvalContext& ctx, int depth) {
-    std::vector<CallArg> out;
-    if (ts_node_is_null(args) || K(args) != kArgumentList) return out;
+      if (!literals_only || literal) return Arg(value, ctx, depth);
+      return FormatArg{CollapseWhitespace(Text(value)), std::nullopt};
+    };
     for (TSNode a : NamedChildren(args)) {
       CallArg ca;
       switch (K(a)) {
@@ -1400,7 +1382,7 @@ class FileExtractor {
           continue;
         case kKeywordArgument:
           ca.keyword = std::string(Text(Field(a, "name")));
-          ca.arg = Arg(Field(a, "value"), ctx, depth);
+          ca.arg = arg(Field(a, "value"));
           break;
         case kListSplat:
         case kDictionarySplat:
@@ -1408,8 +1390,8 @@ class FileExtractor {
           ca.arg.expression = CollapseWhitespace(Text(a));
           break;
         default:
-          ca.arg = Arg(a, ctx, depth);
-          if (!ca.arg.value && K(a) == kCall) ca.call = Pending(a, ctx, depth);
+          ca.arg = arg(a);
+          if (!ca.arg.value && K(a) == kCall && !literals_only) ca.call = Pending(a, ctx, depth);
       }
       out.push_back(std::move(ca));
     }
@@ -2583,7 +2565,7 @@ class FileExtractor {
           p.has_call = true;
           p.tentative = true;
           p.chained = true;
-          p.args = PassedArgs(Field(value, "arguments"), ctx);
+          p.args = CallArgs(Field(value, "arguments"), ctx, 0, /*literals_only=*/true);
           FunctionInfo& info = CurrentFunctionInfo(*scope);
           info.returned_sites.push_back(result_.sites.size());
           p.site.via = info.qualified;
