@@ -22,6 +22,38 @@ SymbolTable::SymbolTable(const TSLanguage* language,
   }
 }
 
+TSFieldId FieldId(const TSLanguage* language, std::string_view name) {
+  // Direct-mapped by the name's first and last characters and length: the
+  // few dozen names a front end asks for rarely share a slot, and a slot
+  // is checked by content, so a collision costs a lookup, never a wrong id.
+  struct Slot {
+    const TSLanguage* language = nullptr;
+    char name[24] = {};
+    uint8_t size = 0;
+    TSFieldId id = 0;
+  };
+  thread_local Slot slots[256];
+  if (name.empty() || name.size() >= sizeof(Slot::name)) {
+    return ts_language_field_id_for_name(language, name.data(), static_cast<uint32_t>(name.size()));
+  }
+  size_t h = (static_cast<unsigned char>(name.front()) * 31u +
+              static_cast<unsigned char>(name.back()) * 7u + name.size() * 131u +
+              static_cast<size_t>(reinterpret_cast<uintptr_t>(language) >> 4)) &
+             255u;
+  Slot& slot = slots[h];
+  if (slot.language == language && slot.size == name.size() &&
+      std::memcmp(slot.name, name.data(), name.size()) == 0) {
+    return slot.id;
+  }
+  TSFieldId id =
+      ts_language_field_id_for_name(language, name.data(), static_cast<uint32_t>(name.size()));
+  slot.language = language;
+  slot.size = static_cast<uint8_t>(name.size());
+  std::memcpy(slot.name, name.data(), name.size());
+  slot.id = id;
+  return id;
+}
+
 namespace {
 
 // ts_node_child(i) walks from the first child each time; a cursor is linear.

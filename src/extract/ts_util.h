@@ -46,10 +46,16 @@ inline std::string_view NodeText(TSNode node, std::string_view source) {
   return source.substr(b, e - b);
 }
 
+// A language's id for a field name. ts_node_child_by_field_name compares
+// the name with every field's by strncmp on each call, a few percent of a
+// front end's time; the ids are remembered per thread.
+TSFieldId FieldId(const TSLanguage* language, std::string_view name);
+
 // Null for a null node (libtree-sitter 0.20 crashes on one).
 inline TSNode Field(TSNode node, std::string_view name) {
   if (ts_node_is_null(node)) return node;
-  return ts_node_child_by_field_name(node, name.data(), static_cast<uint32_t>(name.size()));
+  TSFieldId id = FieldId(ts_tree_language(node.tree), name);
+  return id == 0 ? TSNode{} : ts_node_child_by_field_id(node, id);
 }
 
 inline int StartLine(TSNode node) { return static_cast<int>(ts_node_start_point(node).row) + 1; }
