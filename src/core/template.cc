@@ -1,5 +1,6 @@
 #include "core/template.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <unordered_map>
@@ -82,6 +83,43 @@ void Template::AppendPiece(Piece piece) {
 
 void Template::Append(const Template& other) {
   for (const Piece& p : other.pieces_) AppendPiece(p);
+  for (const Assumption& a : other.assumptions_) Assume(a);
+}
+
+void Template::Assume(const Assumption& a) {
+  if (std::find(assumptions_.begin(), assumptions_.end(), a) == assumptions_.end()) {
+    assumptions_.push_back(a);
+  }
+}
+
+void Template::KeepCommonAssumptions(const Template& other) {
+  const std::vector<Assumption>& theirs = other.assumptions_;
+  assumptions_.erase(std::remove_if(assumptions_.begin(), assumptions_.end(),
+                                    [&](const Assumption& a) {
+                                      return std::find(theirs.begin(), theirs.end(), a) ==
+                                             theirs.end();
+                                    }),
+                     assumptions_.end());
+}
+
+bool Template::AssumesTheImpossible() const {
+  using Test = Assumption::Test;
+  // Which tests can hold together: None is falsy; truthy is never None.
+  auto compatible = [](Test x, Test y) {
+    if (x == y) return true;
+    auto pair = [&](Test a, Test b) { return (x == a && y == b) || (x == b && y == a); };
+    return pair(Test::kNone, Test::kFalsy) || pair(Test::kTruthy, Test::kNotNone) ||
+           pair(Test::kFalsy, Test::kNotNone);
+  };
+  for (size_t i = 0; i < assumptions_.size(); ++i) {
+    for (size_t j = i + 1; j < assumptions_.size(); ++j) {
+      if (assumptions_[i].name == assumptions_[j].name &&
+          !compatible(assumptions_[i].test, assumptions_[j].test)) {
+        return true;
+      }
+    }
+  }
+  return false;
 }
 
 void AppendDisplayLiteral(std::string& out, std::string_view text) {

@@ -2,6 +2,7 @@
 // values interpolated at run time, as the source builds it.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -42,6 +43,21 @@ struct Piece {
   bool reflow = false;
 };
 
+// What one branch of a message assumes of a name in the code that builds
+// it, when the branch is taken only under a test of that name: `"A" if p
+// else "B"` gives A under p truthy and B under p falsy; an assignment under
+// `if p is None:` its text under p None. Front ends only, never stored, and
+// not part of a template's identity: binding p to a value the assumption
+// contradicts (`f(None)`) drops the branch.
+struct Assumption {
+  enum class Test : uint8_t { kTruthy, kFalsy, kNone, kNotNone };
+  std::string name;
+  Test test = Test::kTruthy;
+  friend bool operator==(const Assumption& a, const Assumption& b) {
+    return a.name == b.name && a.test == b.test;
+  }
+};
+
 // Appends literal text in the display form: `{` and `}` doubled, as in
 // str.format, so a literal brace never reads as a placeholder.
 void AppendDisplayLiteral(std::string& out, std::string_view text);
@@ -61,6 +77,15 @@ class Template {
 
   const std::vector<Piece>& pieces() const { return pieces_; }
   std::vector<Piece>& mutable_pieces() { return pieces_; }
+
+  const std::vector<Assumption>& assumptions() const { return assumptions_; }
+  void Assume(const Assumption& a);
+  // Keeps what `other` assumes too: the same text reached by two branches
+  // holds under what both say.
+  void KeepCommonAssumptions(const Template& other);
+  // Two assumptions of one name that cannot both hold (p None and p
+  // truthy): branches a concatenation joined that never run together.
+  bool AssumesTheImpossible() const;
 
   // The seed form: literal text with `{` and `}` doubled, each value as
   // `{expression}` followed by its conversion/format spec when that is
@@ -83,6 +108,7 @@ class Template {
 
  private:
   std::vector<Piece> pieces_;
+  std::vector<Assumption> assumptions_;
 };
 
 // A template whose literal pieces are rewritten by `scan(text, out)` (which
@@ -91,6 +117,7 @@ class Template {
 template <typename Scan>
 Template MapLiterals(const Template& format, Scan scan) {
   Template out;
+  for (const Assumption& a : format.assumptions()) out.Assume(a);
   for (const Piece& p : format.pieces()) {
     if (p.is_value) {
       out.AppendPiece(p);

@@ -292,11 +292,26 @@ Alternatives Concat(const Alternatives& left, const Alternatives& right,
 
 void AddAlternative(Alternatives& alts, Template t) {
   if (alts.size() >= static_cast<size_t>(kMaxAlternatives)) return;
+  if (t.AssumesTheImpossible()) return;  // branches that never run together
   std::string display = t.Display();
-  for (const Template& a : alts) {
-    if (a.Display() == display) return;
+  for (Template& a : alts) {
+    if (a.Display() != display) continue;
+    // The same text under other conditions: what both say still holds.
+    a.KeepCommonAssumptions(t);
+    return;
   }
   alts.push_back(std::move(t));
+}
+
+// `alts`, each assuming `assumed` as well.
+Alternatives Assuming(Alternatives alts, const std::vector<Assumption>& assumed) {
+  if (assumed.empty()) return alts;
+  Alternatives out;
+  for (Template& t : alts) {
+    for (const Assumption& a : assumed) t.Assume(a);
+    AddAlternative(out, std::move(t));
+  }
+  return out;
 }
 
 class FileExtractor {
@@ -874,8 +889,12 @@ class FileExtractor {
         if (a.empty() && b.empty()) return out;
         if (a.empty()) a.push_back(AsValue(parts[0], ValueKind::kAny));
         if (b.empty()) b.push_back(AsValue(parts[2], ValueKind::kAny));
-        for (Template& t : a) AddAlternative(out, std::move(t));
-        for (Template& t : b) AddAlternative(out, std::move(t));
+        for (Template& t : Assuming(std::move(a), TestAssumptions(parts[1], true, ctx, ctx.at))) {
+          AddAlternative(out, std::move(t));
+        }
+        for (Template& t : Assuming(std::move(b), TestAssumptions(parts[1], false, ctx, ctx.at))) {
+          AddAlternative(out, std::move(t));
+        }
         return out;
       }
       default:
@@ -921,6 +940,111 @@ class FileExtractor {
       }
       if (text.empty()) pieces.pop_back();
     }
+  }
+
+  // ------------------------------------------------------- branch assumptions
+
+  // Whether `name` read at `at` still holds what the caller passed: a
+  // parameter of the innermost function that no assignment before `at`
+  // replaced. Only of such a name does a binding at a call decide a test.
+  bool EntryValue(std::string_view name, const EvalContext& ctx, TSNode at) {
+    if (ctx.functions.empty() || ctx.bindings != nullptr || ts_node_is_null(at)) return false;
+    TSNode fn = ctx.functions.back();
+    if (!IsParam(fn, name)) return false;
+    TSNode body = Field(fn, "body");
+    if (ts_node_is_null(body) || flow_budget_ < 0) return false;
+    if (!BoundIn(name, body)) return true;
+    bool entry = false;
+    return Reaching(name, body, at, &entry).empty() && entry && flow_budget_ >= 0;
+  }
+
+  // What `test` holding (`holds`), or failing, says of parameters read at
+  // `at` with their entry value: `p`, `not p`, `p is None`, `p is not
+  // None` (or `==`/`!=`), through `and` when it holds and `or` when it
+  // fails. A test it cannot read says nothing.
+  std::vector<Assumption> TestAssumptions(TSNode test, bool holds, const EvalContext& ctx,
+                                          TSNode at) {
+    std::vector<Assumption> out;
+    AssumeTest(test, holds, ctx, at, 0, out);
+    return out;
+  }
+
+  void AssumeTest(TSNode test, bool holds, const EvalContext& ctx, TSNode at, int depth,
+                  std::vector<Assumption>& out) {
+    using Test = Assumption::Test;
+    if (ts_node_is_null(test) || depth > 8) return;
+    switch (K(test)) {
+      case kParenthesized:
+        if (ts_node_named_child_count(test) == 1) {
+          AssumeTest(ts_node_named_child(test, 0), holds, ctx, at, depth + 1, out);
+        }
+        return;
+      case kNotOperator:
+        AssumeTest(Field(test, "argument"), !holds, ctx, at, depth + 1, out);
+        return;
+      case kBooleanOperator: {
+        std::string_view op = Text(Field(test, "operator"));
+        if ((op == "and" && holds) || (op == "or" && !holds)) {
+          AssumeTest(Field(test, "left"), holds, ctx, at, depth + 1, out);
+          AssumeTest(Field(test, "right"), holds, ctx, at, depth + 1, out);
+        }
+        return;
+      }
+      case kIdentifier:
+        if (EntryValue(Text(test), ctx, at)) {
+          out.push_back({std::string(Text(test)), holds ? Test::kTruthy : Test::kFalsy});
+        }
+        return;
+      case kComparisonOperator: {
+        if (ts_node_named_child_count(test) != 2) return;  // chained: a is b is c
+        TSNode left = ts_node_named_child(test, 0);
+        TSNode right = ts_node_named_child(test, 1);
+        if (K(left) == kNone) std::swap(left, right);
+        if (K(right) != kNone || K(left) != kIdentifier) return;
+        std::string op;
+        for (TSNode c : Children(test)) {
+          if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + std::string(Text(c));
+        }
+        bool is = op == "is" || op == "==";
+        if (!is && op != "is not" && op != "!=") return;
+        if (EntryValue(Text(left), ctx, at)) {
+          out.push_back({std::string(Text(left)), is == holds ? Test::kNone : Test::kNotNone});
+        }
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  // What the branches `stmt` sits in within its function say: the test of
+  // each if or elif whose body holds it, and of an elif or else the tests
+  // before it failing.
+  std::vector<Assumption> BranchAssumptions(TSNode stmt, const EvalContext& ctx) {
+    std::vector<Assumption> out;
+    if (ctx.functions.empty() || ctx.bindings != nullptr) return out;
+    TSNode fn = ctx.functions.back();
+    TSNode child = stmt;
+    for (TSNode n = ts_node_parent(stmt); !ts_node_is_null(n) && !SameNode(n, fn);
+         child = n, n = ts_node_parent(n)) {
+      uint16_t k = K(n);
+      if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) break;
+      if (k != kIf) continue;
+      TSNode condition = Field(n, "condition");
+      if (SameNode(child, Field(n, "consequence"))) {
+        AssumeTest(condition, true, ctx, n, 0, out);
+        continue;
+      }
+      uint16_t ck = K(child);
+      if (ck != kElif && ck != kElse) continue;
+      AssumeTest(condition, false, ctx, n, 0, out);
+      for (TSNode clause : NamedChildren(n)) {
+        if (SameNode(clause, child)) break;
+        if (K(clause) == kElif) AssumeTest(Field(clause, "condition"), false, ctx, n, 0, out);
+      }
+      if (ck == kElif) AssumeTest(Field(child, "condition"), true, ctx, n, 0, out);
+    }
+    return out;
   }
 
   Alternatives EvalName(TSNode node, const EvalContext& ctx, int depth) {
@@ -969,7 +1093,7 @@ class FileExtractor {
       case Def::Type::kValue: {
         Alternatives alts = Eval(def.value, ctx, depth + 1);
         if (alts.empty()) alts.push_back(AsValue(def.value, ValueKind::kAny));
-        return alts;
+        return Assuming(std::move(alts), BranchAssumptions(def.stmt, ctx));
       }
       case Def::Type::kAppend: {
         Alternatives bases;
@@ -981,7 +1105,7 @@ class FileExtractor {
         // Appended an unknown number of times: what follows is not known.
         std::optional<Template> tail;
         if (def.in_loop) tail = Template::Value(std::string(name) + "...", ValueKind::kAny);
-        return Concat(bases, tails, tail);
+        return Assuming(Concat(bases, tails, tail), BranchAssumptions(def.stmt, ctx));
       }
       case Def::Type::kCaught:
       case Def::Type::kOpaque:
@@ -1468,8 +1592,11 @@ class FileExtractor {
     for (TSNode branch : {parts[0], parts[2]}) {
       Alternatives alts = Eval(branch, ctx, depth + 1);
       if (alts.empty()) return {};
+      std::vector<Assumption> assumed =
+          TestAssumptions(parts[1], SameNode(branch, parts[0]), ctx, ctx.at);
       for (Template& t : alts) {
         if (IsOpaque(t)) return {};
+        for (const Assumption& a : assumed) t.Assume(a);
         AddAlternative(out, std::move(t));
       }
     }

@@ -205,6 +205,11 @@ bool IsPlainConstant(std::string_view expression) {
 
 void AppendArgument(const FormatArg& arg, ValueKind kind, std::string_view spec, int max_length,
                     Template& out) {
+  // The branches the argument was built in hold for the text it goes into,
+  // however much of it is shown.
+  if (arg.value) {
+    for (const Assumption& a : arg.value->assumptions()) out.Assume(a);
+  }
   bool plain_spec = spec.empty() || spec == "%s" || spec == "!s" || spec == "%r" || spec == "!r" ||
                     spec == "%d" || spec == "%i" || spec == ":d";
   if (!arg.value && plain_spec && max_length < 0 && IsPlainConstant(arg.expression)) {

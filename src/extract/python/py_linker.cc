@@ -40,6 +40,61 @@ constexpr std::string_view kNotSinkReceivers[] = {
     "os",  "re",     "sys",     "warnings",
 };
 
+// What an argument written as a literal is known to be: None or not,
+// truthy or not; unknown for anything else.
+struct LiteralTruth {
+  std::optional<bool> none;
+  std::optional<bool> truthy;
+};
+
+LiteralTruth TruthOf(const FormatArg& a) {
+  std::string_view e = Trim(a.expression);
+  if (e == "None") return {true, false};
+  if (e == "True") return {false, true};
+  if (e == "False" || e == "()" || e == "[]" || e == "{}") return {false, false};
+  if (!e.empty() && std::all_of(e.begin(), e.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return {false, e.find_first_not_of('0') != std::string_view::npos};
+  }
+  size_t quote = e.find_first_of("'\"");
+  if (quote == std::string_view::npos || quote > 2 ||
+      e.substr(0, quote).find_first_not_of("rRbBuUfF") != std::string_view::npos ||
+      e.back() != e[quote]) {
+    return {};
+  }
+  bool formatted = e.substr(0, quote).find_first_of("fF") != std::string_view::npos;
+  if (e.size() == quote + 2) return {false, false};  // '' or ""
+  if (!formatted) return {false, true};
+  // An f-string is truthy when it has words; of values alone, not known.
+  if (a.value && a.value->LiteralSize() > 0) return {false, true};
+  return {false, std::nullopt};
+}
+
+// Whether binding `b` contradicts one of the assumptions: the branch they
+// belong to is never taken with these arguments.
+bool Contradicts(const std::vector<Assumption>& assumed, const Bindings& b) {
+  using Test = Assumption::Test;
+  for (const Assumption& a : assumed) {
+    auto it = b.find(a.name);
+    if (it == b.end()) continue;
+    LiteralTruth t = TruthOf(it->second);
+    if ((a.test == Test::kNone && t.none == false) ||
+        (a.test == Test::kNotNone && t.none == true) ||
+        (a.test == Test::kTruthy && t.truthy == false) ||
+        (a.test == Test::kFalsy && t.truthy == true)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+// Whether the arguments of a call, as evaluated where it is written, rest on
+// a branch `b` contradicts.
+bool ArgsContradict(const std::vector<CallArg>& args, const Bindings& b) {
+  return std::any_of(args.begin(), args.end(), [&](const CallArg& a) {
+    return a.arg.value && Contradicts(a.arg.value->assumptions(), b);
+  });
+}
+
 size_t CommonPrefix(std::string_view a, std::string_view b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
@@ -310,6 +365,8 @@ class Linker {
       if (!k->super_args) return Finish(mro, original, original, attrs, BuiltinBase(mro), out);
       for (const std::vector<CallArg>& alternative : *k->super_args) {
         if (PassesNoneDefault(*k->super_args, alternative, b)) continue;
+        // `msg = f"... {name} ..." if name else "..."` with name left None.
+        if (ArgsContradict(alternative, b)) continue;
         std::vector<CallArg> next;
         for (const CallArg& a : alternative) {
           // super().__init__(*args): the positional arguments *args gathered.
@@ -945,6 +1002,8 @@ class Linker {
     BindArguments(ref->info->params, p.args, b);
     for (size_t index : ref->info->returned_sites) {
       const ProtoSite& returned = ref->file->sites[index];
+      // A return under `if qualifier:` for a call that leaves qualifier None.
+      if (ArgsContradict(returned.args, b)) continue;
       std::vector<Template> messages{returned.site.message};
       const ClassInfo* c = FindClass(returned.callee, returned.site.path);
       bool is_class = returned.callee_is_class || (c != nullptr && IsException(c, 0));
@@ -1129,9 +1188,11 @@ class Linker {
     std::vector<SinkRaise>& raises = sinks_[fn];
     if (raises.size() >= kMaxSinkRaises) return false;
     std::string display = r.message.Display();
-    for (const SinkRaise& have : raises) {
+    for (SinkRaise& have : raises) {
       if (have.exception == r.exception && have.type_param == r.type_param &&
           have.requires_equal == r.requires_equal && have.message.Display() == display) {
+        // One text under two sets of branches: what both say still holds.
+        have.message.KeepCommonAssumptions(r.message);
         return false;
       }
     }
@@ -1152,6 +1213,12 @@ class Linker {
               !p.type_param.empty() ? p.type_param : HasParam(fn, p.callee) ? p.callee : "";
           auto required = RequiredEqual(fn, p.site);
           for (Site& s : Resolve(p)) {
+            // The branches the raise's arguments were built in, for each
+            // caller's arguments to decide.
+            for (const CallArg& a : p.args) {
+              if (!a.arg.value) continue;
+              for (const Assumption& x : a.arg.value->assumptions()) s.message.Assume(x);
+            }
             AddSinkRaise(&fn, SinkRaise{std::move(s.exception), std::move(s.exception_written),
                                         type_param, std::move(s.message), guarded, required});
           }
@@ -1192,6 +1259,12 @@ class Linker {
                                 const std::vector<CallArg>& args) const {
     // Only what the caller passes: a default may be replaced inside the sink
     // before the raise (`if where is None: where = ...`).
+    // What the branches the message was built in assume of the sink's
+    // parameters is decided by the arguments or, where none is passed, the
+    // defaults: an assumption is only made of a parameter's entry value.
+    Bindings entry;
+    BindArguments(sink.params, args, entry);
+    if (Contradicts(r.message.assumptions(), entry)) return std::nullopt;
     std::vector<Param> params = sink.params;
     for (Param& p : params) p.default_value.reset();
     Bindings b;

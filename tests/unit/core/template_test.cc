@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <string_view>
+#include <tuple>
+#include <vector>
+
 namespace errdex {
 namespace {
 
@@ -80,6 +84,51 @@ TEST(ValueKind, NamesRoundTrip) {
     EXPECT_EQ(ValueKindFromName(ValueKindName(k)), k);
   }
   EXPECT_FALSE(ValueKindFromName("nonsense").has_value());
+}
+
+// Assumptions travel with concatenation and literal rewriting, never into a
+// template's identity; two of one name that cannot hold together mark a
+// text no run prints.
+TEST(TemplateAssumptions, TravelWithTheTextButNotIntoItsIdentity) {
+  using Test = Assumption::Test;
+  Template a = Template::Literal("Cluster ");
+  a.Assume({"name", Test::kTruthy});
+  Template b = Template::Literal("not found.");
+  b.Assume({"name", Test::kNotNone});
+  b.Assume({"name", Test::kTruthy});
+  Template joined = a;
+  joined.Append(b);
+  EXPECT_EQ(joined.assumptions().size(), 2u);  // kTruthy once
+  EXPECT_FALSE(joined.AssumesTheImpossible());
+  EXPECT_EQ(joined, Template::Literal("Cluster not found."));
+  Template mapped =
+      MapLiterals(joined, [](std::string_view t, Template& out) { out.AppendText(t); });
+  EXPECT_EQ(mapped.assumptions(), joined.assumptions());
+
+  Template kept = joined;
+  Template other_branch = Template::Literal("Cluster not found.");
+  other_branch.Assume({"name", Test::kTruthy});
+  other_branch.Assume({"flag", Test::kNone});
+  kept.KeepCommonAssumptions(other_branch);
+  EXPECT_EQ(kept.assumptions(), (std::vector<Assumption>{{"name", Test::kTruthy}}));
+
+  for (auto [x, y, possible] : std::vector<std::tuple<Test, Test, bool>>{
+           {Test::kNone, Test::kFalsy, true},
+           {Test::kNone, Test::kTruthy, false},
+           {Test::kNone, Test::kNotNone, false},
+           {Test::kTruthy, Test::kFalsy, false},
+           {Test::kTruthy, Test::kNotNone, true},
+           {Test::kFalsy, Test::kNotNone, true},  // '' or 0
+       }) {
+    Template t = Template::Literal("x");
+    t.Assume({"p", x});
+    t.Assume({"p", y});
+    EXPECT_EQ(t.AssumesTheImpossible(), !possible) << static_cast<int>(x) << static_cast<int>(y);
+    Template other = Template::Literal("x");
+    other.Assume({"p", x});
+    other.Assume({"q", y});  // another name: always possible
+    EXPECT_FALSE(other.AssumesTheImpossible());
+  }
 }
 
 }  // namespace

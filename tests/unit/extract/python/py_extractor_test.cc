@@ -1,6 +1,7 @@
 // The Python front end, idiom by idiom, on in-memory sources.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -401,6 +402,139 @@ TEST(PythonExtractor, AJoinedListOfPartsTheRaiseGives) {
                }));
 }
 
+// "line: Type: message" of every site, sorted.
+std::vector<std::string> LinedMessages(const std::string& code) {
+  std::vector<std::string> out;
+  for (const Site& s : Extract(code).sites) {
+    out.push_back(std::to_string(s.line) + ": " + s.exception + ": " + s.message.Display());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// A text built under a test of a parameter (`"A" if name else "B"`, an
+// assignment under `if name is None:`) is not raised by a call whose
+// argument, or default, fails that test.
+TEST(PythonBranches, ABranchTheArgumentsRuleOutIsNotRaised) {
+  std::vector<std::string> m = LinedMessages(
+      "class ClusterNotFound(Exception):\n"
+      "    def __init__(self, name=None):\n"
+      "        msg = f'Cluster {name} not found.' if name else 'Cluster not found.'\n"
+      "        super().__init__(msg)\n"
+      "class UnknownFunction(Exception):\n"
+      "    def __init__(self, arn):\n"
+      "        super().__init__(f'Function not found: {arn}')\n"
+      "class PatternError(Exception):\n"
+      "    def __init__(self, message, pattern=None, pos=None):\n"
+      "        if pattern is not None and pos is not None:\n"
+      "            message = '{} at position {}'.format(message, pos)\n"
+      "        Exception.__init__(self, message)\n"
+      "def describe(name):\n"
+      "    if not name:\n"
+      "        raise ClusterNotFound()\n"  // 15
+      "    raise ClusterNotFound(name)\n"  // 16
+      "class Store:\n"
+      "    def unknown(self, name, qualifier=None):\n"
+      "        arn = 'arn:' + name\n"
+      "        if qualifier and ':' not in name:\n"
+      "            arn = f'{arn}:{qualifier}'\n"
+      "        return UnknownFunction(arn)\n"  // 22
+      "    def get(self, name):\n"
+      "        raise self.unknown(name)\n"  // 24
+      "    def get_version(self, name, version):\n"
+      "        raise self.unknown(name, version)\n"  // 26
+      "def compile_pattern(pattern, pos):\n"
+      "    if pos < 0:\n"
+      "        raise PatternError('missing named list')\n"    // 29
+      "    raise PatternError('bad escape', pattern, pos)\n"  // 30
+      "class Parser:\n"
+      "    def fail(self, msg):\n"
+      "        raise SyntaxError(msg)\n"  // 33
+      "    def fail_tag(self, name):\n"
+      "        if name is None:\n"
+      "            message = 'Unexpected end of template.'\n"
+      "        else:\n"
+      "            message = f'Encountered unknown tag {name!r}.'\n"
+      "        self.fail(message)\n"  // 39
+      "    def fail_eof(self):\n"
+      "        self.fail_tag(None)\n"  // 41
+      "    def fail_unknown(self):\n"
+      "        self.fail_tag('endfor')\n"  // 43
+      "    def expect(self, kind, given):\n"
+      "        label = 'end of input' if given is None else repr(given)\n"
+      "        self.fail('expected %s, got %s' % (kind, label))\n"  // 46
+      "    def expect_end(self, kind):\n"
+      "        self.expect(kind, None)\n");  // 48
+  EXPECT_EQ(m, (std::vector<std::string>{
+                   // Left at None: only the other branch.
+                   "15: ClusterNotFound: Cluster not found.",
+                   "16: ClusterNotFound: Cluster not found.",
+                   "16: ClusterNotFound: Cluster {name} not found.",
+                   "22: UnknownFunction: Function not found: arn:{name}",
+                   "22: UnknownFunction: Function not found: {arn}:{qualifier}",
+                   // qualifier left None: no `:None` suffix.
+                   "24: UnknownFunction: Function not found: arn:{name}",
+                   "26: UnknownFunction: Function not found: arn:{name}",
+                   // The caller's own parameter decides nothing here.
+                   "26: UnknownFunction: Function not found: {arn}:{version}",
+                   "29: PatternError: missing named list",
+                   "30: PatternError: bad escape",
+                   "30: PatternError: bad escape at position {pos}",
+                   "33: SyntaxError: {msg}",
+                   "39: SyntaxError: Encountered unknown tag {name!r}.",
+                   "39: SyntaxError: Unexpected end of template.",
+                   // fail_eof's None takes the sink's own text (line 39), never
+                   // "unknown tag None"; a tag name gives its own text.
+                   "43: SyntaxError: Encountered unknown tag 'endfor'.",
+                   "46: SyntaxError: expected {kind}, got end of input",
+                   "46: SyntaxError: expected {kind}, got {given}",
+               }));
+}
+
+// Texts of one function built under tests that cannot both hold are never
+// joined: four messages of the eight combinations, the same text reached
+// by two branches keeping what both say (`kwargs` truthy for 'use a class').
+TEST(PythonBranches, PartsFromContradictoryBranchesAreNotJoined) {
+  std::vector<std::string> m = LinedMessages(
+      "def named(fields, kwargs):\n"
+      "    if fields is None:\n"
+      "        if kwargs:\n"
+      "            thing, advice = 'Keywords', 'use a class'\n"
+      "        else:\n"
+      "            thing = 'None'\n"
+      "            advice = 'pass a list'\n"
+      "    elif kwargs:\n"
+      "        thing = 'Both'\n"
+      "        advice = 'use a class'\n"
+      "    else:\n"
+      "        thing = 'Fields'\n"
+      "        advice = 'pass a list'\n"
+      "    raise ValueError(thing + ': ' + advice)\n");
+  EXPECT_EQ(m, (std::vector<std::string>{
+                   "14: ValueError: Both: use a class",
+                   "14: ValueError: Fields: pass a list",
+                   "14: ValueError: Keywords: use a class",
+                   "14: ValueError: None: pass a list",
+               }));
+}
+
+// Only a parameter's value on entry decides a test: one reassigned before
+// it (`if name is None: name = lookup()`) decides nothing.
+TEST(PythonBranches, AReassignedParameterDecidesNothing) {
+  std::vector<std::string> m = LinedMessages(
+      "class Named(Exception):\n"
+      "    def __init__(self, name=None):\n"
+      "        if name is None:\n"
+      "            name = lookup()\n"
+      "        msg = f'Named {name}' if name else 'Unnamed'\n"
+      "        super().__init__(msg)\n"
+      "def f():\n"
+      "    raise Named()\n");
+  ASSERT_EQ(m.size(), 2u) << ::testing::PrintToString(m);
+  EXPECT_EQ(m[0].rfind("8: Named: Named ", 0), 0u) << m[0];
+  EXPECT_EQ(m[1], "8: Named: Unnamed");
+}
+
 TEST(PythonExtractor, NoMessage) {
   std::vector<std::string> m = Messages("raise ValueError\nraise ValueError()\nraise errors.Bad\n");
   EXPECT_EQ(m, (std::vector<std::string>{"ValueError: ", "ValueError: ", "Bad: "}));
@@ -742,9 +876,12 @@ TEST(PythonComposed, EveryWayThroughInitIsATemplate) {
       "    super().__init__(message)\n";
   EXPECT_EQ(Messages(classes + "raise NoSuchOption(opt)\n"),
             (std::vector<std::string>{"NoSuchOption: No such option {opt!r}."}));
+  // The default text sits under `message is None`, which 'not here' fails.
   EXPECT_EQ(Messages(classes + "raise NoSuchOption(opt, message='not here')\n"),
-            (std::vector<std::string>{"NoSuchOption: No such option {opt!r}.",
-                                      "NoSuchOption: not here"}));
+            (std::vector<std::string>{"NoSuchOption: not here"}));
+  // A message not known at the raise may be None: the default text stays.
+  EXPECT_EQ(Messages(classes + "raise NoSuchOption(opt, message=m)\n"),
+            (std::vector<std::string>{"NoSuchOption: No such option {opt!r}."}));
 }
 
 TEST(PythonComposed, LazyPercentInStrAndClassAttributes) {
