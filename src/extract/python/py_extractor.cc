@@ -1047,6 +1047,46 @@ class FileExtractor {
     return out;
   }
 
+  // What a definition reaching `use` past an `if` that would have replaced
+  // it says: `msg = "base"`, then `if detail: msg += ...`, then the use --
+  // "base" reaches it only when `detail` failed. The if must stand, as a
+  // statement of its own, in the block that holds both the definition
+  // (before it) and the use (after it), so that every path between them
+  // runs its test; the replacing definition must be a statement of the
+  // if's body that nothing before it in that body can jump past.
+  std::vector<Assumption> Bypassed(const Def& d, const DefList& all, const EvalContext& ctx,
+                                   TSNode use) {
+    std::vector<Assumption> out;
+    if (ts_node_is_null(use) || ts_node_is_null(d.stmt) || ctx.functions.empty() ||
+        ctx.bindings != nullptr) {
+      return out;
+    }
+    for (const DefPtr& other : all) {
+      if (other.get() == &d || ts_node_is_null(other->stmt)) continue;
+      TSNode stmt = other->stmt;
+      while (K(ts_node_parent(stmt)) == kExpressionStatement) stmt = ts_node_parent(stmt);
+      TSNode body = ts_node_parent(stmt);
+      TSNode s = ts_node_parent(body);
+      if (K(body) != kBlock || K(s) != kIf || !SameNode(Field(s, "consequence"), body)) continue;
+      TSNode outer = ts_node_parent(s);
+      if (!extract::Contains(outer, d.stmt) || !extract::Contains(outer, use) ||
+          extract::Contains(s, d.stmt) || extract::Contains(s, use) ||
+          ts_node_end_byte(d.stmt) > ts_node_start_byte(s) ||
+          ts_node_end_byte(s) > ts_node_start_byte(use)) {
+        continue;
+      }
+      bool straight = true;
+      for (TSNode c : NamedChildren(body)) {
+        if (SameNode(c, stmt)) break;
+        uint16_t k = K(c);
+        straight &= k == kExpressionStatement || k == kAssignment || k == kAugmentedAssignment ||
+                    k == kReturn;
+      }
+      if (straight) AssumeTest(Field(s, "condition"), false, ctx, s, 0, out);
+    }
+    return out;
+  }
+
   Alternatives EvalName(TSNode node, const EvalContext& ctx, int depth) {
     Alternatives out;
     std::string_view name = Text(node);
@@ -1073,7 +1113,8 @@ class FileExtractor {
     bool param_reaches = false;
     if (ResolveName(name, ctx, defs, where, &param_reaches)) {
       for (size_t i = 0; i < defs.size(); ++i) {
-        for (Template& t : EvalDef(*defs[i], name, where[i], depth + 1)) {
+        for (Template& t : Assuming(EvalDef(*defs[i], name, where[i], depth + 1),
+                                    Bypassed(*defs[i], defs, where[i], ctx.at))) {
           AddAlternative(out, std::move(t));
         }
       }
@@ -1098,7 +1139,10 @@ class FileExtractor {
       case Def::Type::kAppend: {
         Alternatives bases;
         for (const DefPtr& b : def.base) {
-          for (Template& t : EvalDef(*b, name, ctx, depth + 1)) AddAlternative(bases, std::move(t));
+          for (Template& t :
+               Assuming(EvalDef(*b, name, ctx, depth + 1), Bypassed(*b, def.base, ctx, def.stmt))) {
+            AddAlternative(bases, std::move(t));
+          }
         }
         if (bases.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
         Alternatives tails = EvalOrValue(def.value, ctx, depth + 1, ValueKind::kStr);

@@ -363,10 +363,15 @@ class Linker {
       // Without super().__init__(...) the exception keeps the arguments it
       // was constructed with (BaseException.__new__ stores them).
       if (!k->super_args) return Finish(mro, original, original, attrs, BuiltinBase(mro), out);
+      // `msg = f"... {name} ..." if name else "..."` with name left None:
+      // the ways the arguments rule out, unless they rule out every way
+      // (the ways were cut to a bound before this call's was reached).
+      bool any_possible =
+          std::any_of(k->super_args->begin(), k->super_args->end(),
+                      [&](const std::vector<CallArg>& way) { return !ArgsContradict(way, b); });
       for (const std::vector<CallArg>& alternative : *k->super_args) {
         if (PassesNoneDefault(*k->super_args, alternative, b)) continue;
-        // `msg = f"... {name} ..." if name else "..."` with name left None.
-        if (ArgsContradict(alternative, b)) continue;
+        if (any_possible && ArgsContradict(alternative, b)) continue;
         std::vector<CallArg> next;
         for (const CallArg& a : alternative) {
           // super().__init__(*args): the positional arguments *args gathered.
@@ -1000,10 +1005,16 @@ class Linker {
     }
     Bindings b;
     BindArguments(ref->info->params, p.args, b);
+    // A return under `if qualifier:` for a call that leaves qualifier None
+    // is not this call's -- unless every return is ruled out, which says
+    // the returns were cut to a bound before this call's was reached.
+    std::vector<size_t> returns;
     for (size_t index : ref->info->returned_sites) {
+      if (!ArgsContradict(ref->file->sites[index].args, b)) returns.push_back(index);
+    }
+    if (returns.empty()) returns = ref->info->returned_sites;
+    for (size_t index : returns) {
       const ProtoSite& returned = ref->file->sites[index];
-      // A return under `if qualifier:` for a call that leaves qualifier None.
-      if (ArgsContradict(returned.args, b)) continue;
       std::vector<Template> messages{returned.site.message};
       const ClassInfo* c = FindClass(returned.callee, returned.site.path);
       bool is_class = returned.callee_is_class || (c != nullptr && IsException(c, 0));

@@ -518,6 +518,44 @@ TEST(PythonBranches, PartsFromContradictoryBranchesAreNotJoined) {
                }));
 }
 
+// A text that reaches the raise past an `if` that would have replaced it
+// (`if detail: msg += ...`) reaches it only when the test failed -- when
+// that if stands between the two in one block; inside a loop it may never
+// run, and says nothing.
+TEST(PythonBranches, ATextThatGetsPastAnIfThatWouldReplaceIt) {
+  std::vector<std::string> m = LinedMessages(
+      "class Detailed(Exception):\n"
+      "    def __init__(self, detail=None):\n"
+      "        msg = 'Request failed'\n"
+      "        if detail:\n"
+      "            msg += f': {detail}'\n"
+      "        super().__init__(msg)\n"
+      "class Looped(Exception):\n"
+      "    def __init__(self, items, detail=None):\n"
+      "        msg = 'base'\n"
+      "        for item in items:\n"
+      "            if detail:\n"
+      "                msg += '!'\n"
+      "        super().__init__(msg)\n"
+      "def f(d):\n"
+      "    raise Detailed()\n"  // 15
+      "def g(d):\n"
+      "    raise Detailed('timeout')\n"  // 17
+      "def h(d):\n"
+      "    raise Detailed(d)\n"  // 19
+      "def i():\n"
+      "    raise Looped([], 'x')\n");  // 21
+  EXPECT_EQ(m, (std::vector<std::string>{
+                   "15: Detailed: Request failed",
+                   "17: Detailed: Request failed: timeout",
+                   "19: Detailed: Request failed",
+                   "19: Detailed: Request failed: {d}",
+                   // No loop iteration: no test, the text as it was.
+                   "21: Looped: base",
+                   "21: Looped: base!{msg...}",
+               }));
+}
+
 // Only a parameter's value on entry decides a test: one reassigned before
 // it (`if name is None: name = lookup()`) decides nothing.
 TEST(PythonBranches, AReassignedParameterDecidesNothing) {
