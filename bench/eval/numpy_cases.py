@@ -16,7 +16,12 @@ Labels for `c` come from numpy_label.py, scoring from numpy_score.py.
 
     /usr/bin/python3 bench/eval/numpy_cases.py --out cases.jsonl [--jobs 2]
 
-(run with the interpreter that has numpy: it introspects numpy itself)
+(run with the interpreter that has numpy: it introspects numpy itself; set
+NUMPY_PYTHON to that same interpreter). Works on numpy 1.x and 2.x: where
+numpy 2 moved a module (`numpy.core` to `numpy._core`,
+`numpy.core.defchararray` to `numpy.char`) the one that exists is used, and a
+program naming a numpy attribute this numpy does not have (`np.lookfor`,
+`A.itemset` on 2.x) is left out.
 """
 import argparse
 import ast
@@ -70,8 +75,28 @@ UNSAFE = {
     "_set_promotion_state", "setdiff1d", "seed", "set_state", "bit_generator",
 }
 
-INTROSPECT_MODULES = ["numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.core.defchararray",
+INTROSPECT_MODULES = ["numpy", "numpy.linalg", "numpy.fft", "numpy.random", "numpy.char",
                       "numpy.lib.stride_tricks", "numpy.lib.recfunctions"]
+
+
+def importable(modname):
+    import importlib
+    try:
+        importlib.import_module(modname)
+        return True
+    except ImportError:
+        return False
+
+
+def core_module():
+    """numpy 2 moved numpy.core to numpy._core (numpy.core warns, then forwards)."""
+    return "numpy._core" if importable("numpy._core") else "numpy.core"
+
+
+def introspect_modules():
+    # numpy.char is numpy.core.defchararray, importable by that name from 2.0 on
+    return [m if m != "numpy.char" or importable(m) else "numpy.core.defchararray"
+            for m in INTROSPECT_MODULES]
 
 
 def introspection_programs():
@@ -79,7 +104,7 @@ def introspection_programs():
     import importlib
     import numpy as np
     out = []
-    for modname in INTROSPECT_MODULES:
+    for modname in introspect_modules():
         mod = importlib.import_module(modname)
         names = getattr(mod, "__all__", None) or [n for n in dir(mod) if not n.startswith("_")]
         for name in sorted(set(names)):
@@ -329,8 +354,63 @@ IDIOMS = (
 )
 
 
+RECEIVERS = {"A": "ndarray", "A3": "ndarray", "F": "ndarray", "C": "ndarray", "S": "ndarray",
+             "Bt": "ndarray", "D": "ndarray", "TD": "ndarray", "O": "ndarray", "B": "ndarray",
+             "R": "ndarray", "E": "ndarray", "Z3": "ndarray", "rng": "random.Generator"}
+
+
+_FRESH = {}
+
+
+def fresh_has(module, name):
+    """Whether `module.name` works right after `import numpy` in a fresh
+    interpreter (numpy 2 loads numpy.fft, numpy.char... on first access, but
+    not numpy.lib.recfunctions or numpy._core._umath_tests)."""
+    if (module, name) not in _FRESH:
+        run = subprocess.run([PY, "-c", f"import importlib, numpy\n"
+                              f"getattr(importlib.import_module({module!r}), {name!r})"],
+                             capture_output=True)
+        _FRESH[module, name] = run.returncode == 0
+    return _FRESH[module, name]
+
+
+def resolve(src):
+    """(missing, imports): the first `np.a.b` (or prelude array attribute)
+    this numpy does not have, or None (such a program fails with the test's
+    AttributeError, not numpy's); and the numpy modules it names that a fresh
+    `import numpy` leaves unloaded (numpy 2: numpy.lib.recfunctions,
+    numpy._core._umath_tests)."""
+    import importlib
+    import inspect
+    import warnings
+    import numpy as np
+    chains = [("np", m.group(1)) for m in re.finditer(r"(?<![\w.])np((?:\.\w+)+)", src)]
+    chains += [(RECEIVERS[m.group(1)], "." + m.group(2))
+               for m in re.finditer(r"(?<![\w.'\"])(\w+)\.(\w+)", src) if m.group(1) in RECEIVERS]
+    imports = []
+    for base, chain in chains:
+        obj = np
+        for part in (chain if base == "np" else "." + base + chain).split(".")[1:]:
+            sub = obj.__name__ + "." + part if inspect.ismodule(obj) else None
+            if sub and importable(sub) and not fresh_has(obj.__name__, part):
+                imports.append(sub)
+                obj = importlib.import_module(sub)
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    obj = getattr(obj, part)
+            except AttributeError:
+                return base + chain, imports
+            except Exception:
+                break  # a module's __getattr__ that raises otherwise: exists
+    return None, imports
+
+
 def scenario_programs():
+    core = "np." + core_module().split(".", 1)[1]
     out = [("misc", m) for m in MISC] + [("idioms", m) for m in IDIOMS]
+    out = [(o, m.replace("np.core.", core + ".")) for o, m in out]
     for s in DTYPE_STRINGS:
         out.append(("dtype", f"np.dtype({s!r})"))
         out.append(("dtype", f"np.zeros(2, dtype={s!r})"))
@@ -353,7 +433,17 @@ def scenario_programs():
         out.append(("shape", f"np.zeros({s})"))
         out.append(("shape", f"np.broadcast_to(A3, {s})"))
         out.append(("shape", f"A.resize({s}, refcheck=False)"))
-    return out
+    kept, absent = [], {}
+    for o, m in out:
+        name, imports = resolve(m)
+        if name:
+            absent[m] = name
+        else:
+            kept.append((o, "".join(f"import {i}\n" for i in imports) + m))
+    if absent:
+        print(f"left out, {len(absent)} programs naming what this numpy does not have: " +
+              ", ".join(sorted(set(absent.values()))), file=sys.stderr)
+    return kept
 
 
 # Runs programs given as JSON lines on stdin; one JSON line per program out.

@@ -19,10 +19,15 @@ literal sits decides the idiom and the line:
 - `helper`: an argument of another function (a helper that raises with its
   parameter): the call's line and the next PyErr_* line, type unchecked;
 - `python __str__`: the text an exception class of numpy/core/_exceptions.py
+  (numpy 2: numpy/_core/_exceptions.py, AxisError in numpy/exceptions.py)
   builds in `__str__` (patterns written by hand from that file): every
-  PyErr_SetObject line of a C function that imports that class by name.
+  PyErr_SetObject line of a C function that imports that class by name
+  (numpy 2 imports them once, into `npy_static_pydata`: the PyErr_SetObject
+  calls raising `npy_static_pydata.<class>`).
 
-Formats with fewer than 4 literal characters label nothing (`"%s"`).
+Formats with fewer than 4 literal characters label nothing (`"%s"`). The
+third-party submodules of numpy 2's tree (highway, x86-simd-sort, svml,
+pocketfft, pythoncapi-compat) are not read.
 
     python3 bench/eval/numpy_label.py --cases cases.jsonl [more.jsonl...] --src NUMPY_TREE \
         --out labelled.jsonl
@@ -33,12 +38,18 @@ import os
 import re
 import sys
 
-GLOBAL_CONST = re.compile(r"^(?:static\s+)?(?:const\s+)?char\s*(?:const\s*)?\*\s*(?:const\s+)?(\w+)"
-                          r"\s*(?:\[\])?\s*=")
+# `static const char *MSG = ...` and `static const char MSG[] = ...`
+GLOBAL_CONST = re.compile(r"^(?:static\s+)?(?:const\s+)?char\b\s*(?:const\s*)?(?:\*\s*)?"
+                          r"(?:const\s+)?(\w+)\s*(?:\[\])?\s*=")
 PYERR_CALL = re.compile(r"\b(PyErr_SetString|PyErr_Format|PyErr_SetObject|npy_PyErr_\w+)\s*\(\s*"
                         r"([\w>.*-]*)")
+# numpy 2's git submodules: not numpy's code (the catalog excludes them too).
+SUBMODULES = ("numpy/_core/src/highway", "numpy/_core/src/npysort/x86-simd-sort",
+              "numpy/_core/src/umath/svml", "numpy/fft/pocketfft",
+              "numpy/_core/src/common/pythoncapi-compat")
 
-# Written from numpy/core/_exceptions.py (v1.24.2): class -> what __str__ gives.
+# Written from numpy/core/_exceptions.py (v1.24.2): class -> what __str__ gives
+# (the same texts in numpy 2's numpy/_core/_exceptions.py and numpy/exceptions.py).
 STR_CLASSES = {
     "_UFuncNoLoopError": ("UFuncTypeError",
                           r"ufunc '.*' did not contain a loop with signature matching types "
@@ -164,7 +175,8 @@ class Reference:
         self.entries = []  # (regex, literal text, idiom, type or None, [lines], path)
         self.str_sites = {}  # class -> [(path, line)]
         for dirpath, dirs, files in os.walk(os.path.join(src, "numpy")):
-            dirs[:] = [d for d in dirs if d != "tests"]
+            dirs[:] = [d for d in dirs if d != "tests" and
+                       os.path.relpath(os.path.join(dirpath, d), src) not in SUBMODULES]
             for name in files:
                 if not name.endswith((".c", ".h", ".cpp", ".c.src", ".h.src")):
                     continue
@@ -183,6 +195,21 @@ class Reference:
             return bisect.bisect_right(starts, off)
 
         for cls in STR_CLASSES:
+            # numpy 2: `PyErr_SetObject(npy_static_pydata.<cls>, ...)` and
+            # `raise_casting_error(npy_static_pydata.<cls>, ...)`.
+            static = r"npy_static_pydata\s*\.\s*" + cls + r"\b"
+            for m in re.finditer(r"\bPyErr_SetObject\s*\(\s*" + static, text):
+                self.str_sites.setdefault(cls, []).append((rel, line_of(m.start())))
+            for m in re.finditer(r"\b(\w+)\(\s*" + static, text):
+                if m.group(1) in ("PyErr_SetObject", "PyErr_ExceptionMatches",
+                                  "PyErr_GivenExceptionMatches", "PyErr_Format",
+                                  "PyErr_SetString", "PyObject_CallFunction"):
+                    continue
+                for d, dl in enumerate(lines):
+                    if dl.startswith(m.group(1) + "("):
+                        for e in range(d + 1, function_end(lines, d + 1) + 1):
+                            if "PyErr_SetObject" in lines[e - 1]:
+                                self.str_sites.setdefault(cls, []).append((rel, e))
             for m in re.finditer('"' + cls + '"', text):
                 ln = line_of(m.start())
                 lo, hi = function_start(lines, ln), function_end(lines, ln)
@@ -219,7 +246,7 @@ class Reference:
                     r"PyErr_SetString|PyErr_Format|PyErr_SetObject|npy_PyErr_\w+|PyErr_WarnEx|"
                     r"PyErr_WarnFormat|DEPRECATE\w*", callee):
                 args = text[open_at + 1:m.start()]
-                tm = re.match(r"\s*\(?\s*(PyExc_\w+|npy_\w+|\w+)", args)
+                tm = re.match(r"\s*\(?\s*(PyExc_\w+|npy_\w+(?:\.\w+)?|\w+)", args)
                 etype = tm.group(1) if tm and callee.startswith("PyErr_") else None
                 # `cond ? "a" : "b"` among the call's arguments (or as its format).
                 call_text = text[open_at:open_at + 800].split(";")[0]
@@ -247,7 +274,7 @@ class Reference:
                 etype = None
                 at = [line_of(open_at)]
             elif before.endswith("=") and GLOBAL_CONST.match(lines[lit_line - 1]):
-                # `static const char *MSG = "...";` at file scope: the lines
+                # `static const char *MSG = "...";` (or `MSG[]`) at file scope: the lines
                 # that raise with MSG.
                 idiom = "local (branches)"
                 const = GLOBAL_CONST.match(lines[lit_line - 1]).group(1)
@@ -287,6 +314,7 @@ def type_ok(c_type, case_type):
     if not c_type:
         return True  # a variable or a helper's parameter: not checked
     name = c_type[len("PyExc_"):] if c_type.startswith("PyExc_") else c_type
+    name = name.rsplit(".", 1)[-1]  # numpy 2: npy_static_pydata.AxisError
     return name == short_type(case_type)
 
 

@@ -6,7 +6,8 @@ catalog, not only the ten explain lists) at one of the case's labelled
 (path, line). Queries: the `Type: message` line Python printed, and the whole
 traceback. In the same run a grep baseline: the longest value-free fragment
 of the message (run_eval.py's) searched with `rg -F` over numpy's C and
-Python sources (tests left out), a hit right within 3 lines of a label.
+Python sources (tests and numpy 2's third-party submodules left out), a hit
+right within 3 lines of a label.
 
     python3 bench/eval/numpy_score.py labelled.jsonl --errdex ERRDEX --db DB \\
         --src NUMPY_TREE [--json out.json] [--before before.json]
@@ -20,6 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from run_eval import explain, longest_fragment, rg_hits  # noqa: E402
+from numpy_label import SUBMODULES  # noqa: E402
 
 KS = (1, 5)
 
@@ -46,7 +48,10 @@ def grep_rank(fragment, labels, src):
     if not fragment:
         return None
     cmd = ["rg", "-F", "-n", "--no-heading", "--sort", "path", "-g", "!tests", "-g", "*.c",
-           "-g", "*.h", "-g", "*.cpp", "-g", "*.src", "-g", "*.py", "--", fragment, "numpy"]
+           "-g", "*.h", "-g", "*.cpp", "-g", "*.src", "-g", "*.py"]
+    for d in SUBMODULES:
+        cmd += ["-g", "!" + d]
+    cmd += ["--", fragment, "numpy"]
     try:
         run = subprocess.run(cmd, cwd=src, capture_output=True, text=True, errors="replace",
                              timeout=60)
