@@ -109,6 +109,9 @@ constexpr CApiSink kCApiSinks[] = {
     {"PyErr_SetString", Sink::kPyErrSetString, ""},
     {"PyErr_Format", Sink::kPyErrFormat, ""},
     {"PyErr_FormatV", Sink::kPyErrFormat, ""},
+    // numpy 2's PyErr_Format for code that may run without the GIL (the
+    // string ufuncs): it takes the GIL and formats the same way.
+    {"npy_gil_error", Sink::kPyErrFormat, ""},
     {"PyErr_SetNone", Sink::kPyErrNoMessage, ""},
     {"PyErr_SetObject", Sink::kPyErrObject, ""},
     {"PyErr_WarnEx", Sink::kPyWarn, ""},
@@ -664,7 +667,18 @@ class Extractor {
         if (info.sink == Sink::kPyErrFormat && args.size() >= 2) msg = Printf(args, 1, true);
         // PyErr_SetObject(type, msg) where msg holds text built before
         // (PyUnicode_FromFormat); an exception object or tuple stays a value.
-        if (info.sink == Sink::kPyErrObject && args.size() >= 2) msg = Message(args[1]);
+        if (info.sink == Sink::kPyErrObject && args.size() >= 2) {
+          msg = Message(args[1]);
+          // The type its caller passes and a value without words: the
+          // callers raise it (LinkHelpers), this line says nothing itself.
+          std::vector<std::string> params = ParamList();
+          std::string type(Trim(Text(Unwrapped(args[0]))));
+          if (info.exception.empty() && msg.IsDynamic() &&
+              std::find(params.begin(), params.end(), type) != params.end()) {
+            NonSiteAt(call, "forwards-parameter");
+            return;
+          }
+        }
         break;
       case Sink::kPyFixedMessage:
         if (args.size() < 2) return;
@@ -2023,25 +2037,35 @@ class Extractor {
         h.exception = info.exception;
         msg_at = 0;
         break;
+      case Sink::kPyErrObject:
+        if (!info.exception.empty()) return;
+        break;
       default:
         return;
     }
     if (args.size() <= msg_at) return;
     TSNode m = Unwrapped(args[msg_at]);
-    if (K(m) != kIdentifier) return;
     std::vector<std::string> params = ParamList();
     auto index = [&](std::string_view name) {
       auto it = std::find(params.begin(), params.end(), name);
       return it == params.end() ? -1 : static_cast<int>(it - params.begin());
     };
-    h.message_param = index(Text(m));
-    if (h.message_param < 0) return;
+    if (info.sink == Sink::kPyErrObject) {
+      // Only the type passed in: the value is the helper's own object.
+      h.type_param = index(Trim(Text(Unwrapped(args[0]))));
+      if (h.type_param < 0 || (K(m) == kIdentifier && index(Text(m)) >= 0)) return;
+      h.object_message = Message(args[msg_at]);
+    } else {
+      if (K(m) != kIdentifier) return;
+      h.message_param = index(Text(m));
+      if (h.message_param < 0) return;
+    }
     auto [name, is_static] = PlainFunction();
     if (name.empty()) return;
     h.name = name;
     h.path = path_;
     h.file_local = is_static;
-    if (info.sink != Sink::kNumpyDeprecate) {
+    if (info.sink != Sink::kNumpyDeprecate && info.sink != Sink::kPyErrObject) {
       if (!info.exception.empty()) {
         h.exception = info.exception;
       } else {
@@ -2073,11 +2097,17 @@ class Extractor {
     std::vector<std::string> params = ParamList();
     bool useful = false;
     bool text = false;  // else only a parameter passed on: a chain, never a site
+    bool typed = false;  // an exception type passed: a site of a type-only helper
     HelperCall c;
     for (TSNode a : args) {
       TSNode u = Unwrapped(a);
       c.args.push_back(CollapseWhitespace(Text(a)));
       c.values.emplace_back();
+      if (K(u) == kIdentifier || K(u) == kFieldExpression) {
+        std::string type = PythonTypeOf(Text(u));
+        typed = typed || StartsWith(Text(u), "PyExc_") || EndsWith(type, "Error") ||
+                EndsWith(type, "Exception") || EndsWith(type, "Warning");
+      }
       if (IsStringExpression(u) && !IsLiteralFreeCall(u)) {
         c.values.back() = Alternatives(u);
         text = text || std::any_of(c.values.back().begin(), c.values.back().end(), HasLiteralText);
@@ -2093,7 +2123,7 @@ class Extractor {
     c.caller = fn.first;
     c.caller_static = fn.second;
     c.caller_params = std::move(params);
-    if (text) {
+    if (text || typed) {
       c.site = BaseSite(call, SiteKind::kRaise);
     } else {
       c.site.path = path_;  // where LinkHelpers looks the callee up
@@ -2425,6 +2455,24 @@ void LinkHelpers(std::vector<FileResult>& files) {
     for (const FileResult& f : files) {
       for (const HelperCall& c : f.helper_calls) {
         const HelperSink* h = lookup(c.callee, c.site.path);
+        if (h != nullptr && h->depth == round && !c.caller.empty() && h->message_param < 0 &&
+            static_cast<size_t>(h->type_param) < c.args.size()) {
+          // A type-only helper's caller that passes its own parameter as
+          // the type is one too.
+          int q = param_index(c.caller_params, c.args[static_cast<size_t>(h->type_param)]);
+          if (q < 0 || lookup(c.caller, c.site.path) != nullptr ||
+              !named.insert(c.site.path + ":" + c.caller).second) {
+            continue;
+          }
+          HelperSink g = *h;
+          g.name = c.caller;
+          g.path = c.site.path;
+          g.file_local = c.caller_static;
+          g.type_param = q;
+          g.depth = h->depth + 1;
+          found.push_back(std::move(g));
+          continue;
+        }
         if (h == nullptr || h->depth != round || c.caller.empty() ||
             static_cast<size_t>(h->message_param) >= c.args.size()) {
           continue;
@@ -2469,6 +2517,27 @@ void LinkHelpers(std::vector<FileResult>& files) {
     std::unordered_set<std::string> emitted;
     for (HelperCall& c : f.helper_calls) {
       const HelperSink* h = lookup(c.callee, c.site.path);
+      if (h != nullptr && h->message_param < 0) {
+        // A type-only helper called with a type of its own: raised here.
+        if (static_cast<size_t>(h->type_param) >= c.args.size() || c.site.line <= 0) continue;
+        const std::string& type = c.args[static_cast<size_t>(h->type_param)];
+        if (std::find(c.caller_params.begin(), c.caller_params.end(), type) !=
+                c.caller_params.end() ||
+            PythonTypeOf(type).empty()) {
+          continue;
+        }
+        Site s = c.site;
+        s.kind = h->kind;
+        s.exception = PythonTypeOf(type);
+        s.exception_written = h->name;
+        s.via = h->name;
+        s.message = h->object_message;
+        s.message.AssignNames();
+        std::string key = std::to_string(s.line) + ":" + std::to_string(s.column) + ":" +
+                          s.exception + ":" + s.message.Display();
+        if (emitted.insert(std::move(key)).second) f.sites.push_back(std::move(s));
+        continue;
+      }
       if (h == nullptr || static_cast<size_t>(h->message_param) >= c.values.size()) continue;
       const std::vector<Template>& messages = c.values[static_cast<size_t>(h->message_param)];
       std::vector<Arg> rest;

@@ -69,6 +69,10 @@ struct HelperSink {
   int first_vararg = -1;                 // `...`: the caller's arguments from here fill it
   std::vector<std::string> format_args;  // else the helper's own arguments do
   int depth = 0;                         // 0: raises itself; n: through n helpers
+  // message_param -1: a helper for the type alone (`PyErr_SetObject(type,
+  // value)` with `value` built inside, numpy's raise_casting_error); its
+  // callers raise this, which the class's __str__ then spells.
+  Template object_message;
 };
 
 // A call of a plain function with text or a parameter of its caller among

@@ -109,6 +109,20 @@ TEST(CppExtractor, HeadersWithoutCppAreReadAsC) {
             std::vector<std::string>{"IndexError: index {i} is out of bounds"});
 }
 
+TEST(CppExtractor, NumpysGilErrorFormatsLikePyErrFormat) {
+  EXPECT_EQ(Messages("string_buffer.h",
+                     "static Py_ssize_t find(int pos) {\n"
+                     "  if (pos < 0) {\n"
+                     "    npy_gil_error(PyExc_ValueError, \"substring not found\");\n"
+                     "    return -2;\n"
+                     "  }\n"
+                     "  npy_gil_error(PyExc_OverflowError, \"position %d too large\", pos);\n"
+                     "  return -2;\n"
+                     "}\n"),
+            (std::vector<std::string>{"ValueError: substring not found",
+                                      "OverflowError: position {pos} too large"}));
+}
+
 TEST(CppExtractor, ProjectMacrosOverrideOnlyWhereTheyApply) {
   // A file's own CHECK(expr, name) is expanded; a call with another arity is glog's.
   EXPECT_EQ(
