@@ -205,6 +205,10 @@ class Reference:
                                   "PyErr_GivenExceptionMatches", "PyErr_Format",
                                   "PyErr_SetString", "PyObject_CallFunction"):
                     continue
+                # A helper raising the class it is given: the call that
+                # names the class, as for a helper given the text, and the
+                # helper's raise.
+                self.str_sites.setdefault(cls, []).append((rel, line_of(m.start())))
                 for d, dl in enumerate(lines):
                     if dl.startswith(m.group(1) + "("):
                         for e in range(d + 1, function_end(lines, d + 1) + 1):
