@@ -133,6 +133,11 @@ std::vector<nlohmann::json> JsonLines(const std::string& text) {
   return out;
 }
 
+uint32_t PropertySeed(uint32_t fixed) {
+  const char* env = std::getenv("ERRDEX_PROPERTY_SEED");
+  return env != nullptr ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : fixed;
+}
+
 std::string ReadFileOrEmpty(const fs::path& path) {
   std::ifstream f(path, std::ios::binary);
   std::stringstream ss;

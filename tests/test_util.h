@@ -2,6 +2,7 @@
 // errdex binary, golden files.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -75,6 +76,10 @@ int Git(const std::filesystem::path& dir, const std::string& args,
 std::vector<nlohmann::json> JsonLines(const std::string& text);
 
 std::string ReadFileOrEmpty(const std::filesystem::path& path);
+
+// The seed of a property test's random programs: $ERRDEX_PROPERTY_SEED when
+// set (to try others, or replay a failure), else `fixed`.
+uint32_t PropertySeed(uint32_t fixed);
 
 // Compares `actual` with the golden file tests/golden/<name>; with
 // ERRDEX_UPDATE_GOLDEN=1 in the environment, rewrites it instead.

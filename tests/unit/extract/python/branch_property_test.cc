@@ -136,10 +136,7 @@ for name, f in CALLS:
 print(json.dumps(out))
 )PY";
 
-uint32_t Seed() {
-  const char* env = std::getenv("ERRDEX_PROPERTY_SEED");
-  return env != nullptr ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : 20261203u;
-}
+uint32_t Seed() { return testing::PropertySeed(20261203u); }
 
 TEST(BranchProperty, ALiteralCallListsTheTextCPythonPrints) {
   constexpr int kClasses = 150;

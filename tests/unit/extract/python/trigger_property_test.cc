@@ -244,10 +244,7 @@ report["errors"] = report["errors"][:20]
 print(json.dumps(report))
 )PY";
 
-uint32_t Seed() {
-  const char* env = std::getenv("ERRDEX_PROPERTY_SEED");
-  return env != nullptr ? static_cast<uint32_t>(std::strtoul(env, nullptr, 10)) : 20261201u;
-}
+uint32_t Seed() { return testing::PropertySeed(20261201u); }
 
 TEST(TriggerProperty, SentenceIsTrueExactlyWhenTheRaiseIsReached) {
   constexpr int kFiles = 10;
