@@ -541,8 +541,7 @@ class Catalog {
   // holds any more are dropped. Adds each link to `moved`, by error: how
   // many links it gained and the sum of their hashes.
   Result<void> WriteSites(int64_t library_pk, int64_t snapshot_pk, const std::vector<Site>& sites,
-                          const std::vector<int64_t>& error_pks,
-                          const std::vector<std::string>& guards_json, bool replaced,
+                          const std::vector<int64_t>& error_pks, bool replaced,
                           std::map<int64_t, std::pair<int64_t, int64_t>>& moved);
 
   Database db_;

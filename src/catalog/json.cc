@@ -128,11 +128,15 @@ json ErrorJson(const ErrorRecord& e) {
   return out;
 }
 
-json GuardsToJson(const std::vector<Guard>& guards) {
+json GuardsToJson(const std::vector<Guard>& guards, std::optional<int> relative_to) {
   json out = json::array();
   for (const Guard& g : guards) {
-    json j = {
-        {"kind", g.kind}, {"code", ToValidUtf8(g.code)}, {"negated", g.negated}, {"line", g.line}};
+    json j = {{"kind", g.kind}, {"code", ToValidUtf8(g.code)}, {"negated", g.negated}};
+    if (relative_to) {
+      j["dline"] = static_cast<int64_t>(g.line) - *relative_to;
+    } else {
+      j["line"] = g.line;
+    }
     // Most conditions hold as written: `when` is stored where it says more.
     if (!g.when.empty() && (g.when != g.code || g.negated)) j["when"] = ToValidUtf8(g.when);
     if (!g.subject.empty()) j["subject"] = ToValidUtf8(g.subject);

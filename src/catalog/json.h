@@ -4,6 +4,7 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "catalog/catalog.h"
 #include "core/template.h"
@@ -15,8 +16,11 @@ nlohmann::json PiecesToJson(const Template& t);
 Result<Template> PiecesFromJson(const nlohmann::json& j);
 
 // The conditions leading to a site, as stored and shown:
-// [{"kind", "code", "negated", "line", "subject"?, "values"?}].
-nlohmann::json GuardsToJson(const std::vector<Guard>& guards);
+// [{"kind", "code", "negated", "line", "subject"?, "values"?}]; with
+// `relative_to`, each line as "dline", its distance from that line (how
+// the catalog stores them, so that a site whose lines moved shares them).
+nlohmann::json GuardsToJson(const std::vector<Guard>& guards,
+                            std::optional<int> relative_to = std::nullopt);
 // The inverse; entries that are not objects are skipped.
 std::vector<Guard> GuardsFromJson(const nlohmann::json& j);
 
