@@ -224,6 +224,7 @@ class Reference:
                     # function's PyErr_SetObject lines, in the same file.
                     cm = re.search(r"\b(\w+)\(\s*exc_type\b", lines[k - 1])
                     if cm:
+                        self.str_sites.setdefault(cls, []).append((rel, k))
                         for d, dl in enumerate(lines):
                             if dl.startswith(cm.group(1) + "("):
                                 for e in range(d + 1, function_end(lines, d + 1) + 1):

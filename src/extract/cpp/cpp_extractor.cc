@@ -2105,6 +2105,11 @@ class Extractor {
       c.values.emplace_back();
       if (K(u) == kIdentifier || K(u) == kFieldExpression) {
         std::string type = PythonTypeOf(Text(u));
+        // numpy 1.x: a class npy_cache_import stored in a local.
+        if (K(u) == kIdentifier && src_.find("npy_cache_import") != std::string_view::npos) {
+          std::string imported = CachedImport(Text(u));
+          if (!imported.empty()) type = c.args.back() = imported;
+        }
         typed = typed || StartsWith(Text(u), "PyExc_") || EndsWith(type, "Error") ||
                 EndsWith(type, "Exception") || EndsWith(type, "Warning");
       }
