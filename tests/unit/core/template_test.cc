@@ -90,12 +90,12 @@ TEST(ValueKind, NamesRoundTrip) {
 // template's identity; two of one name that cannot hold together mark a
 // text no run prints.
 TEST(TemplateAssumptions, TravelWithTheTextButNotIntoItsIdentity) {
-  using Test = Assumption::Test;
+  using When = Assumption::Test;
   Template a = Template::Literal("Cluster ");
-  a.Assume({"name", Test::kTruthy});
+  a.Assume({"name", When::kTruthy});
   Template b = Template::Literal("not found.");
-  b.Assume({"name", Test::kNotNone});
-  b.Assume({"name", Test::kTruthy});
+  b.Assume({"name", When::kNotNone});
+  b.Assume({"name", When::kTruthy});
   Template joined = a;
   joined.Append(b);
   EXPECT_EQ(joined.assumptions().size(), 2u);  // kTruthy once
@@ -107,18 +107,18 @@ TEST(TemplateAssumptions, TravelWithTheTextButNotIntoItsIdentity) {
 
   Template kept = joined;
   Template other_branch = Template::Literal("Cluster not found.");
-  other_branch.Assume({"name", Test::kTruthy});
-  other_branch.Assume({"flag", Test::kNone});
+  other_branch.Assume({"name", When::kTruthy});
+  other_branch.Assume({"flag", When::kNone});
   kept.KeepCommonAssumptions(other_branch);
-  EXPECT_EQ(kept.assumptions(), (std::vector<Assumption>{{"name", Test::kTruthy}}));
+  EXPECT_EQ(kept.assumptions(), (std::vector<Assumption>{{"name", When::kTruthy}}));
 
-  for (auto [x, y, possible] : std::vector<std::tuple<Test, Test, bool>>{
-           {Test::kNone, Test::kFalsy, true},
-           {Test::kNone, Test::kTruthy, false},
-           {Test::kNone, Test::kNotNone, false},
-           {Test::kTruthy, Test::kFalsy, false},
-           {Test::kTruthy, Test::kNotNone, true},
-           {Test::kFalsy, Test::kNotNone, true},  // '' or 0
+  for (auto [x, y, possible] : std::vector<std::tuple<When, When, bool>>{
+           {When::kNone, When::kFalsy, true},
+           {When::kNone, When::kTruthy, false},
+           {When::kNone, When::kNotNone, false},
+           {When::kTruthy, When::kFalsy, false},
+           {When::kTruthy, When::kNotNone, true},
+           {When::kFalsy, When::kNotNone, true},  // '' or 0
        }) {
     Template t = Template::Literal("x");
     t.Assume({"p", x});
