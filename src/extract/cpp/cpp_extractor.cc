@@ -1934,32 +1934,55 @@ class Extractor {
   // "AxisError", &cls)` stores in `cls`, looked for in the function around
   // the walk's node, then in the file; "" when there is none.
   std::string CachedImport(std::string_view variable) const {
-    TSNode f = EnclosingFunction();
+    const std::vector<ImportedClass>& all = ImportedClasses();
+    if (all.empty()) return "";
     std::string target = "&" + std::string(variable);
-    // A parameter holds whatever the caller passed: no file-wide guess.
-    std::vector<std::string> params = ParamList();
-    bool parameter = std::find(params.begin(), params.end(), variable) != params.end();
-    for (std::string_view hay : {ts_node_is_null(f) ? std::string_view() : Text(f),
-                                 parameter ? std::string_view() : src_}) {
-      static constexpr std::string_view kCall = "npy_cache_import";
-      for (size_t at = hay.find(kCall); at != std::string_view::npos;
-           at = hay.find(kCall, at + 1)) {
-        size_t open = hay.find('(', at);
-        size_t close = hay.find(')', open == std::string_view::npos ? at : open);
-        if (open == std::string_view::npos || close == std::string_view::npos ||
-            close - open > 400) {
-          continue;
+    TSNode f = EnclosingFunction();
+    if (!ts_node_is_null(f)) {
+      for (const ImportedClass& c : all) {
+        if (c.at >= ts_node_start_byte(f) && c.at < ts_node_end_byte(f) && c.target == target) {
+          return c.name;
         }
-        std::vector<std::string> args = SplitMacroArguments(hay.substr(open + 1, close - open - 1));
-        if (args.size() != 3 || CollapseWhitespace(args[2]) != target) continue;
-        std::string name = args[1];
-        if (name.size() < 3 || name.front() != '"' || name.back() != '"') continue;
-        name = name.substr(1, name.size() - 2);
-        bool ident = std::all_of(name.begin(), name.end(), IsIdentChar);
-        if (ident && !name.empty()) return name;
       }
     }
+    // A parameter holds whatever the caller passed: no file-wide guess.
+    std::vector<std::string> params = ParamList();
+    if (std::find(params.begin(), params.end(), variable) != params.end()) return "";
+    for (const ImportedClass& c : all) {
+      if (c.target == target) return c.name;
+    }
     return "";
+  }
+
+  struct ImportedClass {
+    size_t at = 0;       // where the call is in the file
+    std::string target;  // its third argument, `&cls`
+    std::string name;    // the class
+  };
+
+  // Every `npy_cache_import` of the file, read once: a lookup per argument
+  // of every call scanned the whole file again (twice numpy 1.24's index
+  // time).
+  const std::vector<ImportedClass>& ImportedClasses() const {
+    if (imports_read_) return imports_;
+    imports_read_ = true;
+    static constexpr std::string_view kCall = "npy_cache_import";
+    for (size_t at = src_.find(kCall); at != std::string_view::npos;
+         at = src_.find(kCall, at + 1)) {
+      size_t open = src_.find('(', at);
+      size_t close = src_.find(')', open == std::string_view::npos ? at : open);
+      if (open == std::string_view::npos || close == std::string_view::npos || close - open > 400) {
+        continue;
+      }
+      std::vector<std::string> args = SplitMacroArguments(src_.substr(open + 1, close - open - 1));
+      if (args.size() != 3) continue;
+      std::string name = args[1];
+      if (name.size() < 3 || name.front() != '"' || name.back() != '"') continue;
+      name = name.substr(1, name.size() - 2);
+      if (!std::all_of(name.begin(), name.end(), IsIdentChar)) continue;
+      imports_.push_back({at, CollapseWhitespace(args[2]), std::move(name)});
+    }
+    return imports_;
   }
 
   // Parameter names of the function around the walk's node, `...` for a
@@ -2106,7 +2129,7 @@ class Extractor {
       if (K(u) == kIdentifier || K(u) == kFieldExpression) {
         std::string type = PythonTypeOf(Text(u));
         // numpy 1.x: a class npy_cache_import stored in a local.
-        if (K(u) == kIdentifier && src_.find("npy_cache_import") != std::string_view::npos) {
+        if (K(u) == kIdentifier) {
           std::string imported = CachedImport(Text(u));
           if (!imported.empty()) type = c.args.back() = imported;
         }
@@ -2368,6 +2391,8 @@ class Extractor {
 
   std::string path_;
   std::string_view src_;
+  mutable bool imports_read_ = false;
+  mutable std::vector<ImportedClass> imports_;  // ImportedClasses()
   bool is_c_;
   const MacroTable& macros_;
   const SymbolTable& symbols_;
