@@ -13,15 +13,6 @@ std::string Text(TSNode n, std::string_view source) {
   return CollapseWhitespace(NodeText(n, source));
 }
 
-// The operator tokens of a comparison or boolean operator: "not in", "and".
-std::string Operator(TSNode n, std::string_view source) {
-  std::string op;
-  for (TSNode c : Children(n)) {
-    if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + std::string(NodeText(c, source));
-  }
-  return op;
-}
-
 int PrecedenceOf(TSNode n, std::string_view source) {
   switch (KindOf(n)) {
     case kBooleanOperator:
@@ -67,6 +58,14 @@ std::string_view Flipped(std::string_view op) {
 Expr Not(const Expr& e) { return {"not " + Wrap(e, kPrecNot), kPrecNot}; }
 
 }  // namespace
+
+std::string Operator(TSNode n, std::string_view source) {
+  std::string op;
+  for (TSNode c : Children(n)) {
+    if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + std::string(NodeText(c, source));
+  }
+  return op;
+}
 
 std::string Wrap(const Expr& e, int at_least) {
   return e.precedence < at_least ? "(" + e.text + ")" : e.text;

@@ -34,6 +34,9 @@ struct Expr {
   int precedence = kPrecOperand;
 };
 
+// The operator tokens of a comparison or boolean operator: "not in", "and".
+std::string Operator(TSNode n, std::string_view source);
+
 // `text` in parentheses when it binds less tightly than `at_least`.
 std::string Wrap(const Expr& e, int at_least);
 

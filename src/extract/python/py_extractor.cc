@@ -303,15 +303,12 @@ void AddAlternative(Alternatives& alts, Template t) {
   alts.push_back(std::move(t));
 }
 
-// `alts`, each assuming `assumed` as well.
-Alternatives Assuming(Alternatives alts, const std::vector<Assumption>& assumed) {
-  if (assumed.empty()) return alts;
-  Alternatives out;
+// Adds `alts` to `out`, each assuming `assumed` as well.
+void AddAssuming(Alternatives& out, Alternatives alts, const std::vector<Assumption>& assumed) {
   for (Template& t : alts) {
     for (const Assumption& a : assumed) t.Assume(a);
     AddAlternative(out, std::move(t));
   }
-  return out;
 }
 
 class FileExtractor {
@@ -889,12 +886,8 @@ class FileExtractor {
         if (a.empty() && b.empty()) return out;
         if (a.empty()) a.push_back(AsValue(parts[0], ValueKind::kAny));
         if (b.empty()) b.push_back(AsValue(parts[2], ValueKind::kAny));
-        for (Template& t : Assuming(std::move(a), TestAssumptions(parts[1], true, ctx, ctx.at))) {
-          AddAlternative(out, std::move(t));
-        }
-        for (Template& t : Assuming(std::move(b), TestAssumptions(parts[1], false, ctx, ctx.at))) {
-          AddAlternative(out, std::move(t));
-        }
+        AddAssuming(out, std::move(a), TestAssumptions(parts[1], true, ctx, ctx.at));
+        AddAssuming(out, std::move(b), TestAssumptions(parts[1], false, ctx, ctx.at));
         return out;
       }
       default:
@@ -1001,10 +994,7 @@ class FileExtractor {
         TSNode right = ts_node_named_child(test, 1);
         if (K(left) == kNone) std::swap(left, right);
         if (K(right) != kNone || K(left) != kIdentifier) return;
-        std::string op;
-        for (TSNode c : Children(test)) {
-          if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + std::string(Text(c));
-        }
+        std::string op = Operator(test, src_);
         bool is = op == "is" || op == "==";
         if (!is && op != "is not" && op != "!=") return;
         if (EntryValue(Text(left), ctx, at)) {
@@ -1113,10 +1103,8 @@ class FileExtractor {
     bool param_reaches = false;
     if (ResolveName(name, ctx, defs, where, &param_reaches)) {
       for (size_t i = 0; i < defs.size(); ++i) {
-        for (Template& t : Assuming(EvalDef(*defs[i], name, where[i], depth + 1),
-                                    Bypassed(*defs[i], defs, where[i], ctx.at))) {
-          AddAlternative(out, std::move(t));
-        }
+        AddAssuming(out, EvalDef(*defs[i], name, where[i], depth + 1),
+                    Bypassed(*defs[i], defs, where[i], ctx.at));
       }
       // `if message is None: message = "..."`: what the caller passed is the
       // other alternative.
@@ -1134,22 +1122,22 @@ class FileExtractor {
       case Def::Type::kValue: {
         Alternatives alts = Eval(def.value, ctx, depth + 1);
         if (alts.empty()) alts.push_back(AsValue(def.value, ValueKind::kAny));
-        return Assuming(std::move(alts), BranchAssumptions(def.stmt, ctx));
+        AddAssuming(out, std::move(alts), BranchAssumptions(def.stmt, ctx));
+        return out;
       }
       case Def::Type::kAppend: {
         Alternatives bases;
         for (const DefPtr& b : def.base) {
-          for (Template& t :
-               Assuming(EvalDef(*b, name, ctx, depth + 1), Bypassed(*b, def.base, ctx, def.stmt))) {
-            AddAlternative(bases, std::move(t));
-          }
+          AddAssuming(bases, EvalDef(*b, name, ctx, depth + 1),
+                      Bypassed(*b, def.base, ctx, def.stmt));
         }
         if (bases.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
         Alternatives tails = EvalOrValue(def.value, ctx, depth + 1, ValueKind::kStr);
         // Appended an unknown number of times: what follows is not known.
         std::optional<Template> tail;
         if (def.in_loop) tail = Template::Value(std::string(name) + "...", ValueKind::kAny);
-        return Assuming(Concat(bases, tails, tail), BranchAssumptions(def.stmt, ctx));
+        AddAssuming(out, Concat(bases, tails, tail), BranchAssumptions(def.stmt, ctx));
+        return out;
       }
       case Def::Type::kCaught:
       case Def::Type::kOpaque:

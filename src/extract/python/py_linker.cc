@@ -95,6 +95,19 @@ bool ArgsContradict(const std::vector<CallArg>& args, const Bindings& b) {
   });
 }
 
+// Which of the ways (each a call's arguments, `args_of(way)`) `b` leaves
+// possible -- all of them when it rules out every one: then the ways were
+// cut to a bound before the one this call takes was reached.
+template <typename Way, typename ArgsOf>
+std::vector<bool> PossibleWays(const std::vector<Way>& ways, ArgsOf args_of, const Bindings& b) {
+  std::vector<bool> possible(ways.size());
+  for (size_t i = 0; i < ways.size(); ++i) possible[i] = !ArgsContradict(args_of(ways[i]), b);
+  if (std::none_of(possible.begin(), possible.end(), [](bool p) { return p; })) {
+    possible.assign(ways.size(), true);
+  }
+  return possible;
+}
+
 size_t CommonPrefix(std::string_view a, std::string_view b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
@@ -363,15 +376,13 @@ class Linker {
       // Without super().__init__(...) the exception keeps the arguments it
       // was constructed with (BaseException.__new__ stores them).
       if (!k->super_args) return Finish(mro, original, original, attrs, BuiltinBase(mro), out);
-      // `msg = f"... {name} ..." if name else "..."` with name left None:
-      // the ways the arguments rule out, unless they rule out every way
-      // (the ways were cut to a bound before this call's was reached).
-      bool any_possible =
-          std::any_of(k->super_args->begin(), k->super_args->end(),
-                      [&](const std::vector<CallArg>& way) { return !ArgsContradict(way, b); });
-      for (const std::vector<CallArg>& alternative : *k->super_args) {
-        if (PassesNoneDefault(*k->super_args, alternative, b)) continue;
-        if (any_possible && ArgsContradict(alternative, b)) continue;
+      // `msg = f"... {name} ..." if name else "..."` with name left None.
+      std::vector<bool> possible = PossibleWays(
+          *k->super_args,
+          [](const std::vector<CallArg>& way) -> const std::vector<CallArg>& { return way; }, b);
+      for (size_t w = 0; w < k->super_args->size(); ++w) {
+        const std::vector<CallArg>& alternative = (*k->super_args)[w];
+        if (!possible[w] || PassesNoneDefault(*k->super_args, alternative, b)) continue;
         std::vector<CallArg> next;
         for (const CallArg& a : alternative) {
           // super().__init__(*args): the positional arguments *args gathered.
@@ -1005,16 +1016,15 @@ class Linker {
     }
     Bindings b;
     BindArguments(ref->info->params, p.args, b);
-    // A return under `if qualifier:` for a call that leaves qualifier None
-    // is not this call's -- unless every return is ruled out, which says
-    // the returns were cut to a bound before this call's was reached.
-    std::vector<size_t> returns;
-    for (size_t index : ref->info->returned_sites) {
-      if (!ArgsContradict(ref->file->sites[index].args, b)) returns.push_back(index);
-    }
-    if (returns.empty()) returns = ref->info->returned_sites;
-    for (size_t index : returns) {
-      const ProtoSite& returned = ref->file->sites[index];
+    // A return under `if qualifier:` for a call that leaves qualifier None.
+    const std::vector<size_t>& returns = ref->info->returned_sites;
+    std::vector<bool> possible = PossibleWays(
+        returns,
+        [&](size_t index) -> const std::vector<CallArg>& { return ref->file->sites[index].args; },
+        b);
+    for (size_t r = 0; r < returns.size(); ++r) {
+      if (!possible[r]) continue;
+      const ProtoSite& returned = ref->file->sites[returns[r]];
       std::vector<Template> messages{returned.site.message};
       const ClassInfo* c = FindClass(returned.callee, returned.site.path);
       bool is_class = returned.callee_is_class || (c != nullptr && IsException(c, 0));
@@ -1268,14 +1278,14 @@ class Linker {
   // argument is resolved when the argument names a class.
   std::optional<SinkRaise> Bind(const FunctionInfo& sink, const SinkRaise& r,
                                 const std::vector<CallArg>& args) const {
-    // Only what the caller passes: a default may be replaced inside the sink
-    // before the raise (`if where is None: where = ...`).
     // What the branches the message was built in assume of the sink's
     // parameters is decided by the arguments or, where none is passed, the
     // defaults: an assumption is only made of a parameter's entry value.
     Bindings entry;
     BindArguments(sink.params, args, entry);
     if (Contradicts(r.message.assumptions(), entry)) return std::nullopt;
+    // Only what the caller passes is bound: a default may be replaced inside
+    // the sink before the raise (`if where is None: where = ...`).
     std::vector<Param> params = sink.params;
     for (Param& p : params) p.default_value.reset();
     Bindings b;
