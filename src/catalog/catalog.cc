@@ -529,7 +529,10 @@ Result<void> Catalog::Migrate(OpenMode mode, const std::string& path) {
     if (*version <= 8) sql += kMetaSql;
     if (*version <= 9) sql += std::string(kSharedSitesSql) + std::string(kSiteViewSql);
     if (*version <= 10) sql += kAliasesSql;
-    ERRDEX_TRY(run(sql, /*rekey=*/*version <= 5));
+    share_migrated_sites_ = *version <= 9;
+    Result<void> upgraded = run(sql, /*rekey=*/*version <= 5);
+    share_migrated_sites_ = false;
+    ERRDEX_TRY(upgraded);
   } else if (*app != kApplicationId) {
     return Fail(ErrorCode::kCorrupt, path + " is a SQLite database but not an errdex catalog");
   } else if (*version < kSchemaVersion) {
@@ -635,8 +638,10 @@ Result<void> Catalog::MigratePostgres(OpenMode mode, const std::string& url) {
     if (done && (now == 9 || now == 10)) {
       std::string sql = now == 9 ? std::string(kPostgresSharedSitesSql) + std::string(kSiteViewSql)
                                  : std::string();
+      share_migrated_sites_ = now == 9;
       done = sealed(sql + std::string(kPostgresAliasesSql),
                     "UPDATE errdex_catalog SET schema_version = " + std::to_string(kSchemaVersion));
+      share_migrated_sites_ = false;
     }
     ERRDEX_TRY(end(done));
     version = kSchemaVersion;

@@ -315,6 +315,7 @@ Result<void> Catalog::Seal(bool rehash_rows) {
     sql += "UPDATE enrichment SET crc = " + hash_of(kEnrichmentHashColumns) + ";";
     sql += "UPDATE meta SET crc = " + hash_of(kMetaHashColumns) + ";";
   }
+  if (rehash_rows && share_migrated_sites_) sql += kShareMigratedSitesSql;
   // Only the snapshots whose links a write changed have their sites counted
   // again (WriteScope::MarkSitesDirty). An error's count and sum of its
   // links are moved by each write (Catalog::WriteSnapshot): recounting the

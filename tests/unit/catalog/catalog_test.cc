@@ -699,8 +699,8 @@ TEST(CatalogSqlite, VersionEightIsUpgradedWithoutAnAnalysisTime) {
 // time: set by each analysis, left alone by indexing, and checked against
 // the seal like every row.
 // Version 9 held a row per snapshot and site: the upgrade moves each into
-// a row of its own with its text and link, and a later write of a version
-// shares the rows it holds unchanged.
+// the shared tables, equal copies into one row, and a later write of a
+// version shares the rows it holds unchanged.
 TEST(CatalogSqlite, VersionNineIsUpgradedToSharedSites) {
   TempDir dir;
   std::string path = (dir.path() / "v9.db").string();
@@ -727,20 +727,35 @@ TEST(CatalogSqlite, VersionNineIsUpgradedToSharedSites) {
   }
   EXPECT_EQ(after->versions.size(), 2u);
   upgraded.reset();
+  auto count = [&](const char* sql) {
+    sqlite3* raw = nullptr;
+    EXPECT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+    sqlite3_stmt* st = nullptr;
+    EXPECT_EQ(sqlite3_prepare_v2(raw, sql, -1, &st, nullptr), SQLITE_OK) << sql;
+    int n = sqlite3_step(st) == SQLITE_ROW ? sqlite3_column_int(st, 0) : -1;
+    sqlite3_finalize(st);
+    sqlite3_close(raw);
+    return n;
+  };
+  // The two releases' copies are one row each, and no text or guard is
+  // stored twice; every link still finds its row.
+  EXPECT_EQ(count("SELECT count(*) FROM site_row"), 3);
+  EXPECT_EQ(count("SELECT count(*) FROM site_link"), 6);
+  EXPECT_EQ(count("SELECT count(*) FROM site_text"),
+            count("SELECT count(*) FROM (SELECT DISTINCT statement, excerpt FROM site_text)"));
+  EXPECT_EQ(count("SELECT count(*) FROM site_guard"),
+            count("SELECT count(*) FROM (SELECT DISTINCT guards, trigger, signature, entries "
+                  "FROM site_guard)"));
+  EXPECT_EQ(count("SELECT count(*) FROM site_row WHERE text_pk NOT IN (SELECT pk FROM site_text) "
+                  "OR guard_pk NOT IN (SELECT pk FROM site_guard)"),
+            0);
   Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
   ASSERT_TRUE(cat->WriteSnapshot(Info("v3"), Sample()).has_value());
   Result<CheckReport> checked = cat->Check();
   ASSERT_TRUE(checked.has_value());
   EXPECT_TRUE(checked->problems.empty()) << checked->problems.front();
   EXPECT_EQ(checked->sites, 9);
-  sqlite3* raw = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
-  sqlite3_stmt* st = nullptr;
-  ASSERT_EQ(sqlite3_prepare_v2(raw, "SELECT count(*) FROM site_row", -1, &st, nullptr), SQLITE_OK);
-  ASSERT_EQ(sqlite3_step(st), SQLITE_ROW);
-  EXPECT_EQ(sqlite3_column_int(st, 0), 6);  // v3 shares the rows of one of the two copies
-  sqlite3_finalize(st);
-  sqlite3_close(raw);
+  EXPECT_EQ(count("SELECT count(*) FROM site_row"), 3);  // v3 shares them too
 }
 
 // The same upgrade on PostgreSQL, in place, by the first writer: a
@@ -786,10 +801,25 @@ TEST(CatalogPostgres, VersionNineIsUpgradedInPlace) {
     EXPECT_EQ(after->sites[i].line, before.sites[i].line);
     EXPECT_EQ(after->sites[i].excerpt, before.sites[i].excerpt);
   }
+  // The two releases' copies are one row each (an error names the counts).
+  auto expect = [&](const std::string& query, int n) {
+    EXPECT_EQ(testing::PostgresExec(url, "DO $$ BEGIN IF (" + query + ") <> " + std::to_string(n) +
+                                             " THEN RAISE EXCEPTION '% rows', (" + query +
+                                             "); END IF; END $$;"),
+              "")
+        << query;
+  };
+  expect("SELECT count(*) FROM site_row", 3);
+  expect("SELECT count(*) FROM site_link", 6);
+  expect(
+      "SELECT count(*) - (SELECT count(*) FROM (SELECT DISTINCT statement, excerpt FROM "
+      "site_text) d) FROM site_text",
+      0);
   ASSERT_TRUE(cat->WriteSnapshot(Info("v3"), Sample()).has_value());
   checked = cat->Check();
   ASSERT_TRUE(checked.has_value());
   EXPECT_TRUE(checked->problems.empty()) << checked->problems.front();
+  expect("SELECT count(*) FROM site_row", 3);
 }
 
 TEST(CatalogSqlite, TheLastAnalysisTimeIsKeptApartAndChecked) {
