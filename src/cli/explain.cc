@@ -132,6 +132,10 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
     out << "  no error in the catalog matches this (is the library indexed? `errdex stats`)\n";
     return;
   }
+  if (matches.front().weak) {
+    out << "  no error in the catalog has this wording; the nearest wordings follow (compiled "
+           "code, or a library not indexed, may have raised it)\n";
+  }
   for (size_t i = 0; i < matches.size(); ++i) {
     const match::Match& m = matches[i];
     const catalog::SiteRecord* site = m.error.sites.empty() ? nullptr : &m.error.sites.front();
@@ -183,6 +187,18 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
       // One of many equal raises: its site, condition and fixes would be
       // said of an error the user may not have.
       out << "     paste the whole traceback: its last frames name the raise\n";
+      if (matches.size() > 1) out << "\n  other candidates:\n";
+      continue;
+    }
+    if (m.weak) {
+      // The nearest wording: where it is raised, not why or how to fix it,
+      // which would be said of an error the user may not have.
+      if (site != nullptr) {
+        out << "     worded so at "
+            << Paint(color, "\x1b[36m", fmt::format("{}:{}", site->path, site->line)) << " in "
+            << Printable(site->function) << '\n';
+      }
+      out << "     " << Paint(color, "\x1b[2m", "more: errdex show " + m.error.id) << '\n';
       if (matches.size() > 1) out << "\n  other candidates:\n";
       continue;
     }

@@ -31,6 +31,12 @@ struct Match {
   // vendored `packaging`), the frame's own library shares more.
   int frame_depth = 0;
   bool fuzzy = false;          // found by similar wording, not by its template
+  // Found by similar wording that shares little of the message (a phrase
+  // such as "out of range"), and no frame stands on its raise: the nearest
+  // wording the catalog has, which may be another error altogether (one
+  // raised by compiled code, or by a library not indexed). Its condition
+  // and fixes are not shown as the user's.
+  bool weak = false;
   std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text
   int frame_sites = 0;   // sites a traceback frame points at (they come first)
   bool strong = false;   // a full match, most of the message, or a frame on the raise
@@ -159,5 +165,12 @@ std::vector<std::string> PathSuffixes(std::string_view path);
 
 // Trigram similarity (Dice, 0..1) of two normalized texts.
 double Similarity(std::string_view a, std::string_view b);
+
+// The parts Similarity mixes: Dice and overlap of the two texts' trigrams.
+struct Wording {
+  double dice = 0;
+  double overlap = 0;
+};
+Wording CompareWording(std::string_view a, std::string_view b);
 
 }  // namespace errdex::match

@@ -432,8 +432,9 @@ Page Site::Match(std::string_view body, std::string_view content_type) {
     m["page"] = links_.Error(id);
     Result<catalog::ErrorRecord> e = catalog_.Get(id);
     if (!e) return JsonError(500, e.error().message);
-    // One of many equal bare raises: a fix for it may be for another's.
-    if (e->analysis && !m.contains("same_bare")) {
+    // One of many equal bare raises, or only the nearest wording: a fix
+    // for it may be for another error.
+    if (e->analysis && !m.contains("same_bare") && !m.contains("weak")) {
       const auto& prose = e->analysis->prose;
       nlohmann::ordered_json fix = nlohmann::ordered_json::object();
       if (!prose.solutions.empty()) fix["solution"] = prose.solutions.front();

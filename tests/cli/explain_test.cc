@@ -123,6 +123,31 @@ TEST_F(ExplainCli, TextReportShowsTemplateValuesAndSource) {
   EXPECT_NE(r.out.find("type(mesh) = <class 'int'>"), std::string::npos) << r.out;
 }
 
+// A message that only shares a phrase with the nearest template is said to
+// be no catalogued wording: where that wording is raised, not its condition
+// or fix, which would be another error's. One word changed is still an answer.
+TEST_F(ExplainCli, TheNearestWordingIsShownAsSuchWithoutItsFix) {
+  CommandResult r = RunErrdex(
+      {"explain", "--db", db_, "ValueError: the index of this table can't contain spaces"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("no error in the catalog has this wording"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("index can't contain negative values"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("worded so at "), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("raised when `x < 0`"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("family:"), std::string::npos) << r.out;
+  r = RunErrdex({"explain", "--json", "--db", db_,
+                 "ValueError: the index of this table can't contain spaces"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_FALSE(j["matches"].empty());
+  EXPECT_EQ(j["matches"][0]["weak"], true);
+  r = RunErrdex(
+      {"explain", "--db", db_, "ValueError: index can't contain negative numbers or zero"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("no error in the catalog has this wording"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("raised when `x < 0`"), std::string::npos) << r.out;
+}
+
 // What C and C++ errors look like when they reach a user, each to its site.
 TEST_F(ExplainCli, NativeErrors) {
   struct Case {

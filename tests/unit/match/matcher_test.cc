@@ -207,6 +207,7 @@ TEST_F(MatcherTest, RewrappedTextFallsBackToSimilarWording) {
   EXPECT_EQ(m[0].error.template_text,
             "Nesting `compute_on` with different compute types is not allowed.");
   EXPECT_TRUE(m[0].fuzzy);
+  EXPECT_FALSE(m[0].weak);  // the same words, wrapped: an answer
   EXPECT_GT(m[0].score, 0.3);
 }
 
@@ -316,6 +317,48 @@ TEST(Matcher, ABareTypeManyErrorsRaiseWithoutAMessageIsNoAnswer) {
   EXPECT_EQ((*framed)[0].error.library, "test/beta");
   EXPECT_EQ((*framed)[0].same_bare, 0);
   EXPECT_GT((*framed)[0].score, 0.9);
+}
+
+// "day is out of range for month" (CPython's C datetime) shares a phrase
+// with a heap's "Size {} out of range": the nearest wording, which must not
+// pass for the user's error; the same text with one word changed is one.
+TEST(Matcher, APhraseInCommonIsTheNearestWordingNotAnAnswer) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  IndexPackages(dir, {"heap"}, "core.py",
+                "def malloc(size):\n    if size < 0:\n"
+                "        raise ValueError('Size {0:n} out of range'.format(size))\n"
+                "def grow(n):\n    if n > 9:\n"
+                "        raise ValueError('The requested growth of the heap is too large for "
+                "this arena')\n",
+                db);
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  auto explain = [&](const std::string& text) {
+    Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(text).back(), {});
+    EXPECT_TRUE(m.has_value());
+    return m ? *m : std::vector<Match>{};
+  };
+  std::vector<Match> phrase = explain("ValueError: day is out of range for month");
+  ASSERT_FALSE(phrase.empty());
+  EXPECT_TRUE(phrase[0].fuzzy);
+  EXPECT_TRUE(phrase[0].weak);
+  EXPECT_GT(Similarity("day is out of range for month", "Size  out of range"), 0.45);
+  EXPECT_LT(CompareWording("day is out of range for month", "Size  out of range").dice, 0.7);
+  std::vector<Match> reworded =
+      explain("ValueError: The requested growth of the heap is much too large for this arena");
+  ASSERT_FALSE(reworded.empty());
+  EXPECT_EQ(reworded[0].error.template_text,
+            "The requested growth of the heap is too large for this arena");
+  EXPECT_TRUE(reworded[0].fuzzy);
+  EXPECT_FALSE(reworded[0].weak);
+  // A frame on the raise is evidence enough, whatever the wording.
+  std::vector<Match> framed = explain(
+      "Traceback (most recent call last):\n  File \"/site/heap/heap/core.py\", line 3, in "
+      "malloc\nValueError: day is out of range for month\n");
+  ASSERT_FALSE(framed.empty());
+  EXPECT_EQ(framed[0].error.template_text, "Size {size:n} out of range");
+  EXPECT_FALSE(framed[0].weak);
 }
 
 TEST(Matcher, TheRaiseUnderTheLastFrameBeatsAnEqualMatchElsewhere) {
