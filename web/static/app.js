@@ -44,7 +44,7 @@
     for (const m of matches) {
       const div = el("div", "match");
       if (m.score !== undefined) {
-        const how = m.found_by === "words" ? "by words · " : m.fuzzy ? "similar wording · " : "";
+        const how = m.found_by === "words" ? "by words · " : m.weak ? "nearest wording · " : m.fuzzy ? "similar wording · " : "";
         div.append(el("span", "score", how + Math.round(m.score * 100) + "%"));
       }
       const a = el("a", "result");
@@ -83,7 +83,10 @@
     if (!res.ok) { show([], "The server could not match this (" + res.status + ")."); return; }
     const doc = await res.json();
     if (mine !== seq) return;
-    show(doc.matches, doc.matches.length ? "" : "No error in the catalog matches this text.");
+    // A weak first match shares only a phrase: no error has this wording.
+    const note = !doc.matches.length ? "No error in the catalog matches this text."
+      : doc.matches[0].weak ? "No error in the catalog has this wording; the nearest follow." : "";
+    show(doc.matches, note);
   }
 
   async function offline(text, mine) {
