@@ -819,9 +819,10 @@ class Linker {
     auto it = defined_.find(name);
     if (it == defined_.end()) return false;
     bool on_instance = OnInstance(written);
-    if (written.find('.') != std::string_view::npos && (!on_instance || on_self.empty())) {
-      return false;
+    if (!on_instance && written.find('.') != std::string_view::npos) {
+      return DefinesThroughModule(name, written, path);
     }
+    if (on_instance && on_self.empty()) return false;
     // A plain name is the raising module's own function, or one it imports
     // by that name from a module of the library whose file defines it:
     // `from socket import error as SocketError` is no function of the
@@ -842,6 +843,36 @@ class Linker {
                return d.path == k->path && EndsWith(d.function->qualified, k->name + "." + name);
              });
     });
+  }
+
+  // `mod.f` written in the file at `path`: a function `f` at the top of the
+  // library module that `mod` is imported as there (`from jsonschema import
+  // exceptions`, `import a.b as mod`; jsonschema's `raise error` after
+  // `error = exceptions.best_match(...)`, which returns one of the errors it
+  // is given).
+  bool DefinesThroughModule(const std::string& name, std::string_view written,
+                            std::string_view path) const {
+    auto defined = defined_.find(name);
+    if (defined == defined_.end()) return false;
+    size_t dot = written.find('.');
+    if (written.find('.', dot + 1) != std::string_view::npos) return false;
+    std::string_view local = written.substr(0, dot);
+    std::string_view function = written.substr(dot + 1);
+    auto file = by_path_.find(std::string(path));
+    if (file == by_path_.end()) return false;
+    for (const ImportFact& i : file->second->facts.imports) {
+      if (i.local != local) continue;
+      std::string wanted = AbsoluteImport(ModuleName(path), EndsWith(path, "__init__.py"), i);
+      if (!i.name.empty()) wanted += "." + i.name;
+      for (const Defined& d : defined->second) {
+        std::string module = ModuleName(d.path);
+        if (d.function->qualified == function && !module.empty() &&
+            (wanted == module || EndsWith(wanted, "." + module))) {
+          return true;
+        }
+      }
+    }
+    return false;
   }
 
   // Whether the file at `path` is the module `from m import x` names in the

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -268,6 +269,43 @@ TEST(PythonExtractor, ReturnedChainsAndFunctionsThatNameNoType) {
   ASSERT_EQ(x.non_sites.size(), 1u);
   EXPECT_EQ(x.non_sites[0].reason, "raise-returned");
   EXPECT_EQ(x.non_sites[0].line, 22);
+}
+
+// `error = exceptions.best_match(errors)` then `raise error` (jsonschema's
+// validate): a function of the library module imported as `exceptions`,
+// returning one of the errors it is given. No error typed `best_match`; a
+// class reached the same way is still one.
+TEST(PythonExtractor, AFunctionOfAnImportedLibraryModuleNamesNoType) {
+  std::map<std::string, std::string> files = {
+      {"pkg/exceptions.py",
+       "class ValidationError(Exception):\n    pass\n"
+       "def best_match(errors):\n    return max(errors, key=len, default=None)\n"},
+      {"pkg/validators.py",
+       "from pkg import exceptions\n"
+       "from . import exceptions as exc\n"
+       "def validate(errors):\n"
+       "    error = exceptions.best_match(errors)\n"
+       "    if error is not None:\n"
+       "        raise error\n"
+       "def check(errors):\n"
+       "    raise exc.best_match(errors)\n"
+       "def strict(n):\n"
+       "    raise exceptions.ValidationError(f'{n} is not valid')\n"}};
+  std::vector<source::SourceFile> sources;
+  for (const auto& [path, text] : files) sources.push_back({path, {}, text.size(), ""});
+  Options options;
+  options.read = [&](const source::SourceFile& f, uint64_t) -> Result<std::string> {
+    return files.at(f.path);
+  };
+  Extraction x = ExtractFiles(sources, options);
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) m.push_back(s.exception + ": " + s.message.Display());
+  EXPECT_EQ(m, (std::vector<std::string>{"ValidationError: {n} is not valid"}));
+  std::vector<int> lines;
+  for (const NonSite& n : x.non_sites) {
+    if (n.reason == "raise-returned") lines.push_back(n.line);
+  }
+  EXPECT_EQ(lines, (std::vector<int>{6, 8}));
 }
 
 // The text kept in self.msg is the message only when __init__ sets it: a
