@@ -40,6 +40,23 @@ constexpr std::string_view kNotSinkReceivers[] = {
     "os",  "re",     "sys",     "warnings",
 };
 
+// Builtins and container or future methods that hand back a value they
+// hold: `raise my_exceptions.pop()`, `raise value` after `value =
+// cache.get(key)`, `raise next(effects)`, `raise fut.exception()` raise an
+// object stored earlier, of a type the call does not say. Named after the
+// call it would be a false type ("pop"), unless the library has a class so
+// named. A future's `exception()` and `result()` take no argument: with
+// one (`self.exception(value)`, pygments) the name is an attribute holding
+// a class, and the call builds an error of it.
+struct ValueCall {
+  std::string_view name;
+  bool with_arguments;  // also when called with arguments
+};
+constexpr ValueCall kValueReturningCalls[] = {
+    {"exception", false}, {"get", true},     {"getattr", true}, {"next", true},
+    {"pop", true},        {"popitem", true}, {"popleft", true}, {"result", false},
+};
+
 // What an argument written as a literal is known to be: None or not,
 // truthy or not; unknown for anything else.
 struct LiteralTruth {
@@ -1030,8 +1047,13 @@ class Linker {
     // exception type, and a page saying so would be wrong.
     // Asked only once nothing is found: most raises of a call find a helper.
     auto unnamed = [&] {
-      return p.site.exception == p.callee &&
-             Defines(p.callee, CalleeWritten(p), p.site.path, on_self);
+      if (p.site.exception != p.callee) return false;
+      if (Defines(p.callee, CalleeWritten(p), p.site.path, on_self)) return true;
+      return std::any_of(std::begin(kValueReturningCalls), std::end(kValueReturningCalls),
+                         [&](const ValueCall& v) {
+                           return v.name == p.callee && (v.with_arguments || p.args.empty());
+                         }) &&
+             FindClass(p.callee, p.site.path) == nullptr;
     };
     if (depth > 0 && ref == nullptr) return out;
     if (ref == nullptr && unnamed()) {

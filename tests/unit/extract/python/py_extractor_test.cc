@@ -308,6 +308,39 @@ TEST(PythonExtractor, AFunctionOfAnImportedLibraryModuleNamesNoType) {
   EXPECT_EQ(lines, (std::vector<int>{6, 8}));
 }
 
+// A raise of what `pop`, `get`, `next` or a future's `exception()` hands
+// back is an object stored earlier: no error typed "pop". A class of the
+// library that is so named is still raised as a class, and an attribute
+// holding a class (`self.exception(value)`) still builds an error.
+TEST(PythonExtractor, ARaiseOfAStoredObjectIsNoErrorTypedAfterTheCall) {
+  Extraction x = Extract(
+      "def first(my_exceptions, cache, key, effects, fut):\n"
+      "    raise my_exceptions.pop()\n"
+      "def second(cache, key):\n"
+      "    value = cache.get(key)\n"
+      "    if isinstance(value, Exception):\n"
+      "        raise value\n"
+      "def third(effects, fut):\n"
+      "    if effects:\n"
+      "        raise next(effects)\n"
+      "    raise fut.exception()\n"
+      "class result(Exception):\n"
+      "    pass\n"
+      "def fourth():\n"
+      "    raise result('no result yet')\n"
+      "class Filter:\n"
+      "    def filter(self, value):\n"
+      "        raise self.exception(value)\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) m.push_back(s.exception + ": " + s.message.Display());
+  EXPECT_EQ(m, (std::vector<std::string>{"result: no result yet", "exception: {value}"}));
+  std::vector<int> lines;
+  for (const NonSite& n : x.non_sites) {
+    if (n.reason == "raise-returned") lines.push_back(n.line);
+  }
+  EXPECT_EQ(lines, (std::vector<int>{2, 6, 9, 10}));
+}
+
 // The text kept in self.msg is the message only when __init__ sets it: a
 // class-body default is nothing str() or the library need ever show. Two
 // branches returning the same exception are one site.
