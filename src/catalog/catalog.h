@@ -563,7 +563,7 @@ class Catalog {
   std::set<int64_t> dirty_snapshots_;
   bool dirty_all_ = false;
   bool dirty_seal_ = false;  // a write touched a table only the seal covers (meta)
-  // An upgrade from version 9: the seal merges the copies it made (kShareMigratedSitesSql).
+  // An upgrade from version 9: the seal merges the copies it made (ShareMigratedSitesSql).
   bool share_migrated_sites_ = false;
 };
 

@@ -17,6 +17,41 @@ namespace errdex::catalog {
 
 namespace {
 
+// After kSharedSitesSql and the hashes: version 9 held one row per snapshot
+// and site, so the upgrade made one row, text and guard row per old row, and
+// a catalog of N releases stayed N copies. Equal texts, guards and rows
+// become one (the least pk stays) and what refers to them follows, leaves
+// first; a snapshot that held two equal sites keeps two links to the one
+// row, as a write makes it. The hash leads each partition, so that texts
+// are compared within a hash. Window functions: SQLite 3.25, PostgreSQL.
+std::string ShareMigratedSitesSql() {
+  struct Merge {
+    std::string_view table, equal, referrer, reference;
+  };
+  constexpr Merge kMerges[] = {
+      {"site_text", "body_hash, statement, excerpt", "site_row", "text_pk"},
+      {"site_guard", "guard_hash, guards, trigger, signature, entries", "site_row", "guard_pk"},
+      {"site_row",
+       "crc, error_pk, text_pk, guard_pk, language, path, line, col, end_line, function, kind, "
+       "exception_written, cause, via, internal, excerpt_line",
+       "site_link", "row_pk"},
+  };
+  std::string sql = "CREATE TEMP TABLE errdex_merge (pk BIGINT PRIMARY KEY, keep BIGINT NOT NULL);";
+  for (const Merge& m : kMerges) {
+    std::string table(m.table), referrer(m.referrer), reference(m.reference);
+    sql +=
+        "INSERT INTO errdex_merge (pk, keep) SELECT pk, keep FROM (SELECT pk, min(pk) OVER "
+        "(PARTITION BY " +
+        std::string(m.equal) + ") AS keep FROM " + table + ") m WHERE keep <> pk;";
+    sql += "UPDATE " + referrer + " SET " + reference +
+           " = (SELECT m.keep FROM errdex_merge m WHERE m.pk = " + referrer + "." + reference +
+           ") WHERE " + reference + " IN (SELECT pk FROM errdex_merge);";
+    sql += "DELETE FROM " + table + " WHERE pk IN (SELECT pk FROM errdex_merge);";
+    sql += "DELETE FROM errdex_merge;";
+  }
+  return sql + "DROP TABLE errdex_merge;";
+}
+
 // What a damaged-catalog message says, without the wrapping.
 std::string Problem(const Error& e) {
   std::string m = e.message;
@@ -315,7 +350,7 @@ Result<void> Catalog::Seal(bool rehash_rows) {
     sql += "UPDATE enrichment SET crc = " + hash_of(kEnrichmentHashColumns) + ";";
     sql += "UPDATE meta SET crc = " + hash_of(kMetaHashColumns) + ";";
   }
-  if (rehash_rows && share_migrated_sites_) sql += kShareMigratedSitesSql;
+  if (rehash_rows && share_migrated_sites_) sql += ShareMigratedSitesSql();
   // Only the snapshots whose links a write changed have their sites counted
   // again (WriteScope::MarkSitesDirty). An error's count and sum of its
   // links are moved by each write (Catalog::WriteSnapshot): recounting the

@@ -318,42 +318,6 @@ CREATE VIEW site AS
        JOIN site_guard g ON g.pk = r.guard_pk;
 )sql";
 
-// After kSharedSitesSql and the hashes: version 9 held one row per snapshot
-// and site, so the upgrade made one row, text and guard row per old row, and
-// a catalog of N releases stayed N copies. Equal texts, guards and rows
-// become one (the least pk stays), links follow their row; a snapshot that
-// held two equal sites keeps two links to the one row, as a write makes it.
-// The hash comes first in each partition so that texts are compared only
-// within a hash. Both backends (window functions: SQLite 3.25, PostgreSQL).
-inline constexpr std::string_view kShareMigratedSitesSql = R"sql(
-CREATE TEMP TABLE errdex_merge (pk BIGINT PRIMARY KEY, keep BIGINT NOT NULL);
-INSERT INTO errdex_merge (pk, keep) SELECT pk, keep FROM (
-  SELECT pk, min(pk) OVER (PARTITION BY body_hash, statement, excerpt) AS keep FROM site_text
-) t WHERE keep <> pk;
-UPDATE site_row SET text_pk = (SELECT m.keep FROM errdex_merge m WHERE m.pk = site_row.text_pk)
-  WHERE text_pk IN (SELECT pk FROM errdex_merge);
-DELETE FROM site_text WHERE pk IN (SELECT pk FROM errdex_merge);
-DELETE FROM errdex_merge;
-INSERT INTO errdex_merge (pk, keep) SELECT pk, keep FROM (
-  SELECT pk, min(pk) OVER (PARTITION BY guard_hash, guards, trigger, signature, entries) AS keep
-  FROM site_guard
-) g WHERE keep <> pk;
-UPDATE site_row SET guard_pk = (SELECT m.keep FROM errdex_merge m WHERE m.pk = site_row.guard_pk)
-  WHERE guard_pk IN (SELECT pk FROM errdex_merge);
-DELETE FROM site_guard WHERE pk IN (SELECT pk FROM errdex_merge);
-DELETE FROM errdex_merge;
-INSERT INTO errdex_merge (pk, keep) SELECT pk, keep FROM (
-  SELECT pk, min(pk) OVER (PARTITION BY crc, error_pk, text_pk, guard_pk, language, path, line,
-                                        col, end_line, function, kind, exception_written, cause,
-                                        via, internal, excerpt_line) AS keep
-  FROM site_row
-) r WHERE keep <> pk;
-UPDATE site_link SET row_pk = (SELECT m.keep FROM errdex_merge m WHERE m.pk = site_link.row_pk)
-  WHERE row_pk IN (SELECT pk FROM errdex_merge);
-DELETE FROM site_row WHERE pk IN (SELECT pk FROM errdex_merge);
-DROP TABLE errdex_merge;
-)sql";
-
 // kSharedSitesSql on PostgreSQL: a catalog of version 9 is upgraded in
 // place, and a new one made the same way from the version-9 tables.
 inline constexpr std::string_view kPostgresSharedSitesSql = R"sql(

@@ -26,6 +26,22 @@ std::string One(const std::string& code) {
   return m.empty() ? "" : m[0];
 }
 
+// "Exception: template" for every site of an extraction, in order.
+std::vector<std::string> SiteMessages(const Extraction& x) {
+  std::vector<std::string> out;
+  for (const Site& s : x.sites) out.push_back(s.exception + ": " + s.message.Display());
+  return out;
+}
+
+// The lines of the raises of what a call returns that are no new error.
+std::vector<int> RaiseReturnedLines(const Extraction& x) {
+  std::vector<int> out;
+  for (const NonSite& n : x.non_sites) {
+    if (n.reason == "raise-returned") out.push_back(n.line);
+  }
+  return out;
+}
+
 TEST(PythonExtractor, SiteLocationAndQualifiedFunction) {
   Extraction x = Extract(
       "class TMEMLayout:\n"
@@ -298,14 +314,8 @@ TEST(PythonExtractor, AFunctionOfAnImportedLibraryModuleNamesNoType) {
     return files.at(f.path);
   };
   Extraction x = ExtractFiles(sources, options);
-  std::vector<std::string> m;
-  for (const Site& s : x.sites) m.push_back(s.exception + ": " + s.message.Display());
-  EXPECT_EQ(m, (std::vector<std::string>{"ValidationError: {n} is not valid"}));
-  std::vector<int> lines;
-  for (const NonSite& n : x.non_sites) {
-    if (n.reason == "raise-returned") lines.push_back(n.line);
-  }
-  EXPECT_EQ(lines, (std::vector<int>{6, 8}));
+  EXPECT_EQ(SiteMessages(x), (std::vector<std::string>{"ValidationError: {n} is not valid"}));
+  EXPECT_EQ(RaiseReturnedLines(x), (std::vector<int>{6, 8}));
 }
 
 // A raise of what `pop`, `get`, `next` or a future's `exception()` hands
@@ -331,14 +341,9 @@ TEST(PythonExtractor, ARaiseOfAStoredObjectIsNoErrorTypedAfterTheCall) {
       "class Filter:\n"
       "    def filter(self, value):\n"
       "        raise self.exception(value)\n");
-  std::vector<std::string> m;
-  for (const Site& s : x.sites) m.push_back(s.exception + ": " + s.message.Display());
-  EXPECT_EQ(m, (std::vector<std::string>{"result: no result yet", "exception: {value}"}));
-  std::vector<int> lines;
-  for (const NonSite& n : x.non_sites) {
-    if (n.reason == "raise-returned") lines.push_back(n.line);
-  }
-  EXPECT_EQ(lines, (std::vector<int>{2, 6, 9, 10}));
+  EXPECT_EQ(SiteMessages(x),
+            (std::vector<std::string>{"result: no result yet", "exception: {value}"}));
+  EXPECT_EQ(RaiseReturnedLines(x), (std::vector<int>{2, 6, 9, 10}));
 }
 
 // The text kept in self.msg is the message only when __init__ sets it: a
