@@ -1694,6 +1694,34 @@ Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string
   return out;
 }
 
+Result<std::vector<SiteLocation>> Catalog::SitesInFile(const std::vector<std::string>& paths,
+                                                       int limit) {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  std::vector<SiteLocation> out;
+  Result<Statement*> st = Cached("SELECT 0, " + Prefixed("s.", kSiteHashColumns) +
+                                 ", s.crc FROM site_row s WHERE s.path = ?1 AND "
+                                 "EXISTS (SELECT 1 FROM site_link l WHERE l.row_pk = s.pk) "
+                                 "LIMIT ?2");
+  if (!st) return tl::unexpected(st.error());
+  Statement& q = **st;
+  for (const std::string& path : paths) {
+    q.Bind(1, path).Bind(2, static_cast<int64_t>(limit));
+    while (true) {
+      Result<bool> row = q.Step();
+      if (!row) return tl::unexpected(row.error());
+      if (!*row) break;
+      if ((*base)->verified && (!SiteIsIntact(q, SiteDetail::kLocations) || q.Text(3) != path)) {
+        return Damaged("a site at " + path + " does not match its hash");
+      }
+      out.push_back(SiteLocation{q.Int(1), q.Text(3), static_cast<int>(q.Int(4)),
+                                 static_cast<int>(q.Int(6))});
+    }
+    q.Reset();
+  }
+  return out;
+}
+
 VersionScope::VersionScope(Catalog& catalog, std::string version)
     : catalog_(catalog), previous_(catalog.version()) {
   catalog_.SetVersion(std::move(version));

@@ -437,6 +437,8 @@ class Catalog {
   // (give or take `slack` lines).
   Result<std::vector<SiteLocation>> SitesAt(const std::vector<std::string>& paths, int line,
                                             int slack);
+  // At most `limit` sites whose path is one of `paths`, anywhere in the file.
+  Result<std::vector<SiteLocation>> SitesInFile(const std::vector<std::string>& paths, int limit);
   // The errors of this exception type raised without a message.
   Result<std::vector<int64_t>> ErrorsWithoutMessage(std::string_view exception);
   // The errors of one library (by pk) of this exception type.

@@ -129,6 +129,20 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
   if (shown.size() > 400) shown = std::string(TruncateUtf8(shown, 400)) + "...";
   out << Paint(color, "\x1b[1;31m", Printable(shown)) << '\n';
   if (matches.empty()) {
+    // The library is indexed when the last frame lies in a file it was
+    // indexed from: nothing there raises this by name.
+    Result<std::optional<match::IndexedFrame>> at = match::InnermostIndexedFrame(catalog, input);
+    if (at && *at) {
+      const match::IndexedFrame& f = **at;
+      out << "  no error in the catalog matches this. The last frame, "
+          << Paint(color, "\x1b[36m", fmt::format("{}:{}", Printable(f.path), f.line)) << " in "
+          << Printable(f.function) << ", is in " << Printable(f.library)
+          << (f.rev.empty() ? "" : "@" + Printable(f.rev))
+          << ", which has no raise statement of this error there: the interpreter or compiled "
+             "code raised it on that line (a missing key or attribute, an index out of range, a "
+             "value of the wrong type...), or a raise errdex could not read\n";
+      return;
+    }
     out << "  no error in the catalog matches this (is the library indexed? `errdex stats`)\n";
     return;
   }

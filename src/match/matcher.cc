@@ -286,6 +286,30 @@ double Similarity(std::string_view a, std::string_view b) {
   return 0.5 * w.dice + 0.5 * w.overlap;
 }
 
+Result<std::optional<IndexedFrame>> InnermostIndexedFrame(catalog::Catalog& catalog,
+                                                          const ParsedError& error) {
+  if (error.frames.empty()) return std::nullopt;
+  const Frame& frame = error.frames.back();
+  std::string wanted = NormalizePath(frame.path);
+  Result<std::vector<catalog::SiteLocation>> in_file =
+      catalog.SitesInFile(PathSuffixes(frame.path), 16);
+  if (!in_file) return tl::unexpected(in_file.error());
+  std::vector<int64_t> pks;
+  for (const catalog::SiteLocation& s : *in_file) pks.push_back(s.error_pk);
+  Result<std::vector<catalog::ErrorRecord>> errors =
+      catalog.GetByPks(pks, catalog::SiteDetail::kLocations);
+  if (!errors) return tl::unexpected(errors.error());
+  for (const catalog::ErrorRecord& e : *errors) {
+    for (const catalog::SiteRecord& s : e.sites) {
+      std::string root = NormalizePath(s.root);
+      while (!root.empty() && root.back() == '/') root.pop_back();
+      if (root.empty() || root + "/" + NormalizePath(s.path) != wanted) continue;
+      return IndexedFrame{e.library, s.rev, s.path, frame.line, frame.function};
+    }
+  }
+  return std::nullopt;
+}
+
 std::vector<std::string> PathSuffixes(std::string_view path) {
   std::string p = NormalizePath(path);
   std::vector<std::string> out;

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -165,6 +166,20 @@ std::vector<std::string> PathSuffixes(std::string_view path);
 
 // Trigram similarity (Dice, 0..1) of two normalized texts.
 double Similarity(std::string_view a, std::string_view b);
+
+// The innermost frame of a traceback, when it lies in a file the catalog
+// indexed from this machine (the snapshot's root and the site's path are
+// the frame's path): the library it belongs to. A relative path alone is
+// not enough: `utils.py` of a user's project is no library's.
+struct IndexedFrame {
+  std::string library;
+  std::string rev;
+  std::string path;  // relative to the library's root
+  int line = 0;
+  std::string function;
+};
+Result<std::optional<IndexedFrame>> InnermostIndexedFrame(catalog::Catalog& catalog,
+                                                          const ParsedError& error);
 
 // The parts Similarity mixes: Dice and overlap of the two texts' trigrams.
 struct Wording {

@@ -148,6 +148,26 @@ TEST_F(ExplainCli, TheNearestWordingIsShownAsSuchWithoutItsFix) {
   EXPECT_NE(r.out.find("raised when `x < 0`"), std::string::npos) << r.out;
 }
 
+// No match, and the last frame lies in a file of an indexed library (by its
+// full path: the catalog's root and the file): the library is named, not
+// asked about. The same file name elsewhere is not the library's.
+TEST_F(ExplainCli, NoMatchInAnIndexedFileNamesItsLibrary) {
+  std::string frame_file = (fs::canonical(dir_->path() / "src") / "fstrings.py").string();
+  auto traceback = [](const std::string& file) {
+    return "Traceback (most recent call last):\n  File \"" + file +
+           "\", line 2, in f\nZeroDivisionError: division by zero\n";
+  };
+  CommandResult r = RunErrdex({"explain", "--db", db_, "-"}, traceback(frame_file));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("The last frame, fstrings.py:2 in f, is in test/idioms"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("is the library indexed?"), std::string::npos) << r.out;
+  r = RunErrdex({"explain", "--db", db_, "-"}, traceback("/elsewhere/project/fstrings.py"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("is the library indexed?"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("test/idioms"), std::string::npos) << r.out;
+}
+
 // What C and C++ errors look like when they reach a user, each to its site.
 TEST_F(ExplainCli, NativeErrors) {
   struct Case {
