@@ -296,6 +296,7 @@ class Reader {
     TSNode bases = Field(node, "superclasses");
     if (!ts_node_is_null(bases)) {
       for (TSNode b : NamedChildren(bases)) {
+        if (K(b) == kSubscript) b = Field(b, "value");  // a generic: `Base[T]` is Base
         std::string dotted = DottedName(b, src_);
         if (!dotted.empty()) c.bases.push_back(std::move(dotted));
       }

@@ -518,6 +518,9 @@ class FileExtractor {
     TSNode supers = Field(node, "superclasses");
     if (!ts_node_is_null(supers)) {
       for (TSNode b : NamedChildren(supers)) {
+        // `ParamType[int]`: the generic class is the base (click's
+        // `_NumberParamTypeBase(ParamType[...])` inherits its `fail`).
+        if (K(b) == kSubscript) b = Field(b, "value");
         uint16_t k = K(b);
         if (k == kIdentifier || k == kAttribute) info.bases.push_back(ShortName(Text(b)));
       }

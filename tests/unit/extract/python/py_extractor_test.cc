@@ -318,6 +318,24 @@ TEST(PythonExtractor, AFunctionOfAnImportedLibraryModuleNamesNoType) {
   EXPECT_EQ(RaiseReturnedLines(x), (std::vector<int>{6, 8}));
 }
 
+// A generic base (`ParamType[int]`, click's number types) is the class
+// subscripted: its helper `fail` is a sink for the subclass's calls.
+TEST(PythonExtractor, AGenericBaseIsTheClassItSubscripts) {
+  std::vector<std::string> m = Messages(
+      "import typing as t\n"
+      "T = t.TypeVar('T')\n"
+      "class BadParameter(Exception):\n"
+      "    pass\n"
+      "class ParamType(t.Generic[T]):\n"
+      "    def fail(self, message, param=None):\n"
+      "        raise BadParameter(message)\n"
+      "class IntType(ParamType[int]):\n"
+      "    def convert(self, value):\n"
+      "        self.fail(f'{value!r} is not a valid integer.')\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"BadParameter: {message}",
+                                         "BadParameter: {value!r} is not a valid integer."}));
+}
+
 // A raise of what `pop`, `get`, `next` or a future's `exception()` hands
 // back is an object stored earlier: no error typed "pop". A class of the
 // library that is so named is still raised as a class, and an attribute
