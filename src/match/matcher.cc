@@ -913,6 +913,15 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // Errors raised as the class of a caught exception, of which the printed
   // class is a subclass.
   std::unordered_set<int64_t> reraised_class;
+  // Where the traceback says the error was raised, when that is a file of
+  // an indexed library: a partial fit elsewhere, in another library and in
+  // no file the traceback passes through, is not where it was raised.
+  std::optional<IndexedFrame> raised_in;
+  if (!input.frames.empty()) {
+    Result<std::optional<IndexedFrame>> at = InnermostIndexedFrame(*catalog_, input);
+    if (!at) return tl::unexpected(at.error());
+    raised_in = std::move(*at);
+  }
   for (catalog::ErrorRecord& e : *sited) {
     const Assessment& a = *by_pk.at(e.pk);
     Match m;
@@ -997,7 +1006,8 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     }
     m.rank = score;
     m.frame_level = best_frame;
-    m.weak = a.fuzzy && a.dice < kNearestWordingDice && best_frame < 2;
+    m.weak = (a.fuzzy && a.dice < kNearestWordingDice && best_frame < 2) ||
+             (raised_in && best_frame == 0 && !a.full && e.library != raised_in->library);
     m.error = std::move(e);
     matches.push_back(std::move(m));
   }

@@ -10,6 +10,7 @@
 
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -359,6 +360,41 @@ TEST(Matcher, APhraseInCommonIsTheNearestWordingNotAnAnswer) {
   ASSERT_FALSE(framed.empty());
   EXPECT_EQ(framed[0].error.template_text, "Size {size:n} out of range");
   EXPECT_FALSE(framed[0].weak);
+}
+
+// The traceback ends in a file of one indexed library (mpmath calling C's
+// float()); another library's template fits only part of the message, and
+// the traceback passes through none of its files: not where it was raised.
+TEST(Matcher, APartialFitInALibraryTheTracebackNeverEntersIsWeak) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  IndexPackages(dir, {"solvers"}, "core.py",
+                "def poly(f_num):\n    if f_num:\n"
+                "        raise ValueError('could not convert %s to Poly' % f_num)\n",
+                db);
+  IndexPackages(dir, {"numbers"}, "parse.py",
+                "def to_float(text):\n    if not text:\n"
+                "        raise ValueError('empty number')\n    return float(text)\n",
+                db);
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  const std::string message = "ValueError: could not convert string to float: 'abc'";
+  auto first = [&](const std::string& text) {
+    Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(text).back(), {});
+    EXPECT_TRUE(m.has_value());
+    return m && !m->empty() ? std::optional<Match>((*m)[0]) : std::nullopt;
+  };
+  std::string parse_py = (dir.path() / "numbers" / "numbers" / "parse.py").string();
+  std::optional<Match> framed = first("Traceback (most recent call last):\n  File \"" + parse_py +
+                                      "\", line 4, in to_float\n" + message + "\n");
+  ASSERT_TRUE(framed);
+  EXPECT_EQ(framed->error.library, "test/solvers");
+  EXPECT_TRUE(framed->weak);
+  // The message alone says nothing of where it was raised.
+  std::optional<Match> alone = first(message);
+  ASSERT_TRUE(alone);
+  EXPECT_EQ(alone->error.library, "test/solvers");
+  EXPECT_FALSE(alone->weak);
 }
 
 TEST(Matcher, TheRaiseUnderTheLastFrameBeatsAnEqualMatchElsewhere) {
