@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -1664,26 +1665,23 @@ Result<void> Catalog::LoadFirstSitesOf(ErrorRecord& e, const ErrorRow& row, Site
   return {};
 }
 
-Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string>& paths, int line,
-                                                   int slack) {
-  Result<std::shared_ptr<const Base>> base = GetBase();
-  if (!base) return tl::unexpected(base.error());
+namespace {
+
+// Runs `q` (site rows: SELECT 0, the hashed columns, crc; ?1 the path) for
+// each of `paths`, `bind` setting its other parameters, and collects where
+// the sites are, each row checked against its hash when the catalog is.
+Result<std::vector<SiteLocation>> ReadLocations(Statement& q, const std::vector<std::string>& paths,
+                                                bool verified,
+                                                const std::function<void(Statement&)>& bind) {
   std::vector<SiteLocation> out;
-  // Rows, not links: a site many versions share is one location.
-  Result<Statement*> st = Cached(
-      "SELECT 0, " + Prefixed("s.", kSiteHashColumns) +
-      ", s.crc FROM site_row s WHERE s.path = ?1 AND s.line <= ?2 + ?3 AND "
-      "s.end_line >= ?2 - ?3 AND s.line >= ?2 - 200 AND "
-      "EXISTS (SELECT 1 FROM site_link l WHERE l.row_pk = s.pk)");
-  if (!st) return tl::unexpected(st.error());
-  Statement& q = **st;
   for (const std::string& path : paths) {
-    q.Bind(1, path).Bind(2, line).Bind(3, slack);
+    q.Bind(1, path);
+    bind(q);
     while (true) {
       Result<bool> row = q.Step();
       if (!row) return tl::unexpected(row.error());
       if (!*row) break;
-      if ((*base)->verified && (!SiteIsIntact(q, SiteDetail::kLocations) || q.Text(3) != path)) {
+      if (verified && (!SiteIsIntact(q, SiteDetail::kLocations) || q.Text(3) != path)) {
         return Damaged("a site at " + path + " does not match its hash");
       }
       out.push_back(SiteLocation{q.Int(1), q.Text(3), static_cast<int>(q.Int(4)),
@@ -1694,32 +1692,34 @@ Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string
   return out;
 }
 
+}  // namespace
+
+Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string>& paths, int line,
+                                                   int slack) {
+  Result<std::shared_ptr<const Base>> base = GetBase();
+  if (!base) return tl::unexpected(base.error());
+  // Rows, not links: a site many versions share is one location.
+  Result<Statement*> st =
+      Cached("SELECT 0, " + Prefixed("s.", kSiteHashColumns) +
+             ", s.crc FROM site_row s WHERE s.path = ?1 AND s.line <= ?2 + ?3 AND "
+             "s.end_line >= ?2 - ?3 AND s.line >= ?2 - 200 AND "
+             "EXISTS (SELECT 1 FROM site_link l WHERE l.row_pk = s.pk)");
+  if (!st) return tl::unexpected(st.error());
+  return ReadLocations(**st, paths, (*base)->verified,
+                       [&](Statement& q) { q.Bind(2, line).Bind(3, slack); });
+}
+
 Result<std::vector<SiteLocation>> Catalog::SitesInFile(const std::vector<std::string>& paths,
                                                        int limit) {
   Result<std::shared_ptr<const Base>> base = GetBase();
   if (!base) return tl::unexpected(base.error());
-  std::vector<SiteLocation> out;
   Result<Statement*> st = Cached("SELECT 0, " + Prefixed("s.", kSiteHashColumns) +
                                  ", s.crc FROM site_row s WHERE s.path = ?1 AND "
                                  "EXISTS (SELECT 1 FROM site_link l WHERE l.row_pk = s.pk) "
                                  "LIMIT ?2");
   if (!st) return tl::unexpected(st.error());
-  Statement& q = **st;
-  for (const std::string& path : paths) {
-    q.Bind(1, path).Bind(2, static_cast<int64_t>(limit));
-    while (true) {
-      Result<bool> row = q.Step();
-      if (!row) return tl::unexpected(row.error());
-      if (!*row) break;
-      if ((*base)->verified && (!SiteIsIntact(q, SiteDetail::kLocations) || q.Text(3) != path)) {
-        return Damaged("a site at " + path + " does not match its hash");
-      }
-      out.push_back(SiteLocation{q.Int(1), q.Text(3), static_cast<int>(q.Int(4)),
-                                 static_cast<int>(q.Int(6))});
-    }
-    q.Reset();
-  }
-  return out;
+  return ReadLocations(**st, paths, (*base)->verified,
+                       [&](Statement& q) { q.Bind(2, static_cast<int64_t>(limit)); });
 }
 
 VersionScope::VersionScope(Catalog& catalog, std::string version)
