@@ -1685,7 +1685,7 @@ Result<std::vector<SiteLocation>> ReadLocations(Statement& q, const std::vector<
         return Damaged("a site at " + path + " does not match its hash");
       }
       out.push_back(SiteLocation{q.Int(1), q.Text(3), static_cast<int>(q.Int(4)),
-                                 static_cast<int>(q.Int(6))});
+                                 static_cast<int>(q.Int(6)), q.Int(0)});
     }
     q.Reset();
   }
@@ -1709,17 +1709,44 @@ Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string
                        [&](Statement& q) { q.Bind(2, line).Bind(3, slack); });
 }
 
-Result<std::vector<SiteLocation>> Catalog::SitesInFile(const std::vector<std::string>& paths,
-                                                       int limit) {
+Result<std::optional<Catalog::FileOwner>> Catalog::OwnerOfFile(std::string_view path) {
   Result<std::shared_ptr<const Base>> base = GetBase();
   if (!base) return tl::unexpected(base.error());
-  Result<Statement*> st = Cached("SELECT 0, " + Prefixed("s.", kSiteHashColumns) +
-                                 ", s.crc FROM site_row s WHERE s.path = ?1 AND "
-                                 "EXISTS (SELECT 1 FROM site_link l WHERE l.row_pk = s.pk) "
-                                 "LIMIT ?2");
+  // The roots that hold the file, each once: the distributions of a Python
+  // environment share one (site-packages).
+  auto trimmed = [](std::string_view root) {
+    while (!root.empty() && root.back() == '/') root.remove_suffix(1);
+    return root;
+  };
+  std::set<std::string_view> roots;
+  for (const auto& [pk, snapshot] : (*base)->snapshots) {
+    std::string_view root = trimmed(snapshot.root);
+    if (!root.empty() && path.size() > root.size() + 1 && StartsWith(path, root) &&
+        path[root.size()] == '/') {
+      roots.insert(root);
+    }
+  }
+  if (roots.empty()) return std::nullopt;
+  Result<Statement*> st = Cached("SELECT l.snapshot_pk, " + Prefixed("s.", kSiteHashColumns) +
+                                 ", s.crc FROM site_row s JOIN site_link l ON l.row_pk = s.pk "
+                                 "WHERE s.path = ?1 LIMIT 256");
   if (!st) return tl::unexpected(st.error());
-  return ReadLocations(**st, paths, (*base)->verified,
-                       [&](Statement& q) { q.Bind(2, static_cast<int64_t>(limit)); });
+  for (std::string_view root : roots) {
+    std::string relative(path.substr(root.size() + 1));
+    Result<std::vector<SiteLocation>> found =
+        ReadLocations(**st, {relative}, (*base)->verified, [](Statement&) {});
+    if (!found) return tl::unexpected(found.error());
+    for (const SiteLocation& site : *found) {
+      auto snapshot = (*base)->snapshots.find(site.snapshot_pk);
+      if (snapshot == (*base)->snapshots.end() || trimmed(snapshot->second.root) != root) {
+        continue;
+      }
+      auto library = (*base)->libraries.find(snapshot->second.library_pk);
+      if (library == (*base)->libraries.end()) continue;
+      return FileOwner{library->second.name, snapshot->second.rev, relative};
+    }
+  }
+  return std::nullopt;
 }
 
 VersionScope::VersionScope(Catalog& catalog, std::string version)

@@ -292,6 +292,7 @@ struct SiteLocation {
   std::string path;
   int line = 0;
   int end_line = 0;
+  int64_t snapshot_pk = 0;  // a snapshot holding it, where the query asks (OwnerOfFile)
 };
 
 // An exception class a snapshot defines, and where.
@@ -437,8 +438,15 @@ class Catalog {
   // (give or take `slack` lines).
   Result<std::vector<SiteLocation>> SitesAt(const std::vector<std::string>& paths, int line,
                                             int slack);
-  // At most `limit` sites whose path is one of `paths`, anywhere in the file.
-  Result<std::vector<SiteLocation>> SitesInFile(const std::vector<std::string>& paths, int limit);
+  // The library and version whose indexed root holds the file at `path`
+  // (absolute, as a traceback prints it) with a site in it; none for a file
+  // no snapshot indexed from this machine.
+  struct FileOwner {
+    std::string library;
+    std::string rev;
+    std::string path;  // relative to the root
+  };
+  Result<std::optional<FileOwner>> OwnerOfFile(std::string_view path);
   // The errors of this exception type raised without a message.
   Result<std::vector<int64_t>> ErrorsWithoutMessage(std::string_view exception);
   // The errors of one library (by pk) of this exception type.

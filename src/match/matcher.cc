@@ -290,24 +290,11 @@ Result<std::optional<IndexedFrame>> InnermostIndexedFrame(catalog::Catalog& cata
                                                           const ParsedError& error) {
   if (error.frames.empty()) return std::nullopt;
   const Frame& frame = error.frames.back();
-  std::string wanted = NormalizePath(frame.path);
-  Result<std::vector<catalog::SiteLocation>> in_file =
-      catalog.SitesInFile(PathSuffixes(frame.path), 16);
-  if (!in_file) return tl::unexpected(in_file.error());
-  std::vector<int64_t> pks;
-  for (const catalog::SiteLocation& s : *in_file) pks.push_back(s.error_pk);
-  Result<std::vector<catalog::ErrorRecord>> errors =
-      catalog.GetByPks(pks, catalog::SiteDetail::kLocations);
-  if (!errors) return tl::unexpected(errors.error());
-  for (const catalog::ErrorRecord& e : *errors) {
-    for (const catalog::SiteRecord& s : e.sites) {
-      std::string root = NormalizePath(s.root);
-      while (!root.empty() && root.back() == '/') root.pop_back();
-      if (root.empty() || root + "/" + NormalizePath(s.path) != wanted) continue;
-      return IndexedFrame{e.library, s.rev, s.path, frame.line, frame.function};
-    }
-  }
-  return std::nullopt;
+  Result<std::optional<catalog::Catalog::FileOwner>> owner =
+      catalog.OwnerOfFile(NormalizePath(frame.path));
+  if (!owner) return tl::unexpected(owner.error());
+  if (!*owner) return std::nullopt;
+  return IndexedFrame{(*owner)->library, (*owner)->rev, (*owner)->path, frame.line, frame.function};
 }
 
 std::vector<std::string> PathSuffixes(std::string_view path) {
@@ -916,12 +903,16 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // Where the traceback says the error was raised, when that is a file of
   // an indexed library: a partial fit elsewhere, in another library and in
   // no file the traceback passes through, is not where it was raised.
-  std::optional<IndexedFrame> raised_in;
-  if (!input.frames.empty()) {
-    Result<std::optional<IndexedFrame>> at = InnermostIndexedFrame(*catalog_, input);
-    if (!at) return tl::unexpected(at.error());
-    raised_in = std::move(*at);
-  }
+  // Looked up once, and only for such a fit: most pastes have none.
+  std::optional<std::optional<IndexedFrame>> raised_in;
+  auto raised_elsewhere = [&](const std::string& library) -> Result<bool> {
+    if (!raised_in) {
+      Result<std::optional<IndexedFrame>> at = InnermostIndexedFrame(*catalog_, input);
+      if (!at) return tl::unexpected(at.error());
+      raised_in = std::move(*at);
+    }
+    return raised_in->has_value() && (*raised_in)->library != library;
+  };
   for (catalog::ErrorRecord& e : *sited) {
     const Assessment& a = *by_pk.at(e.pk);
     Match m;
@@ -1006,8 +997,12 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     }
     m.rank = score;
     m.frame_level = best_frame;
-    m.weak = (a.fuzzy && a.dice < kNearestWordingDice && best_frame < 2) ||
-             (raised_in && best_frame == 0 && !a.full && e.library != raised_in->library);
+    m.weak = a.fuzzy && a.dice < kNearestWordingDice && best_frame < 2;
+    if (!m.weak && best_frame == 0 && !a.full && !input.frames.empty()) {
+      Result<bool> elsewhere = raised_elsewhere(e.library);
+      if (!elsewhere) return tl::unexpected(elsewhere.error());
+      m.weak = *elsewhere;
+    }
     m.error = std::move(e);
     matches.push_back(std::move(m));
   }
