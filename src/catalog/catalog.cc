@@ -11,6 +11,7 @@
 #include <ctime>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -1712,12 +1713,12 @@ Result<std::vector<SiteLocation>> Catalog::SitesAt(const std::vector<std::string
 Result<std::optional<Catalog::FileOwner>> Catalog::OwnerOfFile(std::string_view path) {
   Result<std::shared_ptr<const Base>> base = GetBase();
   if (!base) return tl::unexpected(base.error());
-  // The roots that hold the file, each once: the distributions of a Python
-  // environment share one (site-packages).
   auto trimmed = [](std::string_view root) {
     while (!root.empty() && root.back() == '/') root.remove_suffix(1);
     return root;
   };
+  // The roots that hold the file, a query each: the distributions of a
+  // Python environment share one (site-packages).
   std::set<std::string_view> roots;
   for (const auto& [pk, snapshot] : (*base)->snapshots) {
     std::string_view root = trimmed(snapshot.root);
@@ -1727,24 +1728,26 @@ Result<std::optional<Catalog::FileOwner>> Catalog::OwnerOfFile(std::string_view 
     }
   }
   if (roots.empty()) return std::nullopt;
-  Result<Statement*> st = Cached("SELECT l.snapshot_pk, " + Prefixed("s.", kSiteHashColumns) +
-                                 ", s.crc FROM site_row s JOIN site_link l ON l.row_pk = s.pk "
-                                 "WHERE s.path = ?1 LIMIT 256");
+  Result<Statement*> st = Cached(
+      "SELECT l.snapshot_pk, " + Prefixed("s.", kSiteHashColumns) +
+      ", s.crc FROM site_row s JOIN site_link l ON l.row_pk = s.pk WHERE s.path = ?1 AND "
+      "l.snapshot_pk IN (SELECT pk FROM snapshot WHERE root = ?2 OR root = ?2 || '/') LIMIT 1");
   if (!st) return tl::unexpected(st.error());
   for (std::string_view root : roots) {
     std::string relative(path.substr(root.size() + 1));
+    std::string bound(root);
     Result<std::vector<SiteLocation>> found =
-        ReadLocations(**st, {relative}, (*base)->verified, [](Statement&) {});
+        ReadLocations(**st, {relative}, (*base)->verified, [&](Statement& q) { q.Bind(2, bound); });
     if (!found) return tl::unexpected(found.error());
-    for (const SiteLocation& site : *found) {
-      auto snapshot = (*base)->snapshots.find(site.snapshot_pk);
-      if (snapshot == (*base)->snapshots.end() || trimmed(snapshot->second.root) != root) {
-        continue;
-      }
-      auto library = (*base)->libraries.find(snapshot->second.library_pk);
-      if (library == (*base)->libraries.end()) continue;
-      return FileOwner{library->second.name, snapshot->second.rev, relative};
+    if (found->empty()) continue;
+    // The snapshot table was read unchecked: its row must be the checked one's.
+    auto snapshot = (*base)->snapshots.find(found->front().snapshot_pk);
+    if (snapshot == (*base)->snapshots.end() || trimmed(snapshot->second.root) != root) {
+      return Damaged("the snapshot of a site at " + relative + " is not the one checked");
     }
+    auto library = (*base)->libraries.find(snapshot->second.library_pk);
+    if (library == (*base)->libraries.end()) continue;
+    return FileOwner{library->second.name, snapshot->second.rev, relative};
   }
   return std::nullopt;
 }

@@ -131,12 +131,15 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
   if (matches.empty()) {
     // The library is indexed when the last frame lies in a file it was
     // indexed from: nothing there raises this by name.
-    Result<std::optional<match::IndexedFrame>> at = match::InnermostIndexedFrame(catalog, input);
-    if (at && *at) {
-      const match::IndexedFrame& f = **at;
+    // A catalog too damaged to say falls back to the question.
+    Result<std::optional<catalog::Catalog::FileOwner>> owner =
+        match::InnermostFrameOwner(catalog, input);
+    if (owner && *owner) {
+      const catalog::Catalog::FileOwner& f = **owner;
+      const match::Frame& frame = input.frames.back();
       out << "  no error in the catalog matches this. The last frame, "
-          << Paint(color, "\x1b[36m", fmt::format("{}:{}", Printable(f.path), f.line)) << " in "
-          << Printable(f.function) << ", is in " << Printable(f.library)
+          << Paint(color, "\x1b[36m", fmt::format("{}:{}", Printable(f.path), frame.line)) << " in "
+          << Printable(frame.function) << ", is in " << Printable(f.library)
           << (f.rev.empty() ? "" : "@" + Printable(f.rev))
           << ", which has no raise statement of this error there: the interpreter or compiled "
              "code raised it on that line (a missing key or attribute, an index out of range, a "

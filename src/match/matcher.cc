@@ -286,15 +286,10 @@ double Similarity(std::string_view a, std::string_view b) {
   return 0.5 * w.dice + 0.5 * w.overlap;
 }
 
-Result<std::optional<IndexedFrame>> InnermostIndexedFrame(catalog::Catalog& catalog,
-                                                          const ParsedError& error) {
+Result<std::optional<catalog::Catalog::FileOwner>> InnermostFrameOwner(catalog::Catalog& catalog,
+                                                                       const ParsedError& error) {
   if (error.frames.empty()) return std::nullopt;
-  const Frame& frame = error.frames.back();
-  Result<std::optional<catalog::Catalog::FileOwner>> owner =
-      catalog.OwnerOfFile(NormalizePath(frame.path));
-  if (!owner) return tl::unexpected(owner.error());
-  if (!*owner) return std::nullopt;
-  return IndexedFrame{(*owner)->library, (*owner)->rev, (*owner)->path, frame.line, frame.function};
+  return catalog.OwnerOfFile(NormalizePath(error.frames.back().path));
 }
 
 std::vector<std::string> PathSuffixes(std::string_view path) {
@@ -904,10 +899,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // an indexed library: a partial fit elsewhere, in another library and in
   // no file the traceback passes through, is not where it was raised.
   // Looked up once, and only for such a fit: most pastes have none.
-  std::optional<std::optional<IndexedFrame>> raised_in;
+  std::optional<std::optional<catalog::Catalog::FileOwner>> raised_in;
   auto raised_elsewhere = [&](const std::string& library) -> Result<bool> {
     if (!raised_in) {
-      Result<std::optional<IndexedFrame>> at = InnermostIndexedFrame(*catalog_, input);
+      Result<std::optional<catalog::Catalog::FileOwner>> at = InnermostFrameOwner(*catalog_, input);
       if (!at) return tl::unexpected(at.error());
       raised_in = std::move(*at);
     }

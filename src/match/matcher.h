@@ -32,11 +32,11 @@ struct Match {
   // vendored `packaging`), the frame's own library shares more.
   int frame_depth = 0;
   bool fuzzy = false;          // found by similar wording, not by its template
-  // Found by similar wording that shares little of the message (a phrase
-  // such as "out of range"), and no frame stands on its raise: the nearest
-  // wording the catalog has, which may be another error altogether (one
-  // raised by compiled code, or by a library not indexed). Its condition
-  // and fixes are not shown as the user's.
+  // The nearest wording, not an answer, and its condition and fixes are not
+  // shown as the user's: found by similar wording that shares little of the
+  // message (a phrase such as "out of range") with no frame on its raise,
+  // or fitting part of the message in another library than the one whose
+  // file the traceback ends in, no frame passing through its files.
   bool weak = false;
   std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text
   int frame_sites = 0;   // sites a traceback frame points at (they come first)
@@ -167,19 +167,11 @@ std::vector<std::string> PathSuffixes(std::string_view path);
 // Trigram similarity (Dice, 0..1) of two normalized texts.
 double Similarity(std::string_view a, std::string_view b);
 
-// The innermost frame of a traceback, when it lies in a file the catalog
-// indexed from this machine (the snapshot's root and the site's path are
-// the frame's path): the library it belongs to. A relative path alone is
-// not enough: `utils.py` of a user's project is no library's.
-struct IndexedFrame {
-  std::string library;
-  std::string rev;
-  std::string path;  // relative to the library's root
-  int line = 0;
-  std::string function;
-};
-Result<std::optional<IndexedFrame>> InnermostIndexedFrame(catalog::Catalog& catalog,
-                                                          const ParsedError& error);
+// Who owns the file the traceback's innermost frame is in, when the catalog
+// indexed that file from this machine (Catalog::OwnerOfFile, by full path:
+// `utils.py` of a user's project is no library's).
+Result<std::optional<catalog::Catalog::FileOwner>> InnermostFrameOwner(catalog::Catalog& catalog,
+                                                                       const ParsedError& error);
 
 // The parts Similarity mixes: Dice and overlap of the two texts' trigrams.
 struct Wording {

@@ -837,7 +837,23 @@ class Linker {
     if (it == defined_.end()) return false;
     bool on_instance = OnInstance(written);
     if (!on_instance && written.find('.') != std::string_view::npos) {
-      return DefinesThroughModule(name, written, path);
+      // `mod.f`: a function at the top of the library module the raising
+      // file imports as `mod` (jsonschema's `raise error` after `error =
+      // exceptions.best_match(...)`, which returns one of the errors given).
+      size_t dot = written.find('.');
+      if (written.find('.', dot + 1) != std::string_view::npos) return false;
+      std::string_view local = written.substr(0, dot);
+      std::string_view function = written.substr(dot + 1);
+      auto file = by_path_.find(std::string(path));
+      if (file == by_path_.end()) return false;
+      return std::any_of(it->second.begin(), it->second.end(), [&](const Defined& d) {
+        if (d.function->qualified != function) return false;
+        const std::vector<ImportFact>& imports = file->second->facts.imports;
+        return std::any_of(imports.begin(), imports.end(), [&](const ImportFact& i) {
+          // `from jsonschema import exceptions` binds the module m.x.
+          return i.local == local && DefinesModule(d.path, path, i, !i.name.empty());
+        });
+      });
     }
     if (on_instance && on_self.empty()) return false;
     // A plain name is the raising module's own function, or one it imports
@@ -862,44 +878,15 @@ class Linker {
     });
   }
 
-  // `mod.f` written in the file at `path`: a function `f` at the top of the
-  // library module that `mod` is imported as there (`from jsonschema import
-  // exceptions`, `import a.b as mod`; jsonschema's `raise error` after
-  // `error = exceptions.best_match(...)`, which returns one of the errors it
-  // is given).
-  bool DefinesThroughModule(const std::string& name, std::string_view written,
-                            std::string_view path) const {
-    auto defined = defined_.find(name);
-    if (defined == defined_.end()) return false;
-    size_t dot = written.find('.');
-    if (written.find('.', dot + 1) != std::string_view::npos) return false;
-    std::string_view local = written.substr(0, dot);
-    std::string_view function = written.substr(dot + 1);
-    auto file = by_path_.find(std::string(path));
-    if (file == by_path_.end()) return false;
-    for (const ImportFact& i : file->second->facts.imports) {
-      if (i.local != local) continue;
-      std::string wanted = AbsoluteImport(ModuleName(path), EndsWith(path, "__init__.py"), i);
-      if (!i.name.empty()) wanted += "." + i.name;
-      for (const Defined& d : defined->second) {
-        std::string module = ModuleName(d.path);
-        if (d.function->qualified == function && !module.empty() &&
-            (wanted == module || EndsWith(wanted, "." + module))) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
   // Whether the file at `path` is the module `from m import x` names in the
   // file at `importer`, by the call graph's module names; an absolute name
   // may carry the package the library's root is (`jinja2.debug` for the
-  // root's `debug.py`).
-  static bool DefinesModule(std::string_view path, std::string_view importer,
-                            const ImportFact& i) {
+  // root's `debug.py`). With `submodule`, the module is `m.x` itself.
+  static bool DefinesModule(std::string_view path, std::string_view importer, const ImportFact& i,
+                            bool submodule = false) {
     std::string wanted =
         AbsoluteImport(ModuleName(importer), EndsWith(importer, "__init__.py"), i);
+    if (submodule) wanted += "." + i.name;
     std::string module = ModuleName(path);
     return !module.empty() && (wanted == module || EndsWith(wanted, "." + module));
   }
