@@ -10,6 +10,7 @@
 
 #include "extract/extractor.h"
 #include "extract/python/cy_prepass.h"
+#include "fuzz_limits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
@@ -22,6 +23,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (size_t i = 0; i < text.size(); ++i) {
     if ((text[i] == '\n') != (rewritten[i] == '\n')) std::abort();
   }
-  (void)errdex::extract::ExtractPythonSource(path, text);
+  (void)errdex::extract::ExtractPythonSource(path, text, errdex::fuzz::kParseMicros);
   return 0;
 }

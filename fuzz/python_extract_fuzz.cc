@@ -9,10 +9,12 @@
 #include "analyze/related.h"
 #include "catalog/json.h"
 #include "extract/extractor.h"
+#include "fuzz_limits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  errdex::Extraction x = errdex::extract::ExtractPythonSource("fuzz.py", text);
+  errdex::Extraction x =
+      errdex::extract::ExtractPythonSource("fuzz.py", text, errdex::fuzz::kParseMicros);
   std::vector<errdex::analyze::RelatedInput> related;
   for (const errdex::Site& s : x.sites) {
     // What the catalog would store, read back as analysis reads it.

@@ -5,10 +5,12 @@
 #include <string_view>
 
 #include "extract/extractor.h"
+#include "fuzz_limits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
-  errdex::Extraction x = errdex::extract::ExtractRustSource("fuzz.rs", text);
+  errdex::Extraction x =
+      errdex::extract::ExtractRustSource("fuzz.rs", text, errdex::fuzz::kParseMicros);
   for (const errdex::Site& s : x.sites) {
     (void)s.message.Display();
     (void)s.excerpt.size();

@@ -180,27 +180,20 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
     cython_source = *text;
     python::RewriteCython(*text, python::IsTempitaPath(path));
   }
-  TreePtr tree(
-      ts_parser_parse_string(parser, nullptr, text->data(), static_cast<uint32_t>(text->size())));
+  ParseBudget budget(parser);
+  TreePtr tree = budget.Parse(*text);
   if (tree && ts_node_has_error(ts_tree_root_node(tree.get()))) {
     // Only a file the grammar stumbled on pays for the rewrite and a second
     // parse. The rewritten copy has the source's offsets, so its tree is read
     // against the source and sites quote what was written.
     std::string rewritten = *text;
     if (python::RewriteForGrammar(rewritten) > 0) {
-      TreePtr second(ts_parser_parse_string(parser, nullptr, rewritten.data(),
-                                            static_cast<uint32_t>(rewritten.size())));
       // Out of time on the second parse, the first tree, errors and all, is
       // still better than none.
-      if (second) {
-        tree = std::move(second);
-      } else {
-        ts_parser_reset(parser);
-      }
+      if (TreePtr second = budget.Parse(rewritten)) tree = std::move(second);
     }
   }
   if (!tree) {
-    ts_parser_reset(parser);
     result.issues.push_back(
         FileIssue{std::string(path), "parse-timeout", "parsing took too long", true});
     return result;
@@ -565,29 +558,32 @@ Extraction OneFile(std::string_view text, FileResult& r) {
 
 }  // namespace
 
-Extraction ExtractCppSource(std::string_view path, std::string_view text) {
+Extraction ExtractCppSource(std::string_view path, std::string_view text,
+                            uint64_t parse_timeout_micros) {
   std::vector<cpp::MacroDef> defs;
   cpp::CollectMacros(path, text, defs);
   cpp::MacroTable macros = cpp::SinkMacros(std::move(defs));
   ParserPtr parser(ts_parser_new());
-  ts_parser_set_timeout_micros(parser.get(), 20'000'000);
+  ts_parser_set_timeout_micros(parser.get(), parse_timeout_micros);
   std::vector<cpp::FileResult> one(1);
   one[0] = cpp::ExtractCppBytes(parser.get(), path, std::string(text), macros);
   cpp::LinkHelpers(one);
   return OneFile(text, one[0]);
 }
 
-Extraction ExtractRustSource(std::string_view path, std::string_view text) {
+Extraction ExtractRustSource(std::string_view path, std::string_view text,
+                             uint64_t parse_timeout_micros) {
   ParserPtr parser(ts_parser_new());
-  ts_parser_set_timeout_micros(parser.get(), 20'000'000);
+  ts_parser_set_timeout_micros(parser.get(), parse_timeout_micros);
   rust::FileResult r = rust::ExtractRustBytes(parser.get(), path, std::string(text));
   Extraction out = OneFile(text, r);
   out.classes = std::move(r.classes);
   return out;
 }
 
-Extraction ExtractPythonSource(std::string_view path, std::string_view text) {
-  ParserPtr parser = NewPythonParser(20'000'000);
+Extraction ExtractPythonSource(std::string_view path, std::string_view text,
+                               uint64_t parse_timeout_micros) {
+  ParserPtr parser = NewPythonParser(parse_timeout_micros);
   std::vector<python::FileResult> results;
   results.push_back(ExtractOne(parser.get(), path, std::string(text)));
   Extraction out;

@@ -35,10 +35,16 @@ class FileCache {
   std::unique_ptr<Impl> impl_;
 };
 
+// What one file's parses may take together (a second parse after a rewrite
+// and macro expansions included) before it is skipped. A fuzzer passes the
+// one-file entry points below less than its own per-input timeout, so that
+// a slow parse is seen taking the skip path rather than reported as a hang.
+inline constexpr uint64_t kDefaultParseTimeoutMicros = 20'000'000;
+
 struct Options {
   int jobs = 0;                                // worker threads; 0: one per core
   uint64_t max_file_size = 5u << 20;           // larger files are skipped
-  uint64_t parse_timeout_micros = 20'000'000;  // per file; a slower parse is skipped
+  uint64_t parse_timeout_micros = kDefaultParseTimeoutMicros;
   // Reads a file's bytes, refusing more than the limit; thread-safe. Default:
   // from disk at `absolute`.
   std::function<Result<std::string>(const source::SourceFile&, uint64_t max_size)> read;
@@ -56,13 +62,16 @@ bool IsSourcePath(std::string_view path);
 Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Options& options);
 
 // Extracts one in-memory Python file (for tests, fuzzing and benchmarks).
-Extraction ExtractPythonSource(std::string_view path, std::string_view text);
+Extraction ExtractPythonSource(std::string_view path, std::string_view text,
+                               uint64_t parse_timeout_micros = kDefaultParseTimeoutMicros);
 
 // Extracts one in-memory C/C++ file, the grammar chosen by its name; the
 // macros it defines are expanded where it uses them.
-Extraction ExtractCppSource(std::string_view path, std::string_view text);
+Extraction ExtractCppSource(std::string_view path, std::string_view text,
+                            uint64_t parse_timeout_micros = kDefaultParseTimeoutMicros);
 
 // Extracts one in-memory Rust file.
-Extraction ExtractRustSource(std::string_view path, std::string_view text);
+Extraction ExtractRustSource(std::string_view path, std::string_view text,
+                             uint64_t parse_timeout_micros = kDefaultParseTimeoutMicros);
 
 }  // namespace errdex::extract

@@ -4,6 +4,28 @@
 
 namespace errdex::extract {
 
+uint64_t ParseBudget::RemainingMicros() const {
+  if (budget_micros_ == 0) return UINT64_MAX;
+  auto spent = std::chrono::duration_cast<std::chrono::microseconds>(
+                   std::chrono::steady_clock::now() - start_)
+                   .count();
+  return spent < 0 || static_cast<uint64_t>(spent) >= budget_micros_
+             ? 0
+             : budget_micros_ - static_cast<uint64_t>(spent);
+}
+
+TreePtr ParseBudget::Parse(TSParser* parser, std::string_view text, uint64_t cap_micros) {
+  uint64_t left = RemainingMicros();
+  if (left == 0) return nullptr;
+  uint64_t allowed = cap_micros != 0 && cap_micros < left ? cap_micros : left;
+  // 0 would mean "no timeout" to tree-sitter.
+  ts_parser_set_timeout_micros(parser, allowed == UINT64_MAX ? 0 : allowed);
+  TreePtr tree(
+      ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
+  if (!tree) ts_parser_reset(parser);
+  return tree;
+}
+
 SymbolTable::SymbolTable(const TSLanguage* language,
                          const std::vector<std::pair<std::string_view, uint16_t>>& named) {
   uint32_t count = ts_language_symbol_count(language);

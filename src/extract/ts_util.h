@@ -4,6 +4,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -21,6 +22,38 @@ struct TreeDeleter {
 };
 using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
 using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
+
+// One file's parse time, however many times the file is parsed. tree-sitter's
+// timeout is per call: a second parse after a rewrite, and each macro
+// expansion's, would otherwise get the whole allowance again, and one file
+// could hold a worker for several times what a caller allowed. The budget is
+// the parser's timeout when the file starts (0: none); the parser gets it
+// back when the file is done, since workers reuse their parser.
+class ParseBudget {
+ public:
+  explicit ParseBudget(TSParser* parser)
+      : parser_(parser),
+        budget_micros_(ts_parser_timeout_micros(parser)),
+        start_(std::chrono::steady_clock::now()) {}
+  ~ParseBudget() { ts_parser_set_timeout_micros(parser_, budget_micros_); }
+  ParseBudget(const ParseBudget&) = delete;
+  ParseBudget& operator=(const ParseBudget&) = delete;
+
+  // Parses `text` with the budget's parser in what is left of the budget;
+  // null when it is spent or runs out (the parser is then reset).
+  TreePtr Parse(std::string_view text) { return Parse(parser_, text, 0); }
+  // The same with another parser, allowed at most `cap_micros` (0: no cap)
+  // of what is left; its own timeout is overwritten.
+  TreePtr Parse(TSParser* parser, std::string_view text, uint64_t cap_micros);
+
+  // Microseconds left; UINT64_MAX for no budget, 0 when spent.
+  uint64_t RemainingMicros() const;
+
+ private:
+  TSParser* parser_;
+  uint64_t budget_micros_;
+  std::chrono::steady_clock::time_point start_;
+};
 
 // Maps a language's node symbols to a front end's own enum of the node types
 // it cares about, so that hot loops compare integers, not strings. Types not

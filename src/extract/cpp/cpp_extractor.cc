@@ -21,6 +21,9 @@ constexpr int kMaxEvalDepth = 24;
 constexpr int kMaxMacroDepth = 3;
 constexpr int kMaxExpansionsPerFile = 4000;
 constexpr size_t kMaxExpansionBytes = 64 * 1024;
+// An expansion is a statement or two; one that takes longer than this to
+// parse is dropped, not waited on.
+constexpr uint64_t kExpansionParseMicros = 1'000'000;
 constexpr int kMaxStreamOperands = 256;
 constexpr size_t kMaxNodesPerScopeScan = 200000;
 // Call graph facts per file: generated files hold hundreds of thousands of
@@ -447,17 +450,23 @@ bool HasLiteral(const Template& t) {
   return false;
 }
 
+// What the whole file, its macro expansions included, may spend.
+struct Limits {
+  int expansions = 0;
+  ParseBudget* budget = nullptr;
+};
+
 class Extractor {
  public:
   Extractor(std::string_view path, std::string_view source, bool is_c, const MacroTable& macros,
-            int macro_depth, int* expansions)
+            int macro_depth, Limits* limits)
       : path_(path),
         src_(source),
         is_c_(is_c),
         macros_(macros),
         symbols_(Symbols(is_c)),
         macro_depth_(macro_depth),
-        expansions_(expansions) {}
+        limits_(limits) {}
 
   FileResult Run(TSNode root) {
     // The walk keeps the path from the root to the node it is at:
@@ -1748,7 +1757,7 @@ class Extractor {
   }
 
   void Expand(TSNode call, const MacroDef& def) {
-    if (macro_depth_ >= kMaxMacroDepth || ++*expansions_ > kMaxExpansionsPerFile) return;
+    if (macro_depth_ >= kMaxMacroDepth || ++limits_->expansions > kMaxExpansionsPerFile) return;
     TSNode list = Field(call, "arguments");
     std::string_view inner = Text(list);
     if (inner.size() >= 2) inner = inner.substr(1, inner.size() - 2);
@@ -1759,11 +1768,9 @@ class Extractor {
     std::string snippet = "void errdex_expansion(void) {\n" + body + ";\n}\n";
     ParserPtr parser(ts_parser_new());
     ts_parser_set_language(parser.get(), is_c_ ? CLanguage() : CppLanguage());
-    ts_parser_set_timeout_micros(parser.get(), 1'000'000);
-    TreePtr tree(ts_parser_parse_string(parser.get(), nullptr, snippet.data(),
-                                        static_cast<uint32_t>(snippet.size())));
+    TreePtr tree = limits_->budget->Parse(parser.get(), snippet, kExpansionParseMicros);
     if (!tree) return;
-    Extractor sub(path_, snippet, is_c_, macros_, macro_depth_ + 1, expansions_);
+    Extractor sub(path_, snippet, is_c_, macros_, macro_depth_ + 1, limits_);
     FileResult expanded = sub.Run(ts_tree_root_node(tree.get()));
     for (Site& s : expanded.sites) {
       Site site = BaseSite(call, s.kind);
@@ -2397,7 +2404,7 @@ class Extractor {
   const MacroTable& macros_;
   const SymbolTable& symbols_;
   int macro_depth_;
-  int* expansions_;
+  Limits* limits_;
   SourceLines lines_{src_};
   FileResult result_;
   std::unordered_set<uint32_t> consumed_;
@@ -2876,21 +2883,21 @@ FileResult ExtractCppBytes(TSParser* parser, std::string_view path, std::string 
   std::string parsed = text;
   if (!is_c) BlankAssignOrReturn(parsed);
   ts_parser_set_language(parser, is_c ? CLanguage() : CppLanguage());
-  TreePtr tree(
-      ts_parser_parse_string(parser, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size())));
+  ParseBudget budget(parser);
+  TreePtr tree = budget.Parse(parsed);
   if (tree && ts_node_has_error(ts_tree_root_node(tree.get())) &&
       BlankDirectivesInExpressions(parsed)) {
-    tree.reset(ts_parser_parse_string(parser, nullptr, parsed.data(),
-                                      static_cast<uint32_t>(parsed.size())));
+    // Out of time on the second parse, the first tree, errors and all, is
+    // still better than none; blanking keeps offsets, so it reads the same.
+    if (TreePtr second = budget.Parse(parsed)) tree = std::move(second);
   }
   if (!tree) {
-    ts_parser_reset(parser);
     result.issues.push_back(
         FileIssue{std::string(path), "parse-timeout", "parsing took too long", true});
     return result;
   }
-  int expansions = 0;
-  Extractor x(path, text, is_c, macros, 0, &expansions);
+  Limits limits{0, &budget};
+  Extractor x(path, text, is_c, macros, 0, &limits);
   std::vector<FileIssue> issues = std::move(result.issues);
   result = x.Run(ts_tree_root_node(tree.get()));
   result.issues = std::move(issues);

@@ -926,10 +926,8 @@ FileResult ExtractRustBytes(TSParser* parser, std::string_view path, std::string
   ts_parser_set_language(parser, RustLanguage());
   std::string parseable = ParseableRust(bytes);
   const std::string& parsed = parseable.empty() ? bytes : parseable;
-  TreePtr tree(
-      ts_parser_parse_string(parser, nullptr, parsed.data(), static_cast<uint32_t>(parsed.size())));
+  TreePtr tree = ParseBudget(parser).Parse(parsed);
   if (!tree) {
-    ts_parser_reset(parser);
     result.issues.push_back(
         FileIssue{std::string(path), "parse-timeout", "parsing took too long", true});
     return result;
