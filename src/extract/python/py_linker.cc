@@ -712,20 +712,38 @@ class Linker {
   }
 
   // `raise self.failureException(msg)`: the type is a class attribute of the
-  // raising method's class (or a base), `failureException = AssertionError`.
+  // raising method's class (or a base), `failureException = AssertionError`,
+  // or what its __init__ stores from a parameter whose default is a class
+  // (`def __init__(self, ..., exc=UndefinedError): self._undefined_exception
+  // = exc`, jinja2's Undefined): the class raised unless a caller passes
+  // another, which errdex cannot follow to the raise.
+  // A capitalized attribute (`_RETRIES_EXCEEDED_ERROR_CLS`, botocore) was
+  // taken for a class by its name alone: the assignment says which.
   void ResolveTypeAttribute(ProtoSite& p) {
-    if (!p.has_call || p.callee_is_class || !StartsWith(p.site.exception_written, "self.")) return;
+    if (!p.has_call || !StartsWith(p.site.exception_written, "self.")) return;
+    auto resolve = [&](const ClassInfo* k, const std::string& expression) {
+      std::string type(LastComponent(expression));
+      const ClassInfo* t = FindClass(type, k->path);
+      if (!(t != nullptr ? IsException(t, 0) : IsBuiltinException(type))) return;
+      p.callee = type;
+      p.callee_is_class = true;
+      p.site.exception = type;
+      p.site.exception_written = expression;
+    };
     for (const ClassInfo* k : SelfClasses(p)) {
+      for (const auto& [name, value] : k->self_attrs) {
+        if (name != p.callee) continue;
+        for (const Param& param : k->init_params) {
+          if (param.name != value.expression || param.variadic || !param.default_value ||
+              param.default_value->value) {
+            continue;
+          }
+          return resolve(k, param.default_value->expression);
+        }
+      }
       for (const auto& [name, value] : k->class_attrs) {
         if (name != p.callee || value.value) continue;
-        std::string type(LastComponent(value.expression));
-        const ClassInfo* t = FindClass(type, k->path);
-        if (!(t != nullptr ? IsException(t, 0) : IsBuiltinException(type))) return;
-        p.callee = type;
-        p.callee_is_class = true;
-        p.site.exception = type;
-        p.site.exception_written = value.expression;
-        return;
+        return resolve(k, value.expression);
       }
     }
   }

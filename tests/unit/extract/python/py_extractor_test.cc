@@ -1083,6 +1083,44 @@ TEST(PythonComposed, TypeHeldInAClassAttribute) {
       "  def test(self):\n"
       "    self.fail('values differ')\n");
   EXPECT_EQ(m, (std::vector<std::string>{"AssertionError: {msg}", "AssertionError: values differ"}));
+  // A capitalized attribute looks like a class by its name (botocore).
+  EXPECT_EQ(One("class _RetriesExceededError(Exception):\n"
+                "  pass\n"
+                "class Fetcher:\n"
+                "  _RETRIES_EXCEEDED_ERROR_CLS = _RetriesExceededError\n"
+                "  def get(self):\n"
+                "    raise self._RETRIES_EXCEEDED_ERROR_CLS('retries exceeded')\n"),
+            "_RetriesExceededError: retries exceeded");
+}
+
+TEST(PythonComposed, TypeStoredByInitFromAParameterDefault) {
+  // jinja2's Undefined: the class raised unless a caller passes another.
+  std::vector<std::string> m = Messages(
+      "class UndefinedError(Exception):\n"
+      "  pass\n"
+      "class Undefined:\n"
+      "  def __init__(self, hint=None, exc=UndefinedError):\n"
+      "    self._undefined_hint = hint\n"
+      "    self._undefined_exception = exc\n"
+      "  def _fail_with_undefined_error(self):\n"
+      "    raise self._undefined_exception('undefined value')\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"UndefinedError: undefined value"}));
+  // Stored from a parameter with no default, or from something else: the
+  // raise keeps the name it was written with.
+  EXPECT_EQ(One("class Holder:\n"
+                "  def __init__(self, exc, other=None):\n"
+                "    self._exc = exc\n"
+                "    self._other = make_error()\n"
+                "  def f(self):\n"
+                "    raise self._exc('no class known')\n"),
+            "_exc: no class known");
+  // A default that is no exception class is no type either.
+  EXPECT_EQ(One("class Holder:\n"
+                "  def __init__(self, exc=None):\n"
+                "    self._exc = exc\n"
+                "  def f(self):\n"
+                "    raise self._exc('no class known')\n"),
+            "_exc: no class known");
 }
 
 TEST(PythonFactories, ATypeHeldInALocalOrAParameterDefault) {
