@@ -2313,17 +2313,22 @@ class FileExtractor {
       expr = c;
       break;
     }
-    if (ts_node_is_null(expr)) {
-      result_.non_sites.push_back(NonSite{result_.path, StartLine(stmt), "reraise"});
-      return;
-    }
-    std::string cause = ts_node_is_null(cause_node) ? "" : CollapseWhitespace(Text(cause_node));
-    EvalContext ctx = ContextAt(stmt);
     std::vector<ProtoSite> sites;
-    std::string reason;
-    if (!RaisedValue(expr, stmt, SiteKind::kRaise, cause, ctx, 0, sites, reason)) {
-      result_.non_sites.push_back(NonSite{result_.path, StartLine(stmt), reason});
-      return;
+    if (ts_node_is_null(expr)) {
+      if (!MutatedCaught(stmt, "", sites)) {
+        result_.non_sites.push_back(NonSite{result_.path, StartLine(stmt), "reraise"});
+        return;
+      }
+    } else {
+      std::string cause = ts_node_is_null(cause_node) ? "" : CollapseWhitespace(Text(cause_node));
+      EvalContext ctx = ContextAt(stmt);
+      std::string reason;
+      if (!RaisedValue(expr, stmt, SiteKind::kRaise, cause, ctx, 0, sites, reason) &&
+          !(reason == "reraise-caught" && K(expr) == kIdentifier &&
+            MutatedCaught(stmt, Text(expr), sites))) {
+        result_.non_sites.push_back(NonSite{result_.path, StartLine(stmt), reason});
+        return;
+      }
     }
     Scope* scope = FunctionScope();
     for (ProtoSite& p : sites) {
@@ -2332,6 +2337,114 @@ class FileExtractor {
       }
       result_.sites.push_back(std::move(p));
     }
+  }
+
+  // `except OSError as e: e.strerror = f"Unable to load ({e.strerror})";
+  // raise` (flask's from_pyfile), `e.args = (msg,) + e.args[1:]; raise e`:
+  // the caught exception goes on with a text written here, an error of its
+  // own, sited at the assignment. Only builtin classes, whose printed text
+  // is known from what is assigned (a library class's __str__ may read
+  // attributes its __init__ set, not args), and not Exception or
+  // BaseException, which name no class the user will see. `name` is the
+  // name re-raised; empty for a bare `raise`.
+  bool MutatedCaught(TSNode stmt, std::string_view name, std::vector<ProtoSite>& out) {
+    TSNode clause = stmt;
+    while (!ts_node_is_null(clause) && K(clause) != kExcept) {
+      uint16_t k = K(clause);
+      if (k == kFunctionDefinition || k == kClassDefinition) return false;
+      clause = ts_node_parent(clause);
+    }
+    if (ts_node_is_null(clause)) return false;
+    TSNode caught = Field(clause, "value");
+    TSNode alias = Field(clause, "alias");
+    if (!ts_node_is_null(caught) && K(caught) == kAsPattern) {
+      alias = Field(caught, "alias");
+      caught = ts_node_named_child(caught, 0);
+    }
+    if (!ts_node_is_null(alias) && K(alias) != kIdentifier) alias = ts_node_named_child(alias, 0);
+    if (ts_node_is_null(caught) || ts_node_is_null(alias) || K(alias) != kIdentifier) return false;
+    std::string_view bound = Text(alias);
+    if (!name.empty() && name != bound) return false;
+    std::vector<std::string> types;
+    for (TSNode t : K(caught) == kTuple || K(caught) == kParenthesized
+                        ? NamedChildren(caught)
+                        : std::vector<TSNode>{caught}) {
+      std::string type = CollapseWhitespace(Text(t));
+      if (IsBuiltinException(type) && type != "Exception" && type != "BaseException") {
+        types.push_back(std::move(type));
+      }
+    }
+    if (types.empty()) return false;
+    // Assignments to the caught object before the raise, outside nested definitions.
+    std::vector<TSNode> assignments;
+    std::vector<TSNode> stack = {clause};
+    uint32_t raise_at = ts_node_start_byte(stmt);
+    while (!stack.empty()) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      if (ts_node_start_byte(n) >= raise_at) continue;
+      uint16_t k = K(n);
+      if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) continue;
+      if (k == kAssignment) {
+        TSNode left = Field(n, "left");
+        if (K(left) == kAttribute && Text(Field(left, "object")) == bound) {
+          std::string_view attr = Text(Field(left, "attribute"));
+          if (attr == "strerror" || attr == "args") assignments.push_back(n);
+        }
+        continue;
+      }
+      for (TSNode c : NamedChildren(n)) stack.push_back(c);
+    }
+    size_t before = out.size();
+    for (TSNode assignment : assignments) {
+      TSNode right = Field(assignment, "right");
+      if (ts_node_is_null(right)) continue;
+      TSNode statement = ts_node_parent(assignment);
+      EvalContext ctx = ContextAt(statement);
+      bool strerror = Text(Field(Field(assignment, "left"), "attribute")) == "strerror";
+      std::vector<std::vector<CallArg>> alternatives;
+      if (strerror) {
+        // str(OSError) with errno and strerror set: the filename when there is one.
+        auto value = [&](std::string expression) {
+          CallArg a;
+          a.arg.expression = std::move(expression);
+          return a;
+        };
+        CallArg text;
+        text.arg = Arg(right, ctx);
+        alternatives.push_back(
+            {value(std::string(bound) + ".errno"), text, value(std::string(bound) + ".filename")});
+        alternatives.push_back({value(std::string(bound) + ".errno"), text});
+      } else {
+        // `(msg,)` or `(msg,) + e.args[1:]`: the tuple written out.
+        TSNode tuple = right;
+        if (K(tuple) == kBinaryOperator) tuple = Field(tuple, "left");
+        if (K(tuple) != kTuple) continue;
+        std::vector<CallArg> args;
+        for (TSNode e : NamedChildren(tuple)) {
+          if (K(e) == kComment) continue;
+          CallArg a;
+          a.arg = Arg(e, ctx);
+          args.push_back(std::move(a));
+        }
+        if (args.empty()) continue;
+        alternatives.push_back(std::move(args));
+      }
+      for (const std::string& type : types) {
+        if (strerror && !Contains(type, kOsErrors)) continue;
+        for (const std::vector<CallArg>& args : alternatives) {
+          ProtoSite p;
+          p.site = BaseSite(statement, SiteKind::kRaise);
+          p.site.exception_written = type;
+          p.site.exception = ShortName(type);
+          p.site.message = BuiltinMessage(p.site.exception, args);
+          p.callee = p.site.exception;
+          p.callee_is_class = true;
+          out.push_back(std::move(p));
+        }
+      }
+    }
+    return out.size() > before;
   }
 
   // Whether the exception raised at `p` takes its type or some text from a

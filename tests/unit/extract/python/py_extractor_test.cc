@@ -506,6 +506,54 @@ std::vector<std::string> LinedMessages(const std::string& code) {
   return out;
 }
 
+// The caught exception re-raised with a text written in the handler: an
+// error of its own at the assignment (flask's Config.from_pyfile).
+TEST(PythonReraise, ACaughtExceptionGivenNewTextIsAnError) {
+  EXPECT_EQ(
+      LinedMessages("def from_pyfile(filename, silent=False):\n"
+                    "    try:\n"
+                    "        open(filename)\n"
+                    "    except OSError as e:\n"
+                    "        if silent:\n"
+                    "            return False\n"
+                    "        e.strerror = f'Unable to load configuration file ({e.strerror})'\n"
+                    "        raise\n"),
+      (std::vector<std::string>{
+          "7: OSError: [Errno {e.errno}] Unable to load configuration file ({e.strerror})",
+          "7: OSError: [Errno {e.errno}] Unable to load configuration file ({e.strerror}): "
+          "{e.filename}",
+      }));
+  EXPECT_EQ(LinedMessages("def read(rows):\n"
+                          "    for i, row in enumerate(rows):\n"
+                          "        try:\n"
+                          "            int(row)\n"
+                          "        except (KeyError, ValueError) as err:\n"
+                          "            err.args = (f'bad row {i}: {err}',) + err.args[1:]\n"
+                          "            raise err\n"),
+            (std::vector<std::string>{"6: KeyError: 'bad row {i}: {err}'",
+                                      "6: ValueError: bad row {i}: {err}"}));
+}
+
+TEST(PythonReraise, WhatNamesNoClassOrChangesNothingStaysAReraise) {
+  for (const char* code : {
+           // Exception names no class the user sees.
+           "try:\n  f()\nexcept Exception as e:\n  e.args = ('while f',)\n  raise\n",
+           // A library class may print attributes, not args.
+           "class MyError(Exception):\n  pass\n"
+           "try:\n  f()\nexcept MyError as e:\n  e.args = ('while f',)\n  raise\n",
+           // Nothing assigned before the raise; strerror means nothing to ValueError.
+           "try:\n  f()\nexcept OSError as e:\n  raise\n",
+           "try:\n  f()\nexcept OSError as e:\n  if g():\n    raise\n  e.args = ('x',)\n",
+           "try:\n  f()\nexcept ValueError as e:\n  e.strerror = 'x'\n  raise\n",
+           // Another object re-raised.
+           "try:\n  f()\nexcept OSError as e:\n  e.strerror = 'x'\n  raise other\n",
+       }) {
+    Extraction x = Extract(code);
+    EXPECT_TRUE(x.sites.empty()) << code << SiteMessages(x).front();
+    EXPECT_FALSE(x.non_sites.empty()) << code;
+  }
+}
+
 // A text built under a test of a parameter (`"A" if name else "B"`, an
 // assignment under `if name is None:`) is not raised by a call whose
 // argument, or default, fails that test.
