@@ -162,6 +162,22 @@ constexpr std::string_view kOsErrors[] = {
     "WindowsError",
 };
 
+// Builtin classes whose str() reads attributes the constructor set, so that
+// assigning `args` later leaves what is printed as it was.
+constexpr std::string_view kAttributePrinted[] = {
+    "ImportError",
+    "ModuleNotFoundError",
+    "SyntaxError",
+    "IndentationError",
+    "TabError",
+    "UnicodeError",
+    "UnicodeDecodeError",
+    "UnicodeEncodeError",
+    "UnicodeTranslateError",
+    "ExceptionGroup",
+    "BaseExceptionGroup",
+};
+
 // Callees that take text but never raise with it (containers, logging,
 // string methods, builtins): calls to them are not kept as sink candidates,
 // which keeps the light call records few. A name missing here only costs a
@@ -2431,16 +2447,27 @@ class FileExtractor {
         alternatives.push_back(std::move(args));
       }
       for (const std::string& type : types) {
-        if (strerror && !Contains(type, kOsErrors)) continue;
+        // strerror is OSError's; args is what str() prints except where
+        // the class prints attributes its constructor set from them (an
+        // OSError with an errno, SyntaxError's msg, a codec's reason).
+        if (strerror ? !Contains(type, kOsErrors)
+                     : Contains(type, kOsErrors) || Contains(type, kAttributePrinted)) {
+          continue;
+        }
+        // What is caught as LookupError may be a KeyError, which quotes.
+        std::vector<std::string> printers = {ShortName(type)};
+        if (printers[0] == "LookupError") printers.push_back("KeyError");
         for (const std::vector<CallArg>& args : alternatives) {
-          ProtoSite p;
-          p.site = BaseSite(statement, SiteKind::kRaise);
-          p.site.exception_written = type;
-          p.site.exception = ShortName(type);
-          p.site.message = BuiltinMessage(p.site.exception, args);
-          p.callee = p.site.exception;
-          p.callee_is_class = true;
-          out.push_back(std::move(p));
+          for (const std::string& printer : printers) {
+            ProtoSite p;
+            p.site = BaseSite(statement, SiteKind::kRaise);
+            p.site.exception_written = type;
+            p.site.exception = ShortName(type);
+            p.site.message = BuiltinMessage(printer, args);
+            p.callee = p.site.exception;
+            p.callee_is_class = true;
+            out.push_back(std::move(p));
+          }
         }
       }
     }
