@@ -149,7 +149,15 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
     out << "  no error in the catalog matches this (is the library indexed? `errdex stats`)\n";
     return;
   }
-  if (matches.front().weak) {
+  if (matches.front().weak_reason == match::WeakReason::kInterpreter) {
+    const match::Frame& frame = input.frames.back();
+    out << "  Python itself raised this, on the traceback's last line: "
+        << Paint(color, "\x1b[36m", fmt::format("{}:{}", Printable(frame.path), frame.line))
+        << " in " << Printable(frame.function)
+        << " (an attribute or name missing, an operand of the wrong type, an index out of "
+           "range...). The traceback enters no file of the errors below: they are raised "
+           "elsewhere, worded the same\n";
+  } else if (matches.front().weak) {
     out << "  no error in the catalog has this wording; the nearest wordings follow (compiled "
            "code, or a library not indexed, may have raised it)\n";
   }

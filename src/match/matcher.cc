@@ -12,6 +12,7 @@
 
 #include "core/native_errors.h"
 #include "core/text.h"
+#include "match/interpreter.h"
 #include "match/keys.h"
 #include "match/pattern.h"
 
@@ -345,6 +346,24 @@ FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteReco
 }
 
 const std::set<int64_t> kNoSnapshots;
+
+// True when every site of an error is a raise in a Python source file and
+// no frame is in any of those files. Where a Python raise raised, its file
+// is a frame of the traceback; compiled code (C, a Cython cdef) raises
+// with no frame of its own, so its sites say nothing here.
+bool NeverEntered(const std::vector<Frame>& frames, const std::vector<catalog::SiteRecord>& sites) {
+  if (sites.empty()) return false;
+  for (const catalog::SiteRecord& s : sites) {
+    if (s.language != "python" || !EndsWith(s.path, ".py")) return false;
+  }
+  for (const Frame& f : frames) {
+    std::string path = NormalizePath(f.path);
+    for (const catalog::SiteRecord& s : sites) {
+      if (PathEndsWith(path, s.path) && SamePackageFile(path, s)) return false;
+    }
+  }
+  return true;
+}
 
 // Keeps the sites of one version of `e`: `asked` when given (false when the
 // error is not raised there), else the newest version whose sites the
@@ -908,6 +927,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     }
     return raised_in->has_value() && (*raised_in)->library != library;
   };
+  // A whole Python traceback, no frame cut out by a library, of a message
+  // CPython words as it does what it raises itself.
+  bool interpreter_raised = input.source == "traceback" && !input.frames_hidden &&
+                            !input.frames.empty() && IsInterpreterWording(type, message);
   for (catalog::ErrorRecord& e : *sited) {
     const Assessment& a = *by_pk.at(e.pk);
     Match m;
@@ -992,12 +1015,18 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     }
     m.rank = score;
     m.frame_level = best_frame;
-    m.weak = a.fuzzy && a.dice < kNearestWordingDice && best_frame < 2;
-    if (!m.weak && best_frame == 0 && !a.full && !input.frames.empty()) {
+    if (a.fuzzy && a.dice < kNearestWordingDice && best_frame < 2) {
+      m.weak_reason = WeakReason::kNearestWording;
+    } else if (best_frame == 0 && !a.full && !input.frames.empty()) {
       Result<bool> elsewhere = raised_elsewhere(e.library);
       if (!elsewhere) return tl::unexpected(elsewhere.error());
-      m.weak = *elsewhere;
+      if (*elsewhere) m.weak_reason = WeakReason::kOtherLibrary;
     }
+    if (m.weak_reason == WeakReason::kNone && interpreter_raised &&
+        NeverEntered(input.frames, e.sites)) {
+      m.weak_reason = WeakReason::kInterpreter;
+    }
+    m.weak = m.weak_reason != WeakReason::kNone;
     m.error = std::move(e);
     matches.push_back(std::move(m));
   }
@@ -1091,6 +1120,20 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     if (full->analysis) m.reworded_to = full->analysis->reworded_to;
   }
   return matches;
+}
+
+std::string_view WeakReasonName(WeakReason reason) {
+  switch (reason) {
+    case WeakReason::kNearestWording:
+      return "nearest-wording";
+    case WeakReason::kOtherLibrary:
+      return "other-library";
+    case WeakReason::kInterpreter:
+      return "interpreter";
+    case WeakReason::kNone:
+      break;
+  }
+  return "";
 }
 
 }  // namespace errdex::match

@@ -22,6 +22,12 @@
 
 namespace errdex::match {
 
+// Why a match is no answer (Match::weak).
+enum class WeakReason { kNone, kNearestWording, kOtherLibrary, kInterpreter };
+
+// "nearest-wording", "other-library", "interpreter"; empty for kNone.
+std::string_view WeakReasonName(WeakReason reason);
+
 struct Match {
   catalog::ErrorRecord error;  // sites ordered: those a frame points at first
   double score = 0;            // 0..1
@@ -38,6 +44,12 @@ struct Match {
   // or fitting part of the message in another library than the one whose
   // file the traceback ends in, no frame passing through its files.
   bool weak = false;
+  // Which of those, or a third: the message is worded as CPython words what
+  // it raises itself (an attribute missing, an operand of the wrong type),
+  // the whole traceback ends in a file of no library this error's raise is
+  // in and enters none of its library's files: the interpreter raised it
+  // there, and this library only copied its wording.
+  WeakReason weak_reason = WeakReason::kNone;
   std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text
   int frame_sites = 0;   // sites a traceback frame points at (they come first)
   bool strong = false;   // a full match, most of the message, or a frame on the raise

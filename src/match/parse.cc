@@ -577,6 +577,17 @@ std::vector<ParsedError> ParseRuntimeText(std::string_view text) {
   if (std::optional<std::vector<ParsedError>> panics = ParseRustPanics(text)) return *panics;
   std::vector<ParsedError> errors = Parser(text).Run();
   ExpandRustReports(errors);
+  // Notes printed by libraries that cut their own frames out of a traceback.
+  static constexpr std::string_view kHiddenFrameNotes[] = {
+      "has removed its internal frames",  // jax
+      "excludes JAX-internal frames",     // jax before 0.4
+      "UnfilteredStackTrace",             // jax's chained unfiltered copy
+  };
+  for (std::string_view note : kHiddenFrameNotes) {
+    if (text.find(note) == std::string_view::npos) continue;
+    for (ParsedError& e : errors) e.frames_hidden = true;
+    break;
+  }
   return errors;
 }
 

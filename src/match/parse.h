@@ -29,6 +29,10 @@ struct ParsedError {
   // (in a destructor, at shutdown) and went on, so it is not what the
   // program died with.
   bool ignored = false;
+  // The text says a library removed frames from the traceback (jax's
+  // "removed its internal frames"): the last frame printed need not be
+  // where the error was raised.
+  bool frames_hidden = false;
 };
 
 // Every error in `text`, in the order they appear, except that errors the

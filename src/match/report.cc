@@ -69,7 +69,10 @@ ordered_json MatchJson(const Match& m) {
                       {"sites_total", m.error.sites.size()},
                       {"evidence", m.evidence}};
   if (m.same_bare > 0) out["same_bare"] = m.same_bare;
-  if (m.weak) out["weak"] = true;
+  if (m.weak) {
+    out["weak"] = true;
+    out["weak_reason"] = WeakReasonName(m.weak_reason);
+  }
   // A library indexed at one version has nothing to say about versions.
   if (m.error.versions.size() > 1) out["versions"] = VersionsJson(m);
   return out;

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include "test_util.h"
@@ -166,6 +167,40 @@ TEST_F(ExplainCli, NoMatchInAnIndexedFileNamesItsLibrary) {
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("is the library indexed?"), std::string::npos) << r.out;
   EXPECT_EQ(r.out.find("test/idioms"), std::string::npos) << r.out;
+}
+
+// A library copies CPython's wording; the user's traceback never enters it.
+TEST(ExplainInterpreter, PythonItselfRaisedWhatALibraryOnlyWordsTheSame) {
+  TempDir dir;
+  fs::path lib = dir.path() / "lib" / "client";
+  fs::create_directories(lib);
+  std::ofstream(lib / "client.py")
+      << "class Client:\n"
+         "    def __getattr__(self, item):\n"
+         "        raise AttributeError(f\"'{type(self).__name__}' object has no attribute "
+         "'{item}'\")\n";
+  std::string db = (dir.path() / "c.db").string();
+  CommandResult r =
+      RunErrdex({"index", (dir.path() / "lib").string(), "--name", "test/client", "--db", db, "-q"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string traceback =
+      "Traceback (most recent call last):\n  File \"/home/me/app.py\", line 4, in load\n"
+      "    return data.get('x')\nAttributeError: 'NoneType' object has no attribute 'get'\n";
+  r = RunErrdex({"explain", "--db", db, "-"}, traceback);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("Python itself raised this, on the traceback's last line: "
+                       "/home/me/app.py:4 in load"),
+            std::string::npos)
+      << r.out;
+  // Where the library words it so, not a condition or fix of its raise.
+  EXPECT_NE(r.out.find("worded so at client/client.py:3"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("raised when"), std::string::npos) << r.out;
+  r = RunErrdex({"explain", "--json", "--db", db, "-"}, traceback);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  json j = json::parse(r.out);
+  ASSERT_GE(j["matches"].size(), 1u);
+  EXPECT_EQ(j["matches"][0]["weak"], true);
+  EXPECT_EQ(j["matches"][0]["weak_reason"], "interpreter");
 }
 
 // What C and C++ errors look like when they reach a user, each to its site.

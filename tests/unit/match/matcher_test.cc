@@ -397,6 +397,63 @@ TEST(Matcher, APartialFitInALibraryTheTracebackNeverEntersIsWeak) {
   EXPECT_FALSE(alone->weak);
 }
 
+// A library's __getattr__ copies CPython's wording. A whole traceback that
+// ends in the user's own code and never enters the library's file says
+// Python itself raised it there: the library's raise is no answer.
+TEST(Matcher, ACopyOfThePythonWordingTheTracebackNeverEntersIsWeak) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  IndexPackages(dir, {"client"}, "client.py",
+                "class Client:\n"
+                "    def __getattr__(self, item):\n"
+                "        raise AttributeError(\n"
+                "            f\"'{self.__class__.__name__}' object has no attribute '{item}'\")\n"
+                "    def check(self, name):\n"
+                "        if not name:\n"
+                "            raise ValueError('name is required here')\n",
+                db);
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  auto first = [&](const std::string& text) {
+    Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(text).back(), {});
+    EXPECT_TRUE(m.has_value());
+    return m && !m->empty() ? std::optional<Match>((*m)[0]) : std::nullopt;
+  };
+  const std::string header = "Traceback (most recent call last):\n";
+  const std::string user =
+      "  File \"/home/me/app.py\", line 4, in load\n    return data.get('x')\n";
+  const std::string message = "AttributeError: 'NoneType' object has no attribute 'get'\n";
+
+  std::optional<Match> in_user_code = first(header + user + message);
+  ASSERT_TRUE(in_user_code);
+  EXPECT_EQ(in_user_code->error.library, "test/client");
+  EXPECT_TRUE(in_user_code->weak);
+  EXPECT_EQ(in_user_code->weak_reason, WeakReason::kInterpreter);
+
+  // Raised in the library: its file is the last frame.
+  std::string client_py = (dir.path() / "client" / "client" / "client.py").string();
+  std::optional<Match> in_library =
+      first(header + user + "  File \"" + client_py + "\", line 3, in __getattr__\n" + message);
+  ASSERT_TRUE(in_library);
+  EXPECT_FALSE(in_library->weak);
+  // The library's file anywhere in the traceback: it may have raised it.
+  EXPECT_FALSE(
+      first(header + "  File \"" + client_py + "\", line 9, in other\n" + user + message)->weak);
+  // The message alone says nothing of where it was raised.
+  EXPECT_FALSE(first(message)->weak);
+  // A library that cuts its own frames out says so: the last frame printed
+  // need not be where it was raised.
+  EXPECT_FALSE(first("For simplicity, JAX has removed its internal frames from the traceback of "
+                     "the following exception.\n\n" +
+                     header + user + message)
+                   ->weak);
+  // The library's own words are no interpreter's: it raised them, its
+  // frames cut or not.
+  std::optional<Match> own = first(header + user + "ValueError: name is required here\n");
+  ASSERT_TRUE(own);
+  EXPECT_FALSE(own->weak);
+}
+
 TEST(Matcher, TheRaiseUnderTheLastFrameBeatsAnEqualMatchElsewhere) {
   TempDir dir;
   std::string db = (dir.path() / "c.db").string();

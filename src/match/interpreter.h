@@ -1,0 +1,16 @@
+// What CPython itself raises while running code: a missing attribute or
+// name, an index out of range, an operand of the wrong type. Libraries copy
+// these wordings (a `__getattr__` raising "'Client' object has no attribute
+// 'x'"), so a pasted message of the kind fits their raises word for word,
+// though a traceback that never enters them says the interpreter raised it.
+#pragma once
+
+#include <string_view>
+
+namespace errdex::match {
+
+// True when `message` (normal form) is worded as CPython words an error of
+// the short type `type` that it raises itself (3.8 and later).
+bool IsInterpreterWording(std::string_view type, std::string_view message);
+
+}  // namespace errdex::match
