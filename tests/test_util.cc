@@ -160,6 +160,25 @@ CommandResult RunPython(const std::filesystem::path& script, const std::string& 
   return RunCommand("python3 '" + script.string() + "' " + args + " 2>&1");
 }
 
+nlohmann::json RunPythonForJson(const std::string& program) {
+  TempDir dir;
+  std::filesystem::path script = dir.Write("check.py", program);
+  if (const char* dump = std::getenv("ERRDEX_PROPERTY_DUMP")) {
+    std::filesystem::copy_file(script, dump, std::filesystem::copy_options::overwrite_existing);
+  }
+  CommandResult run = RunPython(script);
+  if (run.exit_code != 0) {
+    ADD_FAILURE() << "python3 exited " << run.exit_code << ": " << run.out.substr(0, 4000);
+    return nullptr;
+  }
+  nlohmann::json printed = nlohmann::json::parse(run.out, nullptr, false);
+  if (printed.is_discarded()) {
+    ADD_FAILURE() << "python3 printed no JSON: " << run.out.substr(0, 4000);
+    return nullptr;
+  }
+  return printed;
+}
+
 CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input) {
   return RunErrdexAt(ERRDEX_BINARY, args, input);
 }

@@ -57,6 +57,12 @@ struct CommandResult {
 CommandResult RunCommand(const std::string& command);
 CommandResult RunPython(const std::filesystem::path& script, const std::string& args = "");
 
+// Runs `program` under python3 and parses the JSON it prints: what a
+// property test's random program made CPython print. A failed run or output
+// that is no JSON is a test failure, and gives null. With
+// $ERRDEX_PROPERTY_DUMP set the program is kept there, to read a failure.
+nlohmann::json RunPythonForJson(const std::string& program);
+
 // Runs the errdex binary with `args` (no shell), optionally feeding `input`.
 CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input = "");
 // The same with another errdex executable (a copy the test made).

@@ -87,11 +87,8 @@ TEST(InterpreterWording, EveryWordingCPythonPrintsIsKnown) {
       "    except Exception as e:\n"
       "        out.append([type(e).__name__, str(e)])\n"
       "print(json.dumps(out))\n";
-  testing::TempDir dir;
-  testing::CommandResult run = testing::RunPython(dir.Write("run.py", script));
-  ASSERT_EQ(run.exit_code, 0) << run.out;
-  nlohmann::json printed = nlohmann::json::parse(run.out, nullptr, false);
-  ASSERT_TRUE(printed.is_array()) << run.out;
+  nlohmann::json printed = testing::RunPythonForJson(script);
+  ASSERT_TRUE(printed.is_array());
   ASSERT_EQ(printed.size(), std::size(kSnippets));
   for (size_t i = 0; i < printed.size(); ++i) {
     ASSERT_TRUE(printed[i].is_array()) << kSnippets[i] << " raised nothing";

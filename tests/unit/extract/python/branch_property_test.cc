@@ -12,8 +12,6 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -185,16 +183,9 @@ TEST(BranchProperty, ALiteralCallListsTheTextCPythonPrints) {
     listed[it->second].insert(s.message.Display());
   }
 
-  testing::TempDir dir;
-  auto script = dir.Write("check.py", code + calls + kHarness);
   // To read a failure's program: ERRDEX_PROPERTY_DUMP=FILE.
-  if (const char* dump = std::getenv("ERRDEX_PROPERTY_DUMP")) {
-    std::filesystem::copy_file(script, dump, std::filesystem::copy_options::overwrite_existing);
-  }
-  testing::CommandResult run = testing::RunPython(script);
-  ASSERT_EQ(run.exit_code, 0) << run.out.substr(0, 4000);
-  nlohmann::json printed = nlohmann::json::parse(run.out, nullptr, false);
-  ASSERT_TRUE(printed.is_object()) << run.out.substr(0, 4000);
+  nlohmann::json printed = testing::RunPythonForJson(code + calls + kHarness);
+  ASSERT_TRUE(printed.is_object());
 
   int raises = 0, exact = 0, extra_texts = 0, lost = 0, capped_raises = 0;
   for (const auto& [name, text] : printed.items()) {

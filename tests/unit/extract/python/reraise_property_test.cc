@@ -13,8 +13,6 @@
 #include <re2/re2.h>
 
 #include <cstdio>
-#include <cstdlib>
-#include <filesystem>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -128,15 +126,8 @@ TEST(ReraiseProperty, TheNewTextIsListedAndNothingElse) {
       {"IndexError", {"IndexError", "LookupError"}},
   };
 
-  testing::TempDir dir;
-  auto script = dir.Write("check.py", code + calls + kHarness);
-  if (const char* dump = std::getenv("ERRDEX_PROPERTY_DUMP")) {
-    std::filesystem::copy_file(script, dump, std::filesystem::copy_options::overwrite_existing);
-  }
-  testing::CommandResult run = testing::RunPython(script);
-  ASSERT_EQ(run.exit_code, 0) << run.out.substr(0, 4000);
-  nlohmann::json printed = nlohmann::json::parse(run.out, nullptr, false);
-  ASSERT_TRUE(printed.is_object()) << run.out.substr(0, 4000);
+  nlohmann::json printed = testing::RunPythonForJson(code + calls + kHarness);
+  ASSERT_TRUE(printed.is_object());
 
   int handlers = 0, listed_right = 0, wrong = 0, missed = 0, silent = 0;
   for (const auto& [name, result] : printed.items()) {
