@@ -373,7 +373,21 @@ def score(case, errdex, db, rg, sites, exceptions, explained=None, bases=None):
     r["has_literal"] = any(literal_fragment(t) for _, t in truth)
     r["top_message"] = by_message[0]["id"] if by_message else None
     r["top_traceback"] = by_traceback[0]["id"] if by_traceback else None
+    # What the first answer is shown as: weak first matches are the nearest
+    # wording, not an answer ("" when strong, or no match).
+    r["message_weak"] = (by_message[0].get("weak_reason", "weak") if by_message
+                         and by_message[0].get("weak") else "")
+    r["traceback_weak"] = (by_traceback[0].get("weak_reason", "weak") if by_traceback
+                           and by_traceback[0].get("weak") else "")
     return r
+
+
+def weak_counts(results):
+    c = collections.Counter()
+    for r in results:
+        if r.get("traceback_weak"):
+            c[r["traceback_weak"] + (" right" if r["traceback"] == 1 else " not right")] += 1
+    return dict(sorted(c.items()))
 
 
 def at(results, key, k, subset=None):
@@ -411,7 +425,7 @@ def where_counts(results, key):
 
 
 def pct(v):
-    return v if isinstance(v, int) else f"{100 * v:.1f}%"
+    return v if isinstance(v, (int, dict)) else f"{100 * v:.1f}%"
 
 
 def print_groups(title, groups, cols=("message top-1", "message top-5", "traceback top-1",
@@ -481,6 +495,7 @@ def main():
                                    "traceback_first_site", "ripgrep", "ripgrep_where",
                                    "top_message", "top_traceback")}
             r.update(fuzzy=False, message_vendored_original=False, by_message_possible=False,
+                     message_weak="", traceback_weak="",
                      has_literal=False, interpreter_raised=False,
                      in_catalog=False, error=f"{type(e).__name__}: {e}")
         done[0] += 1
@@ -506,6 +521,9 @@ def main():
             up_to_vendored(results, "by_message_possible"),
         "message top-1 misses that are the original of a vendored truth":
             sum(1 for r in results if r["message_vendored_original"]),
+        # A weak first answer that is right hides a right answer; one that is
+        # wrong says so instead of asserting it.
+        "weak first answer, by reason (traceback, right @1 / not)": weak_counts(results),
     })
     groups = {}
     for section, keyf in (("by idiom", lambda c: [c.get("idiom", "?")]),
