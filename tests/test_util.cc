@@ -160,6 +160,18 @@ CommandResult RunPython(const std::filesystem::path& script, const std::string& 
   return RunCommand("python3 '" + script.string() + "' " + args + " 2>&1");
 }
 
+const char* const kPythonCallsHarness = R"PY(
+import json
+out = {}
+for name, f in CALLS:
+    try:
+        f()
+        out[name] = None
+    except Exception as e:
+        out[name] = [type(e).__name__, str(e)]
+print(json.dumps(out))
+)PY";
+
 nlohmann::json RunPythonForJson(const std::string& program) {
   TempDir dir;
   std::filesystem::path script = dir.Write("check.py", program);

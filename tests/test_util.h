@@ -63,6 +63,11 @@ CommandResult RunPython(const std::filesystem::path& script, const std::string& 
 // $ERRDEX_PROPERTY_DUMP set the program is kept there, to read a failure.
 nlohmann::json RunPythonForJson(const std::string& program);
 
+// Python run after a program that defines `CALLS`, a list of (name,
+// function): calls each and prints {name: null, or [the exception's class
+// name, str() of it]} as JSON, for RunPythonForJson.
+extern const char* const kPythonCallsHarness;
+
 // Runs the errdex binary with `args` (no shell), optionally feeding `input`.
 CommandResult RunErrdex(const std::vector<std::string>& args, const std::string& input = "");
 // The same with another errdex executable (a copy the test made).

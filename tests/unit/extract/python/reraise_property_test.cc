@@ -60,18 +60,6 @@ std::string Fill(std::string text, const std::string& word) {
   return text;
 }
 
-constexpr const char* kHarness = R"PY(
-import json
-out = {}
-for name, f in CALLS:
-    try:
-        f()
-        out[name] = None
-    except Exception as e:
-        out[name] = [type(e).__name__, str(e)]
-print(json.dumps(out))
-)PY";
-
 bool Fits(Template t, const std::string& printed) {
   t.AssignNames();
   RE2::Options o;
@@ -126,7 +114,7 @@ TEST(ReraiseProperty, TheNewTextIsListedAndNothingElse) {
       {"IndexError", {"IndexError", "LookupError"}},
   };
 
-  nlohmann::json printed = testing::RunPythonForJson(code + calls + kHarness);
+  nlohmann::json printed = testing::RunPythonForJson(code + calls + testing::kPythonCallsHarness);
   ASSERT_TRUE(printed.is_object());
 
   int handlers = 0, listed_right = 0, wrong = 0, missed = 0, silent = 0;
