@@ -157,7 +157,7 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
         << " (an attribute or name missing, an operand of the wrong type, an index out of "
            "range...). The traceback enters no file of the errors below: they are raised "
            "elsewhere, worded the same\n";
-  } else if (matches.front().weak) {
+  } else if (matches.front().weak()) {
     out << "  no error in the catalog has this wording; the nearest wordings follow (compiled "
            "code, or a library not indexed, may have raised it)\n";
   }
@@ -215,7 +215,7 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
       if (matches.size() > 1) out << "\n  other candidates:\n";
       continue;
     }
-    if (m.weak) {
+    if (m.weak()) {
       // The nearest wording: where it is raised, not why or how to fix it,
       // which would be said of an error the user may not have.
       if (site != nullptr) {

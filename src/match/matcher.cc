@@ -1026,7 +1026,6 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
         NeverEntered(input.frames, e.sites)) {
       m.weak_reason = WeakReason::kInterpreter;
     }
-    m.weak = m.weak_reason != WeakReason::kNone;
     m.error = std::move(e);
     matches.push_back(std::move(m));
   }

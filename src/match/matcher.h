@@ -38,18 +38,17 @@ struct Match {
   // vendored `packaging`), the frame's own library shares more.
   int frame_depth = 0;
   bool fuzzy = false;          // found by similar wording, not by its template
-  // The nearest wording, not an answer, and its condition and fixes are not
-  // shown as the user's: found by similar wording that shares little of the
-  // message (a phrase such as "out of range") with no frame on its raise,
-  // or fitting part of the message in another library than the one whose
-  // file the traceback ends in, no frame passing through its files.
-  bool weak = false;
-  // Which of those, or a third: the message is worded as CPython words what
-  // it raises itself (an attribute missing, an operand of the wrong type),
-  // the whole traceback ends in a file of no library this error's raise is
-  // in and enters none of its library's files: the interpreter raised it
-  // there, and this library only copied its wording.
+  // Why this is no answer, its condition and fixes not to be shown as the
+  // user's (kNone: it is one). The nearest wording: found by similar wording
+  // that shares little of the message (a phrase such as "out of range") with
+  // no frame on its raise. Another library: fitting part of the message in
+  // another library than the one whose file the traceback ends in, no frame
+  // passing through its files. The interpreter: the message is worded as
+  // CPython words what it raises itself (an attribute missing, an operand of
+  // the wrong type), and the whole traceback enters none of this error's
+  // files: the interpreter raised it, this library only copied its wording.
   WeakReason weak_reason = WeakReason::kNone;
+  bool weak() const { return weak_reason != WeakReason::kNone; }
   std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text
   int frame_sites = 0;   // sites a traceback frame points at (they come first)
   bool strong = false;   // a full match, most of the message, or a frame on the raise

@@ -69,7 +69,7 @@ ordered_json MatchJson(const Match& m) {
                       {"sites_total", m.error.sites.size()},
                       {"evidence", m.evidence}};
   if (m.same_bare > 0) out["same_bare"] = m.same_bare;
-  if (m.weak) {
+  if (m.weak()) {
     out["weak"] = true;
     out["weak_reason"] = WeakReasonName(m.weak_reason);
   }

@@ -2371,21 +2371,18 @@ class FileExtractor {
       clause = ts_node_parent(clause);
     }
     if (ts_node_is_null(clause)) return false;
-    TSNode caught = Field(clause, "value");
     TSNode alias = Field(clause, "alias");
-    if (!ts_node_is_null(caught) && K(caught) == kAsPattern) {
+    if (TSNode caught = Field(clause, "value"); K(caught) == kAsPattern) {
       alias = Field(caught, "alias");
-      caught = ts_node_named_child(caught, 0);
     }
     if (!ts_node_is_null(alias) && K(alias) != kIdentifier) alias = ts_node_named_child(alias, 0);
-    if (ts_node_is_null(caught) || ts_node_is_null(alias) || K(alias) != kIdentifier) return false;
+    if (ts_node_is_null(alias) || K(alias) != kIdentifier) return false;
     std::string_view bound = Text(alias);
     if (!name.empty() && name != bound) return false;
+    std::vector<std::string> caught;
+    CaughtClasses(alias, ContextAt(stmt), caught);
     std::vector<std::string> types;
-    for (TSNode t : K(caught) == kTuple || K(caught) == kParenthesized
-                        ? NamedChildren(caught)
-                        : std::vector<TSNode>{caught}) {
-      std::string type = CollapseWhitespace(Text(t));
+    for (std::string& type : caught) {
       if (IsBuiltinException(type) && type != "Exception" && type != "BaseException") {
         types.push_back(std::move(type));
       }

@@ -208,7 +208,7 @@ TEST_F(MatcherTest, RewrappedTextFallsBackToSimilarWording) {
   EXPECT_EQ(m[0].error.template_text,
             "Nesting `compute_on` with different compute types is not allowed.");
   EXPECT_TRUE(m[0].fuzzy);
-  EXPECT_FALSE(m[0].weak);  // the same words, wrapped: an answer
+  EXPECT_FALSE(m[0].weak());  // the same words, wrapped: an answer
   EXPECT_GT(m[0].score, 0.3);
 }
 
@@ -343,7 +343,7 @@ TEST(Matcher, APhraseInCommonIsTheNearestWordingNotAnAnswer) {
   std::vector<Match> phrase = explain("ValueError: day is out of range for month");
   ASSERT_FALSE(phrase.empty());
   EXPECT_TRUE(phrase[0].fuzzy);
-  EXPECT_TRUE(phrase[0].weak);
+  EXPECT_TRUE(phrase[0].weak());
   EXPECT_GT(Similarity("day is out of range for month", "Size  out of range"), 0.45);
   EXPECT_LT(CompareWording("day is out of range for month", "Size  out of range").dice, 0.7);
   std::vector<Match> reworded =
@@ -352,14 +352,14 @@ TEST(Matcher, APhraseInCommonIsTheNearestWordingNotAnAnswer) {
   EXPECT_EQ(reworded[0].error.template_text,
             "The requested growth of the heap is too large for this arena");
   EXPECT_TRUE(reworded[0].fuzzy);
-  EXPECT_FALSE(reworded[0].weak);
+  EXPECT_FALSE(reworded[0].weak());
   // A frame on the raise is evidence enough, whatever the wording.
   std::vector<Match> framed = explain(
       "Traceback (most recent call last):\n  File \"/site/heap/heap/core.py\", line 3, in "
       "malloc\nValueError: day is out of range for month\n");
   ASSERT_FALSE(framed.empty());
   EXPECT_EQ(framed[0].error.template_text, "Size {size:n} out of range");
-  EXPECT_FALSE(framed[0].weak);
+  EXPECT_FALSE(framed[0].weak());
 }
 
 // The traceback ends in a file of one indexed library (mpmath calling C's
@@ -389,12 +389,12 @@ TEST(Matcher, APartialFitInALibraryTheTracebackNeverEntersIsWeak) {
                                       "\", line 4, in to_float\n" + message + "\n");
   ASSERT_TRUE(framed);
   EXPECT_EQ(framed->error.library, "test/solvers");
-  EXPECT_TRUE(framed->weak);
+  EXPECT_TRUE(framed->weak());
   // The message alone says nothing of where it was raised.
   std::optional<Match> alone = first(message);
   ASSERT_TRUE(alone);
   EXPECT_EQ(alone->error.library, "test/solvers");
-  EXPECT_FALSE(alone->weak);
+  EXPECT_FALSE(alone->weak());
 }
 
 // A library's __getattr__ copies CPython's wording. A whole traceback that
@@ -427,7 +427,7 @@ TEST(Matcher, ACopyOfThePythonWordingTheTracebackNeverEntersIsWeak) {
   std::optional<Match> in_user_code = first(header + user + message);
   ASSERT_TRUE(in_user_code);
   EXPECT_EQ(in_user_code->error.library, "test/client");
-  EXPECT_TRUE(in_user_code->weak);
+  EXPECT_TRUE(in_user_code->weak());
   EXPECT_EQ(in_user_code->weak_reason, WeakReason::kInterpreter);
 
   // Raised in the library: its file is the last frame.
@@ -435,23 +435,23 @@ TEST(Matcher, ACopyOfThePythonWordingTheTracebackNeverEntersIsWeak) {
   std::optional<Match> in_library =
       first(header + user + "  File \"" + client_py + "\", line 3, in __getattr__\n" + message);
   ASSERT_TRUE(in_library);
-  EXPECT_FALSE(in_library->weak);
+  EXPECT_FALSE(in_library->weak());
   // The library's file anywhere in the traceback: it may have raised it.
   EXPECT_FALSE(
-      first(header + "  File \"" + client_py + "\", line 9, in other\n" + user + message)->weak);
+      first(header + "  File \"" + client_py + "\", line 9, in other\n" + user + message)->weak());
   // The message alone says nothing of where it was raised.
-  EXPECT_FALSE(first(message)->weak);
+  EXPECT_FALSE(first(message)->weak());
   // A library that cuts its own frames out says so: the last frame printed
   // need not be where it was raised.
   EXPECT_FALSE(first("For simplicity, JAX has removed its internal frames from the traceback of "
                      "the following exception.\n\n" +
                      header + user + message)
-                   ->weak);
+                   ->weak());
   // The library's own words are no interpreter's: it raised them, its
   // frames cut or not.
   std::optional<Match> own = first(header + user + "ValueError: name is required here\n");
   ASSERT_TRUE(own);
-  EXPECT_FALSE(own->weak);
+  EXPECT_FALSE(own->weak());
 }
 
 TEST(Matcher, TheRaiseUnderTheLastFrameBeatsAnEqualMatchElsewhere) {
