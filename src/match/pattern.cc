@@ -112,7 +112,8 @@ std::string TemplateRegex(const Template& t) {
         pending_space = true;
         continue;
       }
-      if (pending_space) literal.push_back(' ');
+      // Leading whitespace is the optional " ?" below, not text as well.
+      if (pending_space && !literal.empty()) literal.push_back(' ');
       pending_space = false;
       literal.push_back(c);
     }
