@@ -87,6 +87,12 @@ class Template {
   // truthy): branches a concatenation joined that never run together.
   bool AssumesTheImpossible() const;
 
+  // A value whose repr() prints its text as it stands: a bytes object,
+  // whose str() and repr() are both b'...'. Front ends only, never stored,
+  // not part of a template's identity.
+  bool repr_is_text() const { return repr_is_text_; }
+  void set_repr_is_text(bool v) { repr_is_text_ = v; }
+
   // The seed form: literal text with `{` and `}` doubled, each value as
   // `{expression}` followed by its conversion/format spec when that is
   // Python syntax. Equal display forms mean the same error.
@@ -109,6 +115,7 @@ class Template {
  private:
   std::vector<Piece> pieces_;
   std::vector<Assumption> assumptions_;
+  bool repr_is_text_ = false;
 };
 
 // A template whose literal pieces are rewritten by `scan(text, out)` (which

@@ -92,9 +92,54 @@ std::string PythonRepr(std::string_view text) {
   return quote + PythonReprBody(text, quote) + quote;
 }
 
+namespace {
+
+// The code points past ASCII that Python's repr() escapes, because
+// str.isprintable() rejects them: categories Cc, Cf, Zs (but the space),
+// Zl, Zp, Cs and Co, as of Unicode 14 (CPython 3.11). Unassigned code
+// points, which Python escapes too, are covered only inside these ranges.
+struct CodeRange {
+  uint32_t first;
+  uint32_t last;
+};
+constexpr CodeRange kUnprintable[] = {
+    {0x80, 0xA0},       {0xAD, 0xAD},       {0x600, 0x605},     {0x61C, 0x61C},
+    {0x6DD, 0x6DD},     {0x70F, 0x70F},     {0x890, 0x891},     {0x8E2, 0x8E2},
+    {0x1680, 0x1680},   {0x180E, 0x180E},   {0x2000, 0x200F},   {0x2028, 0x202F},
+    {0x205F, 0x206F},   {0x3000, 0x3000},   {0xD800, 0xF8FF},   {0xFEFF, 0xFEFF},
+    {0xFFF9, 0xFFFB},   {0x110BD, 0x110BD}, {0x110CD, 0x110CD}, {0x13430, 0x13438},
+    {0x1BCA0, 0x1BCA3}, {0x1D173, 0x1D17A}, {0xE0001, 0xE007F}, {0xF0000, 0x10FFFD},
+};
+
+bool PythonPrints(uint32_t cp) {
+  for (const CodeRange& r : kUnprintable) {
+    if (cp < r.first) return true;
+    if (cp <= r.last) return false;
+  }
+  return true;
+}
+
+// The code point of the UTF-8 sequence at text[i] and its length; 0 when
+// the bytes there are not one.
+size_t DecodeUtf8(std::string_view text, size_t i, uint32_t& cp) {
+  auto b = static_cast<unsigned char>(text[i]);
+  size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 0;
+  if (n == 0 || i + n > text.size()) return 0;
+  cp = b & (0x7F >> n);
+  for (size_t k = 1; k < n; ++k) {
+    auto c = static_cast<unsigned char>(text[i + k]);
+    if ((c & 0xC0) != 0x80) return 0;
+    cp = (cp << 6) | (c & 0x3F);
+  }
+  return n;
+}
+
+}  // namespace
+
 std::string PythonReprBody(std::string_view text, char quote) {
   std::string out;
-  for (char ch : text) {
+  for (size_t i = 0; i < text.size(); ++i) {
+    char ch = text[i];
     auto c = static_cast<unsigned char>(ch);
     switch (ch) {
       case '\\':
@@ -117,9 +162,65 @@ std::string PythonReprBody(std::string_view text, char quote) {
           char buf[5];
           std::snprintf(buf, sizeof buf, "\\x%02x", c);
           out += buf;
+        } else if (uint32_t cp = 0, n = c >= 0x80 ? DecodeUtf8(text, i, cp) : 0;
+                   n > 0 && !PythonPrints(cp)) {
+          char buf[11];
+          if (cp < 0x100) {
+            std::snprintf(buf, sizeof buf, "\\x%02x", cp);
+          } else if (cp < 0x10000) {
+            std::snprintf(buf, sizeof buf, "\\u%04x", cp);
+          } else {
+            std::snprintf(buf, sizeof buf, "\\U%08x", cp);
+          }
+          out += buf;
+          i += n - 1;
         } else {
           out.push_back(ch);
         }
+    }
+  }
+  return out;
+}
+
+std::string PythonBytesRepr(std::string_view bytes) {
+  bool has_single = bytes.find('\'') != std::string_view::npos;
+  bool has_double = bytes.find('"') != std::string_view::npos;
+  char quote = has_single && !has_double ? '"' : '\'';
+  std::string out = "b";
+  out.push_back(quote);
+  for (char ch : bytes) {
+    auto c = static_cast<unsigned char>(ch);
+    if (ch == '\\' || ch == quote) {
+      out.push_back('\\');
+      out.push_back(ch);
+    } else if (ch == '\n') {
+      out += "\\n";
+    } else if (ch == '\r') {
+      out += "\\r";
+    } else if (ch == '\t') {
+      out += "\\t";
+    } else if (c < 0x20 || c >= 0x7F) {
+      char buf[5];
+      std::snprintf(buf, sizeof buf, "\\x%02x", c);
+      out += buf;
+    } else {
+      out.push_back(ch);
+    }
+  }
+  out.push_back(quote);
+  return out;
+}
+
+std::string Latin1Bytes(std::string_view utf8) {
+  std::string out;
+  for (size_t i = 0; i < utf8.size(); ++i) {
+    uint32_t cp = 0;
+    size_t n = static_cast<unsigned char>(utf8[i]) >= 0x80 ? DecodeUtf8(utf8, i, cp) : 0;
+    if (n > 0 && cp < 0x100) {
+      out.push_back(static_cast<char>(cp));
+      i += n - 1;
+    } else {
+      out.push_back(utf8[i]);
     }
   }
   return out;

@@ -27,6 +27,14 @@ std::string PythonRepr(std::string_view text);
 // The part of a repr between the quotes, for a repr quoted with `quote`.
 std::string PythonReprBody(std::string_view text, char quote);
 
+// What Python's repr() (and str()) prints for a bytes object: b'...', the
+// quotes picked as for str, bytes outside printable ASCII as \xhh.
+std::string PythonBytesRepr(std::string_view bytes);
+
+// The bytes a text of characters below U+0100 stands for, one per
+// character (a decoded bytes literal); other characters keep their UTF-8.
+std::string Latin1Bytes(std::string_view utf8);
+
 // Runs of whitespace (including newlines) become one space; ends trimmed.
 std::string CollapseWhitespace(std::string_view text);
 

@@ -11,10 +11,14 @@
 #include "core/text.h"
 #include "extract/cpp/cpp_format.h"
 #include "extract/cpp/cpp_syntax.h"
+#include "extract/flow/format.h"
 #include "extract/source_lines.h"
 #include "extract/ts_util.h"
 
 namespace errdex::extract::cpp {
+
+using flow::Arg;
+
 namespace {
 
 constexpr int kMaxEvalDepth = 24;
@@ -127,6 +131,60 @@ constexpr CApiSink kCApiSinks[] = {
     {"DEPRECATE", Sink::kNumpyDeprecate, "DeprecationWarning"},
     {"DEPRECATE_FUTUREWARNING", Sink::kNumpyDeprecate, "FutureWarning"},
 };
+
+// Functions that build a string from their arguments, and how: data the
+// evaluator reads, not a chain of name tests.
+struct StringBuilder {
+  enum class Op : uint8_t {
+    kConcat,  // every argument's text in order
+    kSame,    // the one argument's text (a conversion)
+    kFormat,  // the first argument is a format the rest fill
+  };
+  std::string_view name;  // the last component of the callee
+  Op op = Op::kSame;
+  flow::Format format = flow::Format::kPrintf;
+  std::string_view scope = {};  // when only one namespace's function of that name builds text
+  int arity = -1;               // the exact argument count, -1 any (at least one)
+  // `format` is too common a name: read only with a literal format.
+  bool literal_format = false;
+  // PyUnicode_Format(format, args): the values are in one tuple the call
+  // does not spell out, so every conversion is a value.
+  bool opaque_args = false;
+};
+
+constexpr StringBuilder kStringBuilders[] = {
+    {"StrCat", StringBuilder::Op::kConcat},
+    {"str", StringBuilder::Op::kConcat, flow::Format::kPrintf, "c10"},
+    {"Twine", StringBuilder::Op::kConcat},
+    {"StrFormat", StringBuilder::Op::kFormat, flow::Format::kPrintf},
+    {"StrPrintf", StringBuilder::Op::kFormat, flow::Format::kPrintf},
+    {"Printf", StringBuilder::Op::kFormat, flow::Format::kPrintf},
+    {"StringPrintf", StringBuilder::Op::kFormat, flow::Format::kPrintf},
+    {"sprintf_string", StringBuilder::Op::kFormat, flow::Format::kPrintf},
+    {"PyUnicode_FromFormat", StringBuilder::Op::kFormat, flow::Format::kPyPrintf},
+    {"PyBytes_FromFormat", StringBuilder::Op::kFormat, flow::Format::kPyPrintf},
+    {"PyUnicode_FromString", StringBuilder::Op::kSame, flow::Format::kPrintf, {}, 1},
+    {"PyUnicode_Format", StringBuilder::Op::kFormat, flow::Format::kPrintf, {}, 2, false, true},
+    {"Substitute", StringBuilder::Op::kFormat, flow::Format::kSubstitute},
+    {"format", StringBuilder::Op::kFormat, flow::Format::kBraces, {}, -1, true},
+    {"formatv", StringBuilder::Op::kFormat, flow::Format::kBraces, {}, -1, true},
+    {"string", StringBuilder::Op::kSame, flow::Format::kPrintf, {}, 1},
+    {"string_view", StringBuilder::Op::kSame, flow::Format::kPrintf, {}, 1},
+    {"StringRef", StringBuilder::Op::kSame, flow::Format::kPrintf, {}, 1},
+};
+
+const StringBuilder* FindStringBuilder(std::string_view callee, size_t arity) {
+  std::string_view last = LastComponent(callee);
+  for (const StringBuilder& b : kStringBuilders) {
+    if (b.name != last || (!b.scope.empty() && ScopeOf(callee) != b.scope)) continue;
+    if (b.arity >= 0 ? arity != static_cast<size_t>(b.arity)
+                     : arity == 0 && b.op != StringBuilder::Op::kConcat) {
+      continue;
+    }
+    return &b;
+  }
+  return nullptr;
+}
 
 // What calling `callee` (as written, scopes included) does; `member` for
 // `x.f(...)`/`x->f(...)`.
@@ -1094,7 +1152,8 @@ class Extractor {
     std::vector<Template> all;
     for (const Template& f : formats) {
       for (const std::vector<Arg>& set : arg_sets) {
-        all.push_back(ApplyPrintf(f, set, python ? PrintfDialect::kPython : PrintfDialect::kC));
+        all.push_back(flow::ApplyFormat(python ? flow::Format::kPyPrintf : flow::Format::kPrintf, f,
+                                        flow::FormatArgs::Positional(set)));
       }
     }
     KeepLiteralAlternatives(all);
@@ -1355,49 +1414,23 @@ class Extractor {
     }
     std::string name =
         CollapseWhitespace(Text(K(fn) == kTemplateFunction ? Field(fn, "name") : fn));
-    std::string_view last = LastComponent(name);
-    if (last == "StrCat" || (last == "str" && ScopeOf(name) == "c10") || last == "Twine") {
+    const StringBuilder* builder = FindStringBuilder(name, args.size());
+    if (builder == nullptr) return Value(call);
+    if (builder->op == StringBuilder::Op::kConcat) {
       Template t;
       for (TSNode a : args) t.Append(Eval(a, depth + 1));
       return t;
     }
-    if ((last == "StrFormat" || last == "StrPrintf" || last == "Printf" || last == "StringPrintf" ||
-         last == "sprintf_string") &&
-        !args.empty()) {
-      Template format = Eval(args[0], depth + 1);
-      std::vector<Arg> rest;
-      for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
-      return ApplyPrintf(format, rest, PrintfDialect::kC);
-    }
-    // The Python C-API's text objects: PyUnicode_FromFormat("...", ...).
-    if ((last == "PyUnicode_FromFormat" || last == "PyBytes_FromFormat") && !args.empty()) {
-      Template format = Eval(args[0], depth + 1);
-      std::vector<Arg> rest;
-      for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
-      return ApplyPrintf(format, rest, PrintfDialect::kPython);
-    }
-    if (last == "PyUnicode_FromString" && args.size() == 1) return Eval(args[0], depth + 1);
-    // PyUnicode_Format(format, args): Python's `%`; the values are in a tuple.
-    if (last == "PyUnicode_Format" && args.size() == 2) {
-      Template format = Eval(args[0], depth + 1);
+    if (builder->op == StringBuilder::Op::kSame) return Eval(args[0], depth + 1);
+    if (builder->literal_format && !IsLiteral(args[0])) return Value(call);
+    Template format = Eval(args[0], depth + 1);
+    flow::FormatArgs rest;
+    if (builder->opaque_args) {
       if (format.IsDynamic()) return Value(call);
-      return ApplyPrintf(format, {}, PrintfDialect::kC);
+    } else {
+      for (size_t i = 1; i < args.size(); ++i) rest.positional.push_back(ArgOf(args[i]));
     }
-    if (last == "Substitute" && !args.empty()) {
-      Template format = Eval(args[0], depth + 1);
-      std::vector<Arg> rest;
-      for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
-      return ApplySubstitute(format, rest);
-    }
-    if ((last == "format" || last == "formatv") && !args.empty() && IsLiteral(args[0])) {
-      Template format = Eval(args[0], depth + 1);
-      std::vector<Arg> rest;
-      for (size_t i = 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
-      return ApplyBraces(format, rest);
-    }
-    if ((last == "string" || last == "string_view" || last == "StringRef") && args.size() == 1) {
-      return Eval(args[0], depth + 1);
-    }
+    return flow::ApplyFormat(builder->format, format, rest);
     return Value(call);
   }
 
@@ -1663,11 +1696,13 @@ class Extractor {
         if (format_at != 0 && args.size() > format_at && Text(args[0]) == name) {
           if (reaches < 0) continue;
           std::vector<Template> formats = Alternatives(args[format_at], 1);
-          std::vector<Arg> rest;
-          for (size_t i = format_at + 1; i < args.size(); ++i) rest.push_back(ArgOf(args[i]));
+          flow::FormatArgs rest;
+          for (size_t i = format_at + 1; i < args.size(); ++i) {
+            rest.positional.push_back(ArgOf(args[i]));
+          }
           for (size_t i = 0; i < formats.size(); ++i) {
-            Define(*value, ApplyPrintf(formats[i], rest, PrintfDialect::kC), reaches, fork, branch,
-                   i > 0);
+            Define(*value, flow::ApplyFormat(flow::Format::kPrintf, formats[i], rest), reaches,
+                   fork, branch, i > 0);
           }
           cap(n);
           continue;
@@ -2598,7 +2633,9 @@ void LinkHelpers(std::vector<FileResult>& files) {
         }
         s.exception_written = h->name;
         s.via = h->name;
-        s.message = h->printf ? ApplyPrintf(m, rest, PrintfDialect::kPython) : m;
+        s.message = h->printf ? flow::ApplyFormat(flow::Format::kPyPrintf, m,
+                                                  flow::FormatArgs::Positional(rest))
+                              : m;
         s.message.AssignNames();
         std::string key = std::to_string(s.line) + ":" + std::to_string(s.column) + ":" +
                           s.exception + ":" + s.message.Display();

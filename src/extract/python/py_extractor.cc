@@ -13,7 +13,6 @@
 
 #include "core/text.h"
 #include "extract/cpp/cpp_extractor.h"
-#include "extract/cpp/cpp_format.h"
 #include "extract/python/py_calls.h"
 #include "extract/python/py_conditions.h"
 #include "extract/python/py_docstring.h"
@@ -131,7 +130,7 @@ std::optional<Template> CompiledClassMessage(std::string_view callee,
       if (!is_it) continue;
       // Fields stay placeholders named by their keys: the context's values
       // are not spelled out here.
-      if (a.arg.value) return ApplyStrFormat(*a.arg.value, {}, {});
+      if (a.arg.value) return flow::ApplyFormat(flow::Format::kStrFormat, *a.arg.value, {});
       return Template::Value(a.arg.expression, ValueKind::kAny);
     }
     return std::nullopt;
@@ -277,7 +276,7 @@ struct Scope {
 struct EvalContext {
   std::vector<TSNode> functions;
   TSNode at{};
-  const std::map<std::string, FormatArg, std::less<>>* bindings = nullptr;
+  const std::map<std::string, flow::Arg, std::less<>>* bindings = nullptr;
   int inline_depth = 0;
 };
 
@@ -876,14 +875,9 @@ class FileExtractor {
     switch (K(node)) {
       case kString:
         return DecodeString(node, &ctx, depth);
-      case kConcatenatedString: {
-        Template t;
-        for (TSNode part : NamedChildren(node)) {
-          if (K(part) == kString) t.Append(DecodeString(part, nullptr, depth).front());
-        }
-        out.push_back(std::move(t));
+      case kConcatenatedString:
+        out.push_back(ConcatenatedText(node));
         return out;
-      }
       case kParenthesized: {
         TSNode inner = ts_node_named_child(node, 0);
         if (ts_node_named_child_count(node) == 1) return Eval(inner, ctx, depth + 1);
@@ -1182,6 +1176,12 @@ class FileExtractor {
         return std::any_of(a.begin(), a.end(), [](const Template& t) { return !IsOpaque(t); });
       };
       if (!text(l) && !text(r)) return out;
+      // Bytes joined are one bytes object, printed in one pair of quotes
+      // that the printed parts do not add up to.
+      auto bytes = [](const Alternatives& a) {
+        return std::any_of(a.begin(), a.end(), [](const Template& t) { return t.repr_is_text(); });
+      };
+      if (bytes(l) || bytes(r)) return {AsValue(node, ValueKind::kAny)};
       if (l.empty()) l.push_back(AsValue(left, ValueKind::kStr));
       if (r.empty()) r.push_back(AsValue(right, ValueKind::kStr));
       return Concat(l, r, std::nullopt);
@@ -1189,15 +1189,14 @@ class FileExtractor {
     if (o == "%") {
       Alternatives formats = Eval(left, ctx, depth + 1);
       if (formats.empty()) return out;
-      PercentArgs args;
+      flow::FormatArgs args;
       args.expression = CollapseWhitespace(Text(right));
       TSNode rhs = right;
-      std::vector<std::vector<FormatArg>> choices;
+      std::vector<std::vector<flow::Arg>> choices;
       if (K(rhs) == kTuple) {
         args.is_tuple = true;
         for (TSNode e : NamedChildren(rhs)) choices.push_back(ArgOptions(e, ctx, depth + 1));
       } else if (K(rhs) == kDictionary) {
-        args.is_dict = true;
         for (TSNode pair : NamedChildren(rhs)) {
           if (K(pair) != kPair) continue;
           Alternatives key = Eval(Field(pair, "key"), ctx, depth + 1);
@@ -1209,9 +1208,10 @@ class FileExtractor {
       } else {
         choices.push_back(ArgOptions(rhs, ctx, depth + 1));
       }
-      for (std::vector<FormatArg>& positional : Product(choices)) {
+      for (std::vector<flow::Arg>& positional : Product(choices)) {
         args.positional = std::move(positional);
-        for (const Template& f : formats) AddAlternative(out, ApplyPercent(f, args));
+        for (const Template& f : formats)
+          AddAlternative(out, flow::ApplyFormat(flow::Format::kPercent, f, args));
       }
       return out;
     }
@@ -1419,7 +1419,7 @@ class FileExtractor {
   void ApplyFormatCall(const Alternatives& formats, TSNode args, const EvalContext& ctx, int depth,
                        Alternatives& out) {
     // Positional arguments first, then keywords, one slot each.
-    std::vector<std::vector<FormatArg>> choices;
+    std::vector<std::vector<flow::Arg>> choices;
     std::vector<std::string> names;
     for (TSNode a : NamedChildren(args)) {
       if (K(a) != kKeywordArgument && K(a) != kListSplat && K(a) != kDictionarySplat &&
@@ -1433,19 +1433,21 @@ class FileExtractor {
       names.emplace_back(Text(Field(a, "name")));
       choices.push_back(ArgOptions(Field(a, "value"), ctx, depth + 1));
     }
-    for (std::vector<FormatArg>& choice : Product(choices)) {
-      std::vector<FormatArg> positional(choice.begin(),
-                                        choice.begin() + static_cast<std::ptrdiff_t>(n_positional));
-      std::map<std::string, FormatArg, std::less<>> keywords;
-      for (size_t k = 0; k < names.size(); ++k) keywords[names[k]] = choice[n_positional + k];
-      for (const Template& f : formats) AddAlternative(out, ApplyStrFormat(f, positional, keywords));
+    for (std::vector<flow::Arg>& choice : Product(choices)) {
+      flow::FormatArgs call;
+      call.positional.assign(choice.begin(),
+                             choice.begin() + static_cast<std::ptrdiff_t>(n_positional));
+      for (size_t k = 0; k < names.size(); ++k) call.named[names[k]] = choice[n_positional + k];
+      for (const Template& f : formats) {
+        AddAlternative(out, flow::ApplyFormat(flow::Format::kStrFormat, f, call));
+      }
     }
   }
 
   Alternatives InlineHelper(TSNode function, TSNode args, const EvalContext& ctx, int depth) {
     Alternatives out;
     std::vector<Param> params = Params(function, false);
-    std::map<std::string, FormatArg, std::less<>> bindings;
+    std::map<std::string, flow::Arg, std::less<>> bindings;
     std::vector<CallArg> call_args = CallArgs(args, ctx, depth + 1);
     BindArguments(params, call_args, bindings);
     EvalContext inner;
@@ -1485,8 +1487,8 @@ class FileExtractor {
 
   // Every string `node` can be (`"many" if a else "few"` is two), or the
   // expression alone when it is none errdex can follow.
-  std::vector<FormatArg> ArgOptions(TSNode node, const EvalContext& ctx, int depth) {
-    std::vector<FormatArg> out;
+  std::vector<flow::Arg> ArgOptions(TSNode node, const EvalContext& ctx, int depth) {
+    std::vector<flow::Arg> out;
     std::string expression = CollapseWhitespace(Text(node));
     bool opaque = false;
     for (Template& t : Eval(node, ctx, depth + 1)) {
@@ -1494,25 +1496,25 @@ class FileExtractor {
         opaque = true;
         continue;
       }
-      out.push_back(FormatArg{expression, std::move(t)});
+      out.push_back(flow::Arg{expression, std::move(t)});
       if (out.size() >= static_cast<size_t>(kMaxAlternatives)) break;
     }
     // A path where it stays unknown (a parameter that `if method == 'auto':
     // method = 'J'` may leave as passed) is a value, not one of the others.
     if (out.empty() || (opaque && out.size() < static_cast<size_t>(kMaxAlternatives))) {
-      out.push_back(FormatArg{expression, std::nullopt});
+      out.push_back(flow::Arg{expression, std::nullopt});
     }
     return out;
   }
 
   // Every choice of one option per slot, at most kMaxAlternatives of them.
-  static std::vector<std::vector<FormatArg>> Product(
-      const std::vector<std::vector<FormatArg>>& slots) {
-    std::vector<std::vector<FormatArg>> combos(1);
-    for (const std::vector<FormatArg>& options : slots) {
-      std::vector<std::vector<FormatArg>> next;
+  static std::vector<std::vector<flow::Arg>> Product(
+      const std::vector<std::vector<flow::Arg>>& slots) {
+    std::vector<std::vector<flow::Arg>> combos(1);
+    for (const std::vector<flow::Arg>& options : slots) {
+      std::vector<std::vector<flow::Arg>> next;
       for (const auto& combo : combos) {
-        for (const FormatArg& o : options) {
+        for (const flow::Arg& o : options) {
           if (next.size() >= static_cast<size_t>(kMaxAlternatives)) break;
           next.push_back(combo);
           next.back().push_back(o);
@@ -1523,8 +1525,8 @@ class FileExtractor {
     return combos;
   }
 
-  FormatArg Arg(TSNode node, const EvalContext& ctx, int depth = 0) {
-    FormatArg arg;
+  flow::Arg Arg(TSNode node, const EvalContext& ctx, int depth = 0) {
+    flow::Arg arg;
     arg.expression = CollapseWhitespace(Text(node));
     for (Template& t : Eval(node, ctx, depth + 1)) {
       if (IsOpaque(t)) continue;
@@ -1548,7 +1550,7 @@ class FileExtractor {
                      ((K(value) == kString || K(value) == kConcatenatedString) &&
                       Text(value).find('{') == std::string_view::npos);
       if (!literals_only || literal) return Arg(value, ctx, depth);
-      return FormatArg{CollapseWhitespace(Text(value)), std::nullopt};
+      return flow::Arg{CollapseWhitespace(Text(value)), std::nullopt};
     };
     for (TSNode a : NamedChildren(args)) {
       CallArg ca;
@@ -1588,7 +1590,10 @@ class FileExtractor {
   // The string's template; with `ctx`, one per branch of a conditional
   // written inside an f-string (`{'many' if n > 1 else 'one'}`), whose
   // words are as literal as the rest.
-  Alternatives DecodeString(TSNode node, const EvalContext* ctx, int depth) {
+  // A bytes literal's text as str() and repr() print it (`b'\\x93NUMPY'`)
+  // unless `as_printed` is false (a part of an implicit concatenation).
+  Alternatives DecodeString(TSNode node, const EvalContext* ctx, int depth,
+                            bool as_printed = true) {
     Alternatives all(1);
     std::vector<TSNode> children = Children(node);
     if (children.empty()) return all;
@@ -1602,6 +1607,7 @@ class FileExtractor {
     }
     bool raw = prefix.find_first_of("rR") != std::string_view::npos;
     bool fstring = prefix.find_first_of("fF") != std::string_view::npos;
+    bool bytes = prefix.find_first_of("bB") != std::string_view::npos;
     uint32_t pos = ts_node_end_byte(children.front());
     uint32_t end = ts_node_end_byte(node);
     if (children.size() > 1 && K(children.back()) == kStringEnd) {
@@ -1612,7 +1618,8 @@ class FileExtractor {
       if (K(c) != kInterpolation) continue;
       uint32_t b = ts_node_start_byte(c);
       if (b > pos) {
-        for (Template& t : all) AppendStringSegment(src_.substr(pos, b - pos), raw, fstring, t);
+        for (Template& t : all)
+          AppendStringSegment(src_.substr(pos, b - pos), raw, fstring, t, bytes);
       }
       Alternatives branches = ctx != nullptr ? ConditionalBranches(c, *ctx, depth) : Alternatives{};
       if (branches.empty()) {
@@ -1623,9 +1630,33 @@ class FileExtractor {
       pos = ts_node_end_byte(c);
     }
     if (end > pos) {
-      for (Template& t : all) AppendStringSegment(src_.substr(pos, end - pos), raw, fstring, t);
+      for (Template& t : all)
+        AppendStringSegment(src_.substr(pos, end - pos), raw, fstring, t, bytes);
+    }
+    if (as_printed && bytes && !bytes_are_c_strings_) {
+      return {PrintedBytes(node, all.front())};
     }
     return all;
+  }
+
+  bool IsBytesLiteral(TSNode string) const {
+    TSNode start = ts_node_child(string, 0);
+    if (ts_node_is_null(start)) return false;
+    std::string_view text = Text(start);
+    return text.substr(0, text.find_first_of("'\"")).find_first_of("bB") != std::string_view::npos;
+  }
+
+  // What Python prints of a bytes object whose decoded literal is `decoded`
+  // (each character one byte): its repr, b'...'.
+  Template PrintedBytes(TSNode node, const Template& decoded) {
+    if (decoded.pieces().size() > 1 ||
+        (decoded.pieces().size() == 1 && decoded.pieces()[0].is_value)) {
+      return AsValue(node, ValueKind::kAny);
+    }
+    std::string text = decoded.empty() ? std::string() : decoded.pieces()[0].text;
+    Template printed = Template::Literal(PythonBytesRepr(Latin1Bytes(text)));
+    printed.set_repr_is_text(true);
+    return printed;
   }
 
   // The strings `{a if c else b}` can print, when both branches are strings
@@ -1682,7 +1713,7 @@ class FileExtractor {
       t.AppendText(src_.substr(b, stop - b));
       if (conv.empty() && spec_text.empty()) conv = "!r";
     }
-    ValueKind kind = KindFromFormatSpec(spec_text);
+    ValueKind kind = flow::KindFromFormatSpec(spec_text);
     if (conv == "!r" || conv == "!a") kind = ValueKind::kRepr;
     std::string written = conv;
     if (!spec_text.empty()) written += ":" + spec_text;
@@ -1690,7 +1721,35 @@ class FileExtractor {
       TSNode cast = CastValue(Text(Field(expr, "function")), Field(expr, "arguments"));
       if (!ts_node_is_null(cast)) expr = cast;
     }
-    t.AppendValue(CollapseWhitespace(Text(expr)), kind, written);
+    // A literal prints as Python prints it (`{'x'!r}`, `{3}`, `{None}`).
+    flow::Arg arg{CollapseWhitespace(Text(expr)), LiteralText(expr)};
+    if (arg.value || flow::IsPlainConstant(arg.expression)) {
+      flow::AppendArg(flow::Printing::kPython, arg, kind, written, -1, t);
+      return;
+    }
+    t.AppendValue(arg.expression, kind, written);
+  }
+
+  // The text of a string or bytes literal with no interpolation in it.
+  std::optional<Template> LiteralText(TSNode node) {
+    if (K(node) == kConcatenatedString) return ConcatenatedText(node);
+    if (K(node) != kString) return std::nullopt;
+    for (TSNode c : Children(node)) {
+      if (K(c) == kInterpolation) return std::nullopt;
+    }
+    return DecodeString(node, nullptr, 0).front();
+  }
+
+  // Implicitly concatenated literals: one bytes part makes them all bytes.
+  Template ConcatenatedText(TSNode node) {
+    Template t;
+    bool bytes = false;
+    for (TSNode part : NamedChildren(node)) {
+      if (K(part) != kString) continue;
+      bytes = bytes || IsBytesLiteral(part);
+      t.Append(DecodeString(part, nullptr, 0, /*as_printed=*/false).front());
+    }
+    return bytes && !bytes_are_c_strings_ ? PrintedBytes(node, t) : t;
   }
 
   // ------------------------------------------------------ site construction
@@ -2676,24 +2735,29 @@ class FileExtractor {
       exception = cpp::PythonTypeOf(written);
     }
     EvalContext ctx = ContextAt(call);
+    // Cython passes a bytes literal to C as a char *: its bytes are the text.
+    bool saved = bytes_are_c_strings_;
+    bytes_are_c_strings_ = true;
     Alternatives messages;
     if (capi.message_at < 0) {
       messages.emplace_back();
     } else if (static_cast<size_t>(capi.message_at) < args.size()) {
       messages = EvalOrValue(args[static_cast<size_t>(capi.message_at)], ctx, 0, ValueKind::kAny);
     } else {
+      bytes_are_c_strings_ = saved;
       return;
     }
     if (capi.printf) {
-      std::vector<cpp::Arg> values;
+      flow::FormatArgs values;
       for (size_t i = static_cast<size_t>(capi.message_at) + 1; i < args.size(); ++i) {
-        cpp::Arg a{CollapseWhitespace(Text(args[i])), std::nullopt};
+        flow::Arg a{CollapseWhitespace(Text(args[i])), std::nullopt};
         Alternatives v = Eval(args[i], ctx, 0);
         if (v.size() == 1) a.value = std::move(v.front());
-        values.push_back(std::move(a));
+        values.positional.push_back(std::move(a));
       }
-      for (Template& m : messages) m = cpp::ApplyPrintf(m, values, cpp::PrintfDialect::kPython);
+      for (Template& m : messages) m = flow::ApplyFormat(flow::Format::kPyPrintf, m, values);
     }
+    bytes_are_c_strings_ = saved;
     for (Template& m : messages) {
       ProtoSite p;
       p.site = BaseSite(call, capi.kind);
@@ -3074,6 +3138,8 @@ class FileExtractor {
   std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;
   SourceLines lines_{src_};
   int64_t eval_steps_ = 0;
+  // Inside a Python C-API call from Cython, where bytes literals are C strings.
+  bool bytes_are_c_strings_ = false;
   // Statements the flow walks may visit in one file: 200 times what any file
   // of the Python 3.11 stdlib (10,003) or its site-packages (25,305) needs.
   int64_t flow_budget_ = kMaxFlowStatementsPerFile;
@@ -3101,14 +3167,14 @@ Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& 
   auto value_of = [](const CallArg& a, ValueKind kind) {
     if (a.arg.value && kind == ValueKind::kStr) return *a.arg.value;
     Template v;
-    AppendArgument(a.arg, kind, "", -1, v);
+    flow::AppendArg(flow::Printing::kPython, a.arg, kind, "", -1, v);
     return v;
   };
   if (positional.size() == 1) {
     const CallArg& a = *positional[0];
     if (exception == "KeyError") return value_of(a, ValueKind::kRepr);
     if (a.arg.value) return *a.arg.value;
-    if (IsPlainConstant(a.arg.expression)) return Template::Literal(a.arg.expression);
+    if (flow::IsPlainConstant(a.arg.expression)) return Template::Literal(a.arg.expression);
     return Template::Value(a.arg.expression, ValueKind::kAny);
   }
   if (Contains(exception, kOsErrors) && positional.size() <= 3) {
@@ -3134,7 +3200,7 @@ Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& 
 // Binds call arguments to parameters as Python does; unbound parameters
 // with a default take it.
 void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>& args,
-                   std::map<std::string, FormatArg, std::less<>>& bindings) {
+                   std::map<std::string, flow::Arg, std::less<>>& bindings) {
   size_t next = 0;
   for (const CallArg& a : args) {
     if (a.splat) break;
@@ -3154,7 +3220,7 @@ void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>&
 }
 
 Template Substitute(const Template& t,
-                    const std::map<std::string, FormatArg, std::less<>>& bindings) {
+                    const std::map<std::string, flow::Arg, std::less<>>& bindings) {
   Template out;
   for (const Piece& p : t.pieces()) {
     auto it = p.is_value ? bindings.find(p.text) : bindings.end();
@@ -3164,16 +3230,16 @@ Template Substitute(const Template& t,
     }
     std::string spec = p.spec;
     if (p.reflow && it->second.value) {
-      FormatArg reflowed = it->second;
+      flow::Arg reflowed = it->second;
       reflowed.value = Reflowed(*reflowed.value);
-      AppendArgument(reflowed, p.kind, spec, p.max_length, out);
+      flow::AppendArg(flow::Printing::kPython, reflowed, p.kind, spec, p.max_length, out);
       continue;
     }
     if (it->second.value && p.kind == ValueKind::kAny) {
       out.Append(*it->second.value);  // a whole message passed through
       continue;
     }
-    AppendArgument(it->second, p.kind, spec, p.max_length, out);
+    flow::AppendArg(flow::Printing::kPython, it->second, p.kind, spec, p.max_length, out);
   }
   return out;
 }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/record.h"
+#include "extract/flow/format.h"
 #include "extract/python/py_calls.h"
 #include "extract/python/py_format.h"
 
@@ -31,13 +32,13 @@ struct PendingCall {
 struct CallArg {
   std::string keyword;  // empty for a positional argument
   bool splat = false;   // *args or **kwargs: the rest cannot be bound
-  FormatArg arg;
+  flow::Arg arg;
   std::optional<PendingCall> call;  // the argument is itself a helper call
 };
 
 struct Param {
   std::string name;
-  std::optional<FormatArg> default_value;
+  std::optional<flow::Arg> default_value;
   bool variadic = false;  // *args / **kwargs
 };
 
@@ -78,8 +79,8 @@ struct ClassInfo {
   std::optional<std::vector<std::vector<CallArg>>> super_args;
   // The class named in Base.__init__(self, ...); empty for super().__init__.
   std::string super_target;
-  std::vector<std::pair<std::string, FormatArg>> self_attrs;   // self.x = <expr>
-  std::vector<std::pair<std::string, FormatArg>> class_attrs;  // x = <expr> in the class body
+  std::vector<std::pair<std::string, flow::Arg>> self_attrs;   // self.x = <expr>
+  std::vector<std::pair<std::string, flow::Arg>> class_attrs;  // x = <expr> in the class body
   std::set<std::string> conditional_attrs;  // self.x set only inside an if/try in __init__
   std::vector<Template> str_templates;  // what __str__ returns, every branch
   // `lines = []; if self.x is not None: lines.append(self.x); ...; return
@@ -157,12 +158,12 @@ Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& 
 // Binds call arguments to parameters as Python does; unbound parameters with
 // a default take it.
 void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>& args,
-                   std::map<std::string, FormatArg, std::less<>>& bindings);
+                   std::map<std::string, flow::Arg, std::less<>>& bindings);
 
 // `t` with each value whose expression is a bound name replaced by the
 // argument (inlined when it is a resolved string in a str slot).
 Template Substitute(const Template& t,
-                    const std::map<std::string, FormatArg, std::less<>>& bindings);
+                    const std::map<std::string, flow::Arg, std::less<>>& bindings);
 
 // True for builtin exception and warning class names (ValueError, UserWarning).
 bool IsBuiltinException(std::string_view name);

@@ -19,7 +19,7 @@
 namespace errdex::extract::python {
 namespace {
 
-using Bindings = std::map<std::string, FormatArg, std::less<>>;
+using Bindings = std::map<std::string, flow::Arg, std::less<>>;
 
 constexpr size_t kMaxMro = 16;
 // Helpers calling helpers are followed this many calls deep.
@@ -64,7 +64,7 @@ struct LiteralTruth {
   std::optional<bool> truthy;
 };
 
-LiteralTruth TruthOf(const FormatArg& a) {
+LiteralTruth TruthOf(const flow::Arg& a) {
   std::string_view e = Trim(a.expression);
   if (e == "None") return {true, false};
   if (e == "True") return {false, true};
@@ -303,9 +303,9 @@ class Linker {
     for (std::string_view expr : {"type(self).__name__", "self.__class__.__name__", "cls.__name__",
                                   "self.__class__.__qualname__", "type(self).__qualname__"}) {
       std::string e(expr);
-      class_name[e] = FormatArg{e, Template::Literal(c->name)};
-      hide[e] = FormatArg{"\x01" + e, std::nullopt};
-      show["\x01" + e] = FormatArg{e, std::nullopt};
+      class_name[e] = flow::Arg{e, Template::Literal(c->name)};
+      hide[e] = flow::Arg{"\x01" + e, std::nullopt};
+      show["\x01" + e] = flow::Arg{e, std::nullopt};
     }
     std::vector<CallArg> hidden;
     for (const CallArg& a : args) hidden.push_back(WithValue(a, hide));
@@ -324,9 +324,9 @@ class Linker {
         if (attrs.count(key)) continue;
         if (value.value) {
           attrs[key] = value;
-        } else if (IsPlainConstant(value.expression)) {
+        } else if (flow::IsPlainConstant(value.expression)) {
           // code = 404: str() prints the source text.
-          attrs[key] = FormatArg{value.expression, Template::Literal(value.expression)};
+          attrs[key] = flow::Arg{value.expression, Template::Literal(value.expression)};
         }
       }
     }
@@ -348,11 +348,11 @@ class Linker {
       if (a.keyword.empty()) positional.push_back(&a);
     }
     if (IsArgsFormat(t) && !positional.empty() && positional[0]->arg.value) {
-      PercentArgs rest;
+      flow::FormatArgs rest;
       rest.is_tuple = true;
       rest.expression = "self.args[1:]";
       for (size_t i = 1; i < positional.size(); ++i) rest.positional.push_back(positional[i]->arg);
-      return {ApplyPercent(*positional[0]->arg.value, rest)};
+      return {flow::ApplyFormat(flow::Format::kPercent, *positional[0]->arg.value, rest)};
     }
     Bindings b;
     for (size_t i = 0; i < positional.size(); ++i) {
@@ -377,7 +377,7 @@ class Linker {
       for (const auto& [attr, value] : k->self_attrs) {
         std::string key = "self." + attr;
         if (attrs.count(key)) continue;
-        FormatArg bound = value;
+        flow::Arg bound = value;
         if (value.value) {
           bound.value = Substitute(*value.value, b);
         } else if (auto it = b.find(value.expression); it != b.end()) {
@@ -386,7 +386,7 @@ class Linker {
           // Set only under a condition (`if description is not None:`), the
           // class attribute of that name stays what self.x reads.
           if (it->second.expression == "None" && k->conditional_attrs.count(attr)) continue;
-          bound = it->second.expression == "None" ? FormatArg{key, std::nullopt} : it->second;
+          bound = it->second.expression == "None" ? flow::Arg{key, std::nullopt} : it->second;
         }
         attrs[key] = bound;
       }
@@ -465,9 +465,9 @@ class Linker {
       any |= p.is_value && StartsWith(p.text, kPrefix) && p.text.find(kCall) != std::string::npos;
     }
     if (!any) return t;
-    std::map<std::string, FormatArg, std::less<>> keywords;
+    flow::FormatArgs keywords;
     for (const CallArg& a : original) {
-      if (!a.keyword.empty() && !a.splat) keywords[a.keyword] = a.arg;
+      if (!a.keyword.empty() && !a.splat) keywords.named[a.keyword] = a.arg;
     }
     Template out;
     for (const Piece& p : t.pieces()) {
@@ -486,7 +486,7 @@ class Linker {
         out.AppendPiece(p);
         continue;
       }
-      out.Append(ApplyStrFormat(*format, {}, keywords));
+      out.Append(flow::ApplyFormat(flow::Format::kStrFormat, *format, keywords));
     }
     return out;
   }
@@ -618,7 +618,7 @@ class Linker {
   static bool LeftEmpty(const ClassInfo::JoinedPart& part, const Bindings& attrs) {
     auto it = attrs.find(part.unless_none);
     if (it == attrs.end()) return false;
-    const FormatArg& a = it->second;
+    const flow::Arg& a = it->second;
     if (a.expression == "None" || (a.expression == part.unless_none && !a.value)) return true;
     if (a.value) {
       const std::vector<Piece>& pieces = a.value->pieces();
@@ -645,7 +645,7 @@ class Linker {
       if (class_attr) continue;
       const FunctionRef* r = MethodAlong(name, mro);
       if (r == nullptr || r->info->returned_messages.size() != 1) continue;
-      properties[p.text] = FormatArg{p.text, r->info->returned_messages.front()};
+      properties[p.text] = flow::Arg{p.text, r->info->returned_messages.front()};
     }
     return properties.empty() ? t : Substitute(t, properties);
   }

@@ -13,6 +13,7 @@
 #include "core/guards.h"
 #include "core/text.h"
 #include "extract/cpp/cpp_format.h"
+#include "extract/flow/format.h"
 #include "extract/rust/rust_sinks.h"
 #include "extract/rust/rust_syntax.h"
 #include "extract/source_lines.h"
@@ -297,29 +298,25 @@ class Extractor {
     const TokenArg& format = args[at];
     if (format.tokens.size() != 1 || !IsString(format.tokens[0]))
       return EvalTokens(format.tokens, depth);
-    std::vector<cpp::Arg> positional;
-    std::unordered_map<std::string, cpp::Arg> named;
+    flow::FormatArgs call = RustFormatArgs();
     for (size_t i = at + 1; i < args.size(); ++i) {
-      cpp::Arg a{TokensText(args[i].tokens), EvalTokens(args[i].tokens, depth + 1)};
+      flow::Arg a{TokensText(args[i].tokens), EvalTokens(args[i].tokens, depth + 1)};
       if (args[i].name.empty()) {
-        positional.push_back(std::move(a));
+        call.positional.push_back(std::move(a));
       } else {
-        named.emplace(args[i].name, std::move(a));
+        call.named.emplace(args[i].name, std::move(a));
       }
     }
-    return ApplyRustFormat(StringValue(format.tokens[0]), positional, named);
+    return flow::ApplyFormat(flow::Format::kBraces,
+                             Template::Literal(StringValue(format.tokens[0])), call);
   }
 
-  static Template ApplyRustFormat(const std::string& format,
-                                  const std::vector<cpp::Arg>& positional,
-                                  const std::unordered_map<std::string, cpp::Arg>& named) {
-    return cpp::ApplyBraces(Template::Literal(format), positional,
-                            [&](std::string_view name) -> std::optional<cpp::Arg> {
-                              auto it = named.find(std::string(name));
-                              if (it != named.end()) return it->second;
-                              // An inline capture: the variable of that name.
-                              return cpp::Arg{std::string(name), std::nullopt};
-                            });
+  // format!'s arguments: a named field no argument gives is an inline
+  // capture, the variable of that name.
+  static flow::FormatArgs RustFormatArgs() {
+    flow::FormatArgs call;
+    call.capture_names = true;
+    return call;
   }
 
   std::optional<Template> EvalName(std::string_view name, int depth) const {
@@ -644,26 +641,27 @@ class Extractor {
     if (args.empty() || args[0].tokens.size() != 1 || !IsString(args[0].tokens[0]))
       return;  // transparent
     // `{0}` is the variant's first field; `{}` with no argument too.
-    std::vector<cpp::Arg> positional;
-    std::unordered_map<std::string, cpp::Arg> named;
+    flow::FormatArgs call = RustFormatArgs();
     for (size_t i = 1; i < args.size(); ++i) {
-      cpp::Arg a{TokensText(args[i].tokens), EvalTokens(args[i].tokens, 1)};
+      flow::Arg a{TokensText(args[i].tokens), EvalTokens(args[i].tokens, 1)};
       if (args[i].name.empty()) {
-        positional.push_back(std::move(a));
+        call.positional.push_back(std::move(a));
       } else {
-        named.emplace(args[i].name, std::move(a));
+        call.named.emplace(args[i].name, std::move(a));
       }
     }
-    if (positional.empty()) {
+    if (call.positional.empty()) {
       uint32_t n = ts_node_is_null(fields) ? 0 : ts_node_named_child_count(fields);
       for (uint32_t i = 0; i < n && i < 10; ++i)
-        positional.push_back({std::to_string(i), std::nullopt});
+        call.positional.push_back({std::to_string(i), std::nullopt});
     }
     Site site = BaseSite(item, SiteKind::kRaise);
     site.exception = type;
     site.exception_written = written;
     site.function = written;
-    Emit(std::move(site), ApplyRustFormat(StringValue(args[0].tokens[0]), positional, named));
+    Emit(std::move(site),
+         flow::ApplyFormat(flow::Format::kBraces, Template::Literal(StringValue(args[0].tokens[0])),
+                           call));
   }
 
   // A `match` whose arms give each variant its text: one error per arm,
@@ -706,12 +704,10 @@ class Extractor {
         site.trigger = TriggerSentence(site.guards);
         site.exception = v.type;
         site.exception_written = v.type + "::" + v.name;
-        Template message = cpp::ApplyBraces(Template::Literal(StringValue(value)), {},
-                                            [](std::string_view name) -> std::optional<cpp::Arg> {
-                                              // Filled in later by the code that renders the
-                                              // table's text.
-                                              return cpp::Arg{std::string(name), std::nullopt};
-                                            });
+        // A named field is filled in later by the code that renders the
+        // table's text.
+        Template message = flow::ApplyFormat(
+            flow::Format::kBraces, Template::Literal(StringValue(value)), RustFormatArgs());
         Emit(std::move(site), std::move(message));
       }
     }

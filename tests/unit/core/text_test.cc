@@ -2,6 +2,10 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
+#include "test_util.h"
+
 namespace errdex {
 namespace {
 
@@ -12,6 +16,30 @@ TEST(PythonRepr, QuotesLikePython) {
   EXPECT_EQ(PythonRepr("a\nb\tc\\d"), "'a\\nb\\tc\\\\d'");
   EXPECT_EQ(PythonRepr(std::string("nul\0x", 5)), "'nul\\x00x'");
   EXPECT_EQ(PythonRepr("é"), "'é'");
+}
+
+// CPython is the reference: every assigned code point, in one text, and
+// texts that pick each kind of quote.
+TEST(PythonRepr, EscapesWhatCPythonEscapes) {
+  nlohmann::json printed = testing::RunPythonForJson(R"PY(
+import json, unicodedata
+every = "".join(chr(cp) for cp in range(0x110000)
+                if unicodedata.category(chr(cp)) not in ("Cn", "Cs"))
+texts = [every, "it's \x85", "both ' \" \u200b", "\U000e0041 \xa0\xad"]
+print(json.dumps([[t, repr(t)] for t in texts]))
+)PY");
+  ASSERT_TRUE(printed.is_array());
+  for (const nlohmann::json& pair : printed) {
+    std::string text = pair[0].get<std::string>();
+    std::string want = pair[1].get<std::string>();
+    std::string got = PythonRepr(text);
+    if (got == want) continue;
+    size_t at = 0;
+    while (at < got.size() && at < want.size() && got[at] == want[at]) ++at;
+    size_t from = at > 20 ? at - 20 : 0;
+    ADD_FAILURE() << "repr differs at byte " << at << ": errdex \"" << got.substr(from, 60)
+                  << "\", CPython \"" << want.substr(from, 60) << "\"";
+  }
 }
 
 TEST(Utf8, ValidatesAndRepairs) {

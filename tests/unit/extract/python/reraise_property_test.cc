@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "extract/extractor.h"
-#include "match/pattern.h"
+#include "fits.h"
 #include "test_util.h"
 
 namespace errdex::extract {
@@ -58,15 +58,6 @@ const char* const kArgs[] = {
 std::string Fill(std::string text, const std::string& word) {
   for (size_t at; (at = text.find("{w}")) != std::string::npos;) text.replace(at, 3, word);
   return text;
-}
-
-bool Fits(Template t, const std::string& printed) {
-  t.AssignNames();
-  RE2::Options o;
-  o.set_dot_nl(true);
-  RE2 re(match::TemplateRegex(t), o);
-  EXPECT_TRUE(re.ok()) << match::TemplateRegex(t);
-  return RE2::FullMatch(match::NormalizeText(printed), re);
 }
 
 TEST(ReraiseProperty, TheNewTextIsListedAndNothingElse) {
