@@ -112,8 +112,10 @@ std::string TemplateRegex(const Template& t) {
         pending_space = true;
         continue;
       }
-      // Leading whitespace is the optional " ?" below, not text as well.
-      if (pending_space && !literal.empty()) literal.push_back(' ');
+      // Leading whitespace at the start of the message is trimmed away: the
+      // optional " ?" below. After a value it is one space, which keeps a
+      // value from matching nothing before it.
+      if (pending_space && (!literal.empty() || i > 0)) literal.push_back(' ');
       pending_space = false;
       literal.push_back(c);
     }
