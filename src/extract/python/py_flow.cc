@@ -28,6 +28,12 @@ void MergeInto(FlowState& into, const FlowState& other) {
   }
 }
 
+// The states `break` and `continue` leave one loop with.
+struct LoopExits {
+  FlowState continues{{}, false};
+  FlowState breaks{{}, false};
+};
+
 class Flow {
  public:
   Flow(std::string_view source, std::string_view name, TSNode target, int64_t* budget)
@@ -137,7 +143,10 @@ class Flow {
       FlowState once = s;
       TSNode body = Field(stmt, "body");
       if (kind == kFor && BindsName(Field(stmt, "left"))) once.defs = {Opaque(stmt)};
+      loops_.emplace_back();
       if (!ts_node_is_null(body)) Block(body, once, depth + 1, true, false);
+      MergeInto(once, loops_.back().continues);  // a `continue` goes round again too
+      loops_.pop_back();
       MergeInto(s, once);
       if (kind == kFor && BindsName(Field(stmt, "left"))) s.defs = {Opaque(stmt)};
       in_loop = true;
@@ -303,7 +312,12 @@ class Flow {
           body_state.defs = {Opaque(stmt)};
         }
         TSNode body = Field(stmt, "body");
+        loops_.emplace_back();
         if (!ts_node_is_null(body)) Block(body, body_state, depth + 1, true, false);
+        // What a break or continue left defined leaves the loop with it.
+        MergeInto(body_state, loops_.back().continues);
+        MergeInto(body_state, loops_.back().breaks);
+        loops_.pop_back();
         body_state.live = true;  // break/continue leave the loop, not the function
         MergeInto(s, body_state);
         TSNode alternative = Field(stmt, "alternative");
@@ -375,10 +389,16 @@ class Flow {
         s = out;
         return;
       }
-      case kReturn:
-      case kRaise:
       case kBreak:
       case kContinue:
+        if (!ignore_exits_ && !loops_.empty()) {
+          LoopExits& loop = loops_.back();
+          MergeInto(sym().Kind(stmt) == kBreak ? loop.breaks : loop.continues, s);
+        }
+        if (!ignore_exits_) s.live = false;
+        return;
+      case kReturn:
+      case kRaise:
         if (!ignore_exits_) s.live = false;
         return;
       case kFunctionDefinition:
@@ -415,6 +435,7 @@ class Flow {
   FlowState at_target_;
   bool found_ = false;
   bool ignore_exits_ = false;
+  std::vector<LoopExits> loops_;  // the loops being walked, innermost last
   // Stands for "no definition yet" while the walk runs; taken out at the end.
   DefPtr entry_ = std::make_shared<const Def>();
   bool from_entry_ = false;
