@@ -1622,6 +1622,7 @@ class FileExtractor {
           AppendStringSegment(src_.substr(pos, b - pos), raw, fstring, t, bytes);
       }
       Alternatives branches = ctx != nullptr ? ConditionalBranches(c, *ctx, depth) : Alternatives{};
+      if (branches.empty() && ctx != nullptr) branches = ResolvedField(c, *ctx, depth);
       if (branches.empty()) {
         for (Template& t : all) AppendInterpolation(c, t);
       } else {
@@ -1685,7 +1686,42 @@ class FileExtractor {
     return out;
   }
 
-  void AppendInterpolation(TSNode node, Template& t) {
+  // `{name}` where the name always holds text errdex can follow (a local
+  // constant, a choice of literals): the field printed for each text it may
+  // hold, as `%` and str.format print their arguments. Empty when some path
+  // leaves it unknown: one value then stands for all, rather than an error
+  // for each literal beside it.
+  Alternatives ResolvedField(TSNode interpolation, const EvalContext& ctx, int depth) {
+    TSNode expr = Field(interpolation, "expression");
+    if (ts_node_is_null(expr) || K(expr) != kIdentifier) return {};
+    std::vector<flow::Arg> options = ArgOptions(expr, ctx, depth + 1);
+    if (!std::all_of(options.begin(), options.end(), [](const flow::Arg& a) {
+          return a.value.has_value() && !a.value->IsDynamic();
+        })) {
+      return {};
+    }
+    // A name printed twice prints one text twice (`argument{s} ...
+    // argument{s}`), which choosing per field would not keep.
+    if (options.size() > 1) {
+      std::string_view name = Text(expr);
+      int uses = 0;
+      for (TSNode c : NamedChildren(ts_node_parent(interpolation))) {
+        TSNode e = K(c) == kInterpolation ? Field(c, "expression") : TSNode{};
+        uses += !ts_node_is_null(e) && K(e) == kIdentifier && Text(e) == name;
+      }
+      if (uses > 1) return {};
+    }
+    Alternatives out;
+    for (const flow::Arg& a : options) {
+      Template t;
+      AppendInterpolation(interpolation, t, &a);
+      AddAlternative(out, std::move(t));
+    }
+    return out;
+  }
+
+  // `resolved`, when given, is what the field's expression holds.
+  void AppendInterpolation(TSNode node, Template& t, const flow::Arg* resolved = nullptr) {
     TSNode expr = Field(node, "expression");
     TSNode conversion = Field(node, "type_conversion");
     TSNode spec = Field(node, "format_specifier");
@@ -1722,7 +1758,9 @@ class FileExtractor {
       if (!ts_node_is_null(cast)) expr = cast;
     }
     // A literal prints as Python prints it (`{'x'!r}`, `{3}`, `{None}`).
-    flow::Arg arg{CollapseWhitespace(Text(expr)), LiteralText(expr)};
+    flow::Arg arg = resolved != nullptr
+                        ? *resolved
+                        : flow::Arg{CollapseWhitespace(Text(expr)), LiteralText(expr)};
     if (arg.value || flow::IsPlainConstant(arg.expression)) {
       flow::AppendArg(flow::Printing::kPython, arg, kind, written, -1, t);
       return;

@@ -613,12 +613,12 @@ TEST(PythonBranches, ABranchTheArgumentsRuleOutIsNotRaised) {
                    "16: ClusterNotFound: Cluster not found.",
                    "16: ClusterNotFound: Cluster {name} not found.",
                    "22: UnknownFunction: Function not found: arn:{name}",
-                   "22: UnknownFunction: Function not found: {arn}:{qualifier}",
+                   "22: UnknownFunction: Function not found: arn:{name}:{qualifier}",
                    // qualifier left None: no `:None` suffix.
                    "24: UnknownFunction: Function not found: arn:{name}",
                    "26: UnknownFunction: Function not found: arn:{name}",
                    // The caller's own parameter decides nothing here.
-                   "26: UnknownFunction: Function not found: {arn}:{version}",
+                   "26: UnknownFunction: Function not found: arn:{name}:{version}",
                    "29: PatternError: missing named list",
                    "30: PatternError: bad escape",
                    "30: PatternError: bad escape at position {pos}",
