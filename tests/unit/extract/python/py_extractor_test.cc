@@ -183,6 +183,30 @@ TEST(PythonExtractor, AppendedMessages) {
   EXPECT_EQ(m, (std::vector<std::string>{"ValueError: a:", "ValueError: a:{x}{msg...}"}));
 }
 
+// A definition a `continue` or `break` follows still leaves the loop: for
+// the next pass (the raise above it) and for the code after the loop.
+TEST(PythonExtractor, DefinitionsBeforeContinueAndBreakLeaveTheLoop) {
+  EXPECT_EQ(Messages("def f(tok):\n"
+                     "  cur = 'a:'\n"
+                     "  while True:\n"
+                     "    c = tok.next()\n"
+                     "    if c == ' ':\n"
+                     "      raise ValueError('%s is no keyword' % cur)\n"
+                     "    else:\n"
+                     "      cur += c\n"
+                     "      continue\n"),
+            (std::vector<std::string>{"ValueError: a: is no keyword",
+                                      "ValueError: a:{tok.next()}{cur...} is no keyword"}));
+  EXPECT_EQ(Messages("def f(xs):\n"
+                     "  msg = 'none'\n"
+                     "  for x in xs:\n"
+                     "    if x:\n"
+                     "      msg = 'found'\n"
+                     "      break\n"
+                     "  raise ValueError(msg)\n"),
+            (std::vector<std::string>{"ValueError: none", "ValueError: found"}));
+}
+
 TEST(PythonExtractor, UnresolvedMessageIsKeptAndDynamic) {
   Extraction x = Extract("def f(msg):\n  raise ValueError(msg)\n");
   ASSERT_EQ(x.sites.size(), 1u);
