@@ -465,7 +465,8 @@ Template Printf(const Template& format, const std::vector<Arg>& args, bool pytho
       size_t index = positional > 0 ? positional - 1 : next++;
       std::string spec(s.substr(i, j + 1 - i));
       padded |= precision >= 0 && kind == ValueKind::kInt;
-      std::string_view written = kind == ValueKind::kStr && max_length < 0 ? "" : spec;
+      std::string_view written =
+          kind == ValueKind::kStr && max_length < 0 ? std::string_view() : std::string_view(spec);
       if (const Arg* a = At(args, index)) {
         if (padded) {
           // The padding is not spelled out: known text is a value there.
