@@ -3217,7 +3217,7 @@ Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& 
   }
   if (Contains(exception, kOsErrors) && positional.size() <= 3) {
     t.AppendText("[Errno ");
-    t.AppendValue(positional[0]->arg.expression, ValueKind::kInt);
+    t.Append(value_of(*positional[0], ValueKind::kInt));  // `OSError(2, ...)`: 2
     t.AppendText("] ");
     t.Append(value_of(*positional[1], ValueKind::kStr));
     if (positional.size() == 3) {

@@ -181,6 +181,16 @@ TEST(FlowNativeFormat, SubstituteAndBraces) {
             "{a} of {b} {{literal}} {b}");
 }
 
+// format_fuzz's first find (its input is in fuzz/regressions/format): the
+// spec of a conversion longer than the small string buffer was read after
+// it was freed. This test runs that path; an ASan build reports the read.
+TEST(FlowNativeFormat, ALongConversionKeepsItsSpec) {
+  Template t = Printf(Template::Literal("n=%tttttttttttttttttd"), Args({"n"}), Format::kPyPrintf);
+  ASSERT_EQ(t.pieces().size(), 2u);
+  EXPECT_EQ(t.pieces()[1].spec, "%tttttttttttttttttd");
+  EXPECT_EQ(t.pieces()[1].kind, ValueKind::kInt);
+}
+
 TEST(FlowNativeFormat, BracesNamedFieldsAreTextUnlessCaptured) {
   FormatArgs fmt = FormatArgs::Positional(Args({"a"}));
   EXPECT_EQ(ApplyFormat(Format::kBraces, Template::Literal("{} {name}"), fmt).Display(),
