@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "extract/extractor.h"
-#include "fits.h"
+#include "template_fits.h"
 #include "test_util.h"
 
 namespace errdex::extract {

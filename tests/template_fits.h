@@ -1,5 +1,5 @@
-// Whether a template fits a text CPython printed, as the matcher reads it:
-// shared by the property tests that run CPython as the reference.
+// Whether a template fits a text the reference printed (CPython, a program
+// g++ built), as the matcher reads it: shared by the property tests.
 #pragma once
 
 #include <gtest/gtest.h>
