@@ -5,8 +5,12 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
+#include "core/record.h"
 #include "core/template.h"
 #include "match/pattern.h"
 
@@ -19,6 +23,41 @@ inline bool Fits(Template t, const std::string& printed) {
   RE2 re(match::TemplateRegex(t), o);
   EXPECT_TRUE(re.ok()) << match::TemplateRegex(t);
   return RE2::FullMatch(match::NormalizeText(printed), re);
+}
+
+// Python property tests: each statement becomes `def raiseN():` at the end
+// of `code`, listed in `calls` (the CALLS of testing::kPythonCallsHarness)
+// and in `at` by the line of its statement.
+struct GeneratedRaises {
+  std::string calls;
+  std::map<int, std::string> at;  // line -> function
+};
+
+inline GeneratedRaises AppendRaises(std::string& code, const std::vector<std::string>& statements) {
+  GeneratedRaises out;
+  out.calls = "CALLS = [\n";
+  int line = 1;
+  for (char c : code) line += c == '\n';
+  for (size_t i = 0; i < statements.size(); ++i) {
+    std::string fn = "raise" + std::to_string(i);
+    code += "def " + fn + "():\n    " + statements[i] + "\n";
+    out.at[line + 1] = fn;
+    line += 2;
+    out.calls += "(" + nlohmann::json(fn).dump() + ", " + fn + "),\n";
+  }
+  out.calls += "]\n";
+  return out;
+}
+
+// The templates of `sites` at the generated statements, by function.
+inline std::map<std::string, std::vector<Template>> ListedAt(const std::vector<Site>& sites,
+                                                             const GeneratedRaises& raises) {
+  std::map<std::string, std::vector<Template>> out;
+  for (const Site& s : sites) {
+    auto it = raises.at.find(s.line);
+    if (it != raises.at.end()) out[it->second].push_back(s.message);
+  }
+  return out;
 }
 
 }  // namespace errdex::extract

@@ -166,25 +166,13 @@ TEST(ClassMessageProperty, WhatAClassMakesOfItsArgumentsIsListed) {
   std::vector<std::string> raises;
   for (int k = 0; k < kClasses; ++k) gen.Shape(k, code, raises);
   code += "\n";
-  std::string calls = "CALLS = [\n";
-  std::map<int, std::string> raise_at;  // line -> function
-  int line = 1;
-  for (char c : code) line += c == '\n';
-  for (size_t i = 0; i < raises.size(); ++i) {
-    std::string fn = "raise" + std::to_string(i);
-    code += "def " + fn + "():\n    raise " + raises[i] + "\n";
-    raise_at[line + 1] = fn;
-    line += 2;
-    calls += "(" + nlohmann::json(fn).dump() + ", " + fn + "),\n";
-  }
-  calls += "]\n";
-
-  std::map<std::string, std::vector<Template>> listed;
-  for (const Site& s : ExtractPythonSource("gen.py", code).sites) {
-    auto it = raise_at.find(s.line);
-    if (it != raise_at.end()) listed[it->second].push_back(s.message);
-  }
-  nlohmann::json printed = testing::RunPythonForJson(code + calls + testing::kPythonCallsHarness);
+  std::vector<std::string> statements;
+  for (const std::string& r : raises) statements.push_back("raise " + r);
+  GeneratedRaises generated = AppendRaises(code, statements);
+  std::map<std::string, std::vector<Template>> listed =
+      ListedAt(ExtractPythonSource("gen.py", code).sites, generated);
+  nlohmann::json printed =
+      testing::RunPythonForJson(code + generated.calls + testing::kPythonCallsHarness);
   ASSERT_TRUE(printed.is_object());
 
   int checked = 0, exact = 0, unfit = 0, missed = 0;

@@ -164,26 +164,14 @@ TEST(LiteralProperty, AMessageOfLiteralsIsListedAsCPythonPrintsIt) {
   constexpr int kRaises = 300;
   Generator gen(testing::PropertySeed(20261206u));
   std::string code;
-  std::string calls = "CALLS = [\n";
-  std::map<int, std::string> raise_at;  // line -> function
-  int line = 1;
-  for (int k = 0; k < kRaises; ++k) {
-    std::string fn = "raise" + std::to_string(k);
-    std::string message = gen.Message(0);
-    code += "def " + fn + "():\n    raise ValueError(" + message + ")\n\n";
-    raise_at[line + 1] = fn;
-    line += 3;
-    calls += "(" + nlohmann::json(fn).dump() + ", " + fn + "),\n";
-  }
-  calls += "]\n";
-
-  std::map<std::string, std::vector<Template>> listed;
-  for (const Site& s : ExtractPythonSource("gen.py", code).sites) {
-    auto it = raise_at.find(s.line);
-    if (it != raise_at.end() && s.exception == "ValueError")
-      listed[it->second].push_back(s.message);
-  }
-  nlohmann::json printed = testing::RunPythonForJson(code + calls + testing::kPythonCallsHarness);
+  std::vector<std::string> statements;
+  for (int k = 0; k < kRaises; ++k)
+    statements.push_back("raise ValueError(" + gen.Message(0) + ")");
+  GeneratedRaises generated = AppendRaises(code, statements);
+  std::map<std::string, std::vector<Template>> listed =
+      ListedAt(ExtractPythonSource("gen.py", code).sites, generated);
+  nlohmann::json printed =
+      testing::RunPythonForJson(code + generated.calls + testing::kPythonCallsHarness);
   ASSERT_TRUE(printed.is_object());
 
   int raises = 0, exact = 0, unfit = 0, missed = 0;
@@ -206,7 +194,8 @@ TEST(LiteralProperty, AMessageOfLiteralsIsListedAsCPythonPrintsIt) {
       } else if (Text(t) == text) {
         ++exact;
       } else if (std::getenv("ERRDEX_PROPERTY_VERBOSE") != nullptr) {
-        std::printf("inexact %s: %s <> %s\n", name.c_str(), nlohmann::json(t.Display()).dump().c_str(),
+        std::printf("inexact %s: %s <> %s\n", name.c_str(),
+                    nlohmann::json(t.Display()).dump().c_str(),
                     nlohmann::json(text).dump().c_str());
       }
     }
