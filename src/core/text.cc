@@ -32,11 +32,15 @@ int HexDigitValue(char c) {
 }
 namespace {
 
-// Length of the valid UTF-8 sequence starting at text[i], or 0.
-size_t Utf8SequenceLength(std::string_view text, size_t i) {
+// Length of the valid UTF-8 sequence starting at text[i], or 0; its code
+// point in `*decoded` when given.
+size_t Utf8SequenceLength(std::string_view text, size_t i, uint32_t* decoded = nullptr) {
   auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
   unsigned char c = byte(i);
-  if (c < 0x80) return 1;
+  if (c < 0x80) {
+    if (decoded != nullptr) *decoded = c;
+    return 1;
+  }
   size_t n;
   unsigned int min;
   unsigned int cp;
@@ -55,6 +59,7 @@ size_t Utf8SequenceLength(std::string_view text, size_t i) {
     cp = (cp << 6) | (byte(i + k) & 0x3F);
   }
   if (cp < min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return 0;
+  if (decoded != nullptr) *decoded = cp;
   return n;
 }
 
@@ -119,21 +124,6 @@ bool PythonPrints(uint32_t cp) {
   return true;
 }
 
-// The code point of the UTF-8 sequence at text[i] and its length; 0 when
-// the bytes there are not one.
-size_t DecodeUtf8(std::string_view text, size_t i, uint32_t& cp) {
-  auto b = static_cast<unsigned char>(text[i]);
-  size_t n = b >= 0xF0 ? 4 : b >= 0xE0 ? 3 : b >= 0xC0 ? 2 : 0;
-  if (n == 0 || i + n > text.size()) return 0;
-  cp = b & (0x7F >> n);
-  for (size_t k = 1; k < n; ++k) {
-    auto c = static_cast<unsigned char>(text[i + k]);
-    if ((c & 0xC0) != 0x80) return 0;
-    cp = (cp << 6) | (c & 0x3F);
-  }
-  return n;
-}
-
 }  // namespace
 
 std::string PythonReprBody(std::string_view text, char quote) {
@@ -162,7 +152,7 @@ std::string PythonReprBody(std::string_view text, char quote) {
           char buf[5];
           std::snprintf(buf, sizeof buf, "\\x%02x", c);
           out += buf;
-        } else if (uint32_t cp = 0, n = c >= 0x80 ? DecodeUtf8(text, i, cp) : 0;
+        } else if (uint32_t cp = 0, n = c >= 0x80 ? Utf8SequenceLength(text, i, &cp) : 0;
                    n > 0 && !PythonPrints(cp)) {
           char buf[11];
           if (cp < 0x100) {
@@ -215,7 +205,7 @@ std::string Latin1Bytes(std::string_view utf8) {
   std::string out;
   for (size_t i = 0; i < utf8.size(); ++i) {
     uint32_t cp = 0;
-    size_t n = static_cast<unsigned char>(utf8[i]) >= 0x80 ? DecodeUtf8(utf8, i, cp) : 0;
+    size_t n = static_cast<unsigned char>(utf8[i]) >= 0x80 ? Utf8SequenceLength(utf8, i, &cp) : 0;
     if (n > 0 && cp < 0x100) {
       out.push_back(static_cast<char>(cp));
       i += n - 1;

@@ -79,6 +79,33 @@ std::string NormalizeText(std::string_view text) {
   return CollapseWhitespace(stripped);
 }
 
+namespace {
+
+// The regex of one literal piece. Whitespace inside it is one space in
+// normal form; at the edges next to a value it may vanish (trimmed ends, a
+// value that ends a line). Leading whitespace at the start of the message
+// is trimmed away, the optional " ?"; after a value it stays one space,
+// which keeps a value from matching nothing before it.
+std::string LiteralRegex(std::string_view text, bool message_start) {
+  std::string literal;
+  bool pending_space = false;
+  for (char c : text) {
+    if (IsSpace(c)) {
+      pending_space = true;
+      continue;
+    }
+    if (pending_space && (!literal.empty() || !message_start)) literal.push_back(' ');
+    pending_space = false;
+    literal.push_back(c);
+  }
+  bool lead = !text.empty() && IsSpace(text.front());
+  bool trail = pending_space;
+  if (literal.empty()) return lead || trail ? " ?" : "";
+  return (lead ? " ?" : "") + RE2::QuoteMeta(literal) + (trail ? " ?" : "");
+}
+
+}  // namespace
+
 std::string TemplateRegex(const Template& t) {
   std::string out;
   const std::vector<Piece>& pieces = t.pieces();
@@ -103,31 +130,7 @@ std::string TemplateRegex(const Template& t) {
           "(?P<" + (p.name.empty() ? "v" + std::to_string(i) : p.name) + ">" + ValueRegex(p) + ")";
       continue;
     }
-    // Whitespace inside literals is one space in normal form; at the edges
-    // next to a value it may vanish (trimmed ends, a value that ends a line).
-    std::string literal;
-    bool pending_space = false;
-    for (char c : p.text) {
-      if (IsSpace(c)) {
-        pending_space = true;
-        continue;
-      }
-      // Leading whitespace at the start of the message is trimmed away: the
-      // optional " ?" below. After a value it is one space, which keeps a
-      // value from matching nothing before it.
-      if (pending_space && (!literal.empty() || i > 0)) literal.push_back(' ');
-      pending_space = false;
-      literal.push_back(c);
-    }
-    bool lead = !p.text.empty() && IsSpace(p.text.front());
-    bool trail = pending_space;
-    if (literal.empty()) {
-      if (lead || trail) out += " ?";
-      continue;
-    }
-    if (lead) out += " ?";
-    out += RE2::QuoteMeta(literal);
-    if (trail) out += " ?";
+    out += LiteralRegex(p.text, i == 0);
   }
   return out;
 }
@@ -136,9 +139,10 @@ std::string TruncatableTemplateRegex(const Template& t) {
   std::string out;
   size_t open = 0;
   for (size_t i = 0; i < t.pieces().size(); ++i) {
+    const Piece& p = t.pieces()[i];
     Template one;
-    one.AppendPiece(t.pieces()[i]);
-    std::string piece = TemplateRegex(one);
+    one.AppendPiece(p);
+    std::string piece = p.is_value ? TemplateRegex(one) : LiteralRegex(p.text, i == 0);
     if (piece.empty()) continue;
     if (!out.empty()) {
       out += "(?:";

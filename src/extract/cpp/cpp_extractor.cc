@@ -147,8 +147,9 @@ struct StringBuilder {
   int arity = -1;               // the exact argument count, -1 any (at least one)
   // `format` is too common a name: read only with a literal format.
   bool literal_format = false;
-  // PyUnicode_Format(format, args): the values are in one tuple the call
-  // does not spell out, so every conversion is a value.
+  // PyUnicode_Format(format, args), Python's `%`: the values are in one
+  // object the call does not spell out, so every conversion is a value
+  // named after it.
   bool opaque_args = false;
 };
 
@@ -164,7 +165,7 @@ constexpr StringBuilder kStringBuilders[] = {
     {"PyUnicode_FromFormat", StringBuilder::Op::kFormat, flow::Format::kPyPrintf},
     {"PyBytes_FromFormat", StringBuilder::Op::kFormat, flow::Format::kPyPrintf},
     {"PyUnicode_FromString", StringBuilder::Op::kSame, flow::Format::kPrintf, {}, 1},
-    {"PyUnicode_Format", StringBuilder::Op::kFormat, flow::Format::kPrintf, {}, 2, false, true},
+    {"PyUnicode_Format", StringBuilder::Op::kFormat, flow::Format::kPercent, {}, 2, false, true},
     {"Substitute", StringBuilder::Op::kFormat, flow::Format::kSubstitute},
     {"format", StringBuilder::Op::kFormat, flow::Format::kBraces, {}, -1, true},
     {"formatv", StringBuilder::Op::kFormat, flow::Format::kBraces, {}, -1, true},
@@ -1427,11 +1428,11 @@ class Extractor {
     flow::FormatArgs rest;
     if (builder->opaque_args) {
       if (format.IsDynamic()) return Value(call);
+      rest.expression = CollapseWhitespace(Text(args[1]));
     } else {
       for (size_t i = 1; i < args.size(); ++i) rest.positional.push_back(ArgOf(args[i]));
     }
     return flow::ApplyFormat(builder->format, format, rest);
-    return Value(call);
   }
 
   // A local string or stream: its definitions before `use` in the enclosing

@@ -114,7 +114,13 @@ void AppendPythonArg(const Arg& arg, ValueKind kind, std::string_view spec, int 
   bool plain_spec = spec.empty() || spec == "%s" || spec == "!s" || spec == "%r" || spec == "!r" ||
                     spec == "%d" || spec == "%i" || spec == ":d";
   if (!arg.value && plain_spec && max_length < 0 && IsPlainConstant(arg.expression)) {
-    out.AppendText(arg.expression);  // str() and repr() of 3, True, None print the literal
+    // str() and repr() of 3, True, None print the literal; %d of a bool its int.
+    bool as_int = kind == ValueKind::kInt;
+    if (as_int && (arg.expression == "True" || arg.expression == "False")) {
+      out.AppendText(arg.expression == "True" ? "1" : "0");
+    } else {
+      out.AppendText(arg.expression);
+    }
     return;
   }
   if (arg.value && max_length < 0) {
@@ -463,6 +469,9 @@ Template Printf(const Template& format, const std::vector<Arg>& args, bool pytho
       if (!text.empty()) out.AppendText(text);
       text.clear();
       size_t index = positional > 0 ? positional - 1 : next++;
+      // PyUnicode_FromFormat's %V takes an object and the text printed when
+      // it is NULL.
+      if (python && conv == 'V' && positional == 0) ++next;
       std::string spec(s.substr(i, j + 1 - i));
       padded |= precision >= 0 && kind == ValueKind::kInt;
       std::string_view written =
@@ -557,18 +566,14 @@ Template Braces(const Template& format, const FormatArgs& call) {
       }
       if (!text.empty()) out.AppendText(text);
       text.clear();
-      ValueKind kind = ValueKind::kStr;
-      if (!spec.empty()) {
-        char t = spec.back();
-        if (t == 'd') kind = ValueKind::kInt;
-        if (t == 'x' || t == 'X') kind = ValueKind::kHex;
-        if (t == 'f' || t == 'g' || t == 'e') kind = ValueKind::kFloat;
-        if (t == '?') kind = ValueKind::kRepr;  // Debug: quoted strings
-      }
+      // Debug (`{:?}`) quotes strings; the other types are Python's.
+      ValueKind kind = spec.empty()         ? ValueKind::kStr
+                       : spec.back() == '?' ? ValueKind::kRepr
+                                            : KindFromTypeChar(spec.back());
       const Arg* a = by_name ? &*by_name : At(args, index);
-      if (a != nullptr && spec.size() > 1) {
-        // An alignment, width or precision (`{:>8}`, `{:.3}`) changes what
-        // is printed: known text is a value there.
+      if (a != nullptr && !spec.empty() && spec != "d" && spec != "s") {
+        // An alignment, width, precision or base (`{:>8}`, `{:5}`, `{:.3}`,
+        // `{:b}`) changes what is printed: known text is a value there.
         out.AppendValue(a->expression, kind);
       } else if (a != nullptr) {
         AppendNativeArg(*a, kind, "", -1, out);

@@ -1106,7 +1106,9 @@ class FileExtractor {
     std::pair<uint32_t, std::string> key;
     bool memo = ctx.bindings == nullptr && !ts_node_is_null(ctx.at);
     if (memo) {
-      key = {ts_node_start_byte(ctx.at), std::string(name)};
+      // Bytes read as C strings in a C-API call evaluate apart.
+      key = {ts_node_start_byte(ctx.at),
+             bytes_are_c_strings_ ? std::string(name) + "\x01c" : std::string(name)};
       auto it = name_memo_.find(key);
       if (it != name_memo_.end()) return it->second;
       name_memo_[key] = {};
@@ -1597,9 +1599,7 @@ class FileExtractor {
     Alternatives all(1);
     std::vector<TSNode> children = Children(node);
     if (children.empty()) return all;
-    std::string_view start = Text(children.front());
-    size_t quote = start.find_first_of("'\"");
-    std::string_view prefix = start.substr(0, quote);
+    std::string_view prefix = StringPrefix(node);
     // A template string (PEP 750, parsed as the f-string it reads like) is a
     // Template object: what str() prints of it is no text of the source.
     if (prefix.find_first_of("tT") != std::string_view::npos) {
@@ -1635,26 +1635,28 @@ class FileExtractor {
         AppendStringSegment(src_.substr(pos, end - pos), raw, fstring, t, bytes);
     }
     if (as_printed && bytes && !bytes_are_c_strings_) {
-      return {PrintedBytes(node, all.front())};
+      return {PrintedBytes(all.front())};
     }
     return all;
   }
 
-  bool IsBytesLiteral(TSNode string) const {
+  // A string literal's prefix: `rb`, `f`, or nothing.
+  std::string_view StringPrefix(TSNode string) const {
     TSNode start = ts_node_child(string, 0);
-    if (ts_node_is_null(start)) return false;
+    if (ts_node_is_null(start)) return {};
     std::string_view text = Text(start);
-    return text.substr(0, text.find_first_of("'\"")).find_first_of("bB") != std::string_view::npos;
+    return text.substr(0, text.find_first_of("'\""));
+  }
+
+  bool IsBytesLiteral(TSNode string) const {
+    return StringPrefix(string).find_first_of("bB") != std::string_view::npos;
   }
 
   // What Python prints of a bytes object whose decoded literal is `decoded`
-  // (each character one byte): its repr, b'...'.
-  Template PrintedBytes(TSNode node, const Template& decoded) {
-    if (decoded.pieces().size() > 1 ||
-        (decoded.pieces().size() == 1 && decoded.pieces()[0].is_value)) {
-      return AsValue(node, ValueKind::kAny);
-    }
-    std::string text = decoded.empty() ? std::string() : decoded.pieces()[0].text;
+  // (each character one byte; a bytes literal has no values): its repr, b'...'.
+  static Template PrintedBytes(const Template& decoded) {
+    std::string text;
+    for (const Piece& p : decoded.pieces()) text += p.text;
     Template printed = Template::Literal(PythonBytesRepr(Latin1Bytes(text)));
     printed.set_repr_is_text(true);
     return printed;
@@ -1787,7 +1789,7 @@ class FileExtractor {
       bytes = bytes || IsBytesLiteral(part);
       t.Append(DecodeString(part, nullptr, 0, /*as_printed=*/false).front());
     }
-    return bytes && !bytes_are_c_strings_ ? PrintedBytes(node, t) : t;
+    return bytes && !bytes_are_c_strings_ ? PrintedBytes(t) : t;
   }
 
   // ------------------------------------------------------ site construction

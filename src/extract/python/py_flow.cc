@@ -314,17 +314,18 @@ class Flow {
         TSNode body = Field(stmt, "body");
         loops_.emplace_back();
         if (!ts_node_is_null(body)) Block(body, body_state, depth + 1, true, false);
-        // What a break or continue left defined leaves the loop with it.
+        // A continue goes round again, so it may end the loop as the body's
+        // end does and run the `else`; a break leaves past the `else`.
         MergeInto(body_state, loops_.back().continues);
-        MergeInto(body_state, loops_.back().breaks);
+        FlowState breaks = std::move(loops_.back().breaks);
         loops_.pop_back();
-        body_state.live = true;  // break/continue leave the loop, not the function
         MergeInto(s, body_state);
         TSNode alternative = Field(stmt, "alternative");
         if (!ts_node_is_null(alternative)) {
           TSNode else_body = Field(alternative, "body");
           if (!ts_node_is_null(else_body)) Block(else_body, s, depth + 1, in_loop, false);
         }
+        MergeInto(s, breaks);
         return;
       }
       case kTry: {

@@ -191,6 +191,24 @@ TEST(FlowNativeFormat, ALongConversionKeepsItsSpec) {
   EXPECT_EQ(t.pieces()[1].kind, ValueKind::kInt);
 }
 
+// Review finds: %V takes two arguments; a one-character width or a base
+// changes what fmt prints; %d of a bool prints its int.
+TEST(FlowFormat, ArgumentsConsumedAndPrintedAsTheRuntimeDoes) {
+  EXPECT_EQ(PrintfText("%V then %s", {"obj", "fallback", "name"}, Format::kPyPrintf),
+            "{obj} then {name}");
+  std::vector<Arg> known = {Arg{"\"ab\"", Template::Literal("ab")},
+                            Arg{"5", Template::Literal("5")}};
+  EXPECT_EQ(ApplyFormat(Format::kBraces, Template::Literal("[{:5}] [{:b}] [{}] [{:d}]"),
+                        FormatArgs::Positional({known[0], known[1], known[0], known[1]}))
+                .Display(),
+            "[{\"ab\"}] [{5}] [ab] [5]");
+  FormatArgs flags;
+  flags.is_tuple = true;
+  flags.positional = {Arg{"True", std::nullopt}, Arg{"False", std::nullopt},
+                      Arg{"True", std::nullopt}};
+  EXPECT_EQ(Percent(Template::Literal("%d %i %s"), flags).Display(), "1 0 True");
+}
+
 TEST(FlowNativeFormat, BracesNamedFieldsAreTextUnlessCaptured) {
   FormatArgs fmt = FormatArgs::Positional(Args({"a"}));
   EXPECT_EQ(ApplyFormat(Format::kBraces, Template::Literal("{} {name}"), fmt).Display(),

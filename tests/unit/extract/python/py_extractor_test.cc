@@ -205,6 +205,16 @@ TEST(PythonExtractor, DefinitionsBeforeContinueAndBreakLeaveTheLoop) {
                      "      break\n"
                      "  raise ValueError(msg)\n"),
             (std::vector<std::string>{"ValueError: none", "ValueError: found"}));
+  // A break skips the loop's `else`: only what no break left reaches it.
+  EXPECT_EQ(Messages("def f(xs):\n"
+                     "  msg = 'none'\n"
+                     "  for x in xs:\n"
+                     "    if x:\n"
+                     "      msg = 'found'\n"
+                     "      break\n"
+                     "  else:\n"
+                     "    raise ValueError(msg)\n"),
+            (std::vector<std::string>{"ValueError: none"}));
 }
 
 TEST(PythonExtractor, UnresolvedMessageIsKeptAndDynamic) {
