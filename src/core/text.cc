@@ -90,10 +90,20 @@ std::string ToValidUtf8(std::string_view text) {
   return out;
 }
 
-std::string PythonRepr(std::string_view text) {
+namespace {
+
+// The quote Python's repr() of a str or bytes picks: ' unless the text
+// holds a ' and no ".
+char PythonQuote(std::string_view text) {
   bool has_single = text.find('\'') != std::string_view::npos;
   bool has_double = text.find('"') != std::string_view::npos;
-  char quote = has_single && !has_double ? '"' : '\'';
+  return has_single && !has_double ? '"' : '\'';
+}
+
+}  // namespace
+
+std::string PythonRepr(std::string_view text) {
+  char quote = PythonQuote(text);
   return quote + PythonReprBody(text, quote) + quote;
 }
 
@@ -173,9 +183,7 @@ std::string PythonReprBody(std::string_view text, char quote) {
 }
 
 std::string PythonBytesRepr(std::string_view bytes) {
-  bool has_single = bytes.find('\'') != std::string_view::npos;
-  bool has_double = bytes.find('"') != std::string_view::npos;
-  char quote = has_single && !has_double ? '"' : '\'';
+  char quote = PythonQuote(bytes);
   std::string out = "b";
   out.push_back(quote);
   for (char ch : bytes) {

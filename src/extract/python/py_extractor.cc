@@ -305,6 +305,13 @@ Alternatives Concat(const Alternatives& left, const Alternatives& right,
   return out;
 }
 
+// Whether some alternative is a bytes object's printed form: `+` and `+=`
+// join bytes into one object printed in one pair of quotes, which joining
+// the printed parts does not give.
+bool HoldsBytes(const Alternatives& alts) {
+  return std::any_of(alts.begin(), alts.end(), [](const Template& t) { return t.repr_is_text(); });
+}
+
 void AddAlternative(Alternatives& alts, Template t) {
   if (alts.size() >= static_cast<size_t>(kMaxAlternatives)) return;
   if (t.AssumesTheImpossible()) return;  // branches that never run together
@@ -1148,6 +1155,11 @@ class FileExtractor {
         }
         if (bases.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
         Alternatives tails = EvalOrValue(def.value, ctx, depth + 1, ValueKind::kStr);
+        if (HoldsBytes(bases) || HoldsBytes(tails)) {
+          AddAssuming(out, {Template::Value(name, ValueKind::kAny)},
+                      BranchAssumptions(def.stmt, ctx));
+          return out;
+        }
         // Appended an unknown number of times: what follows is not known.
         std::optional<Template> tail;
         if (def.in_loop) tail = Template::Value(std::string(name) + "...", ValueKind::kAny);
@@ -1178,12 +1190,7 @@ class FileExtractor {
         return std::any_of(a.begin(), a.end(), [](const Template& t) { return !IsOpaque(t); });
       };
       if (!text(l) && !text(r)) return out;
-      // Bytes joined are one bytes object, printed in one pair of quotes
-      // that the printed parts do not add up to.
-      auto bytes = [](const Alternatives& a) {
-        return std::any_of(a.begin(), a.end(), [](const Template& t) { return t.repr_is_text(); });
-      };
-      if (bytes(l) || bytes(r)) return {AsValue(node, ValueKind::kAny)};
+      if (HoldsBytes(l) || HoldsBytes(r)) return {AsValue(node, ValueKind::kAny)};
       if (l.empty()) l.push_back(AsValue(left, ValueKind::kStr));
       if (r.empty()) r.push_back(AsValue(right, ValueKind::kStr));
       return Concat(l, r, std::nullopt);

@@ -217,6 +217,17 @@ TEST(PythonExtractor, DefinitionsBeforeContinueAndBreakLeaveTheLoop) {
             (std::vector<std::string>{"ValueError: none"}));
 }
 
+// Bytes joined by + or += are one bytes object, printed in one pair of
+// quotes: errdex does not join the printed parts.
+TEST(PythonExtractor, BytesJoinedAreNotTheirPrintedPartsJoined) {
+  EXPECT_EQ(Messages("def f(x):\n  raise ValueError(b'ab')\n"),
+            (std::vector<std::string>{"ValueError: b'ab'"}));
+  EXPECT_EQ(Messages("def f(x):\n  raise ValueError('got %r' % (b'a' + x,))\n"),
+            (std::vector<std::string>{"ValueError: got {b'a' + x}"}));
+  EXPECT_EQ(Messages("def f(x):\n  m = b'a'\n  m += b'b'\n  raise ValueError('got %r' % (m,))\n"),
+            (std::vector<std::string>{"ValueError: got {m}"}));
+}
+
 TEST(PythonExtractor, UnresolvedMessageIsKeptAndDynamic) {
   Extraction x = Extract("def f(msg):\n  raise ValueError(msg)\n");
   ASSERT_EQ(x.sites.size(), 1u);
