@@ -209,38 +209,6 @@ bool IsTextPreserving(std::string_view module, std::string_view name) {
                      [&](const TextPreserving& t) { return t.module == module && t.name == name; });
 }
 
-// What such a call shows: every run of whitespace in the literal text one
-// space, none at the ends, as the re-wrapped paragraph reads on one line.
-Template Reflowed(const Template& t) {
-  Template out;
-  for (const Piece& p : t.pieces()) {
-    if (p.is_value) {
-      out.AppendPiece(p);
-      continue;
-    }
-    std::string text;
-    bool space = false;
-    for (char c : p.text) {
-      if (std::isspace(static_cast<unsigned char>(c))) {
-        space = true;
-        continue;
-      }
-      if (space && !(text.empty() && out.empty())) text.push_back(' ');
-      space = false;
-      text.push_back(c);
-    }
-    if (space && !(text.empty() && out.empty())) text.push_back(' ');
-    if (!text.empty()) out.AppendText(text);
-  }
-  std::vector<Piece>& pieces = out.mutable_pieces();
-  if (!pieces.empty() && !pieces.back().is_value && !pieces.back().text.empty() &&
-      pieces.back().text.back() == ' ') {
-    pieces.back().text.pop_back();
-    if (pieces.back().text.empty()) pieces.pop_back();
-  }
-  return out;
-}
-
 // Variables that usually hold a message: a call passing one may hand text
 // to a sink (`msg = "..."; self.fail(msg)`).
 constexpr std::string_view kMessageNames[] = {
@@ -3242,53 +3210,6 @@ Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& 
   }
   t.AppendText(")");
   return t;
-}
-
-// Binds call arguments to parameters as Python does; unbound parameters
-// with a default take it.
-void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>& args,
-                   std::map<std::string, flow::Arg, std::less<>>& bindings) {
-  size_t next = 0;
-  for (const CallArg& a : args) {
-    if (a.splat) break;
-    if (!a.keyword.empty()) {
-      bindings[a.keyword] = a.arg;
-      continue;
-    }
-    // Positional arguments past a *args parameter are gathered into it.
-    if (next >= params.size() || params[next].variadic) continue;
-    bindings[params[next++].name] = a.arg;
-  }
-  for (const Param& p : params) {
-    if (!p.variadic && p.default_value && !bindings.count(p.name)) {
-      bindings[p.name] = *p.default_value;
-    }
-  }
-}
-
-Template Substitute(const Template& t,
-                    const std::map<std::string, flow::Arg, std::less<>>& bindings) {
-  Template out;
-  for (const Piece& p : t.pieces()) {
-    auto it = p.is_value ? bindings.find(p.text) : bindings.end();
-    if (it == bindings.end()) {
-      out.AppendPiece(p);
-      continue;
-    }
-    std::string spec = p.spec;
-    if (p.reflow && it->second.value) {
-      flow::Arg reflowed = it->second;
-      reflowed.value = Reflowed(*reflowed.value);
-      flow::AppendArg(flow::Printing::kPython, reflowed, p.kind, spec, p.max_length, out);
-      continue;
-    }
-    if (it->second.value && p.kind == ValueKind::kAny) {
-      out.Append(*it->second.value);  // a whole message passed through
-      continue;
-    }
-    flow::AppendArg(flow::Printing::kPython, it->second, p.kind, spec, p.max_length, out);
-  }
-  return out;
 }
 
 const TSLanguage* PythonLanguage() { return tree_sitter_python(); }

@@ -14,33 +14,20 @@
 #include <vector>
 
 #include "core/record.h"
+#include "extract/flow/bind.h"
 #include "extract/flow/format.h"
 #include "extract/python/py_calls.h"
 #include "extract/python/py_format.h"
 
 namespace errdex::extract::python {
 
-struct CallArg;
-
-// A call to a function errdex may only find in another file.
-struct PendingCall {
-  std::string callee;  // short name: "xp_unsupported_param_msg"
-  std::vector<CallArg> args;
-};
-
-// One argument of a call, evaluated where the call is.
-struct CallArg {
-  std::string keyword;  // empty for a positional argument
-  bool splat = false;   // *args or **kwargs: the rest cannot be bound
-  flow::Arg arg;
-  std::optional<PendingCall> call;  // the argument is itself a helper call
-};
-
-struct Param {
-  std::string name;
-  std::optional<flow::Arg> default_value;
-  bool variadic = false;  // *args / **kwargs
-};
+using flow::BindArguments;
+using flow::Bindings;
+using flow::CallArg;
+using flow::Param;
+using flow::PendingCall;
+using flow::Reflowed;
+using flow::Substitute;
 
 // A site before linking: `site` holds what the file alone tells; `callee` and
 // `args` let the linker redo the message when the callee is a library class
@@ -154,16 +141,6 @@ const TSLanguage* PythonLanguage();
 // and its subclasses, the template argument of a compiled class that prints
 // one (pydantic_core's PydanticCustomError), or the tuple of the arguments.
 Template BuiltinMessage(std::string_view exception, const std::vector<CallArg>& args);
-
-// Binds call arguments to parameters as Python does; unbound parameters with
-// a default take it.
-void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>& args,
-                   std::map<std::string, flow::Arg, std::less<>>& bindings);
-
-// `t` with each value whose expression is a bound name replaced by the
-// argument (inlined when it is a resolved string in a str slot).
-Template Substitute(const Template& t,
-                    const std::map<std::string, flow::Arg, std::less<>>& bindings);
 
 // True for builtin exception and warning class names (ValueError, UserWarning).
 bool IsBuiltinException(std::string_view name);

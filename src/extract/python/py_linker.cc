@@ -1,6 +1,7 @@
 #include "extract/python/py_linker.h"
 
 #include "core/text.h"
+#include "extract/flow/sinks.h"
 #include "extract/python/py_callgraph.h"
 #include "extract/python/py_syntax.h"
 
@@ -19,17 +20,13 @@
 namespace errdex::extract::python {
 namespace {
 
-using Bindings = std::map<std::string, flow::Arg, std::less<>>;
-
 constexpr size_t kMaxMro = 16;
 // Helpers calling helpers are followed this many calls deep.
 constexpr int kMaxSinkDepth = 3;
 // Helpers returning what another helper returns, followed this deep.
 constexpr int kMaxReturnChain = 3;
-// A helper forwarding three named values to a checker that dispatches on a
-// constraint constant (numpy's disc -> check_constraint) carries 3 x 12
-// conditional raises before its callers' constants pick theirs.
-constexpr size_t kMaxSinkRaises = 48;
+using flow::IsConstantExpression;
+using flow::kMaxSinkRaises;
 // The messages one exception class can compose from one call.
 constexpr size_t kMaxMessages = 8;
 
@@ -56,53 +53,6 @@ constexpr ValueCall kValueReturningCalls[] = {
     {"exception", false}, {"get", true},     {"getattr", true}, {"next", true},
     {"pop", true},        {"popitem", true}, {"popleft", true}, {"result", false},
 };
-
-// What an argument written as a literal is known to be: None or not,
-// truthy or not; unknown for anything else.
-struct LiteralTruth {
-  std::optional<bool> none;
-  std::optional<bool> truthy;
-};
-
-LiteralTruth TruthOf(const flow::Arg& a) {
-  std::string_view e = Trim(a.expression);
-  if (e == "None") return {true, false};
-  if (e == "True") return {false, true};
-  if (e == "False" || e == "()" || e == "[]" || e == "{}") return {false, false};
-  if (!e.empty() && std::all_of(e.begin(), e.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-    return {false, e.find_first_not_of('0') != std::string_view::npos};
-  }
-  size_t quote = e.find_first_of("'\"");
-  if (quote == std::string_view::npos || quote > 2 ||
-      e.substr(0, quote).find_first_not_of("rRbBuUfF") != std::string_view::npos ||
-      e.back() != e[quote]) {
-    return {};
-  }
-  bool formatted = e.substr(0, quote).find_first_of("fF") != std::string_view::npos;
-  if (e.size() == quote + 2) return {false, false};  // '' or ""
-  if (!formatted) return {false, true};
-  // An f-string is truthy when it has words; of values alone, not known.
-  if (a.value && a.value->LiteralSize() > 0) return {false, true};
-  return {false, std::nullopt};
-}
-
-// Whether binding `b` contradicts one of the assumptions: the branch they
-// belong to is never taken with these arguments.
-bool Contradicts(const std::vector<Assumption>& assumed, const Bindings& b) {
-  using Test = Assumption::Test;
-  for (const Assumption& a : assumed) {
-    auto it = b.find(a.name);
-    if (it == b.end()) continue;
-    LiteralTruth t = TruthOf(it->second);
-    if ((a.test == Test::kNone && t.none == false) ||
-        (a.test == Test::kNotNone && t.none == true) ||
-        (a.test == Test::kTruthy && t.truthy == false) ||
-        (a.test == Test::kFalsy && t.truthy == true)) {
-      return true;
-    }
-  }
-  return false;
-}
 
 // Whether the arguments of a call, as evaluated where it is written, rest on
 // a branch `b` contradicts.
@@ -148,16 +98,6 @@ const T* Nearest(const std::vector<const T*>& candidates, std::string_view path)
   return best;
 }
 
-// Letters and digits in a template's literal text.
-size_t WordCharacters(const Template& t) {
-  size_t n = 0;
-  for (const Piece& p : t.pieces()) {
-    if (p.is_value) continue;
-    for (char c : p.text) n += std::isalnum(static_cast<unsigned char>(c)) != 0 ? 1 : 0;
-  }
-  return n;
-}
-
 struct FunctionRef {
   const FunctionInfo* info;
   const FileResult* file;
@@ -186,6 +126,7 @@ class Linker {
     // A sink's own raise is resolved again with its file.
     unnamed_.clear();
     std::set<std::pair<std::string, int>> unnamed_done;
+    size_t next_call = 0;
     for (FileResult& f : files_) {
       std::vector<Site> sites;
       for (const ProtoSite& p : f.sites) {
@@ -198,7 +139,7 @@ class Linker {
         if (unnamed_done.emplace(n.path, n.line).second) f.non_sites.push_back(std::move(n));
       }
       unnamed_.clear();
-      for (const SinkCall& c : f.calls) SinkCallSites(c, sites);
+      for (size_t i = 0; i < f.calls.size(); ++i) SinkCallSites(next_call++, sites);
       for (Site& s : sites) {
         s.message.AssignNames();
         // `raise AssertionError(...)` is an assert that survives `python -O`.
@@ -1190,34 +1131,6 @@ class Linker {
  private:
   // ------------------------------------------------------------------ sinks
 
-  // One way a sink raises, before its parameters are bound to a caller's
-  // arguments.
-  struct SinkRaise {
-    std::string exception;
-    std::string exception_written;
-    std::string type_param;  // the parameter that passes the type, if any
-    Template message;
-    bool guarded = false;  // a condition inside the sink (or a call on the way) decides
-    // Parameters the raise is reached only with, each with the constant it
-    // must equal (`if cons == CONS_POSITIVE:`): a helper that dispatches on
-    // a mode its callers pass as a constant raises, for each caller, only
-    // the branch of that constant.
-    std::vector<std::pair<std::string, std::vector<std::string>>> requires_equal;
-  };
-
-  // A constant as a mode argument is written: an upper-case name (maybe
-  // qualified), a number or a string literal.
-  static bool IsConstantExpression(std::string_view e) {
-    if (e.empty()) return false;
-    if (e.front() == '"' || e.front() == '\'' || (e.front() >= '0' && e.front() <= '9')) return true;
-    bool upper = false;
-    for (char c : LastComponent(e)) {
-      if (c >= 'a' && c <= 'z') return false;
-      upper |= c >= 'A' && c <= 'Z';
-    }
-    return upper;
-  }
-
   // The `param == CONSTANT` conditions (if/elif, not negated) a raise in
   // `fn` sits under.
   static std::vector<std::pair<std::string, std::vector<std::string>>> RequiredEqual(
@@ -1256,30 +1169,22 @@ class Linker {
                        [&](const Param& p) { return p.name == name; });
   }
 
-  static bool MentionsParam(const FunctionInfo& fn, const Template& t) {
-    for (const Piece& p : t.pieces()) {
-      if (p.is_value && HasParam(fn, p.text)) return true;
+  // The sink linker's id of `fn`, registered the first time it is asked.
+  int SinkId(const FunctionInfo* fn) {
+    auto [it, added] = sink_ids_.emplace(fn, 0);
+    if (added) {
+      it->second = sinks_.AddFunction(&fn->params);
+      sink_functions_.push_back(fn);
     }
-    return false;
+    return it->second;
   }
 
-  bool AddSinkRaise(const FunctionInfo* fn, SinkRaise r) {
-    std::vector<SinkRaise>& raises = sinks_[fn];
-    if (raises.size() >= kMaxSinkRaises) return false;
-    std::string display = r.message.Display();
-    for (SinkRaise& have : raises) {
-      if (have.exception == r.exception && have.type_param == r.type_param &&
-          have.requires_equal == r.requires_equal && have.message.Display() == display) {
-        // One text under two sets of branches: what both say still holds.
-        have.message.KeepCommonAssumptions(r.message);
-        return false;
-      }
-    }
-    raises.push_back(std::move(r));
-    return true;
+  int SinkIdOf(const FunctionInfo* fn) const {
+    auto it = sink_ids_.find(fn);
+    return it == sink_ids_.end() ? -1 : it->second;
   }
 
-  // The functions that raise with a parameter, then, round by round, those
+  // The functions that raise with a parameter; then, round by round, those
   // that pass their own parameter on to one (a helper calling a helper).
   void FindSinks() {
     for (FileResult& f : files_) {
@@ -1298,92 +1203,45 @@ class Linker {
               if (!a.arg.value) continue;
               for (const Assumption& x : a.arg.value->assumptions()) s.message.Assume(x);
             }
-            AddSinkRaise(&fn, SinkRaise{std::move(s.exception), std::move(s.exception_written),
-                                        type_param, std::move(s.message), guarded, required});
+            flow::SinkRaise r;
+            r.exception = std::move(s.exception);
+            r.exception_written = std::move(s.exception_written);
+            r.type_param = type_param;
+            r.message = std::move(s.message);
+            r.guarded = guarded;
+            r.requires_equal = required;
+            sinks_.AddRaise(SinkId(&fn), std::move(r));
           }
         }
       }
     }
-    for (int round = 0; round < kMaxSinkDepth; ++round) {
-      bool grew = false;
-      for (FileResult& f : files_) {
-        for (const SinkCall& c : f.calls) {
-          if (c.function < 0) continue;
-          const FunctionInfo* caller = &f.functions[static_cast<size_t>(c.function)];
-          const FunctionInfo* sink = FindSink(c);
-          if (sink == nullptr || sink == caller) continue;
-          std::vector<SinkRaise> raises = sinks_[sink];
-          for (const SinkRaise& r : raises) {
-            for (const std::vector<CallArg>& args : c.arg_alternatives) {
-              std::optional<SinkRaise> bound = Bind(*sink, r, args);
-              if (!bound) continue;
-              if (!MentionsParam(*caller, bound->message) &&
-                  !HasParam(*caller, bound->type_param)) {
-                continue;
-              }
-              if (!HasParam(*caller, bound->type_param)) bound->type_param.clear();
-              bound->guarded |= !c.site.guards.empty();
-              grew |= AddSinkRaise(caller, std::move(*bound));
-            }
-          }
-        }
+    for (FileResult& f : files_) {
+      for (const SinkCall& c : f.calls) {
+        flow::SinkCall call;
+        if (c.function >= 0) call.caller = SinkId(&f.functions[static_cast<size_t>(c.function)]);
+        call.ways = &c.arg_alternatives;
+        call.guarded = !c.site.guards.empty();
+        sink_calls_.push_back(call);
+        calls_.push_back(&c);
       }
-      if (!grew) break;
     }
+    sinks_.Propagate(
+        sink_calls_,
+        [&](size_t i) {
+          const FunctionInfo* sink = FindSink(*calls_[i]);
+          return sink == nullptr ? -1 : SinkIdOf(sink);
+        },
+        kMaxSinkDepth);
   }
 
-  // `r` with the sink's parameters bound to `args`; the type passed as an
-  // argument is resolved when the argument names a class.
-  std::optional<SinkRaise> Bind(const FunctionInfo& sink, const SinkRaise& r,
-                                const std::vector<CallArg>& args) const {
-    // What the branches the message was built in assume of the sink's
-    // parameters is decided by the arguments or, where none is passed, the
-    // defaults: an assumption is only made of a parameter's entry value.
-    Bindings entry;
-    BindArguments(sink.params, args, entry);
-    if (Contradicts(r.message.assumptions(), entry)) return std::nullopt;
-    // Only what the caller passes is bound: a default may be replaced inside
-    // the sink before the raise (`if where is None: where = ...`).
-    std::vector<Param> params = sink.params;
-    for (Param& p : params) p.default_value.reset();
-    Bindings b;
-    BindArguments(params, args, b);
-    SinkRaise out = r;
-    out.requires_equal.clear();
-    for (const auto& [param, constants] : r.requires_equal) {
-      auto it = b.find(param);
-      if (it == b.end()) continue;  // not passed: unknown here
-      const std::string& e = it->second.expression;
-      if (IsConstantExpression(e)) {
-        bool reached = std::any_of(constants.begin(), constants.end(), [&](const std::string& c) {
-          return LastComponent(e) == LastComponent(c);
-        });
-        if (!reached) return std::nullopt;  // another branch
-      } else if (!e.empty()) {
-        out.requires_equal.emplace_back(e, constants);  // the caller's parameter, maybe
-      }
+  // The class a type argument names: a builtin or a class of the library.
+  std::optional<std::string> TypeNamed(std::string_view written, int sink) const {
+    std::string_view last = LastComponent(written);
+    const FunctionInfo* fn = sink_functions_[static_cast<size_t>(sink)];
+    if (LooksLikeExceptionClass(last) || FindClass(last, fn->path) != nullptr) {
+      return std::string(last);
     }
-    out.message = Substitute(r.message, b);
-    if (!r.type_param.empty()) {
-      auto it = b.find(r.type_param);
-      // Not passed: the parameter's default, when that is the class raised.
-      if (it == b.end() && r.exception != r.type_param) {
-        out.type_param.clear();
-        return out;
-      }
-      if (it == b.end() || it->second.value) return std::nullopt;
-      std::string written = it->second.expression;
-      std::string_view last = LastComponent(written);
-      if (last.empty()) return std::nullopt;
-      if (LooksLikeExceptionClass(last) || FindClass(last, sink.path) != nullptr) {
-        out.exception = std::string(last);
-        out.exception_written = written;
-        out.type_param.clear();
-      } else {
-        out.type_param = written;  // the caller's own parameter, maybe
-      }
-    }
-    return out;
+    return std::nullopt;
   }
 
   bool IsMethodOf(const FunctionInfo& fn, std::string_view class_name) const {
@@ -1405,8 +1263,7 @@ class Linker {
     if (it == functions_.end()) return nullptr;
     std::vector<const FunctionRef*> candidates;
     for (const FunctionRef* r : it->second) {
-      auto s = sinks_.find(r->info);
-      if (s != sinks_.end() && !s->second.empty()) candidates.push_back(r);
+      if (sinks_.IsSink(SinkIdOf(r->info))) candidates.push_back(r);
     }
     if (candidates.empty()) return nullptr;
     if (c.receiver == "self" || c.receiver == "cls") {
@@ -1439,41 +1296,39 @@ class Linker {
     return same_file == nullptr ? nullptr : same_file->info;
   }
 
-  // The errors a call makes by passing text to a sink: at the call, with the
-  // sink's type, when the caller wrote some of the text.
-  void SinkCallSites(const SinkCall& c, std::vector<Site>& out) {
+  // The errors call `i` (of FindSinks' list) makes by passing text to a
+  // sink: at the call, with the sink's type, when the caller wrote some of
+  // the text or named the class.
+  void SinkCallSites(size_t i, std::vector<Site>& out) {
+    const SinkCall& c = *calls_[i];
     const FunctionInfo* sink = FindSink(c);
     if (sink == nullptr) return;
-    auto it = sinks_.find(sink);
-    std::set<std::pair<std::string, std::string>> seen;
-    for (const SinkRaise& r : it->second) {
-      for (const std::vector<CallArg>& args : c.arg_alternatives) {
-        std::optional<SinkRaise> bound = Bind(*sink, r, args);
-        if (!bound || !bound->type_param.empty()) continue;
-        // The caller must add words: quotes a repr puts around a value it
-        // passes (sympify(exp(e0)*...) into `SympifyError: {a!r}`) add none.
-        if (WordCharacters(bound->message) <= WordCharacters(r.message)) continue;
-        if (!seen.emplace(bound->exception, bound->message.Display()).second) continue;
-        Site s = c.site;
-        s.exception = std::move(bound->exception);
-        s.exception_written = std::move(bound->exception_written);
-        s.message = std::move(bound->message);
-        s.via = sink->qualified;
-        if (bound->guarded) {
-          // The call alone does not decide: say so rather than claim it does.
-          std::string base = s.trigger.empty() ? "raised whenever `" + s.function +
-                                                     "` reaches line " + std::to_string(s.line)
-                                               : s.trigger;
-          s.trigger = base + ", and only when a condition inside `" + sink->qualified +
-                      "` also holds";
-        }
-        out.push_back(std::move(s));
+    for (flow::SinkRaise& bound : sinks_.Made(sink_calls_[i], SinkIdOf(sink))) {
+      Site s = c.site;
+      s.exception = std::move(bound.exception);
+      s.exception_written = std::move(bound.exception_written);
+      s.message = std::move(bound.message);
+      s.via = sink->qualified;
+      if (bound.guarded) {
+        // The call alone does not decide: say so rather than claim it does.
+        std::string base = s.trigger.empty() ? "raised whenever `" + s.function +
+                                                   "` reaches line " + std::to_string(s.line)
+                                             : s.trigger;
+        s.trigger = base + ", and only when a condition inside `" + sink->qualified +
+                    "` also holds";
       }
+      out.push_back(std::move(s));
     }
   }
 
   std::vector<FileResult>& files_;
-  std::unordered_map<const FunctionInfo*, std::vector<SinkRaise>> sinks_;
+  flow::SinkLinker sinks_{flow::Printing::kPython, [this](std::string_view written, int sink) {
+                             return TypeNamed(written, sink);
+                           }};
+  std::unordered_map<const FunctionInfo*, int> sink_ids_;
+  std::vector<const FunctionInfo*> sink_functions_;  // by sink id
+  std::vector<flow::SinkCall> sink_calls_;           // every file's calls, in order
+  std::vector<const SinkCall*> calls_;
   std::unordered_map<std::string, std::vector<const ClassInfo*>> classes_;
   std::unordered_map<std::string, std::vector<const FunctionRef*>> functions_;
   std::vector<std::unique_ptr<FunctionRef>> refs_;

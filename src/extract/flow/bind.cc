@@ -1,0 +1,82 @@
+#include "extract/flow/bind.h"
+
+#include <cctype>
+
+namespace errdex::extract::flow {
+
+void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>& args,
+                   Bindings& bindings, std::vector<Arg>* rest) {
+  size_t next = 0;
+  for (const CallArg& a : args) {
+    if (a.splat) break;
+    if (!a.keyword.empty()) {
+      bindings[a.keyword] = a.arg;
+      continue;
+    }
+    if (next >= params.size() || params[next].variadic) {
+      if (rest != nullptr && next < params.size()) rest->push_back(a.arg);
+      continue;
+    }
+    bindings[params[next++].name] = a.arg;
+  }
+  for (const Param& p : params) {
+    if (!p.variadic && p.default_value && !bindings.count(p.name)) {
+      bindings[p.name] = *p.default_value;
+    }
+  }
+}
+
+Template Substitute(const Template& t, const Bindings& bindings, Printing printing) {
+  Template out;
+  for (const Piece& p : t.pieces()) {
+    auto it = p.is_value ? bindings.find(p.text) : bindings.end();
+    if (it == bindings.end()) {
+      out.AppendPiece(p);
+      continue;
+    }
+    if (p.reflow && it->second.value) {
+      Arg reflowed = it->second;
+      reflowed.value = Reflowed(*reflowed.value);
+      AppendArg(printing, reflowed, p.kind, p.spec, p.max_length, out);
+      continue;
+    }
+    if (it->second.value && p.kind == ValueKind::kAny) {
+      out.Append(*it->second.value);
+      continue;
+    }
+    AppendArg(printing, it->second, p.kind, p.spec, p.max_length, out);
+  }
+  return out;
+}
+
+Template Reflowed(const Template& t) {
+  Template out;
+  for (const Piece& p : t.pieces()) {
+    if (p.is_value) {
+      out.AppendPiece(p);
+      continue;
+    }
+    std::string text;
+    bool space = false;
+    for (char c : p.text) {
+      if (std::isspace(static_cast<unsigned char>(c))) {
+        space = true;
+        continue;
+      }
+      if (space && !(text.empty() && out.empty())) text.push_back(' ');
+      space = false;
+      text.push_back(c);
+    }
+    if (space && !(text.empty() && out.empty())) text.push_back(' ');
+    if (!text.empty()) out.AppendText(text);
+  }
+  std::vector<Piece>& pieces = out.mutable_pieces();
+  if (!pieces.empty() && !pieces.back().is_value && !pieces.back().text.empty() &&
+      pieces.back().text.back() == ' ') {
+    pieces.back().text.pop_back();
+    if (pieces.back().text.empty()) pieces.pop_back();
+  }
+  return out;
+}
+
+}  // namespace errdex::extract::flow
