@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <deque>
+#include <map>
 #include <optional>
 #include <unordered_set>
 #include <utility>
@@ -12,6 +14,7 @@
 #include "extract/cpp/cpp_format.h"
 #include "extract/cpp/cpp_syntax.h"
 #include "extract/flow/format.h"
+#include "extract/flow/sinks.h"
 #include "extract/source_lines.h"
 #include "extract/ts_util.h"
 
@@ -336,6 +339,14 @@ SinkInfo ClassifyName(std::string_view callee, bool member) {
     info.exception = "UserWarning";
   }
   return info;
+}
+
+// Whether an argument written `written` (its Python type `type`, as
+// PythonTypeOf reads it) passes an exception class: PyExc_*, or a class
+// named like one (`npy_static_pydata._UFuncInputCastingError`).
+bool NamesExceptionType(std::string_view written, std::string_view type) {
+  return !type.empty() && (StartsWith(Trim(written), "PyExc_") || EndsWith(type, "Error") ||
+                           EndsWith(type, "Exception") || EndsWith(type, "Warning"));
 }
 
 }  // namespace
@@ -2131,6 +2142,7 @@ class Extractor {
     h.name = name;
     h.path = path_;
     h.file_local = is_static;
+    h.params = params;
     if (info.sink != Sink::kNumpyDeprecate && info.sink != Sink::kPyErrObject) {
       if (!info.exception.empty()) {
         h.exception = info.exception;
@@ -2141,7 +2153,11 @@ class Extractor {
     }
     if (h.printf) {
       if (EndsWith(callee, "FormatV")) {
+        // `...`, or the va_list parameter its own caller fills.
         h.first_vararg = index("...");
+        if (h.first_vararg < 0 && args.size() > msg_at + 1) {
+          h.first_vararg = index(Trim(Text(Unwrapped(args[msg_at + 1]))));
+        }
       } else {
         for (size_t i = msg_at + 1; i < args.size(); ++i) {
           h.format_args.push_back(CollapseWhitespace(Text(args[i])));
@@ -2176,8 +2192,7 @@ class Extractor {
           std::string imported = CachedImport(Text(u));
           if (!imported.empty()) type = c.args.back() = imported;
         }
-        typed = typed || StartsWith(Text(u), "PyExc_") || EndsWith(type, "Error") ||
-                EndsWith(type, "Exception") || EndsWith(type, "Warning");
+        typed = typed || NamesExceptionType(Text(u), type);
       }
       if (IsStringExpression(u) && !IsLiteralFreeCall(u)) {
         c.values.back() = Alternatives(u);
@@ -2493,156 +2508,150 @@ bool MentionsSink(std::string_view body) {
 }  // namespace
 
 void LinkHelpers(std::vector<FileResult>& files) {
-  std::vector<HelperSink> helpers;
+  // Helpers and their callers, lowered to the shared sink linker
+  // (flow/sinks.h): parameters by position, `...` variadic.
+  struct Function {
+    std::string name;
+    std::string path;
+    bool file_local = false;
+    std::vector<flow::Param> params;
+  };
+  std::deque<Function> functions;  // by the linker's id; the linker keeps pointers to params
+  std::map<std::pair<std::string, std::string>, int> by_place;  // (path, name)
+  std::unordered_map<std::string, std::vector<int>> by_name;
+  flow::SinkLinker sinks(flow::Printing::kNative,
+                         [](std::string_view written, int) -> std::optional<std::string> {
+                           std::string type = PythonTypeOf(written);
+                           if (!NamesExceptionType(written, type)) return std::nullopt;
+                           return type;
+                         });
+  auto function = [&](const std::string& name, const std::string& path, bool file_local,
+                      const std::vector<std::string>& params) {
+    auto [it, added] = by_place.emplace(std::make_pair(path, name), 0);
+    if (!added) return it->second;
+    Function& f = functions.emplace_back();
+    f.name = name;
+    f.path = path;
+    f.file_local = file_local;
+    for (const std::string& p : params) {
+      f.params.push_back(flow::Param{p, std::nullopt, p == "..."});
+    }
+    it->second = sinks.AddFunction(&f.params);
+    by_name[name].push_back(it->second);
+    return it->second;
+  };
   for (FileResult& f : files) {
-    for (HelperSink& h : f.helpers) helpers.push_back(std::move(h));
+    for (HelperSink& h : f.helpers) {
+      int id = function(h.name, h.path, h.file_local, h.params);
+      auto param = [&](int i) {
+        return i >= 0 && static_cast<size_t>(i) < h.params.size() ? h.params[static_cast<size_t>(i)]
+                                                                  : std::string();
+      };
+      flow::SinkRaise r;
+      r.exception = h.exception;
+      r.exception_written = h.name;
+      r.type_param = param(h.type_param);
+      r.kind = h.kind;
+      if (h.message_param < 0) {
+        // A helper for the type alone: its callers raise this, which the
+        // class's __str__ then spells.
+        if (r.type_param.empty()) continue;
+        r.message = h.object_message;
+      } else {
+        std::string message = param(h.message_param);
+        if (message.empty()) continue;
+        r.message = Template::Value(message, ValueKind::kAny);
+        if (h.printf) {
+          flow::SinkRaise::Fill fill;
+          fill.format = flow::Format::kPyPrintf;
+          fill.variadic = h.first_vararg >= 0;
+          for (const std::string& e : h.format_args) fill.args.push_back(Arg{e, std::nullopt});
+          r.fill = std::move(fill);
+        }
+      }
+      sinks.AddRaise(id, std::move(r));
+    }
     f.helpers.clear();
   }
-  // name -> helpers of that name; a file's own static one first.
-  std::unordered_map<std::string, std::vector<size_t>> by_name;
-  auto index_all = [&] {
-    by_name.clear();
-    for (size_t i = 0; i < helpers.size(); ++i) by_name[helpers[i].name].push_back(i);
+  // Every call, with each way its arguments can be: a text argument's
+  // alternatives, one at a time.
+  constexpr size_t kMaxWays = 16;
+  struct Call {
+    const HelperCall* call;
+    std::vector<std::vector<flow::CallArg>> ways;
   };
-  auto lookup = [&](const std::string& name, const std::string& path) -> const HelperSink* {
-    auto it = by_name.find(name);
-    if (it == by_name.end()) return nullptr;
-    const HelperSink* global = nullptr;
-    for (size_t i : it->second) {
-      const HelperSink& h = helpers[i];
-      if (h.file_local && h.path == path) return &h;
-      if (!h.file_local && global == nullptr) global = &h;
+  std::vector<Call> calls;
+  std::vector<flow::SinkCall> sink_calls;
+  for (const FileResult& f : files) {
+    for (const HelperCall& c : f.helper_calls) {
+      Call& call = calls.emplace_back();
+      call.call = &c;
+      call.ways.emplace_back();
+      for (size_t i = 0; i < c.args.size(); ++i) {
+        const std::vector<Template>& values =
+            i < c.values.size() ? c.values[i] : std::vector<Template>{};
+        size_t n =
+            values.empty() || call.ways.size() * values.size() > kMaxWays ? 1 : values.size();
+        std::vector<std::vector<flow::CallArg>> ways;
+        for (const std::vector<flow::CallArg>& way : call.ways) {
+          for (size_t k = 0; k < n; ++k) {
+            flow::CallArg a;
+            a.arg.expression = c.args[i];
+            if (!values.empty() && (n > 1 || values.size() == 1)) a.arg.value = values[k];
+            ways.push_back(way);
+            ways.back().push_back(std::move(a));
+          }
+        }
+        call.ways = std::move(ways);
+      }
+      flow::SinkCall s;
+      if (!c.caller.empty())
+        s.caller = function(c.caller, c.site.path, c.caller_static, c.caller_params);
+      sink_calls.push_back(s);
+    }
+  }
+  for (size_t i = 0; i < calls.size(); ++i) sink_calls[i].ways = &calls[i].ways;
+  // A file's own static sink of the name, else the first one visible to all.
+  auto callee = [&](size_t i) {
+    const HelperCall& c = *calls[i].call;
+    auto it = by_name.find(c.callee);
+    if (it == by_name.end()) return -1;
+    int global = -1;
+    for (int id : it->second) {
+      if (!sinks.IsSink(id)) continue;
+      const Function& fn = functions[static_cast<size_t>(id)];
+      if (fn.file_local && fn.path == c.site.path) return id;
+      if (!fn.file_local && global < 0) global = id;
     }
     return global;
   };
-  auto param_index = [](const std::vector<std::string>& params, std::string_view name) {
-    auto it = std::find(params.begin(), params.end(), name);
-    return it == params.end() ? -1 : static_cast<int>(it - params.begin());
-  };
-  index_all();
-  // A function that passes its own parameter as a helper's message is a
-  // helper too (one level deeper).
-  for (int round = 0; round < kMaxHelperDepth; ++round) {
-    std::vector<HelperSink> found;
-    std::unordered_set<std::string> named;
-    for (const FileResult& f : files) {
-      for (const HelperCall& c : f.helper_calls) {
-        const HelperSink* h = lookup(c.callee, c.site.path);
-        if (h != nullptr && h->depth == round && !c.caller.empty() && h->message_param < 0 &&
-            static_cast<size_t>(h->type_param) < c.args.size()) {
-          // A type-only helper's caller that passes its own parameter as
-          // the type is one too.
-          int q = param_index(c.caller_params, c.args[static_cast<size_t>(h->type_param)]);
-          if (q < 0 || lookup(c.caller, c.site.path) != nullptr ||
-              !named.insert(c.site.path + ":" + c.caller).second) {
-            continue;
-          }
-          HelperSink g = *h;
-          g.name = c.caller;
-          g.path = c.site.path;
-          g.file_local = c.caller_static;
-          g.type_param = q;
-          g.depth = h->depth + 1;
-          found.push_back(std::move(g));
-          continue;
-        }
-        if (h == nullptr || h->depth != round || c.caller.empty() ||
-            static_cast<size_t>(h->message_param) >= c.args.size()) {
-          continue;
-        }
-        int q = param_index(c.caller_params, c.args[static_cast<size_t>(h->message_param)]);
-        if (q < 0 || lookup(c.caller, c.site.path) != nullptr ||
-            !named.insert(c.site.path + ":" + c.caller).second) {
-          continue;
-        }
-        HelperSink g;
-        g.name = c.caller;
-        g.path = c.site.path;
-        g.file_local = c.caller_static;
-        g.message_param = q;
-        g.kind = h->kind;
-        g.printf = h->printf;
-        g.depth = h->depth + 1;
-        g.exception = h->exception;
-        if (h->type_param >= 0 && static_cast<size_t>(h->type_param) < c.args.size()) {
-          const std::string& t = c.args[static_cast<size_t>(h->type_param)];
-          g.type_param = param_index(c.caller_params, t);
-          if (g.type_param < 0) g.exception = PythonTypeOf(t);
-        }
-        if (h->first_vararg >= 0) {
-          g.first_vararg = param_index(c.caller_params, "...");
-          for (size_t i = static_cast<size_t>(h->first_vararg);
-               g.first_vararg < 0 && i < c.args.size(); ++i) {
-            g.format_args.push_back(c.args[i]);
-          }
-        } else {
-          g.format_args = h->format_args;
-        }
-        found.push_back(std::move(g));
-      }
-    }
-    if (found.empty()) break;
-    for (HelperSink& g : found) helpers.push_back(std::move(g));
-    index_all();
-  }
-  // Every call that passes text as a helper's message raises it there.
+  sinks.Propagate(sink_calls, callee, kMaxHelperDepth);
+  // Every call that passes text to a helper (or names the class a helper
+  // for the type raises) raises it there.
+  size_t next = 0;
   for (FileResult& f : files) {
     std::unordered_set<std::string> emitted;
-    for (HelperCall& c : f.helper_calls) {
-      const HelperSink* h = lookup(c.callee, c.site.path);
-      if (h != nullptr && h->message_param < 0) {
-        // A type-only helper called with a type of its own: raised here.
-        if (static_cast<size_t>(h->type_param) >= c.args.size() || c.site.line <= 0) continue;
-        const std::string& type = c.args[static_cast<size_t>(h->type_param)];
-        if (std::find(c.caller_params.begin(), c.caller_params.end(), type) !=
-                c.caller_params.end() ||
-            PythonTypeOf(type).empty()) {
-          continue;
-        }
+    for (size_t k = 0; k < f.helper_calls.size(); ++k) {
+      size_t i = next++;
+      const HelperCall& c = f.helper_calls[k];
+      int sink = c.site.line > 0 ? callee(i) : -1;
+      if (sink < 0) continue;
+      const Function& fn = functions[static_cast<size_t>(sink)];
+      for (flow::SinkRaise& bound : sinks.Made(sink_calls[i], sink)) {
         Site s = c.site;
-        s.kind = h->kind;
-        s.exception = PythonTypeOf(type);
-        s.exception_written = h->name;
-        s.via = h->name;
-        s.message = h->object_message;
-        s.message.AssignNames();
-        std::string key = std::to_string(s.line) + ":" + std::to_string(s.column) + ":" +
-                          s.exception + ":" + s.message.Display();
-        if (emitted.insert(std::move(key)).second) f.sites.push_back(std::move(s));
-        continue;
-      }
-      if (h == nullptr || static_cast<size_t>(h->message_param) >= c.values.size()) continue;
-      const std::vector<Template>& messages = c.values[static_cast<size_t>(h->message_param)];
-      std::vector<Arg> rest;
-      if (h->first_vararg >= 0) {
-        for (size_t i = static_cast<size_t>(h->first_vararg); i < c.args.size(); ++i) {
-          Arg a;
-          a.expression = c.args[i];
-          if (c.values[i].size() == 1 && !c.values[i][0].IsDynamic()) a.value = c.values[i][0];
-          rest.push_back(std::move(a));
-        }
-      } else {
-        for (const std::string& e : h->format_args) rest.push_back(Arg{e, std::nullopt});
-      }
-      for (const Template& m : messages) {
-        if (!HasLiteral(m)) continue;
-        Site s = c.site;
-        s.kind = h->kind;
-        s.exception = h->exception;
-        if (h->type_param >= 0 && static_cast<size_t>(h->type_param) < c.args.size()) {
-          s.exception = PythonTypeOf(c.args[static_cast<size_t>(h->type_param)]);
-        }
-        s.exception_written = h->name;
-        s.via = h->name;
-        s.message = h->printf ? flow::ApplyFormat(flow::Format::kPyPrintf, m,
-                                                  flow::FormatArgs::Positional(rest))
-                              : m;
+        s.kind = bound.kind;
+        s.exception = std::move(bound.exception);
+        s.exception_written = fn.name;
+        s.via = fn.name;
+        s.message = std::move(bound.message);
         s.message.AssignNames();
         std::string key = std::to_string(s.line) + ":" + std::to_string(s.column) + ":" +
                           s.exception + ":" + s.message.Display();
         if (emitted.insert(std::move(key)).second) f.sites.push_back(std::move(s));
       }
     }
+  }
+  for (FileResult& f : files) {
     f.helper_calls.clear();
     f.helper_calls.shrink_to_fit();
   }

@@ -61,14 +61,14 @@ struct HelperSink {
   std::string name;
   std::string path;
   bool file_local = false;  // `static`: only calls in its own file reach it
+  std::vector<std::string> params;  // by position; `...` for a C variadic
   int message_param = -1;   // which parameter holds the message or format
   int type_param = -1;      // the parameter holding the exception type, if any
   std::string exception;    // else the type it raises
   SiteKind kind = SiteKind::kRaise;
   bool printf = false;                   // the message is a printf format (Python's dialect)
-  int first_vararg = -1;                 // `...`: the caller's arguments from here fill it
+  int first_vararg = -1;                 // `...` or a va_list: the caller's arguments fill it
   std::vector<std::string> format_args;  // else the helper's own arguments do
-  int depth = 0;                         // 0: raises itself; n: through n helpers
   // message_param -1: a helper for the type alone (`PyErr_SetObject(type,
   // value)` with `value` built inside, numpy's raise_casting_error); its
   // callers raise this, which the class's __str__ then spells.

@@ -91,7 +91,6 @@ bool IsConstantExpression(std::string_view e) {
   return upper;
 }
 
-
 SinkLinker::SinkLinker(Printing printing, TypeNamed type_named)
     : printing_(printing), type_named_(std::move(type_named)) {}
 
@@ -192,6 +191,7 @@ std::optional<SinkRaise> SinkLinker::Bind(int sink, const SinkRaise& r,
   std::vector<Arg> rest;
   BindArguments(params, args, b, &rest);
   SinkRaise out = r;
+  out.type_from_caller = false;
   out.requires_equal.clear();
   for (const auto& [param, constants] : r.requires_equal) {
     auto it = b.find(param);
@@ -215,8 +215,9 @@ std::optional<SinkRaise> SinkLinker::Bind(int sink, const SinkRaise& r,
       out.fill->args = std::move(fill_args);
       out.fill->variadic = false;
     } else {
-      out.message = ApplyFormat(r.fill->format, out.message,
-                                FormatArgs::Positional(std::move(fill_args)));
+      FormatArgs format_args = FormatArgs::Positional(std::move(fill_args));
+      format_args.is_tuple = true;  // Python's `fmt % args`: the tuple *args is
+      out.message = ApplyFormat(r.fill->format, out.message, format_args);
       out.fill.reset();
     }
   }
@@ -238,6 +239,7 @@ std::optional<SinkRaise> SinkLinker::Bind(int sink, const SinkRaise& r,
       out.exception = std::move(*named);
       out.exception_written = written;
       out.type_param.clear();
+      out.type_from_caller = true;
     } else {
       out.type_param = written;  // the caller's own parameter, maybe
     }
@@ -255,11 +257,13 @@ std::vector<SinkRaise> SinkLinker::Made(const SinkCall& call, int sink) const {
       if (!bound || !bound->type_param.empty() || bound->fill) continue;
       // The caller must add words or name the class: quotes a repr puts
       // around a value it passes (sympify(exp(e0)*...) into `SympifyError:
-      // {a!r}`) add none. A class named with no words at all
-      // (`warn(self.message, category=DeprecationWarning)`) says nothing
-      // to match.
+      // {a!r}`) add none. A class named with a message the caller passes
+      // but writes no word of (`warn(self.message,
+      // category=DeprecationWarning)`) says nothing to match; a message of
+      // the sink's own does (numpy's raise_casting_error builds the object
+      // the class's __str__ reads).
       size_t words = WordCharacters(bound->message);
-      bool named = !r.type_param.empty() && bound->exception != r.exception && words > 0;
+      bool named = bound->type_from_caller && (words > 0 || !MentionsParam(sink, r.message));
       if (!named && words <= WordCharacters(r.message)) continue;
       if (!seen.emplace(bound->exception, bound->message.Display()).second) continue;
       out.push_back(std::move(*bound));

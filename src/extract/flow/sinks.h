@@ -53,6 +53,8 @@ struct SinkRaise {
     bool variadic = false;
   };
   std::optional<Fill> fill;
+  // Set by Bind: the call's argument named the class (not a default).
+  bool type_from_caller = false;
 };
 
 // A call that may hand text to a sink.

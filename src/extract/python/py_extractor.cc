@@ -2550,14 +2550,21 @@ class FileExtractor {
   bool UsesParameter(const ProtoSite& p, TSNode function) {
     if (!p.callee.empty() && IsParam(function, p.callee)) return true;
     if (!p.type_param.empty()) return true;
+    // A parameter, or `fmt % args` with the format passed in (the linker's
+    // FormatOfVariadic).
+    auto names_param = [&](std::string_view e) {
+      size_t op = e.find(" % ");
+      return IsParam(function, e) ||
+             (op != std::string_view::npos && IsParam(function, Trim(e.substr(0, op))));
+    };
     for (const CallArg& a : p.args) {
       if (a.splat) continue;
       if (!a.arg.value) {
-        if (IsParam(function, a.arg.expression)) return true;
+        if (names_param(a.arg.expression)) return true;
         continue;
       }
       for (const Piece& piece : a.arg.value->pieces()) {
-        if (piece.is_value && IsParam(function, piece.text)) return true;
+        if (piece.is_value && names_param(piece.text)) return true;
       }
     }
     return false;
@@ -2602,6 +2609,11 @@ class FileExtractor {
       TSNode v = K(a) == kKeywordArgument ? Field(a, "value") : a;
       if (ts_node_is_null(v)) continue;
       if (CarriesText(v)) text = true;
+      // A class passed to a helper that raises the class it is given.
+      if ((K(v) == kIdentifier || K(v) == kAttribute) &&
+          LooksLikeExceptionClass(LastComponent(Text(v)))) {
+        text = true;
+      }
       if (K(v) != kIdentifier) continue;
       if (scope != nullptr && IsParam(scope->node, Text(v))) {
         forwards = true;

@@ -1208,6 +1208,7 @@ class Linker {
             r.exception_written = std::move(s.exception_written);
             r.type_param = type_param;
             r.message = std::move(s.message);
+            FormatOfVariadic(fn, r);
             r.guarded = guarded;
             r.requires_equal = required;
             sinks_.AddRaise(SinkId(&fn), std::move(r));
@@ -1232,6 +1233,38 @@ class Linker {
           return sink == nullptr ? -1 : SinkIdOf(sink);
         },
         kMaxSinkDepth);
+  }
+
+  // `raise X(fmt % args)` in `def f(fmt, *args)`: the format and what fills
+  // it are both the caller's, so the raise is the format, filled once bound.
+  static void FormatOfVariadic(const FunctionInfo& fn, flow::SinkRaise& r) {
+    const std::vector<Piece>& pieces = r.message.pieces();
+    if (pieces.size() != 1 || !pieces[0].is_value) return;
+    std::string_view e = pieces[0].text;
+    size_t op = e.find(" % ");
+    if (op == std::string_view::npos) return;
+    std::string_view format = Trim(e.substr(0, op));
+    std::string_view args = Trim(e.substr(op + 3));
+    auto param = [&](std::string_view name) -> const Param* {
+      for (const Param& p : fn.params) {
+        // A variadic parameter's name keeps its star: `*args`.
+        if (p.name == name || (p.variadic && p.name.size() == name.size() + 1 && p.name[0] == '*' &&
+                               EndsWith(p.name, name))) {
+          return &p;
+        }
+      }
+      return nullptr;
+    };
+    const Param* f = param(format);
+    const Param* a = param(args);
+    if (f == nullptr || f->variadic || a == nullptr || !a->variadic ||
+        a->name != "*" + std::string(args)) {
+      return;
+    }
+    Template message = Template::Value(format, ValueKind::kAny);
+    for (const Assumption& x : r.message.assumptions()) message.Assume(x);
+    r.message = std::move(message);
+    r.fill = flow::SinkRaise::Fill{flow::Format::kPercent, {}, true};
   }
 
   // The class a type argument names: a builtin or a class of the library.

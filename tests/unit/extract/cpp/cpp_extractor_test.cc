@@ -417,6 +417,40 @@ TEST(CppExtractor, HelperSinksRaiseAtEachCallThatPassesText) {
   EXPECT_TRUE(Has(m, "KeyError:15: missing key"));
 }
 
+// A `...` helper formats with what its caller passes after the format, and
+// a variadic caller handing its va_list on is one too; a helper for the type
+// alone is raised, with that type, where a caller names a class.
+TEST(CppExtractor, VariadicAndTypeOnlyHelpersRaiseAtTheirCallers) {
+  Extraction x = ExtractCppSource("a.c",
+                                  "static void fail(PyObject *t, const char *fmt, va_list v) {\n"
+                                  "  PyErr_FormatV(t, fmt, v);\n"
+                                  "}\n"
+                                  "static int value_error(const char *fmt, ...) {\n"
+                                  "  va_list v;\n"
+                                  "  va_start(v, fmt);\n"
+                                  "  fail(PyExc_ValueError, fmt, v);\n"
+                                  "  return -1;\n"
+                                  "}\n"
+                                  "static int raise_obj(PyObject *exc_type, int i) {\n"
+                                  "  PyObject *v = Py_BuildValue(\"i\", i);\n"
+                                  "  PyErr_SetObject(exc_type, v);\n"
+                                  "  return -1;\n"
+                                  "}\n"
+                                  "int g(int n, const char *s, PyObject *cls) {\n"
+                                  "  if (n) return value_error(\"bad %d of %s\", n, \"axes\");\n"
+                                  "  if (s) return raise_obj(npy_static_pydata.AxisError, n);\n"
+                                  "  return raise_obj(cls, n);\n"
+                                  "}\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) {
+    m.push_back(s.exception + ":" + std::to_string(s.line) + ": " + s.message.Display());
+  }
+  EXPECT_TRUE(Has(m, "ValueError:16: bad {n} of axes")) << ::testing::PrintToString(m);
+  EXPECT_TRUE(Has(m, "AxisError:17: {v}")) << ::testing::PrintToString(m);
+  // `cls` is g's own parameter: no class is named at line 18.
+  for (const std::string& s : m) EXPECT_EQ(s.find(":18:"), std::string::npos) << s;
+}
+
 TEST(CppExtractor, NamesDefinedThroughEachOtherEnd) {
   std::vector<std::string> m = Messages("a.c",
                                         "static int f(int c) {\n"
