@@ -6,6 +6,7 @@
 #include <re2/re2.h>
 
 #include <map>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -15,6 +16,25 @@
 #include "match/pattern.h"
 
 namespace errdex::extract {
+
+// The random source of the property tests' program generators: a seeded
+// engine, and words numbered so that no two texts of one program are alike.
+class RandomSource {
+ public:
+  explicit RandomSource(uint32_t seed) : rng_(seed) {}
+
+  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+
+  std::string Word() {
+    static const char* const kWords[] = {"bad",  "value", "for",    "axis", "got",
+                                         "name", "shape", "cannot", "use",  "with"};
+    return kWords[Pick(std::size(kWords))] + std::to_string(n_++);
+  }
+
+ protected:
+  std::mt19937 rng_;
+  int n_ = 0;
+};
 
 inline bool Fits(Template t, const std::string& printed) {
   t.AssignNames();

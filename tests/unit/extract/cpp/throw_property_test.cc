@@ -25,11 +25,9 @@
 namespace errdex::extract {
 namespace {
 
-class Generator {
+class Generator : public RandomSource {
  public:
-  explicit Generator(uint32_t seed) : rng_(seed) {}
-
-  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+  using RandomSource::RandomSource;
 
   // The body of a C string literal: words, escapes, quotes.
   std::string Body() {
@@ -86,9 +84,6 @@ class Generator {
     }
   }
 
- private:
-  std::mt19937 rng_;
-  int n_ = 0;
 };
 
 TEST(ThrowProperty, WhatACppThrowPrintsIsListed) {

@@ -25,17 +25,9 @@
 namespace errdex::extract {
 namespace {
 
-class Generator {
+class Generator : public RandomSource {
  public:
-  explicit Generator(uint32_t seed) : rng_(seed) {}
-
-  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
-
-  std::string Word() {
-    static const char* const kWords[] = {"bad",  "value", "for",    "axis", "got",
-                                         "name", "shape", "cannot", "use",  "with"};
-    return kWords[Pick(std::size(kWords))] + std::to_string(n_++);
-  }
+  using RandomSource::RandomSource;
 
   // A literal argument: a str, an int, None or True.
   std::string Literal() {
@@ -154,9 +146,6 @@ class Generator {
     }
   }
 
- private:
-  std::mt19937 rng_;
-  int n_ = 0;
 };
 
 TEST(ClassMessageProperty, WhatAClassMakesOfItsArgumentsIsListed) {
