@@ -389,6 +389,15 @@ TEST(CppExtractor, ConditionalArgumentsAndBuffersGiveEveryText) {
   EXPECT_TRUE(Has(m, "IndexError: bad shape {n ? o : o}"));
 }
 
+// "Type:line: message" of every site.
+std::vector<std::string> TypeLineMessages(const Extraction& x) {
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) {
+    m.push_back(s.exception + ":" + std::to_string(s.line) + ": " + s.message.Display());
+  }
+  return m;
+}
+
 TEST(CppExtractor, HelperSinksRaiseAtEachCallThatPassesText) {
   Extraction x = ExtractCppSource("a.c",
                                   "static int type_error(const char *fmt, PyObject *obj) {\n"
@@ -407,10 +416,7 @@ TEST(CppExtractor, HelperSinksRaiseAtEachCallThatPassesText) {
                                   "  if (n > 1) return conv_error(\"cannot convert %s\", o);\n"
                                   "  return set(PyExc_KeyError, \"missing key\");\n"
                                   "}\n");
-  std::vector<std::string> m;
-  for (const Site& s : x.sites) {
-    m.push_back(s.exception + ":" + std::to_string(s.line) + ": " + s.message.Display());
-  }
+  std::vector<std::string> m = TypeLineMessages(x);
   EXPECT_EQ(m.size(), 3u);
   EXPECT_TRUE(Has(m, "TypeError:13: expected {Py_TYPE(obj)->tp_name}"));
   EXPECT_TRUE(Has(m, "TypeError:14: cannot convert {Py_TYPE(obj)->tp_name}"));
@@ -441,10 +447,7 @@ TEST(CppExtractor, VariadicAndTypeOnlyHelpersRaiseAtTheirCallers) {
                                   "  if (s) return raise_obj(npy_static_pydata.AxisError, n);\n"
                                   "  return raise_obj(cls, n);\n"
                                   "}\n");
-  std::vector<std::string> m;
-  for (const Site& s : x.sites) {
-    m.push_back(s.exception + ":" + std::to_string(s.line) + ": " + s.message.Display());
-  }
+  std::vector<std::string> m = TypeLineMessages(x);
   EXPECT_TRUE(Has(m, "ValueError:16: bad {n} of axes")) << ::testing::PrintToString(m);
   EXPECT_TRUE(Has(m, "AxisError:17: {v}")) << ::testing::PrintToString(m);
   // `cls` is g's own parameter: no class is named at line 18.
