@@ -48,6 +48,20 @@ LiteralTruth TruthOf(const Arg& a) {
   return {false, std::nullopt};
 }
 
+// Whether two constants as written are the same: string literals by their
+// text whatever the quotes ('fill', "fill"), names by their last part.
+bool SameConstant(std::string_view a, std::string_view b) {
+  auto body = [](std::string_view e) -> std::optional<std::string_view> {
+    if (e.size() >= 2 && (e.front() == '\'' || e.front() == '"') && e.back() == e.front()) {
+      return e.substr(1, e.size() - 2);
+    }
+    return std::nullopt;
+  };
+  std::optional<std::string_view> x = body(a), y = body(b);
+  if (x || y) return x && y && *x == *y;
+  return LastComponent(a) == LastComponent(b);
+}
+
 }  // namespace
 
 // Whether binding `b` contradicts one of the assumptions: the branch they
@@ -130,8 +144,8 @@ bool SinkLinker::AddRaise(int function, SinkRaise r) {
   std::string display = r.message.Display();
   for (SinkRaise& have : raises) {
     if (have.exception == r.exception && have.type_param == r.type_param &&
-        have.requires_equal == r.requires_equal && have.kind == r.kind &&
-        have.message.Display() == display) {
+        have.requires_equal == r.requires_equal && have.excludes == r.excludes &&
+        have.kind == r.kind && have.message.Display() == display) {
       // One text under two sets of branches: what both say still holds.
       have.message.KeepCommonAssumptions(r.message);
       return false;
@@ -193,14 +207,26 @@ std::optional<SinkRaise> SinkLinker::Bind(int sink, const SinkRaise& r,
   SinkRaise out = r;
   out.type_from_caller = false;
   out.requires_equal.clear();
+  out.excludes.clear();
+  for (const auto& [param, constants] : r.excludes) {
+    auto it = b.find(param);
+    if (it == b.end()) continue;
+    const std::string& e = it->second.expression;
+    if (IsConstantExpression(e)) {
+      bool excluded = std::any_of(constants.begin(), constants.end(),
+                                  [&](const std::string& c) { return SameConstant(e, c); });
+      if (excluded) return std::nullopt;
+    } else if (!e.empty()) {
+      out.excludes.emplace_back(e, constants);
+    }
+  }
   for (const auto& [param, constants] : r.requires_equal) {
     auto it = b.find(param);
     if (it == b.end()) continue;  // not passed: unknown here
     const std::string& e = it->second.expression;
     if (IsConstantExpression(e)) {
-      bool reached = std::any_of(constants.begin(), constants.end(), [&](const std::string& c) {
-        return LastComponent(e) == LastComponent(c);
-      });
+      bool reached = std::any_of(constants.begin(), constants.end(),
+                                 [&](const std::string& c) { return SameConstant(e, c); });
       if (!reached) return std::nullopt;  // another branch
     } else if (!e.empty()) {
       out.requires_equal.emplace_back(e, constants);  // the caller's parameter, maybe

@@ -44,6 +44,10 @@ struct SinkRaise {
   // a mode its callers pass as a constant raises, for each caller, only
   // the branch of that constant.
   std::vector<std::pair<std::string, std::vector<std::string>>> requires_equal;
+  // And the constants a parameter must not equal: a raise after `if mode ==
+  // "clip": return ...`, or in the `else` of `if s is None or s == "fill"`,
+  // is never reached by a caller passing "clip" or "fill".
+  std::vector<std::pair<std::string, std::vector<std::string>>> excludes;
   // The message is a format the caller passes, filled once it is known:
   // C's `type_error(const char *fmt, PyObject *obj)` formats with its own
   // arguments; a `...` helper with what its caller passes after the format.

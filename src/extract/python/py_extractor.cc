@@ -1857,6 +1857,72 @@ class FileExtractor {
     return true;
   }
 
+  // A parameter of the function around the walk that nothing in its body
+  // assigns: everywhere in it, what the caller passed.
+  bool UnassignedParameter(std::string_view name) {
+    Scope* scope = FunctionScope();
+    if (scope == nullptr || !IsParam(scope->node, name)) return false;
+    TSNode body = Field(scope->node, "body");
+    return !ts_node_is_null(body) && Reaching(name, body, TSNode{}).empty() &&
+           !ParamTested(body, name);
+  }
+
+  // Whether a condition anywhere in `body` (an if, elif, while or `a if c
+  // else b`) names `name`: a parameter the function tests may take a
+  // branch (`if isinstance(formatstr, str): b = formatstr.encode()`) that
+  // a caller's argument rules out, which binding does not check.
+  bool ParamTested(TSNode body, std::string_view name) {
+    std::pair<uint32_t, std::string> key{ts_node_start_byte(body), std::string(name)};
+    auto memo = param_tested_.find(key);
+    if (memo != param_tested_.end()) return memo->second;
+    bool tested = false;
+    std::vector<TSNode> stack{body};
+    for (size_t steps = 0; !stack.empty() && !tested; ++steps) {
+      if (steps > 100000) {
+        tested = true;  // too large to tell: assume it does
+        break;
+      }
+      TSNode n = stack.back();
+      stack.pop_back();
+      TSNode cond{};
+      if (K(n) == kIf || K(n) == kElif || K(n) == kWhile) cond = Field(n, "condition");
+      if (K(n) == kConditional && ts_node_named_child_count(n) == 3)
+        cond = ts_node_named_child(n, 1);
+      if (!ts_node_is_null(cond)) tested = MentionsName(Text(cond), name);
+      for (uint32_t i = ts_node_named_child_count(n); i-- > 0;) {
+        stack.push_back(ts_node_named_child(n, i));
+      }
+    }
+    param_tested_.emplace(std::move(key), tested);
+    return tested;
+  }
+
+  static bool MentionsName(std::string_view code, std::string_view name) {
+    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
+    for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
+      size_t end = at + name.size();
+      if ((at == 0 || !ident(code[at - 1])) && (end == code.size() || !ident(code[end]))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether a condition on the way to `stmt` (an if it is in, an early exit
+  // before it) tests one of `names`: then which value reaches it depends on
+  // what the test decides (`path_type = optimize` ... `elif path_type ==
+  // "greedy"`), which binding a caller's argument does not check.
+  bool TestedOnTheWay(TSNode stmt, std::initializer_list<std::string_view> names) {
+    Scope* scope = FunctionScope();
+    if (scope == nullptr || ts_node_is_null(stmt)) return true;
+    for (const Guard& g : PythonGuards(scope->node, stmt, src_, &guards_)) {
+      for (std::string_view name : names) {
+        if (MentionsName(g.code, name)) return true;
+      }
+    }
+    return false;
+  }
+
   // Cartesian product of the arguments' alternatives, at most kMaxAlternatives.
   std::vector<std::vector<CallArg>> ArgAlternatives(TSNode args, const EvalContext& ctx) {
     std::vector<std::vector<CallArg>> combos(1);
@@ -1880,7 +1946,18 @@ class FileExtractor {
         bool unresolved = alts.empty();
         for (Template& t : alts) {
           // A variable holding something errdex cannot follow is the value
-          // as written here (`{encoding!r}`), not what it was assigned from.
+          // as written here (`{encoding!r}`), not what it was assigned from
+          // -- unless that is a parameter the function never assigns
+          // (`text = msg` when `detail is None`): the caller's argument,
+          // which a sink's caller fills.
+          if (IsOpaque(t) && UnassignedParameter(t.pieces()[0].text) &&
+              !TestedOnTheWay(ctx.at, {ca.arg.expression, t.pieces()[0].text})) {
+            CallArg o = ca;
+            o.arg.expression = t.pieces()[0].text;
+            o.arg.value = std::move(t);
+            options.push_back(std::move(o));
+            continue;
+          }
           if (IsOpaque(t)) {
             unresolved = true;
             continue;
@@ -3174,6 +3251,7 @@ class FileExtractor {
   std::unordered_map<std::string_view, std::vector<uint32_t>> bindings_;
   std::set<std::string> budget_noted_;
   GuardCache guards_;
+  std::map<std::pair<uint32_t, std::string>, bool> param_tested_;  // ParamTested
 };
 
 }  // namespace

@@ -1164,6 +1164,33 @@ class Linker {
     return out;
   }
 
+  // The constants a parameter is known to differ from where a raise in `fn`
+  // is: each `param == CONSTANT` of a condition that is false there (an
+  // early exit taken before it, the `if` whose `else` it is in), the parts
+  // of a false disjunction each false too; a false conjunction says
+  // nothing of its parts.
+  static std::vector<std::pair<std::string, std::vector<std::string>>> ExcludedConstants(
+      const FunctionInfo& fn, const Site& site) {
+    std::map<std::string, std::vector<std::string>> by_param;
+    for (const Guard& g : site.guards) {
+      if (!g.negated || (g.kind != "if" && g.kind != "elif" && g.kind != "early-exit")) continue;
+      std::string_view rest = g.code;
+      if (rest.find(" and ") != std::string_view::npos) continue;
+      while (!rest.empty()) {
+        size_t or_at = rest.find(" or ");
+        std::string_view part = Trim(rest.substr(0, or_at));
+        rest = or_at == std::string_view::npos ? std::string_view() : rest.substr(or_at + 4);
+        size_t eq = part.find(" == ");
+        if (eq == std::string_view::npos) continue;
+        std::string left(Trim(part.substr(0, eq)));
+        std::string right(Trim(part.substr(eq + 4)));
+        if (HasParam(fn, right) && !HasParam(fn, left)) std::swap(left, right);
+        if (HasParam(fn, left) && IsConstantExpression(right)) by_param[left].push_back(right);
+      }
+    }
+    return {by_param.begin(), by_param.end()};
+  }
+
   static bool HasParam(const FunctionInfo& fn, std::string_view name) {
     return std::any_of(fn.params.begin(), fn.params.end(),
                        [&](const Param& p) { return p.name == name; });
@@ -1196,6 +1223,7 @@ class Linker {
           std::string type_param =
               !p.type_param.empty() ? p.type_param : HasParam(fn, p.callee) ? p.callee : "";
           auto required = RequiredEqual(fn, p.site);
+          auto excluded = ExcludedConstants(fn, p.site);
           for (Site& s : Resolve(p)) {
             // The branches the raise's arguments were built in, for each
             // caller's arguments to decide.
@@ -1211,6 +1239,7 @@ class Linker {
             FormatOfVariadic(fn, r);
             r.guarded = guarded;
             r.requires_equal = required;
+            r.excludes = excluded;
             sinks_.AddRaise(SinkId(&fn), std::move(r));
           }
         }
