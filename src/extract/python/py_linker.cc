@@ -1131,64 +1131,148 @@ class Linker {
  private:
   // ------------------------------------------------------------------ sinks
 
-  // The `param == CONSTANT` conditions (if/elif, not negated) a raise in
-  // `fn` sits under.
-  static std::vector<std::pair<std::string, std::vector<std::string>>> RequiredEqual(
-      const FunctionInfo& fn, const Site& site) {
-    std::vector<std::pair<std::string, std::vector<std::string>>> out;
-    for (const Guard& g : site.guards) {
-      if (g.negated || (g.kind != "if" && g.kind != "elif")) continue;
-      // `cons == A` or `cons == A or cons == B`: one parameter, constants.
-      std::string param;
-      std::vector<std::string> constants;
-      std::string_view rest = g.code;
-      bool ok = true;
-      while (ok && !rest.empty()) {
-        size_t or_at = rest.find(" or ");
-        std::string_view part = Trim(rest.substr(0, or_at));
-        rest = or_at == std::string_view::npos ? std::string_view() : rest.substr(or_at + 4);
-        size_t eq = part.find(" == ");
-        if (eq == std::string_view::npos) {
-          ok = false;
-          break;
-        }
-        std::string left(Trim(part.substr(0, eq)));
-        std::string right(Trim(part.substr(eq + 4)));
-        if (HasParam(fn, right) && !HasParam(fn, left)) std::swap(left, right);
-        ok = HasParam(fn, left) && IsConstantExpression(right) && (param.empty() || param == left);
-        param = left;
-        constants.push_back(right);
-      }
-      if (ok && !param.empty()) out.push_back({param, constants});
+  using ConstantTests = std::vector<std::pair<std::string, std::vector<std::string>>>;
+
+  // `("a", 'b', MODE)`, `['a']`, `{1, 2}`: the constants of a literal
+  // collection; nothing when an element is anything else.
+  static std::optional<std::vector<std::string>> ConstantList(std::string_view e) {
+    e = Trim(e);
+    if (e.size() < 2) return std::nullopt;
+    char open = e.front(), close = e.back();
+    if (!((open == '(' && close == ')') || (open == '[' && close == ']') ||
+          (open == '{' && close == '}'))) {
+      return std::nullopt;
     }
+    std::vector<std::string> out;
+    std::string_view body = e.substr(1, e.size() - 2);
+    size_t start = 0;
+    char quote = 0;
+    for (size_t i = 0; i <= body.size(); ++i) {
+      char c = i < body.size() ? body[i] : ',';
+      if (quote != 0) {
+        if (c == '\\')
+          ++i;
+        else if (c == quote)
+          quote = 0;
+        continue;
+      }
+      if (c == '\'' || c == '"') {
+        quote = c;
+      } else if (c == ',') {
+        std::string_view item = Trim(body.substr(start, i - start));
+        start = i + 1;
+        if (item.empty()) continue;  // `("a",)`
+        // A whole string literal, a number or an upper-case name; not a
+        // dict's `'a': 1`.
+        bool quoted = item.front() == '\'' || item.front() == '"';
+        if (!IsConstantExpression(item) ||
+            (quoted &&
+             (item.size() < 2 || item.back() != item.front() ||
+              item.substr(1, item.size() - 2).find(item.front()) != std::string_view::npos)) ||
+            (!quoted && item.find_first_of(":=") != std::string_view::npos)) {
+          return std::nullopt;
+        }
+        out.emplace_back(item);
+      } else if (c == '(' || c == '[' || c == '{') {
+        return std::nullopt;
+      }
+    }
+    if (out.empty()) return std::nullopt;
     return out;
   }
 
-  // The constants a parameter is known to differ from where a raise in `fn`
-  // is: each `param == CONSTANT` of a condition that is false there (an
-  // early exit taken before it, the `if` whose `else` it is in), the parts
-  // of a false disjunction each false too; a false conjunction says
-  // nothing of its parts.
-  static std::vector<std::pair<std::string, std::vector<std::string>>> ExcludedConstants(
-      const FunctionInfo& fn, const Site& site) {
-    std::map<std::string, std::vector<std::string>> by_param;
+  // What the conditions on the way to a raise in `fn` say of a parameter
+  // compared with constants: `required`, the constants it equals one of
+  // (`if cons == A or cons == B:`, `if mode in ("a", "b"):`), and
+  // `excluded`, those it differs from (`if mode != "a":`, `if mode not in
+  // (...)`, an early `if mode == "clip": return`, the `else` of `if s is
+  // None or s == "fill"`). A true conjunction holds in each part and a false
+  // disjunction fails in each; of a false conjunction nothing follows.
+  static void ConstantConditions(const FunctionInfo& fn, const Site& site, ConstantTests& required,
+                                 ConstantTests& excluded) {
+    std::map<std::string, std::vector<std::string>> out;
     for (const Guard& g : site.guards) {
-      if (!g.negated || (g.kind != "if" && g.kind != "elif" && g.kind != "early-exit")) continue;
-      std::string_view rest = g.code;
-      if (rest.find(" and ") != std::string_view::npos) continue;
-      while (!rest.empty()) {
-        size_t or_at = rest.find(" or ");
-        std::string_view part = Trim(rest.substr(0, or_at));
-        rest = or_at == std::string_view::npos ? std::string_view() : rest.substr(or_at + 4);
-        size_t eq = part.find(" == ");
-        if (eq == std::string_view::npos) continue;
-        std::string left(Trim(part.substr(0, eq)));
-        std::string right(Trim(part.substr(eq + 4)));
-        if (HasParam(fn, right) && !HasParam(fn, left)) std::swap(left, right);
-        if (HasParam(fn, left) && IsConstantExpression(right)) by_param[left].push_back(right);
+      if (g.kind != "if" && g.kind != "elif" && g.kind != "early-exit") continue;
+      bool holds = !g.negated;
+      std::string_view code = g.code;
+      bool has_and = code.find(" and ") != std::string_view::npos;
+      bool has_or = code.find(" or ") != std::string_view::npos;
+      if (has_and && has_or) continue;
+      // A true disjunction of equalities on one parameter: it equals one.
+      if (holds && has_or) {
+        std::string param;
+        std::vector<std::string> constants;
+        std::string_view rest = code;
+        bool ok = true;
+        while (ok && !rest.empty()) {
+          size_t or_at = rest.find(" or ");
+          std::string_view part = Trim(rest.substr(0, or_at));
+          rest = or_at == std::string_view::npos ? std::string_view() : rest.substr(or_at + 4);
+          size_t eq = part.find(" == ");
+          ok = eq != std::string_view::npos;
+          if (!ok) break;
+          std::string left(Trim(part.substr(0, eq)));
+          std::string right(Trim(part.substr(eq + 4)));
+          if (HasParam(fn, right) && !HasParam(fn, left)) std::swap(left, right);
+          ok =
+              HasParam(fn, left) && IsConstantExpression(right) && (param.empty() || param == left);
+          param = left;
+          constants.push_back(right);
+        }
+        if (ok && !param.empty()) required.emplace_back(param, constants);
+        continue;
       }
+      if (!holds && has_and) continue;
+      std::string_view sep = has_and ? " and " : " or ";
+      std::map<std::string, std::vector<std::string>> differs;
+      std::string_view rest = code;
+      while (!rest.empty()) {
+        size_t at = rest.find(sep);
+        std::string_view part = Trim(rest.substr(0, at));
+        rest = at == std::string_view::npos ? std::string_view() : rest.substr(at + sep.size());
+        // The part's operator, and whether the part holding means equal.
+        std::string_view op;
+        bool equal = true;
+        size_t pos = std::string_view::npos;
+        for (auto [o, eq] : {std::pair<std::string_view, bool>{" not in ", false},
+                             {" in ", true},
+                             {" == ", true},
+                             {" != ", false}}) {
+          pos = part.find(o);
+          if (pos != std::string_view::npos) {
+            op = o;
+            equal = eq;
+            break;
+          }
+        }
+        if (op.empty()) continue;
+        std::string left(Trim(part.substr(0, pos)));
+        std::string right(Trim(part.substr(pos + op.size())));
+        std::vector<std::string> constants;
+        if (op == " in " || op == " not in ") {
+          std::optional<std::vector<std::string>> list = ConstantList(right);
+          if (!list || !HasParam(fn, left)) continue;
+          constants = std::move(*list);
+        } else {
+          if (HasParam(fn, right) && !HasParam(fn, left)) std::swap(left, right);
+          if (!HasParam(fn, left) || !IsConstantExpression(right)) continue;
+          constants.push_back(right);
+        }
+        // Equal where the part holds and it holds, or neither: one of them.
+        bool equals_one = equal == holds;
+        if (equals_one) {
+          // A true `in` (or a false `not in`) is one of them; in a false
+          // disjunction only a lone part says so.
+          if (holds || !has_or) required.emplace_back(left, std::move(constants));
+        } else {
+          auto& d = differs[left];
+          d.insert(d.end(), constants.begin(), constants.end());
+        }
+      }
+      for (auto& [param, constants] : differs)
+        out[param].insert(out[param].end(), constants.begin(), constants.end());
     }
-    return {by_param.begin(), by_param.end()};
+    excluded.assign(out.begin(), out.end());
   }
 
   static bool HasParam(const FunctionInfo& fn, std::string_view name) {
@@ -1222,8 +1306,8 @@ class Linker {
           bool guarded = !p.site.guards.empty();
           std::string type_param =
               !p.type_param.empty() ? p.type_param : HasParam(fn, p.callee) ? p.callee : "";
-          auto required = RequiredEqual(fn, p.site);
-          auto excluded = ExcludedConstants(fn, p.site);
+          ConstantTests required, excluded;
+          ConstantConditions(fn, p.site, required, excluded);
           for (Site& s : Resolve(p)) {
             // The branches the raise's arguments were built in, for each
             // caller's arguments to decide.

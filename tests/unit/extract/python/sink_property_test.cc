@@ -40,7 +40,7 @@ class Generator : public RandomSource {
   void Shape(int k, std::string& code, std::vector<std::string>& calls) {
     std::string f = "fail" + std::to_string(k);
     std::string type = Type();
-    switch (Pick(10)) {
+    switch (Pick(11)) {
       case 0:
         code += "def " + f + "(msg):\n    raise " + type + "(msg)\n";
         calls.push_back(f + "(" + Text() + ")");
@@ -95,6 +95,16 @@ class Generator : public RandomSource {
                 "        raise " + type + "(f'" + Word() + " mode {mode!r}')\n";
         calls.push_back(f + "(" + a + ")");
         calls.push_back(f + "(" + b + ")");
+        calls.push_back(f + "(" + Text() + ")");
+        break;
+      }
+      case 10: {
+        // A raise under `not in` or `!=` a mode's constants.
+        std::string a = "'" + Word() + "'", b = "'" + Word() + "'";
+        std::string test = Pick(2) ? "mode not in (" + a + ", " + b + ")" : "mode != " + a;
+        code += "def " + f + "(mode):\n    if " + test + ":\n        raise " + type + "(f'" +
+                Word() + " {mode!r}')\n    return 1\n";
+        calls.push_back(f + "(" + a + ")");
         calls.push_back(f + "(" + Text() + ")");
         break;
       }
