@@ -2588,8 +2588,8 @@ void LinkHelpers(std::vector<FileResult>& files) {
       call.call = &c;
       call.ways.emplace_back();
       for (size_t i = 0; i < c.args.size(); ++i) {
-        const std::vector<Template>& values =
-            i < c.values.size() ? c.values[i] : std::vector<Template>{};
+        static const std::vector<Template> kNoValues;
+        const std::vector<Template>& values = i < c.values.size() ? c.values[i] : kNoValues;
         size_t n =
             values.empty() || call.ways.size() * values.size() > kMaxWays ? 1 : values.size();
         std::vector<std::vector<flow::CallArg>> ways;

@@ -48,17 +48,18 @@ LiteralTruth TruthOf(const Arg& a) {
   return {false, std::nullopt};
 }
 
+bool IsStringLiteral(std::string_view e) {
+  return e.size() >= 2 && (e.front() == '\'' || e.front() == '"') && e.back() == e.front();
+}
+
 // Whether two constants as written are the same: string literals by their
-// text whatever the quotes ('fill', "fill"), names by their last part.
+// text whatever the quotes ('fill', "fill"), names by their last part. A
+// name and a literal are never the same here, though the name may hold it.
 bool SameConstant(std::string_view a, std::string_view b) {
-  auto body = [](std::string_view e) -> std::optional<std::string_view> {
-    if (e.size() >= 2 && (e.front() == '\'' || e.front() == '"') && e.back() == e.front()) {
-      return e.substr(1, e.size() - 2);
-    }
-    return std::nullopt;
-  };
-  std::optional<std::string_view> x = body(a), y = body(b);
-  if (x || y) return x && y && *x == *y;
+  if (IsStringLiteral(a) || IsStringLiteral(b)) {
+    return IsStringLiteral(a) && IsStringLiteral(b) &&
+           a.substr(1, a.size() - 2) == b.substr(1, b.size() - 2);
+  }
   return LastComponent(a) == LastComponent(b);
 }
 
@@ -225,8 +226,10 @@ std::optional<SinkRaise> SinkLinker::Bind(int sink, const SinkRaise& r,
     if (it == b.end()) continue;  // not passed: unknown here
     const std::string& e = it->second.expression;
     if (IsConstantExpression(e)) {
-      bool reached = std::any_of(constants.begin(), constants.end(),
-                                 [&](const std::string& c) { return SameConstant(e, c); });
+      // A name against a literal (`FILL` against "fill") may be equal.
+      bool reached = std::any_of(constants.begin(), constants.end(), [&](const std::string& c) {
+        return SameConstant(e, c) || IsStringLiteral(e) != IsStringLiteral(c);
+      });
       if (!reached) return std::nullopt;  // another branch
     } else if (!e.empty()) {
       out.requires_equal.emplace_back(e, constants);  // the caller's parameter, maybe
