@@ -1426,12 +1426,24 @@ class Linker {
     if (c.receiver.empty()) {
       std::vector<const FunctionRef*> functions;
       for (const FunctionRef* r : candidates) {
-        if (r->info->qualified == c.callee) functions.push_back(r);
+        if (r->info->qualified != c.callee) continue;
+        if (r->path == c.site.path) return r->info;
+        functions.push_back(r);
       }
+      // The caller's file's own function of that name is the one called,
+      // sink or not (jax_plugins' `_load` is not pallas's).
+      if (DefinesModuleFunction(c.site.path, c.callee)) return nullptr;
       const FunctionRef* r = Nearest(functions, c.site.path);
       return r == nullptr ? nullptr : r->info;
     }
     if (Contains(c.receiver, kNotSinkReceivers)) return nullptr;
+    // A module the caller's file imports (`unicodedata.normalize`,
+    // `struct.pack`): a function of a module, never a method of some class
+    // of that name (decimal's Context.normalize).
+    if (ImportsModuleAs(c.site.path, c.receiver)) {
+      std::erase_if(candidates,
+                    [&](const FunctionRef* r) { return r->info->qualified != c.callee; });
+    }
     if (candidates.size() == 1) return candidates[0]->info;
     const FunctionRef* same_file = nullptr;
     for (const FunctionRef* r : candidates) {
@@ -1440,6 +1452,25 @@ class Linker {
       same_file = r;
     }
     return same_file == nullptr ? nullptr : same_file->info;
+  }
+
+  bool DefinesModuleFunction(const std::string& path, std::string_view name) const {
+    auto it = by_path_.find(path);
+    if (it == by_path_.end()) return false;
+    const std::vector<DefinedFunction>& defined = it->second->facts.functions;
+    return std::any_of(defined.begin(), defined.end(),
+                       [&](const DefinedFunction& d) { return d.qualified == name; });
+  }
+
+  // Whether the file at `path` binds `name` to a module (`import x`, `import
+  // x.y as name`).
+  bool ImportsModuleAs(const std::string& path, std::string_view name) const {
+    auto it = by_path_.find(path);
+    if (it == by_path_.end()) return false;
+    for (const ImportFact& i : it->second->facts.imports) {
+      if (i.name.empty() && i.local == name) return true;
+    }
+    return false;
   }
 
   // The errors call `i` (of FindSinks' list) makes by passing text to a

@@ -270,5 +270,31 @@ TEST(ExtractFiles, CrossFileHelpersAndClassesLink) {
   EXPECT_EQ(run.extraction.classes[0].bases, std::vector<std::string>{"ValueError"});
 }
 
+// Which function a call reaches: the caller's file's own function of the
+// name, sink or not; of an imported module, a module function, never a
+// method of some class that happens to share the name.
+TEST(ExtractFiles, ACallReachesTheFunctionItNames) {
+  TempDir dir;
+  dir.Write("pkg/lowering.py",
+            "def _load(ptr, what):\n"
+            "    raise ValueError(f'cannot load {what} from {ptr}')\n"
+            "class Packer:\n"
+            "    def pack(self, fmt):\n"
+            "        raise ValueError(f'Cannot serialize {fmt!r}')\n");
+  dir.Write("pkg/plugins.py",
+            "import struct\n"
+            "def _load(module, libraries):\n"
+            "    return module\n"
+            "def setup(packer):\n"
+            "    _load('cuda_runtime', ['libcudart.so'])\n"
+            "    struct.pack('Q', 1)\n"
+            "    packer.pack('<L')\n");
+  TreeRun run = ExtractTree(dir);
+  EXPECT_FALSE(HasMessage(run.extraction, "cannot load {['libcudart.so']} from cuda_runtime"));
+  EXPECT_FALSE(HasMessage(run.extraction, "Cannot serialize 'Q'"));
+  // Not a module: the one sink of that name is still the guess.
+  EXPECT_TRUE(HasMessage(run.extraction, "Cannot serialize '<L'"));
+}
+
 }  // namespace
 }  // namespace errdex::extract
