@@ -2543,6 +2543,14 @@ void LinkHelpers(std::vector<FileResult>& files) {
   for (FileResult& f : files) {
     for (HelperSink& h : f.helpers) {
       int id = function(h.name, h.path, h.file_local, h.params);
+      // Two functions of one short name in a file (`A::fail`, `B::fail`):
+      // calls name neither apart, so the first one's parameters stand.
+      const std::vector<flow::Param>& known = functions[static_cast<size_t>(id)].params;
+      if (known.size() != h.params.size() ||
+          !std::equal(known.begin(), known.end(), h.params.begin(),
+                      [](const flow::Param& p, const std::string& n) { return p.name == n; })) {
+        continue;
+      }
       auto param = [&](int i) {
         return i >= 0 && static_cast<size_t>(i) < h.params.size() ? h.params[static_cast<size_t>(i)]
                                                                   : std::string();

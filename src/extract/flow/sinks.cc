@@ -48,8 +48,18 @@ LiteralTruth TruthOf(const Arg& a) {
   return {false, std::nullopt};
 }
 
+// One string literal: not `"a" if c else "b"`, nor `"a" "b"`.
 bool IsStringLiteral(std::string_view e) {
-  return e.size() >= 2 && (e.front() == '\'' || e.front() == '"') && e.back() == e.front();
+  if (e.size() < 2 || (e.front() != '\'' && e.front() != '"') || e.back() != e.front())
+    return false;
+  for (size_t i = 1; i + 1 < e.size(); ++i) {
+    if (e[i] == '\\') {
+      ++i;
+    } else if (e[i] == e.front()) {
+      return false;
+    }
+  }
+  return true;
 }
 
 // Whether two constants as written are the same: string literals by their
@@ -60,6 +70,11 @@ bool SameConstant(std::string_view a, std::string_view b) {
     return IsStringLiteral(a) && IsStringLiteral(b) &&
            a.substr(1, a.size() - 2) == b.substr(1, b.size() - 2);
   }
+  // Numbers whole (`2.0` is not `1.0`); names by their last part.
+  auto number = [](std::string_view e) {
+    return !e.empty() && e.front() >= '0' && e.front() <= '9';
+  };
+  if (number(a) || number(b)) return a == b;
   return LastComponent(a) == LastComponent(b);
 }
 
@@ -136,7 +151,9 @@ bool SinkLinker::MentionsParam(int function, const Template& t) const {
 
 bool SinkLinker::IsVariadic(int function) const {
   const std::vector<Param>& params = *functions_[static_cast<size_t>(function)].params;
-  return std::any_of(params.begin(), params.end(), [](const Param& p) { return p.variadic; });
+  // `*args` or C's `...`, not `**kwargs`.
+  return std::any_of(params.begin(), params.end(),
+                     [](const Param& p) { return p.variadic && p.name.compare(0, 2, "**") != 0; });
 }
 
 bool SinkLinker::AddRaise(int function, SinkRaise r) {
@@ -146,7 +163,8 @@ bool SinkLinker::AddRaise(int function, SinkRaise r) {
   for (SinkRaise& have : raises) {
     if (have.exception == r.exception && have.type_param == r.type_param &&
         have.requires_equal == r.requires_equal && have.excludes == r.excludes &&
-        have.kind == r.kind && have.message.Display() == display) {
+        have.kind == r.kind && have.fill.has_value() == r.fill.has_value() &&
+        have.guarded == r.guarded && have.message.Display() == display) {
       // One text under two sets of branches: what both say still holds.
       have.message.KeepCommonAssumptions(r.message);
       return false;
@@ -170,15 +188,16 @@ void SinkLinker::Propagate(const std::vector<SinkCall>& calls, const CalleeOf& c
         for (const std::vector<CallArg>& args : *c.ways) {
           std::optional<SinkRaise> bound = Bind(sink, r, args, c.caller);
           if (!bound) continue;
-          if (!MentionsParam(c.caller, bound->message) && !HasParam(c.caller, bound->type_param)) {
-            continue;
-          }
-          if (!HasParam(c.caller, bound->type_param)) bound->type_param.clear();
+          bool type_passed_on = HasParam(c.caller, bound->type_param);
+          if (!MentionsParam(c.caller, bound->message) && !type_passed_on) continue;
+          // A type argument that is neither a class nor the caller's own
+          // parameter: the caller raises a type errdex cannot name.
+          if (!bound->type_param.empty() && !type_passed_on) continue;
           // A variadic caller hands its own variadic arguments on (C's
-          // va_list, Python's *args).
-          if (bound->fill && r.fill && r.fill->variadic && IsVariadic(c.caller)) {
+          // va_list, Python's `*args`) when it passes nothing else there.
+          if (bound->fill && r.fill && r.fill->variadic && bound->fill->args.empty() &&
+              IsVariadic(c.caller)) {
             bound->fill->variadic = true;
-            bound->fill->args.clear();
           }
           bound->guarded |= c.guarded;
           grew |= AddRaise(c.caller, std::move(*bound));
@@ -239,8 +258,9 @@ std::optional<SinkRaise> SinkLinker::Bind(int sink, const SinkRaise& r,
   if (r.fill) {
     std::vector<Arg> fill_args = r.fill->variadic ? std::move(rest) : r.fill->args;
     const std::vector<Piece>& pieces = out.message.pieces();
-    if (pieces.size() == 1 && pieces[0].is_value) {
-      // The format is still a parameter (of the caller, maybe): fill later.
+    if ((pieces.size() == 1 && pieces[0].is_value) ||
+        (caller >= 0 && MentionsParam(caller, out.message))) {
+      // The format is still (part) the caller's parameter: fill later.
       out.fill->args = std::move(fill_args);
       out.fill->variadic = false;
     } else {

@@ -1863,8 +1863,8 @@ class FileExtractor {
     Scope* scope = FunctionScope();
     if (scope == nullptr || !IsParam(scope->node, name)) return false;
     TSNode body = Field(scope->node, "body");
-    return !ts_node_is_null(body) && Reaching(name, body, TSNode{}).empty() &&
-           !ParamTested(body, name);
+    // BoundIn, not the reaching definitions, whose budget may run out.
+    return !ts_node_is_null(body) && !BoundIn(name, body) && !ParamTested(body, name);
   }
 
   // Whether a condition anywhere in `body` (an if, elif, while or `a if c

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 namespace errdex::extract::python {
@@ -1432,17 +1433,19 @@ class Linker {
       }
       // The caller's file's own function of that name is the one called,
       // sink or not (jax_plugins' `_load` is not pallas's).
-      if (DefinesModuleFunction(c.site.path, c.callee)) return nullptr;
+      if (FileFacts(c.site.path).functions.count(c.callee) != 0) return nullptr;
       const FunctionRef* r = Nearest(functions, c.site.path);
       return r == nullptr ? nullptr : r->info;
     }
     if (Contains(c.receiver, kNotSinkReceivers)) return nullptr;
     // A module the caller's file imports (`unicodedata.normalize`,
-    // `struct.pack`): a function of a module, never a method of some class
-    // of that name (decimal's Context.normalize).
-    if (ImportsModuleAs(c.site.path, c.receiver)) {
-      std::erase_if(candidates,
-                    [&](const FunctionRef* r) { return r->info->qualified != c.callee; });
+    // `struct.pack`): a function of that module, never a method of some
+    // class of that name (decimal's Context.normalize), nor a function of
+    // another module; a module outside the library reaches no sink.
+    if (const std::string* module = ImportedModule(c.site.path, c.receiver)) {
+      std::erase_if(candidates, [&](const FunctionRef* r) {
+        return r->info->qualified != c.callee || !InModule(r->path, *module);
+      });
     }
     if (candidates.size() == 1) return candidates[0]->info;
     const FunctionRef* same_file = nullptr;
@@ -1454,21 +1457,51 @@ class Linker {
     return same_file == nullptr ? nullptr : same_file->info;
   }
 
-  bool DefinesModuleFunction(const std::string& path, std::string_view name) const {
-    auto it = by_path_.find(path);
-    if (it == by_path_.end()) return false;
-    const std::vector<DefinedFunction>& defined = it->second->facts.functions;
-    return std::any_of(defined.begin(), defined.end(),
-                       [&](const DefinedFunction& d) { return d.qualified == name; });
+  // What one file defines and imports, looked up by name; built on first use.
+  struct Names {
+    std::unordered_set<std::string> functions;             // module-level, by name
+    std::unordered_map<std::string, std::string> modules;  // `import a.b as x`: x -> a.b
+  };
+  const Names& FileFacts(const std::string& path) const {
+    auto [it, added] = file_names_.try_emplace(path);
+    if (added) {
+      auto f = by_path_.find(path);
+      if (f != by_path_.end()) {
+        for (const DefinedFunction& d : f->second->facts.functions) {
+          it->second.functions.insert(d.qualified);
+        }
+        for (const ImportFact& i : f->second->facts.imports) {
+          if (i.name.empty() && i.level == 0) it->second.modules.emplace(i.local, i.module);
+        }
+      }
+    }
+    return it->second;
   }
 
-  // Whether the file at `path` binds `name` to a module (`import x`, `import
-  // x.y as name`).
-  bool ImportsModuleAs(const std::string& path, std::string_view name) const {
-    auto it = by_path_.find(path);
-    if (it == by_path_.end()) return false;
-    for (const ImportFact& i : it->second->facts.imports) {
-      if (i.name.empty() && i.local == name) return true;
+  // The module the file at `path` binds `name` to (`import x`, `import x.y
+  // as name`), if any.
+  const std::string* ImportedModule(const std::string& path, const std::string& name) const {
+    const Names& n = FileFacts(path);
+    auto it = n.modules.find(name);
+    return it == n.modules.end() ? nullptr : &it->second;
+  }
+
+  // Whether a file at `path` (relative to the library's root) can be module
+  // `module` or inside its package: `struct` is struct.py, `a.b` a/b.py or
+  // under a/b/; a library indexed from its own package directory drops the
+  // package's name (`networkx.x` is x.py there), so a module's tail counts.
+  static bool InModule(std::string_view path, std::string_view module) {
+    std::string dotted(path);
+    for (char& ch : dotted) ch = ch == '/' ? '.' : ch;
+    if (EndsWith(dotted, ".py")) dotted.resize(dotted.size() - 3);
+    std::string_view d = dotted;
+    for (std::string_view m = module; !m.empty();) {
+      for (size_t at = d.find(m); at != std::string_view::npos; at = d.find(m, at + 1)) {
+        size_t end = at + m.size();
+        if ((at == 0 || d[at - 1] == '.') && (end == d.size() || d[end] == '.')) return true;
+      }
+      size_t dot = m.find('.');
+      m = dot == std::string_view::npos ? std::string_view() : m.substr(dot + 1);
     }
     return false;
   }
@@ -1519,6 +1552,7 @@ class Linker {
   };
   std::unordered_map<std::string, std::vector<Defined>> defined_;
   std::unordered_map<std::string, const FileResult*> by_path_;
+  mutable std::unordered_map<std::string, Names> file_names_;  // FileFacts
   // Raises of what a library function returns, no exception errdex can name.
   std::vector<NonSite> unnamed_;
 };

@@ -73,15 +73,16 @@ TEST(SinkLinker, TheConstantsARaiseNeedsOrRulesOutDecideWhichCallsReachIt) {
 }
 
 TEST(SinkLinker, AFormatTheCallerPassesIsFilledOnceBound) {
-  // C: `static int type_error(const char *fmt, PyObject *obj)`, and a `...`
-  // helper whose variadic caller hands its own arguments on.
+  // C: `static int type_error(const char *fmt, PyObject *obj)` formats with
+  // its own arguments; `fail(const char *fmt, va_list v)` with what a
+  // variadic caller, `value_error(const char *fmt, ...)`, was passed.
   std::vector<Param> own = Params({"fmt", "obj"});
-  std::vector<Param> variadic = Params({"fmt", "..."});
-  std::vector<Param> forwarding = Params({"f", "..."});
+  std::vector<Param> with_list = Params({"fmt", "v"});
+  std::vector<Param> variadic = Params({"f", "..."});
   SinkLinker sinks(Printing::kNative, NoClass);
   int type_error = sinks.AddFunction(&own);
+  int fail = sinks.AddFunction(&with_list);
   int value_error = sinks.AddFunction(&variadic);
-  int outer = sinks.AddFunction(&forwarding);
   SinkRaise r;
   r.exception = "TypeError";
   r.message = Template::Value("fmt", ValueKind::kAny);
@@ -89,7 +90,7 @@ TEST(SinkLinker, AFormatTheCallerPassesIsFilledOnceBound) {
   sinks.AddRaise(type_error, r);
   r.exception = "ValueError";
   r.fill = SinkRaise::Fill{Format::kPyPrintf, {}, true};
-  sinks.AddRaise(value_error, r);
+  sinks.AddRaise(fail, r);
 
   std::vector<std::vector<CallArg>> own_call = {{Literal("\"expected %s\"", "expected %s")}};
   SinkCall c{-1, &own_call, false};
@@ -97,19 +98,38 @@ TEST(SinkLinker, AFormatTheCallerPassesIsFilledOnceBound) {
   ASSERT_EQ(made.size(), 1u);
   EXPECT_EQ(made[0].message.Display(), "expected {Py_TYPE(obj)->tp_name}");
 
-  // outer(f, ...) calls value_error(f, args): outer becomes a sink whose
-  // callers fill the format with what they pass after it.
-  std::vector<std::vector<CallArg>> chain = {{Name("f"), Name("vargs")}};
+  // value_error(f, ...) calls fail(f, v): it becomes a sink whose callers
+  // fill the format with what they pass after it.
+  std::vector<std::vector<CallArg>> chain = {{Name("f"), Name("v")}};
   std::vector<std::vector<CallArg>> top = {
       {Literal("\"bad %d of %s\"", "bad %d of %s"), Name("n"), Literal("\"axes\"", "axes")}};
-  std::vector<SinkCall> calls = {{outer, &chain, false}, {-1, &top, false}};
+  std::vector<SinkCall> calls = {{value_error, &chain, false}, {-1, &top, false}};
   sinks.Propagate(
-      calls, [&](size_t i) { return i == 0 ? value_error : outer; }, 3);
-  ASSERT_TRUE(sinks.IsSink(outer));
-  made = sinks.Made(calls[1], outer);
+      calls, [&](size_t i) { return i == 0 ? fail : value_error; }, 3);
+  ASSERT_TRUE(sinks.IsSink(value_error));
+  made = sinks.Made(calls[1], value_error);
   ASSERT_EQ(made.size(), 1u);
   EXPECT_EQ(made[0].exception, "ValueError");
   EXPECT_EQ(made[0].message.Display(), "bad {n} of axes");
+
+  // Python: `def check2(fmt, *extra): _fail(fmt, "fixed")` fills with what
+  // it passes, not with its own variadic arguments.
+  std::vector<Param> py_fail = Params({"fmt", "*args"});
+  std::vector<Param> check2 = Params({"fmt", "*extra"});
+  SinkLinker py(Printing::kPython, NoClass);
+  int py_fail_id = py.AddFunction(&py_fail);
+  int check2_id = py.AddFunction(&check2);
+  r.fill = SinkRaise::Fill{Format::kPercent, {}, true};
+  py.AddRaise(py_fail_id, r);
+  std::vector<std::vector<CallArg>> fixed = {{Name("fmt"), Literal("\"fixed\"", "fixed")}};
+  std::vector<std::vector<CallArg>> outer = {
+      {Literal("'other thing %s'", "other thing %s"), Name("x")}};
+  std::vector<SinkCall> py_calls = {{check2_id, &fixed, false}, {-1, &outer, false}};
+  py.Propagate(
+      py_calls, [&](size_t i) { return i == 0 ? py_fail_id : check2_id; }, 3);
+  made = py.Made(py_calls[1], check2_id);
+  ASSERT_EQ(made.size(), 1u);
+  EXPECT_EQ(made[0].message.Display(), "other thing fixed");
 }
 
 TEST(SinkLinker, AClassTheCallerNamesIsRaisedButNotItsOwnParameter) {
