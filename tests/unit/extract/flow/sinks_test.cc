@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -62,6 +63,12 @@ TEST(SinkLinker, TheConstantsARaiseNeedsOrRulesOutDecideWhichCallsReachIt) {
   EXPECT_FALSE(bind(needs, Literal("'c'", "c")));
   EXPECT_FALSE(bind(excludes, Literal("\"a\"", "a")));
   EXPECT_TRUE(bind(excludes, Literal("'c'", "c")));
+  // Numbers whole; a conditional is not one literal.
+  SinkRaise number = needs;
+  number.requires_equal = {{"mode", {"1.0"}}};
+  EXPECT_FALSE(bind(number, Name("2.0")));
+  EXPECT_TRUE(bind(number, Name("1.0")));
+  EXPECT_TRUE(bind(needs, Name("'c' if flag else 'a'")));
   // A name may hold one of the literals: neither ruled in nor out.
   EXPECT_TRUE(bind(needs, Name("MODE_A")));
   EXPECT_TRUE(bind(excludes, Name("MODE_A")));
@@ -130,6 +137,27 @@ TEST(SinkLinker, AFormatTheCallerPassesIsFilledOnceBound) {
   made = py.Made(py_calls[1], check2_id);
   ASSERT_EQ(made.size(), 1u);
   EXPECT_EQ(made[0].message.Display(), "other thing fixed");
+}
+
+TEST(SinkLinker, ARaiseWithAFormatPendingIsNotTheSameRaiseWithout) {
+  // `if args: raise ValueError(msg % args)` then `raise ValueError(msg)`.
+  std::vector<Param> params = Params({"msg", "*args"});
+  SinkLinker sinks(Printing::kPython, NoClass);
+  int fail = sinks.AddFunction(&params);
+  SinkRaise plain;
+  plain.exception = "ValueError";
+  plain.message = Template::Value("msg", ValueKind::kAny);
+  SinkRaise formatted = plain;
+  formatted.fill = SinkRaise::Fill{Format::kPercent, {}, true};
+  EXPECT_TRUE(sinks.AddRaise(fail, formatted));
+  EXPECT_TRUE(sinks.AddRaise(fail, plain));
+  std::vector<std::vector<CallArg>> call = {{Literal("'fully 100% sure'", "fully 100% sure")}};
+  std::vector<std::string> made;
+  for (const SinkRaise& r : sinks.Made(SinkCall{-1, &call, false}, fail)) {
+    made.push_back(r.message.Display());
+  }
+  EXPECT_NE(std::find(made.begin(), made.end(), "fully 100% sure"), made.end())
+      << ::testing::PrintToString(made);
 }
 
 TEST(SinkLinker, AClassTheCallerNamesIsRaisedButNotItsOwnParameter) {
