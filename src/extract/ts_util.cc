@@ -82,6 +82,7 @@ namespace {
 std::vector<TSNode> CollectChildren(TSNode node, bool named_only) {
   std::vector<TSNode> out;
   if (ts_node_is_null(node)) return out;
+  out.reserve(named_only ? ts_node_named_child_count(node) : ts_node_child_count(node));
   TSTreeCursor cursor = ts_tree_cursor_new(node);
   if (ts_tree_cursor_goto_first_child(&cursor)) {
     do {

@@ -60,7 +60,7 @@ class Reader {
     int depth = 0;
     while (true) {
       TSNode node = ts_tree_cursor_current_node(&cursor);
-      bool descend = ts_node_is_named(node) && Enter(node, depth);
+      bool descend = ts_node_is_named(node) && Enter(node, depth) && MayHoldFacts(node);
       if (descend && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&cursor)) {
         ++depth;
         continue;
@@ -95,6 +95,25 @@ class Reader {
   };
 
   std::string_view Text(TSNode n) const { return NodeText(n, src_); }
+
+  // Whether anything below `node` can be a fact. Below an expression, only
+  // a call is (an assignment or a definition is a statement), and a call
+  // has a parenthesis: an expression whose text holds none -- a name, an
+  // attribute chain, a table of literals -- is not walked. Statements,
+  // assignments and damaged trees always are.
+  bool MayHoldFacts(TSNode node) const {
+    switch (K(node)) {
+      case kAssignment:
+      case kAugmentedAssignment:
+      case kCall:
+        return true;
+      default:
+        break;
+    }
+    if (HoldsStatements(node) || ts_node_has_error(node)) return true;
+    std::string_view text = Text(node);
+    return text.find('(') != std::string_view::npos;
+  }
 
   std::string Qualify(std::string_view name) const {
     if (scopes_.empty()) return std::string(name);

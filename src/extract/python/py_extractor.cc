@@ -730,6 +730,17 @@ class FileExtractor {
     auto collect = [&](TSNode n) {
       if (!ts_node_is_null(n)) stack.push_back({n, true});
     };
+    // Children by one cursor, not NamedChildren's vector per node: this walk
+    // visits every statement of the file and its direct children.
+    TSTreeCursor cursor = ts_tree_cursor_new(root_);
+    auto each_named_child = [&](TSNode n, auto&& visit) {
+      ts_tree_cursor_reset(&cursor, n);
+      if (!ts_tree_cursor_goto_first_child(&cursor)) return;
+      do {
+        TSNode c = ts_tree_cursor_current_node(&cursor);
+        if (ts_node_is_named(c)) visit(c);
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    };
     while (!stack.empty()) {
       Item item = stack.back();
       stack.pop_back();
@@ -737,18 +748,18 @@ class FileExtractor {
       uint16_t k = K(n);
       if (item.collect) {
         if (k == kIdentifier) bindings_[Text(n)].push_back(ts_node_start_byte(n));
-        for (TSNode c : NamedChildren(n)) stack.push_back({c, true});
+        each_named_child(n, [&](TSNode c) { stack.push_back({c, true}); });
         continue;
       }
       switch (k) {
         case kExpressionStatement:
-          for (TSNode e : NamedChildren(n)) {
+          each_named_child(n, [&](TSNode e) {
             while (K(e) == kAssignment) {
               collect(Field(e, "left"));
               e = Field(e, "right");
             }
             if (K(e) == kAugmentedAssignment) collect(Field(e, "left"));
-          }
+          });
           continue;
         case kImport:
         case kImportFrom:
@@ -764,10 +775,10 @@ class FileExtractor {
           collect(Field(n, "alias"));
           break;
         case kWithClause:
-          for (TSNode item_node : NamedChildren(n)) {
+          each_named_child(n, [&](TSNode item_node) {
             TSNode value = Field(item_node, "value");
             if (K(value) == kAsPattern) collect(Field(value, "alias"));
-          }
+          });
           continue;
         case kAsPattern:
           collect(Field(n, "alias"));
@@ -775,15 +786,11 @@ class FileExtractor {
         default:
           break;
       }
-      for (TSNode c : NamedChildren(n)) {
-        uint16_t ck = K(c);
-        std::string_view type = ts_node_type(c);
-        if (ck == kAsPattern || ck == kBlock || EndsWith(type, "_statement") ||
-            EndsWith(type, "_clause") || EndsWith(type, "_definition") || type == "ERROR") {
-          stack.push_back({c, false});
-        }
-      }
+      each_named_child(n, [&](TSNode c) {
+        if (HoldsStatements(c)) stack.push_back({c, false});
+      });
     }
+    ts_tree_cursor_delete(&cursor);
     for (auto& [name, offsets] : bindings_) std::sort(offsets.begin(), offsets.end());
   }
 

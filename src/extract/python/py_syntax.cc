@@ -1,5 +1,10 @@
 #include "extract/python/py_syntax.h"
 
+#include <string_view>
+#include <vector>
+
+#include "core/text.h"
+
 extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace errdex::extract::python {
@@ -90,6 +95,23 @@ const SymbolTable& Symbols() {
                                      {"decorator", kDecorator},
                                  });
   return table;
+}
+
+bool HoldsStatements(TSNode n) {
+  static const std::vector<bool> table = [] {
+    const TSLanguage* language = tree_sitter_python();
+    std::vector<bool> t(ts_language_symbol_count(language), false);
+    for (TSSymbol s = 0; s < t.size(); ++s) {
+      std::string_view type = ts_language_symbol_name(language, s);
+      t[s] = type == "module" || type == "block" || type == "as_pattern" ||
+             EndsWith(type, "_statement") || EndsWith(type, "_clause") ||
+             EndsWith(type, "_definition");
+    }
+    return t;
+  }();
+  TSSymbol s = ts_node_symbol(n);
+  if (s == static_cast<TSSymbol>(-1)) return true;  // ERROR
+  return s < table.size() && table[s];
 }
 
 }  // namespace errdex::extract::python

@@ -100,6 +100,12 @@ enum Kind : uint16_t {
 // The table for tree-sitter-python; built once, thread-safe.
 const SymbolTable& Symbols();
 
+// Blocks, statements, clauses, definitions, as-patterns, the module and
+// ERROR nodes: where statements (and so bindings and definitions) can be.
+// By symbol, decided once from the grammar's names: comparing type names
+// per node cost more than the walks that ask.
+bool HoldsStatements(TSNode n);
+
 inline uint16_t KindOf(TSNode node) {
   return ts_node_is_null(node) ? static_cast<uint16_t>(kOther) : Symbols().Kind(node);
 }
