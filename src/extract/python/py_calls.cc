@@ -51,7 +51,7 @@ std::optional<std::string> StringValue(TSNode n, std::string_view src) {
 
 class Reader {
  public:
-  explicit Reader(std::string_view src) : src_(src) {}
+  Reader(std::string_view src, bool every_node) : src_(src), every_node_(every_node) {}
 
   // One cursor walks the whole tree: asking a node for its i-th child is
   // linear in i, which made wide modules (long data tables) quadratic.
@@ -60,7 +60,8 @@ class Reader {
     int depth = 0;
     while (true) {
       TSNode node = ts_tree_cursor_current_node(&cursor);
-      bool descend = ts_node_is_named(node) && Enter(node, depth) && MayHoldFacts(node);
+      bool descend =
+          ts_node_is_named(node) && Enter(node, depth) && (every_node_ || MayHoldFacts(node));
       if (descend && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&cursor)) {
         ++depth;
         continue;
@@ -462,6 +463,7 @@ class Reader {
   }
 
   std::string_view src_;
+  bool every_node_;
   ModuleFacts facts_;
   std::vector<Scope> scopes_;
   TSNode decorated_{};  // the decorated definition whose function comes next
@@ -505,8 +507,8 @@ std::vector<SigParam> ReadParameters(TSNode function, std::string_view src) {
   return out;
 }
 
-ModuleFacts ReadModuleFacts(TSNode root, std::string_view source) {
-  return Reader(source).Run(root);
+ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node) {
+  return Reader(source, every_node).Run(root);
 }
 
 }  // namespace errdex::extract::python

@@ -85,7 +85,9 @@ struct ModuleFacts {
 // The parameters of a function definition in order.
 std::vector<SigParam> ReadParameters(TSNode function, std::string_view source);
 
-// Never fails; nesting deeper than a bound is not entered.
-ModuleFacts ReadModuleFacts(TSNode root, std::string_view source);
+// Never fails; nesting deeper than a bound is not entered. `every_node`
+// walks into call-free expressions too (the walk skips them otherwise):
+// the reference the faster walk is tested against.
+ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node = false);
 
 }  // namespace errdex::extract::python

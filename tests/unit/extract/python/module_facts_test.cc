@@ -1,0 +1,185 @@
+// The call graph's facts are read by a walk that skips expressions with no
+// parenthesis in their text. Differential: on every Python fixture of the
+// project and on random modules dense in expressions (tables of literals,
+// lambdas, comprehensions, attribute chains, parentheses inside strings,
+// calls in defaults and decorators), the facts equal those of a walk that
+// enters every node.
+#include <gtest/gtest.h>
+#include <tree_sitter/api.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "extract/python/py_calls.h"
+#include "extract/python/py_extractor.h"
+#include "template_fits.h"
+
+namespace errdex::extract::python {
+namespace {
+
+std::string Dump(const ModuleFacts& f) {
+  std::ostringstream out;
+  for (const DefinedFunction& d : f.functions) {
+    out << "def " << d.qualified << " owner=" << d.owner << " line=" << d.line << " (";
+    for (const SigParam& p : d.params) out << p.name << ":" << p.kind << ":" << p.doc << ",";
+    out << ")\n";
+  }
+  for (const DefinedClass& c : f.classes) {
+    out << "class " << c.qualified << " line=" << c.line << " bases=";
+    for (const std::string& b : c.bases) out << b << ",";
+    out << "\n";
+  }
+  for (const CallFact& c : f.calls) {
+    out << "call " << c.caller << " -> " << c.callee << " local=" << c.local << " line=" << c.line
+        << " passed=";
+    for (const CallFact::Passed& p : c.passed) {
+      out << p.position << "/" << p.keyword << "/" << p.param << ",";
+    }
+    out << "\n";
+  }
+  for (const ImportFact& i : f.imports) {
+    out << "import " << i.local << " " << i.module << " " << i.name << " " << i.level << " "
+        << i.reexport << "\n";
+  }
+  for (const auto& [a, b] : f.aliases) out << "alias " << a << "=" << b << "\n";
+  if (f.all) {
+    out << "__all__";
+    for (const std::string& n : *f.all) out << " " << n;
+    out << "\n";
+  }
+  for (const std::string& v : f.variables) out << "var " << v << "\n";
+  for (const Registration& r : f.registrations) {
+    out << "reg " << r.key << " " << r.function << " " << r.local << " " << r.line << "\n";
+  }
+  return out.str();
+}
+
+// Both walks over one source; returns false (with the difference) when the
+// facts differ.
+::testing::AssertionResult SameFacts(const std::string& source) {
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, PythonLanguage());
+  TSTree* tree =
+      ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
+  TSNode root = ts_tree_root_node(tree);
+  std::string fast = Dump(ReadModuleFacts(root, source));
+  std::string full = Dump(ReadModuleFacts(root, source, /*every_node=*/true));
+  ts_tree_delete(tree);
+  ts_parser_delete(parser);
+  if (fast == full) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << "skipping walk:\n" << fast << "\nfull walk:\n" << full;
+}
+
+TEST(ModuleFacts, TheSkippingWalkReadsWhatTheFullWalkReadsOnEveryFixture) {
+  std::filesystem::path root = std::filesystem::path(ERRDEX_SOURCE_DIR) / "tests" / "fixtures";
+  int files = 0;
+  int with_calls = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file()) continue;
+    std::string ext = entry.path().extension().string();
+    if (ext != ".py" && ext != ".pyi") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_TRUE(SameFacts(source)) << entry.path();
+    ++files;
+    if (source.find('(') != std::string::npos) ++with_calls;
+  }
+  // The fixtures are many and call things: the comparison is not vacuous.
+  EXPECT_GT(files, 20);
+  EXPECT_GT(with_calls, 20);
+}
+
+class ModuleWriter : public RandomSource {
+ public:
+  using RandomSource::RandomSource;
+
+  std::string Expression(int depth) {
+    if (depth > 3) return Pick(2) == 0 ? Word() : std::to_string(Pick(100));
+    switch (Pick(14)) {
+      case 0:
+        return Word() + "(" + Expression(depth + 1) + ")";
+      case 1:
+        return Word() + "." + Word() + "." + Word();
+      case 2:
+        return "[" + Expression(depth + 1) + ", " + Expression(depth + 1) + ", 3, 'x']";
+      case 3:
+        return "{'k': " + Expression(depth + 1) + ", 2: (1, 2)}";
+      case 4:
+        return "lambda q: " + Expression(depth + 1);
+      case 5:
+        return "[" + Expression(depth + 1) + " for y in " + Word() + "]";
+      case 6:
+        return Expression(depth + 1) + " if " + Word() + " else " + Expression(depth + 1);
+      case 7:
+        return "\"(\" + " + Word();
+      case 8:
+        return "self." + Word() + "(" + Word() + ", key=" + Word() + ")";
+      case 9:
+        return Word() + "[" + Expression(depth + 1) + "]";
+      case 10:
+        return "partial(" + Word() + ", 1)";
+      case 11:
+        return "not " + Word() + " and " + Expression(depth + 1);
+      case 12:
+        return "(" + Expression(depth + 1) + ")";
+      default:
+        return Word();
+    }
+  }
+
+  std::string Statement(const std::string& indent, int depth) {
+    std::string name = Word();
+    switch (Pick(12)) {
+      case 0:
+        return indent + name + " = " + Expression(0) + "\n";
+      case 1:
+        return indent + name + " = " + Word() + "\n";  // an alias
+      case 2:
+        return indent + "table[" + Word() + "] = " + Word() + "\n";
+      case 3:
+        return indent + "register_rule(" + Word() + ", " + Word() + ")\n";
+      case 4:
+        return indent + "return " + Expression(0) + "\n";
+      case 5:
+        if (depth > 2) return indent + "pass\n";
+        return indent + "@" + Word() + ".def_impl\n" + indent + "def " + name +
+               "(a, b=" + Expression(2) + ", *rest):\n" + Body(indent + "    ", depth + 1);
+      case 6:
+        if (depth > 2) return indent + "pass\n";
+        return indent + "class " + name + "(" + Word() + ", mod." + Word() + "[T]):\n" +
+               Body(indent + "    ", depth + 1);
+      case 7:
+        return indent + "if (" + name + " := " + Expression(1) + "):\n" + indent + "    " +
+               Expression(1) + "\n";
+      case 8:
+        return indent + "from ." + Word() + " import " + Word() + " as " + name + "\n";
+      case 9:
+        return indent + "__all__ = ['" + Word() + "', '" + Word() + "']\n";
+      case 10:
+        return indent + name + " = jit(" + Word() + ")\n" + indent + name + "(" + Word() + ")\n";
+      default:
+        return indent + Expression(0) + "\n";
+    }
+  }
+
+  std::string Body(const std::string& indent, int depth) {
+    std::string out;
+    int n = 1 + Pick(5);
+    for (int i = 0; i < n; ++i) out += Statement(indent, depth);
+    return out;
+  }
+};
+
+TEST(ModuleFacts, TheSkippingWalkReadsWhatTheFullWalkReadsOnRandomModules) {
+  for (uint32_t seed = 0; seed < 300; ++seed) {
+    ModuleWriter w(seed);
+    std::string source = w.Body("", 0);
+    ASSERT_TRUE(SameFacts(source)) << "seed " << seed << ":\n" << source;
+  }
+}
+
+}  // namespace
+}  // namespace errdex::extract::python
