@@ -106,14 +106,18 @@ std::string LiteralRegex(std::string_view text, bool message_start) {
 
 }  // namespace
 
+bool ReprQuoted(const Template& t) {
+  const std::vector<Piece>& pieces = t.pieces();
+  return pieces.size() >= 2 && !pieces.front().is_value && !pieces.back().is_value &&
+         StartsWith(pieces.front().text, "'") && EndsWith(pieces.back().text, "'");
+}
+
 std::string TemplateRegex(const Template& t) {
   std::string out;
   const std::vector<Piece>& pieces = t.pieces();
   // A repr around values (KeyError's message): Python picks ' or " from the
   // whole text, values included, so either may open and close it.
-  bool quoted = pieces.size() >= 2 && !pieces.front().is_value && !pieces.back().is_value &&
-                StartsWith(pieces.front().text, "'") && EndsWith(pieces.back().text, "'");
-  if (quoted) {
+  if (ReprQuoted(t)) {
     Template inner;
     for (size_t i = 0; i < pieces.size(); ++i) {
       Piece p = pieces[i];
@@ -192,9 +196,15 @@ std::vector<std::string> PrefilterFragments(const Template& t) {
     if (f.size() < kMinFragment) return;
     if (seen.emplace(f).second) out.emplace_back(f);
   };
-  for (const Piece& p : t.pieces()) {
+  // The quotes of a repr around values are ' or " (TemplateRegex): no
+  // fragment may hold the one the template happens to show.
+  bool quoted = ReprQuoted(t);
+  for (size_t i = 0; i < t.pieces().size(); ++i) {
+    const Piece& p = t.pieces()[i];
     if (p.is_value) continue;
     std::string literal = CollapseWhitespace(p.text);
+    if (quoted && i == 0) literal.erase(0, 1);
+    if (quoted && i + 1 == t.pieces().size() && !literal.empty()) literal.pop_back();
     add(std::string_view(literal).substr(0, Boundary(literal, kMaxFragment)));
     if (literal.size() > kWindow * 2) {
       add(std::string_view(literal).substr(0, Boundary(literal, kWindow)));

@@ -21,6 +21,11 @@ std::string NormalizeText(std::string_view text);
 // for RE2 with dot_nl; unanchored: callers pick the anchoring.
 std::string TemplateRegex(const Template& t);
 
+// Whether `t` is a repr around values (KeyError's message, quoted ' in the
+// template): Python picks ' or " from the whole text, so either may open
+// and close it at run time.
+bool ReprQuoted(const Template& t);
+
 // The RE2 pattern of every prefix of `t` that ends at a piece boundary:
 // p0(?:p1(?:p2...)?)? -- matched against a whole message, it accepts one cut
 // short, or one from a version that has since added text at the end.

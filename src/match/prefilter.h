@@ -17,7 +17,9 @@
 
 namespace errdex::match {
 
-inline constexpr int kPrefilterFormat = 3;
+// 4: a repr's outer quotes are no longer part of a fragment (a stored
+// format-3 prefilter is rebuilt in memory until the library is indexed again).
+inline constexpr int kPrefilterFormat = 4;
 
 // Words of at least this many characters, shared by at most kMaxWordErrors
 // templates, are the prefilter's words.
