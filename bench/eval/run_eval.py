@@ -365,12 +365,16 @@ def score(case, errdex, db, rg, sites, exceptions, explained=None, bases=None):
     r["in_catalog"] = bool(truth) and not r["interpreter_raised"]
     # Findable from the message: in the catalog (a text the interpreter
     # wrote is no template's, whatever the line's catalogued error says),
-    # with a template that has literal text, or none at all.
+    # with a template that has literal text, or none at all -- at the
+    # innermost frame, or at another frame, which `rank` counts as right
+    # too: a helper's `raise X(msg)` is dynamic, the error with the text is
+    # catalogued at the call that passed it, one frame up.
+    candidates = inner_truth + other_truth
     r["by_message_possible"] = r["in_catalog"] and any(
-        t == "" or literal_fragment(t) for _, t in truth)
+        t == "" or literal_fragment(t) for _, t in candidates)
     # A message with words of its own: a bare `raise NotImplementedError`
     # is findable but the same at every site that raises it bare.
-    r["has_literal"] = any(literal_fragment(t) for _, t in truth)
+    r["has_literal"] = any(literal_fragment(t) for _, t in candidates)
     r["top_message"] = by_message[0]["id"] if by_message else None
     r["top_traceback"] = by_traceback[0]["id"] if by_traceback else None
     # What the first answer is shown as: weak first matches are the nearest
