@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 
 #include <algorithm>
+#include <optional>
 #include <unordered_set>
 
 #include "core/text.h"
@@ -112,21 +113,33 @@ bool ReprQuoted(const Template& t) {
          StartsWith(pieces.front().text, "'") && EndsWith(pieces.back().text, "'");
 }
 
+namespace {
+
+// A repr around values (ReprQuoted) without its outer quotes: what every
+// reading of the template compares, since Python prints ' or " there.
+std::optional<Template> ReprInner(const Template& t) {
+  if (!ReprQuoted(t)) return std::nullopt;
+  const std::vector<Piece>& pieces = t.pieces();
+  Template inner;
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    Piece p = pieces[i];
+    if (i == 0) p.text.erase(0, 1);
+    if (i + 1 == pieces.size()) p.text.pop_back();
+    inner.AppendPiece(std::move(p));
+  }
+  return inner;
+}
+
+constexpr std::string_view kEitherQuote = "['\"]";
+
+}  // namespace
+
 std::string TemplateRegex(const Template& t) {
+  if (std::optional<Template> inner = ReprInner(t)) {
+    return std::string(kEitherQuote) + TemplateRegex(*inner) + std::string(kEitherQuote);
+  }
   std::string out;
   const std::vector<Piece>& pieces = t.pieces();
-  // A repr around values (KeyError's message): Python picks ' or " from the
-  // whole text, values included, so either may open and close it.
-  if (ReprQuoted(t)) {
-    Template inner;
-    for (size_t i = 0; i < pieces.size(); ++i) {
-      Piece p = pieces[i];
-      if (i == 0) p.text.erase(0, 1);
-      if (i + 1 == pieces.size()) p.text.pop_back();
-      inner.AppendPiece(std::move(p));
-    }
-    return "['\"]" + TemplateRegex(inner) + "['\"]";
-  }
   for (size_t i = 0; i < pieces.size(); ++i) {
     const Piece& p = pieces[i];
     if (p.is_value) {
@@ -140,6 +153,10 @@ std::string TemplateRegex(const Template& t) {
 }
 
 std::string TruncatableTemplateRegex(const Template& t) {
+  if (std::optional<Template> inner = ReprInner(t)) {
+    return std::string(kEitherQuote) + TruncatableTemplateRegex(*inner) +
+           "(?:" + std::string(kEitherQuote) + ")?";
+  }
   std::string out;
   size_t open = 0;
   for (size_t i = 0; i < t.pieces().size(); ++i) {
@@ -159,6 +176,12 @@ std::string TruncatableTemplateRegex(const Template& t) {
 }
 
 LeadingLiterals FindLeadingLiterals(const Template& t, std::string_view message) {
+  if (std::optional<Template> inner = ReprInner(t)) {
+    if (!message.empty() && (message.front() == '\'' || message.front() == '"')) {
+      message.remove_prefix(1);
+    }
+    return FindLeadingLiterals(*inner, message);
+  }
   size_t total = 0;
   size_t found = 0;
   size_t at = 0;
@@ -196,15 +219,11 @@ std::vector<std::string> PrefilterFragments(const Template& t) {
     if (f.size() < kMinFragment) return;
     if (seen.emplace(f).second) out.emplace_back(f);
   };
-  // The quotes of a repr around values are ' or " (TemplateRegex): no
-  // fragment may hold the one the template happens to show.
-  bool quoted = ReprQuoted(t);
-  for (size_t i = 0; i < t.pieces().size(); ++i) {
-    const Piece& p = t.pieces()[i];
+  // No fragment may hold the quote a repr around values happens to show.
+  std::optional<Template> inner = ReprInner(t);
+  for (const Piece& p : (inner ? *inner : t).pieces()) {
     if (p.is_value) continue;
     std::string literal = CollapseWhitespace(p.text);
-    if (quoted && i == 0) literal.erase(0, 1);
-    if (quoted && i + 1 == t.pieces().size() && !literal.empty()) literal.pop_back();
     add(std::string_view(literal).substr(0, Boundary(literal, kMaxFragment)));
     if (literal.size() > kWindow * 2) {
       add(std::string_view(literal).substr(0, Boundary(literal, kWindow)));
