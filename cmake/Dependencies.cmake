@@ -43,6 +43,13 @@ find_package(Threads REQUIRED)
 # own allocator.
 if(NOT ERRDEX_SANITIZE AND NOT ERRDEX_FUZZ)
   errdex_require_pkg(JEMALLOC jemalloc libjemalloc-dev)
+  # jemalloc with errdex's options (src/alloc/jemalloc_conf.cc), compiled
+  # into each executable that links it: the options are a global the
+  # library reads before main, so they cannot sit in a static library the
+  # linker may leave out.
+  add_library(errdex_allocator INTERFACE)
+  target_sources(errdex_allocator INTERFACE "${PROJECT_SOURCE_DIR}/src/alloc/jemalloc_conf.cc")
+  target_link_libraries(errdex_allocator INTERFACE PkgConfig::JEMALLOC)
 endif()
 if(ERRDEX_TESTS)
   errdex_require_cmake_package(GTest googletest)

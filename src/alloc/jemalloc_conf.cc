@@ -1,0 +1,14 @@
+// jemalloc's options, read once when the allocator starts (before main).
+//
+// Transparent huge pages for jemalloc's own mappings: an index keeps
+// hundreds of MB of trees and records alive at once, and with 4 KiB pages
+// it spent a tenth of its time on first-touch page faults (one per page,
+// costly under a hypervisor) and more on TLB misses while tree-sitter walks
+// its nodes. Measured in bench/README.md ("Huge pages for the allocator").
+// The kernel's default THP mode, madvise, honours this; MALLOC_CONF in the
+// environment still overrides it.
+extern "C" {
+// NOLINTNEXTLINE: the name is jemalloc's interface, read by the library.
+extern const char* malloc_conf;
+const char* malloc_conf = "thp:always";
+}
