@@ -1064,6 +1064,7 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     if (!insert_error) return tl::unexpected(insert_error.error());
     std::unordered_map<std::string, int64_t> error_pks;
     std::vector<int64_t> site_errors(x.sites.size());
+    std::set<int64_t> new_rows;  // errors with a row no snapshot held
     for (size_t i = 0; i < x.sites.size(); ++i) {
       const Site& s = x.sites[i];
       std::string exception = ToValidUtf8(s.exception);
@@ -1120,7 +1121,7 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       site_errors[i] = error_pk;
     }
     ERRDEX_TRY(
-        WriteSites(library_pk, snapshot_pk, x.sites, site_errors, replaced, moved));
+        WriteSites(library_pk, snapshot_pk, x.sites, site_errors, replaced, moved, new_rows));
     ERRDEX_TRY(MoveErrorSums(db_, moved));
 
     Result<std::unique_ptr<BulkWriter>> non_site =
@@ -1191,8 +1192,14 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     gc->Bind(1, library_pk);
     ERRDEX_TRY(gc->Run());
     summary.removed_errors = db_.Changes();
-    std::set<int64_t> touched;
-    for (const auto& [pk, by] : moved) touched.insert(pk);
+    // An error's kind and internal flag are read from all its rows, in
+    // every version: only a row added or dropped can change them. Links to
+    // rows held already cannot. (Each of jax's releases still adds rows to
+    // about half its errors: lines move.)
+    std::set<int64_t> touched = std::move(new_rows);
+    if (replaced) {
+      for (const auto& [pk, by] : moved) touched.insert(pk);
+    }
     Result<Statement> refresh = db_.Prepare(
         "UPDATE error SET "
         "kind = (SELECT r.kind FROM site_row r WHERE r.error_pk = error.pk "
@@ -1362,7 +1369,8 @@ Result<void> MoveErrorSums(Database& db,
 Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
                                  const std::vector<Site>& sites,
                                  const std::vector<int64_t>& error_pks, bool replaced,
-                                 std::map<int64_t, std::pair<int64_t, int64_t>>& moved) {
+                                 std::map<int64_t, std::pair<int64_t, int64_t>>& moved,
+                                 std::set<int64_t>& new_rows) {
   std::vector<std::vector<std::string>> body_text(sites.size()), guard_text(sites.size());
   std::vector<int64_t> body_hash(sites.size()), guard_hash(sites.size());
   for (size_t i = 0; i < sites.size(); ++i) {
@@ -1475,6 +1483,7 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
                                   k.cause, k.via, k.internal, k.excerpt_line, body_hash[i],
                                   guard_hash[i], crc}));
       rows.emplace(crc, std::make_pair(found, std::move(k)));
+      new_rows.insert(error_pks[i]);
     }
     links[i] = found;
     auto& [n, sum] = moved[error_pks[i]];

@@ -549,10 +549,12 @@ class Catalog {
   // that hold them already, new rows and texts for the others. `replaced`:
   // the snapshot's old links were deleted, so rows and texts no snapshot
   // holds any more are dropped. Adds each link to `moved`, by error: how
-  // many links it gained and the sum of their hashes.
+  // many links it gained and the sum of their hashes; and to `new_rows`
+  // the errors that gained a row no snapshot held before.
   Result<void> WriteSites(int64_t library_pk, int64_t snapshot_pk, const std::vector<Site>& sites,
                           const std::vector<int64_t>& error_pks, bool replaced,
-                          std::map<int64_t, std::pair<int64_t, int64_t>>& moved);
+                          std::map<int64_t, std::pair<int64_t, int64_t>>& moved,
+                          std::set<int64_t>& new_rows);
 
   Database db_;
   // Declared after db_: finalized before the database closes.

@@ -257,6 +257,33 @@ TEST(Catalog, ReindexingReplacesTheSnapshotsSites) {
       cat->Get(ErrorId("jax-ml/jax", "ValueError", "Invalid TMEMLayout: {str}")).has_value());
 }
 
+// A version written again drops the rows only it held: the error's kind
+// and internal flag, read from its rows, follow, though no row was added.
+TEST(Catalog, AnErrorsKindFollowsARowDroppedByAVersionWrittenAgain) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open(dir.Catalog(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value()) << cat.error().message;
+  Template text = Template::Literal("shapes differ");
+  Site first = MakeSite("a.py", 3, "ValueError", text, SiteKind::kAssert);
+  Site second = MakeSite("b.py", 9, "ValueError", text);
+  second.internal = true;
+  Extraction both;
+  both.sites = {first, second};
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v1"), both).has_value());
+  std::string id = ErrorId("jax-ml/jax", "ValueError", "shapes differ");
+  Result<ErrorRecord> e = cat->Get(id);
+  ASSERT_TRUE(e.has_value()) << e.error().message;
+  EXPECT_EQ(e->kind, "assert");
+  EXPECT_FALSE(e->internal);
+  Extraction one;
+  one.sites = {second};
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v1"), one).has_value());
+  e = cat->Get(id);
+  ASSERT_TRUE(e.has_value()) << e.error().message;
+  EXPECT_EQ(e->kind, "raise");
+  EXPECT_TRUE(e->internal);
+}
+
 TEST(Catalog, SnapshotsOfOneLibraryShareErrors) {
   TempDir dir;
   Result<Catalog> cat = Catalog::Open(dir.Catalog(), OpenMode::kReadWrite);
@@ -304,8 +331,12 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
   const std::vector<std::string> words = {"bad shape", "no such axis", "wrong dtype", "empty",
                                           "too many", "not callable"};
   auto fresh = [&]() {
+    // Kinds and internal flags vary within one error, so that which row
+    // decides the error's kind, and whether all are internal, is tested.
     Site s = MakeSite(files[pick(3)], 1 + pick(400), pick(2) ? "ValueError" : "TypeError",
-                      Template::Literal(words[pick(6)]));
+                      Template::Literal(words[pick(6)]),
+                      pick(3) == 0 ? SiteKind::kAssert : SiteKind::kRaise);
+    s.internal = pick(4) == 0;
     s.excerpt = "line " + std::to_string(pick(5)) + "\n" + s.statement + "\n";
     Guard g;
     g.kind = "if";
@@ -325,9 +356,9 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
       int op = pick(6);
       if (sites.empty()) op = 3;
       Site& s = sites[pick(static_cast<int>(sites.size()))];
-      if (op == 0) {  // an edit above moves every later line of the file
+      if (op == 0) {  // an edit above moves every later line of the file, down or up
         std::string file = s.path;
-        int from = s.line, by = 1 + pick(9);
+        int from = s.line, by = pick(2) ? 1 + pick(9) : -std::min(s.line - 1, 1 + pick(9));
         for (Site& t : sites) {
           if (t.path != file || t.line < from) continue;
           t.line += by, t.end_line += by, t.excerpt_line += by;
@@ -344,6 +375,8 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
         sites.push_back(fresh());
       } else if (op == 4) {
         sites.push_back(s);  // held twice by one version
+      } else if (op == 5 && pick(2) == 0) {
+        s.internal = !s.internal;
       } else {
         s.trigger = "when v" + std::to_string(version);
       }
@@ -363,13 +396,39 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
   Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
   ASSERT_TRUE(cat.has_value()) << cat.error().message;
   std::map<std::string, std::vector<Site>> written;
-  for (int v = 0; v < 10; ++v) {
+  // An error's kind is its first site's, in path, line, column and kind
+  // order, over every version; it is internal when every site is. A write
+  // updates both only for errors that gained or lost a row: after each
+  // write, both are worked out here from the sites written so far.
+  auto check_kinds = [&](const std::string& after) {
+    std::map<std::string, std::pair<std::tuple<std::string, int, int, std::string>, bool>> expect;
+    for (const auto& [rev, sites] : written) {
+      for (const Site& s : sites) {
+        std::string id = ErrorId("jax-ml/jax", s.exception, s.message.Display());
+        auto order = std::make_tuple(s.path, s.line, s.column, std::string(SiteKindName(s.kind)));
+        auto [it, fresh_error] = expect.emplace(id, std::make_pair(order, s.internal));
+        if (fresh_error) continue;
+        it->second.first = std::min(it->second.first, order);
+        it->second.second = it->second.second && s.internal;
+      }
+    }
+    Result<std::vector<ErrorRecord>> every = cat->List(ListQuery{});
+    ASSERT_TRUE(every.has_value()) << every.error().message;
+    ASSERT_EQ(every->size(), expect.size()) << after;
+    for (const ErrorRecord& e : *every) {
+      ASSERT_TRUE(expect.count(e.id)) << e.id;
+      EXPECT_EQ(e.kind, std::get<3>(expect[e.id].first)) << e.template_text << " after " << after;
+      EXPECT_EQ(e.internal, expect[e.id].second) << e.template_text << " after " << after;
+    }
+  };
+  for (int v = 0; v < 16; ++v) {
     mutate(current, v);
     Extraction x;
     x.sites = current;
     std::string rev = "v" + std::to_string(v);
     ASSERT_TRUE(cat->WriteSnapshot(Info(rev), x).has_value());
     written[rev] = current;
+    check_kinds(rev);
   }
   for (const std::string rev : {"v3", "v7"}) {  // written again, with other content
     std::vector<Site> other = written[rev];
@@ -379,11 +438,12 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
     x.sites = other;
     ASSERT_TRUE(cat->WriteSnapshot(Info(rev), x).has_value());
     written[rev] = other;
+    check_kinds(rev + " again");
   }
   Result<CheckReport> report = cat->Check();
   ASSERT_TRUE(report.has_value());
   EXPECT_TRUE(report->problems.empty()) << report->problems.front();
-  std::set<Key> distinct;
+  std::set<std::tuple<Key, std::string, bool>> distinct;  // a row's kind and flag are its own
   std::set<std::pair<std::string, std::string>> bodies;
   // The guard text: guards and entries are relative to the site, so what
   // varies is the trigger and the file the entry names.
@@ -394,7 +454,7 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
       want.push_back(key(s.exception, s.message.Display(), s.path, s.line, s.column, s.end_line,
                          s.excerpt_line, s.excerpt, s.statement, s.trigger,
                          GuardsToJson(s.guards).dump(), s.entries));
-      distinct.insert(want.back());
+      distinct.emplace(want.back(), SiteKindName(s.kind), s.internal);
       bodies.emplace(s.statement, s.excerpt);
       guard_texts.emplace(s.trigger, s.path);
     }
