@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "match/pattern.h"
@@ -106,6 +107,37 @@ TEST(Prefilter, LiteralLongerThanTheVectorscanLimit) {
   EXPECT_EQ(hits[0].fragments_found, hits[0].fragments_total) << "a complete candidate";
   EXPECT_EQ(Pks(*p, "Invalid pipeline stage"), (std::vector<int64_t>{3}));
   EXPECT_TRUE(Pks(*p, LongText(20'000, 3)).empty());
+}
+
+// More literals than one Vectorscan database holds: the databases are
+// compiled on several threads and must come out as one compile after
+// another would write them, each template still found by its own text.
+TEST(Prefilter, ManyDatabasesAreBuiltTheSameEachTimeAndAllScanned) {
+  std::vector<Template> templates;
+  const std::vector<std::string> nouns = {"axis", "shape", "dtype", "device", "mesh", "tracer"};
+  for (int i = 0; i < 20000; ++i) {
+    // Distinct literals with shared words and suffixes, as generated messages have.
+    std::string text = "unexpected " + nouns[static_cast<size_t>(i) % nouns.size()] + " number " +
+                       std::to_string(i * 7919 % 100003) + " in stage";
+    templates.push_back(Template::Literal(text));
+  }
+  std::vector<Prefilter::Entry> entries;
+  for (size_t i = 0; i < templates.size(); ++i) {
+    entries.push_back({static_cast<int64_t>(i + 1), &templates[i]});
+  }
+  Result<std::string> first = Prefilter::Build(entries);
+  ASSERT_TRUE(first.has_value()) << first.error().message;
+  Result<std::string> second = Prefilter::Build(entries);
+  ASSERT_TRUE(second.has_value()) << second.error().message;
+  EXPECT_TRUE(*first == *second);
+  Result<Prefilter> p = Prefilter::Load(*first);
+  ASSERT_TRUE(p.has_value()) << p.error().message;
+  EXPECT_EQ(p->errors(), templates.size());
+  for (size_t i : {size_t{0}, size_t{8191}, size_t{8192}, size_t{16500}, size_t{19999}}) {
+    std::string message = "ValueError: " + templates[i].Display();
+    std::vector<int64_t> pks = Pks(*p, message);
+    EXPECT_NE(std::find(pks.begin(), pks.end(), static_cast<int64_t>(i + 1)), pks.end()) << message;
+  }
 }
 
 TEST(Prefilter, EmptyAndCorruptBlobs) {
