@@ -18,6 +18,7 @@
 #include <xxhash.h>
 
 #include "core/text.h"
+#include "core/threads.h"
 #include "extract/cpp/cpp_extractor.h"
 #include "extract/python/cy_prepass.h"
 #include "extract/python/py_extractor.h"
@@ -295,19 +296,6 @@ bool IsSourcePath(std::string_view path) {
   return EndsWith(path, ".py") || python::IsCythonPath(path) || cpp::IsCppSourcePath(path) ||
          rust::IsRustSourcePath(path);
 }
-
-namespace {
-
-// Runs `work(worker_parser)` on `jobs` threads (the caller's among them).
-template <typename Work>
-void OnThreads(int jobs, Work work) {
-  std::vector<std::thread> threads;
-  for (int j = 1; j < jobs; ++j) threads.emplace_back(work);
-  work();
-  for (std::thread& t : threads) t.join();
-}
-
-}  // namespace
 
 struct FileCache::Impl {
   template <typename T>

@@ -7,12 +7,12 @@
 
 #include <cstdlib>
 #include <cstring>
-#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
 
+#include "core/threads.h"
 #include "match/pattern.h"
 
 namespace errdex::match {
@@ -233,7 +233,7 @@ Result<std::string> Prefilter::Build(const std::vector<Entry>& entries) {
   // The chunks are independent databases: compiled on every core, written
   // in order, so the bytes are those of compiling them one after another.
   const size_t chunks = (expressions.size() + kChunk - 1) / kChunk;
-  std::vector<std::optional<Result<std::string>>> dbs(chunks);
+  std::vector<Result<std::string>> dbs(chunks);
   std::atomic<size_t> next{0};
   auto compile = [&] {
     for (size_t c = next++; c < chunks; c = next++) {
@@ -245,16 +245,13 @@ Result<std::string> Prefilter::Build(const std::vector<Entry>& entries) {
                             {hs_ids.begin() + from, hs_ids.begin() + to});
     }
   };
-  std::vector<std::thread> helpers;
   size_t cores = std::max(1u, std::thread::hardware_concurrency());
-  for (size_t t = 1; t < std::min(chunks, cores); ++t) helpers.emplace_back(compile);
-  compile();
-  for (std::thread& t : helpers) t.join();
+  OnThreads(static_cast<int>(std::min(chunks, cores)), compile);
   Put<uint64_t>(out, chunks);
-  for (std::optional<Result<std::string>>& db : dbs) {
-    if (!*db) return tl::unexpected(db->error());
-    Put<uint64_t>(out, (*db)->size());
-    out += **db;
+  for (const Result<std::string>& db : dbs) {
+    if (!db) return tl::unexpected(db.error());
+    Put<uint64_t>(out, db->size());
+    out += *db;
   }
   return out;
 }
