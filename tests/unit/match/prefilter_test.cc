@@ -110,8 +110,8 @@ TEST(Prefilter, LiteralLongerThanTheVectorscanLimit) {
 }
 
 // More literals than one Vectorscan database holds: the databases are
-// compiled on several threads and must come out as one compile after
-// another would write them, each template still found by its own text.
+// compiled on several threads and must come out the same bytes on every
+// build, each template still found by its own text.
 TEST(Prefilter, ManyDatabasesAreBuiltTheSameEachTimeAndAllScanned) {
   std::vector<Template> templates;
   const std::vector<std::string> nouns = {"axis", "shape", "dtype", "device", "mesh", "tracer"};
@@ -133,7 +133,8 @@ TEST(Prefilter, ManyDatabasesAreBuiltTheSameEachTimeAndAllScanned) {
   Result<Prefilter> p = Prefilter::Load(*first);
   ASSERT_TRUE(p.has_value()) << p.error().message;
   EXPECT_EQ(p->errors(), templates.size());
-  for (size_t i : {size_t{0}, size_t{8191}, size_t{8192}, size_t{16500}, size_t{19999}}) {
+  // Every template, whichever database its literal fell into.
+  for (size_t i = 0; i < templates.size(); ++i) {
     std::string message = "ValueError: " + templates[i].Display();
     std::vector<int64_t> pks = Pks(*p, message);
     EXPECT_NE(std::find(pks.begin(), pks.end(), static_cast<int64_t>(i + 1)), pks.end()) << message;
