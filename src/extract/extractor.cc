@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <functional>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -307,8 +308,9 @@ struct FileCache::Impl {
   using Map = std::unordered_map<std::string, Entry<T>>;
 
   std::mutex mutex;
-  // Keys are "blob\0path": a front end's result names its file.
-  Map<python::FileResult> python;
+  // Keys are "blob\0path": a front end's result names its file. Python's
+  // results are only read after, by the linker: shared, not copied.
+  Map<std::shared_ptr<const python::FileResult>> python;
   Map<std::vector<cpp::MacroDef>> macros;
   // And "\0macros" on top: C/C++ results depend on every file's sink macros.
   Map<cpp::FileResult> native;
@@ -425,7 +427,7 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   }
   cpp::MacroTable macros = cpp::SinkMacros(std::move(all_defined));
   std::string macro_digest = cache != nullptr ? MacroDigest(macros) : "";
-  std::vector<python::FileResult> results(files.size());
+  std::vector<std::shared_ptr<const python::FileResult>> results(files.size());
   std::vector<cpp::FileResult> native(files.size());
   std::vector<rust::FileResult> rusts(files.size());
   // Largest files first: a large file picked up last kept one core busy
@@ -456,35 +458,41 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
                                   : is_native ? cache->Find(cache->native, key, native[i])
                                               : cache->Find(cache->python, key, results[i]));
       if (!key.empty()) cache->Count(hit);
+      // What the linker reads of a C/C++ or Rust file, or one not read.
+      auto named = [&](std::vector<FileIssue> issues = {}) {
+        auto r = std::make_shared<python::FileResult>();
+        r->path = f.path;
+        r->issues = std::move(issues);
+        return r;
+      };
       if (hit) {
-        if (is_native || is_rust) results[i].path = f.path;
+        if (is_native || is_rust) results[i] = named();
         native_bytes[i].reset();
       } else {
         Result<std::string> bytes =
             native_bytes[i].has_value() ? std::move(*native_bytes[i]) : read(f);
         native_bytes[i].reset();
         if (!bytes) {
-          results[i].path = f.path;
           bool too_large = bytes.error().code == ErrorCode::kInvalidArgument;
-          results[i].issues.push_back(FileIssue{f.path, too_large ? "too-large" : "unreadable",
-                                                bytes.error().message, true});
+          results[i] = named({FileIssue{f.path, too_large ? "too-large" : "unreadable",
+                                        bytes.error().message, true}});
         } else if (size_t nul = bytes->find('\0'); nul != std::string::npos) {
           // Not source text: CPython refuses such a file, git calls it
           // binary, and a catalog's text never holds a NUL (PostgreSQL
           // refuses one; SQLite would keep it), so both backends skip it.
-          results[i].path = f.path;
-          results[i].issues.push_back(
-              FileIssue{f.path, "nul-byte", "a NUL byte at offset " + std::to_string(nul), true});
+          results[i] = named(
+              {FileIssue{f.path, "nul-byte", "a NUL byte at offset " + std::to_string(nul), true}});
         } else if (is_rust) {
-          results[i].path = f.path;
+          results[i] = named();
           rusts[i] = rust::ExtractRustBytes(rust_parser.get(), f.path, std::move(*bytes));
           if (!key.empty()) cache->Put(cache->rust, key, rusts[i]);
         } else if (is_native) {
-          results[i].path = f.path;
+          results[i] = named();
           native[i] = cpp::ExtractCppBytes(native_parser.get(), f.path, std::move(*bytes), macros);
           if (!key.empty()) cache->Put(cache->native, key, native[i]);
         } else {
-          results[i] = ExtractOne(parser.get(), f.path, std::move(*bytes));
+          results[i] = std::make_shared<const python::FileResult>(
+              ExtractOne(parser.get(), f.path, std::move(*bytes)));
           if (!key.empty()) cache->Put(cache->python, key, results[i]);
         }
       }
@@ -513,9 +521,12 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   std::vector<python::NativeFile> native_files;
   for (size_t i = 0; i < native.size(); ++i) {
     if (!native[i].facts.functions.empty())
-      native_files.push_back({results[i].path, &native[i].facts});
+      native_files.push_back({results[i]->path, &native[i].facts});
   }
-  python::LinkPython(results, out, &native_sites, &native_files);
+  std::vector<const python::FileResult*> linked;
+  linked.reserve(results.size());
+  for (const auto& r : results) linked.push_back(r.get());
+  python::LinkPython(linked, out, &native_sites, &native_files);
   for (Site& s : native_sites) out.sites.push_back(std::move(s));
   for (rust::FileResult& r : rusts) {
     for (Site& s : r.sites) out.sites.push_back(std::move(s));
@@ -580,8 +591,8 @@ Extraction ExtractRustSource(std::string_view path, std::string_view text,
 Extraction ExtractPythonSource(std::string_view path, std::string_view text,
                                uint64_t parse_timeout_micros) {
   ParserPtr parser = NewPythonParser(parse_timeout_micros);
-  std::vector<python::FileResult> results;
-  results.push_back(ExtractOne(parser.get(), path, std::string(text)));
+  python::FileResult result = ExtractOne(parser.get(), path, std::string(text));
+  std::vector<const python::FileResult*> results{&result};
   Extraction out;
   out.files_scanned = 1;
   out.bytes_scanned = static_cast<int64_t>(text.size());

@@ -101,8 +101,8 @@ struct Public {
 
 class Graph {
  public:
-  Graph(const std::vector<FileResult>& files, const std::vector<NativeFile>& native) {
-    for (const FileResult& f : files) AddModule(f);
+  Graph(const std::vector<const FileResult*>& files, const std::vector<NativeFile>& native) {
+    for (const FileResult* f : files) AddModule(*f);
     AddNative(native);
     for (size_t m = 0; m < modules_.size(); ++m) AddRegistrations(static_cast<int>(m));
     for (size_t m = 0; m < modules_.size(); ++m) AddCalls(static_cast<int>(m));
@@ -675,8 +675,9 @@ std::string AbsoluteImport(std::string_view importer, bool package, const Import
   return base.empty() ? i.module : base + "." + i.module;
 }
 
-void AssignEntryPoints(const std::vector<FileResult>& files, const std::vector<NativeFile>& native,
-                       std::vector<Site>& sites, size_t first, std::vector<Site>* native_sites) {
+void AssignEntryPoints(const std::vector<const FileResult*>& files,
+                       const std::vector<NativeFile>& native, std::vector<Site>& sites,
+                       size_t first, std::vector<Site>* native_sites) {
   Graph graph(files, native);
   if (native_sites != nullptr) {
     for (Site& s : *native_sites) {

@@ -42,9 +42,9 @@ struct NativeFile {
 
 // Sets Site::entries on `sites[first...]`, Python sites of `files`, and on
 // `native_sites`, the C/C++ sites of `native`, when given.
-void AssignEntryPoints(const std::vector<FileResult>& files, const std::vector<NativeFile>& native,
-                       std::vector<Site>& sites, size_t first,
-                       std::vector<Site>* native_sites = nullptr);
+void AssignEntryPoints(const std::vector<const FileResult*>& files,
+                       const std::vector<NativeFile>& native, std::vector<Site>& sites,
+                       size_t first, std::vector<Site>* native_sites = nullptr);
 
 // The dotted module name of a path relative to the library's root:
 // "pkg/sub/__init__.py" → "pkg.sub"; a leading "src/" is dropped.

@@ -107,8 +107,9 @@ struct FunctionRef {
 
 class Linker {
  public:
-  explicit Linker(std::vector<FileResult>& files) : files_(files) {
-    for (const FileResult& f : files_) {
+  explicit Linker(const std::vector<const FileResult*>& files) : files_(files) {
+    for (const FileResult* file : files_) {
+      const FileResult& f = *file;
       by_path_[f.path] = &f;
       for (const ClassInfo& c : f.classes) classes_[c.name].push_back(&c);
       for (const FunctionInfo& fn : f.functions) {
@@ -128,7 +129,8 @@ class Linker {
     unnamed_.clear();
     std::set<std::pair<std::string, int>> unnamed_done;
     size_t next_call = 0;
-    for (FileResult& f : files_) {
+    for (const FileResult* file : files_) {
+      const FileResult& f = *file;
       std::vector<Site> sites;
       for (const ProtoSite& p : f.sites) {
         if (p.chained) continue;
@@ -136,8 +138,9 @@ class Linker {
       }
       DropWordlessAlternatives(sites);
       // One raise is looked at again through sinks and properties: once each.
+      std::vector<NonSite> unnamed;
       for (NonSite& n : unnamed_) {
-        if (unnamed_done.emplace(n.path, n.line).second) f.non_sites.push_back(std::move(n));
+        if (unnamed_done.emplace(n.path, n.line).second) unnamed.push_back(std::move(n));
       }
       unnamed_.clear();
       for (size_t i = 0; i < f.calls.size(); ++i) SinkCallSites(next_call++, sites);
@@ -147,11 +150,12 @@ class Linker {
         if (s.exception == "AssertionError") s.internal = true;
         out.sites.push_back(std::move(s));
       }
-      for (NonSite& n : f.non_sites) out.non_sites.push_back(std::move(n));
-      for (FileIssue& i : f.issues) out.issues.push_back(std::move(i));
+      out.non_sites.insert(out.non_sites.end(), f.non_sites.begin(), f.non_sites.end());
+      for (NonSite& n : unnamed) out.non_sites.push_back(std::move(n));
+      out.issues.insert(out.issues.end(), f.issues.begin(), f.issues.end());
     }
-    for (const FileResult& f : files_) {
-      for (const ClassInfo& c : f.classes) {
+    for (const FileResult* f : files_) {
+      for (const ClassInfo& c : f->classes) {
         if (!IsException(&c, 0)) continue;
         out.classes.push_back(ExceptionClass{c.name, c.bases, c.path, c.line});
       }
@@ -934,8 +938,8 @@ class Linker {
     auto memo = subclasses_.find(c);
     if (memo != subclasses_.end()) return memo->second;
     std::vector<const ClassInfo*> out;
-    for (const FileResult& f : files_) {
-      for (const ClassInfo& k : f.classes) {
+    for (const FileResult* f : files_) {
+      for (const ClassInfo& k : f->classes) {
         if (&k == c || out.size() >= kMaxMessages) continue;
         std::vector<const ClassInfo*> mro = Mro(&k);
         if (std::find(mro.begin(), mro.end(), c) != mro.end()) out.push_back(&k);
@@ -1299,7 +1303,8 @@ class Linker {
   // The functions that raise with a parameter; then, round by round, those
   // that pass their own parameter on to one (a helper calling a helper).
   void FindSinks() {
-    for (FileResult& f : files_) {
+    for (const FileResult* file : files_) {
+      const FileResult& f = *file;
       for (const FunctionInfo& fn : f.functions) {
         for (size_t index : fn.sink_sites) {
           const ProtoSite& p = f.sites[index];
@@ -1330,7 +1335,8 @@ class Linker {
         }
       }
     }
-    for (FileResult& f : files_) {
+    for (const FileResult* file : files_) {
+      const FileResult& f = *file;
       for (const SinkCall& c : f.calls) {
         flow::SinkCall call;
         if (c.function >= 0) call.caller = SinkId(&f.functions[static_cast<size_t>(c.function)]);
@@ -1531,7 +1537,7 @@ class Linker {
     }
   }
 
-  std::vector<FileResult>& files_;
+  const std::vector<const FileResult*>& files_;
   flow::SinkLinker sinks_{flow::Printing::kPython, [this](std::string_view written, int sink) {
                              return TypeNamed(written, sink);
                            }};
@@ -1559,8 +1565,8 @@ class Linker {
 
 }  // namespace
 
-void LinkPython(std::vector<FileResult>& files, Extraction& out, std::vector<Site>* native,
-                const std::vector<NativeFile>* native_files) {
+void LinkPython(const std::vector<const FileResult*>& files, Extraction& out,
+                std::vector<Site>* native, const std::vector<NativeFile>* native_files) {
   Linker linker(files);
   size_t first = out.sites.size();
   linker.Run(out);

@@ -11,8 +11,9 @@
 
 namespace errdex::extract::python {
 
-// Moves the sites, non-sites, issues and exception classes of `files` into
-// `out`, resolving what one file alone could not. Deterministic for the same
+// Adds the sites, non-sites, issues and exception classes of `files` to
+// `out`, resolving what one file alone could not; `files` are only read
+// (the blob cache shares them across revisions). Deterministic for the same
 // input order.
 // `native`, when given, holds the C/C++ sites of the same library: one
 // whose message is all values and whose type is a Python exception class
@@ -20,7 +21,7 @@ namespace errdex::extract::python {
 // takes the class's templates.
 // `native_files`, when given, are the library's C/C++ files, whose
 // functions and bindings join the call graph (py_callgraph.h).
-void LinkPython(std::vector<FileResult>& files, Extraction& out,
+void LinkPython(const std::vector<const FileResult*>& files, Extraction& out,
                 std::vector<Site>* native = nullptr,
                 const std::vector<NativeFile>* native_files = nullptr);
 
