@@ -46,10 +46,14 @@ if (!real) {
   }
 }
 
+// Waits below are for readiness, not timings: Playwright's own default
+// (30 s), since a machine running the rest of the suite on every core can
+// take more than 10 s to start the server or answer the first search.
+const ready = 30000;
 const server = spawn(errdex, ["--db", db, "serve", "--port", "0"], { stdio: ["ignore", "ignore", "pipe"] });
 const base = await new Promise((resolve, reject) => {
   let err = "";
-  const timer = setTimeout(() => reject(new Error("errdex serve did not start: " + err)), 10000);
+  const timer = setTimeout(() => reject(new Error("errdex serve did not start: " + err)), ready);
   server.stderr.on("data", (d) => {
     err += d;
     const m = /on (http:\/\/[0-9.]+:\d+)\//.exec(err);
@@ -84,7 +88,7 @@ try {
     ].join("\n");
     await page.fill("#q", traceback);
     const first = page.locator("#results .match a.result").first();
-    await first.waitFor({ timeout: 10000 });
+    await first.waitFor({ timeout: ready });
     assert.match(await first.textContent(), /Invalid pipeline stage: \{stage\}/);
     await page.screenshot({ path: join(out, "search.png"), fullPage: true });
 
@@ -106,7 +110,7 @@ try {
     await page.goto(base + "/");
     await page.fill("#q", "ValueError: <script>alert('xss')</script> is not a name: <x");
     const hostile = page.locator("#results .match a.result").first();
-    await hostile.waitFor({ timeout: 10000 });
+    await hostile.waitFor({ timeout: ready });
     await hostile.click();
     await page.waitForSelector("h1.msg");
     assert.match(await page.textContent("h1.msg"), /<script>alert\('xss'\)<\/script>/);
@@ -127,12 +131,12 @@ try {
     // Python, and in this library with its placeholder.)
     await page.fill("#q", "RuntimeError pipeline");
     const byWords = page.locator("#results .match").first();
-    await byWords.waitFor({ timeout: 10000 });
+    await byWords.waitFor({ timeout: ready });
     assert.match(await byWords.locator("a.result").textContent(), /Invalid pipeline stage/);
     assert.match(await byWords.locator(".score").textContent(), /by words/);
     // A traceback's match shows the values it read and the fix.
     await page.fill("#q", traceback);
-    await page.locator("#results .match dl.values").first().waitFor({ timeout: 10000 });
+    await page.locator("#results .match dl.values").first().waitFor({ timeout: ready });
     const read = await page.locator("#results .match").first().textContent();
     assert.match(read, /stage\s*2/, "the value of {stage} is not shown");
     assert.ok(await page.locator("#results .match").first().locator(".fix-solution, pre.fix-after").count() >= 1,
@@ -160,7 +164,7 @@ try {
     await page.setViewportSize({ width: 1200, height: 900 });
     await page.goto(base + "/");
     await page.fill("#q", words);
-    await page.locator("#results .match").first().waitFor({ timeout: 10000 });
+    await page.locator("#results .match").first().waitFor({ timeout: ready });
     const found = await page.locator("#results .match a.result").allTextContents();
     assert.ok(found.length > 0, `"${words}" finds nothing`);
     assert.ok(found.some((t) => words.toLowerCase().split(/\s+/).every((w) => t.toLowerCase().includes(w))),
@@ -313,17 +317,17 @@ try {
       const id = errorPages[0][0].split("/errors/")[1];
       for (const path of [`/errors/${id.toUpperCase()}.html`, `/errors/${id.toUpperCase()}`, `/errors/${id}`]) {
         await page.goto(staticBase + path);
-        await page.waitForURL(staticBase + `/errors/${id}.html`, { timeout: 5000 });
+        await page.waitForURL(staticBase + `/errors/${id}.html`, { timeout: ready });
         await page.waitForSelector("h1.msg");
       }
       await page.goto(staticBase + `/api/errors/${id.toUpperCase()}.json`);
-      await page.waitForURL(staticBase + `/api/errors/${id}.json`, { timeout: 5000 });
+      await page.waitForURL(staticBase + `/api/errors/${id}.json`, { timeout: ready });
       await page.goto(staticBase + "/libraries/test/python-idioms?page=2");
-      await page.waitForURL(staticBase + "/libraries/test/python-idioms/page-2.html", { timeout: 5000 });
+      await page.waitForURL(staticBase + "/libraries/test/python-idioms/page-2.html", { timeout: ready });
       assert.match(await page.textContent("nav.pager .count"), /page 2 of/);
       // A page that does not exist stays the 404 page: no loop.
       await page.goto(staticBase + "/errors/FFFFFFFFFFFFFFFF");
-      await page.waitForURL(staticBase + "/errors/ffffffffffffffff.html", { timeout: 5000 });
+      await page.waitForURL(staticBase + "/errors/ffffffffffffffff.html", { timeout: ready });
       await page.waitForSelector("h1#not-found");
       await page.waitForTimeout(300);
       assert.equal(page.url(), staticBase + "/errors/ffffffffffffffff.html");
