@@ -696,7 +696,10 @@ class FileExtractor {
       return memo->second.first;
     }
     bool entry = false;
-    DefList found = ReachingDefinitions(src_, name, body, target, &flow_budget_, &entry);
+    auto [lowered, fresh] =
+        flow_bodies_.try_emplace(std::make_pair(ts_node_start_byte(body), ts_node_end_byte(body)));
+    if (fresh) lowered->second = LowerFlow(src_, body);
+    DefList found = flow::ReachingDefinitions(lowered->second, name, target, &flow_budget_, &entry);
     if (flow_budget_ < 0) {
       Budget("name-resolution", target);
       return {};
@@ -3246,6 +3249,8 @@ class FileExtractor {
   std::unordered_map<std::string, DefList> module_defs_;
   using ReachingKey = std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t>;
   std::map<ReachingKey, std::pair<DefList, bool>> reaching_;
+  // Each body lowered for the data flow once, when a name is first sought in it.
+  std::map<std::pair<uint32_t, uint32_t>, flow::FlowBody> flow_bodies_;
   std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;
   SourceLines lines_{src_};
   int64_t eval_steps_ = 0;

@@ -1,7 +1,8 @@
 #include "extract/python/py_flow.h"
 
 #include <algorithm>
-#include <memory>
+#include <string_view>
+#include <vector>
 
 #include "extract/python/py_syntax.h"
 #include "extract/ts_util.h"
@@ -9,448 +10,320 @@
 namespace errdex::extract::python {
 namespace {
 
-struct FlowState {
-  DefList defs;
-  bool live = true;
-};
+using flow::Binding;
+using flow::ClauseRole;
+using flow::FlowBody;
+using flow::FlowKind;
+using flow::FlowNode;
 
-void MergeInto(FlowState& into, const FlowState& other) {
-  if (!other.live) return;
-  if (!into.live) {
-    into = other;
-    return;
-  }
-  for (const DefPtr& d : other.defs) {
-    if (std::find(into.defs.begin(), into.defs.end(), d) == into.defs.end() &&
-        into.defs.size() < kMaxDefinitions) {
-      into.defs.push_back(d);
-    }
-  }
-}
+// Past this many nested nodes nothing is lowered: the walk gives up (an
+// opaque definition) at kMaxFlowDepth blocks, and every block it enters
+// is at most four nodes below the last.
+constexpr int kMaxLowerDepth = 4 * (kMaxFlowDepth + 2);
 
-// The states `break` and `continue` leave one loop with.
-struct LoopExits {
-  FlowState continues{{}, false};
-  FlowState breaks{{}, false};
-};
-
-class Flow {
+class Lowerer {
  public:
-  Flow(std::string_view source, std::string_view name, TSNode target, int64_t* budget)
-      : src_(source), name_(name), target_(target), budget_(budget) {}
+  explicit Lowerer(std::string_view source) : src_(source) {}
 
-  // Runs over `body` (a block or the module); returns the definitions that
-  // reach the target, or those live at the end of `body` when there is none.
-  DefList Run(TSNode body) {
-    // Without a target we want every definition a later reader could see
-    // (module constants): exits do not hide the assignments after them.
-    ignore_exits_ = ts_node_is_null(target_);
-    FlowState s;
-    s.defs = {entry_};
-    DefList out;
-    if (Block(body, s, 0, false, !ts_node_is_null(target_))) {
-      out = at_target_.defs;
-    } else if (s.live) {
-      out = s.defs;
-    }
-    auto entry = std::find(out.begin(), out.end(), entry_);
-    from_entry_ = entry != out.end();
-    if (from_entry_) out.erase(entry);
-    return out;
+  FlowBody Run(TSNode body) {
+    Block(body, 0);
+    return std::move(out_);
   }
-
-  bool from_entry() const { return from_entry_; }
-
-  bool found() const { return found_; }
 
  private:
   const SymbolTable& sym() const { return Symbols(); }
+  uint16_t Kind(TSNode n) const { return KindOf(n); }
+  std::string_view Text(TSNode n) const { return NodeText(n, src_); }
 
-  bool Block(TSNode block, FlowState& s, int depth, bool in_loop, bool seek) {
-    if (depth > kMaxFlowDepth) {
-      s.defs = {Opaque(block)};
-      return false;
-    }
+  uint32_t Add(FlowKind kind, TSNode node) {
+    out_.nodes.emplace_back();
+    out_.nodes.back().kind = kind;
+    out_.nodes.back().node = node;
+    return static_cast<uint32_t>(out_.nodes.size() - 1);
+  }
+  FlowNode& At(uint32_t i) { return out_.nodes[i]; }
+
+  // A block's statements: its named children but comments. Children by
+  // one cursor, not a vector per node.
+  uint32_t Block(TSNode block, int depth) {
+    uint32_t at = Add(FlowKind::kBlock, block);
+    if (depth > kMaxLowerDepth) return at;
+    std::vector<TSNode> stmts;
     TSTreeCursor c = ts_tree_cursor_new(block);
-    bool hit = false;
     if (ts_tree_cursor_goto_first_child(&c)) {
       do {
         TSNode stmt = ts_tree_cursor_current_node(&c);
-        if (!ts_node_is_named(stmt) || sym().Kind(stmt) == kComment) continue;
-        if (budget_ != nullptr && --*budget_ < 0) break;
-        if (seek && extract::Contains(stmt, target_)) {
-          hit = Seek(stmt, s, depth, in_loop);
-          break;
-        }
-        Transfer(stmt, s, depth, in_loop);
+        if (ts_node_is_named(stmt) && sym().Kind(stmt) != kComment) stmts.push_back(stmt);
       } while (ts_tree_cursor_goto_next_sibling(&c));
     }
     ts_tree_cursor_delete(&c);
-    return hit;
+    for (TSNode stmt : stmts) {
+      uint32_t kid = Statement(stmt, depth + 1);
+      At(at).kids.push_back(kid);
+    }
+    return at;
   }
 
-  DefPtr Opaque(TSNode stmt) {
-    auto d = std::make_shared<Def>();
-    d->type = Def::Type::kOpaque;
-    d->stmt = stmt;
-    return d;
+  // A block child, when there is one, as a kid of `parent`.
+  int32_t KidBlock(uint32_t parent, TSNode block, int depth) {
+    if (ts_node_is_null(block)) return -1;
+    uint32_t kid = Block(block, depth);
+    At(parent).kids.push_back(kid);
+    return static_cast<int32_t>(kid);
   }
 
-  bool IsName(TSNode node) const {
-    return sym().Kind(node) == kIdentifier && NodeText(node, src_) == name_;
+  // A clause whose blocks are `blocks` (elif, else and case: the one its
+  // field names; except and finally: every block child).
+  uint32_t Clause(TSNode clause, ClauseRole role, int depth) {
+    uint32_t at = Add(FlowKind::kClause, clause);
+    At(at).role = role;
+    if (depth > kMaxLowerDepth) return at;
+    switch (role) {
+      case ClauseRole::kArm:
+        KidBlock(at, Field(clause, "consequence"), depth + 1);
+        break;
+      case ClauseRole::kCase:
+        KidBlock(at, Field(clause, "consequence"), depth + 1);
+        break;
+      case ClauseRole::kElse:
+        KidBlock(at, Field(clause, "body"), depth + 1);
+        break;
+      case ClauseRole::kHandler:
+      case ClauseRole::kFinally:
+        if (role == ClauseRole::kHandler) CaughtName(clause, At(at).binds);
+        for (TSNode b : NamedChildren(clause)) {
+          if (Kind(b) == kBlock) KidBlock(at, b, depth + 1);
+        }
+        break;
+    }
+    return at;
   }
 
   // `except E as name`: the grammar puts the name in an as_pattern.
-  bool CatchesAsName(TSNode clause) const {
+  void CaughtName(TSNode clause, std::vector<Binding>& binds) const {
     TSNode alias = Field(clause, "alias");
-    if (!ts_node_is_null(alias)) return IsName(alias);
-    TSNode value = Field(clause, "value");
-    if (ts_node_is_null(value) || sym().Kind(value) != kAsPattern) return false;
-    TSNode target = Field(value, "alias");
-    return !ts_node_is_null(target) && NodeText(target, src_) == name_;
-  }
-
-  // `stmt` contains the target: descend to it and record the state there.
-  bool Seek(TSNode stmt, FlowState s, int depth, bool in_loop) {
-    auto stop = [&](const FlowState& state) {
-      at_target_ = state;
-      found_ = true;
-      return true;
-    };
-    if (SameNode(stmt, target_) || depth > kMaxFlowDepth) return stop(s);
-    switch (sym().Kind(stmt)) {
-      case kBlock:
-        return Block(stmt, s, depth + 1, in_loop, true) || stop(s);
-      case kIf:
-      case kElif:
-      case kElse:
-      case kWith:
-      case kTry:
-      case kFinally:
-      case kExcept:
-      case kExceptGroup:
-      case kMatch:
-      case kCase:
-      case kFor:
-      case kWhile:
-        break;
-      default:
-        return stop(s);  // an expression, a nested def or class: the state here
-    }
-    uint16_t kind = sym().Kind(stmt);
-    if (kind == kFor || kind == kWhile) {
-      // Definitions later in the loop body reach the target on the next pass.
-      FlowState once = s;
-      TSNode body = Field(stmt, "body");
-      if (kind == kFor && BindsName(Field(stmt, "left"))) once.defs = {Opaque(stmt)};
-      loops_.emplace_back();
-      if (!ts_node_is_null(body)) Block(body, once, depth + 1, true, false);
-      MergeInto(once, loops_.back().continues);  // a `continue` goes round again too
-      loops_.pop_back();
-      MergeInto(s, once);
-      if (kind == kFor && BindsName(Field(stmt, "left"))) s.defs = {Opaque(stmt)};
-      in_loop = true;
-    }
-    if (kind == kTry) {
-      TSNode body = Field(stmt, "body");
-      if (!ts_node_is_null(body) && !extract::Contains(body, target_)) {
-        FlowState after = s;
-        Block(body, after, depth + 1, in_loop, false);
-        MergeInto(s, after);
-      }
-    }
-    if (kind == kExcept || kind == kExceptGroup) {
-      if (CatchesAsName(stmt)) {
-        auto d = std::make_shared<Def>();
-        d->type = Def::Type::kCaught;
-        d->stmt = stmt;
-        s.defs = {d};
-      }
-    }
-    if (kind == kWith) BindWithTargets(stmt, s);
-    for (TSNode child : NamedChildren(stmt)) {
-      if (!extract::Contains(child, target_)) continue;
-      if (IsClauseOrBlock(child)) return Seek(child, s, depth + 1, in_loop);
-      return stop(s);  // the target is in a condition or subject
-    }
-    return stop(s);
-  }
-
-  bool IsClauseOrBlock(TSNode node) const {
-    switch (sym().Kind(node)) {
-      case kBlock:
-      case kElif:
-      case kElse:
-      case kExcept:
-      case kExceptGroup:
-      case kFinally:
-      case kCase:
-        return true;
-      default:
-        return false;
-    }
-  }
-
-  bool BindsName(TSNode pattern) const {
-    if (ts_node_is_null(pattern)) return false;
-    if (IsName(pattern)) return true;
-    uint16_t k = sym().Kind(pattern);
-    if (k == kPatternList || k == kTuplePattern || k == kListSplatPattern || k == kParenthesized ||
-        k == kTuple || k == kExpressionList) {
-      for (TSNode child : NamedChildren(pattern)) {
-        if (BindsName(child)) return true;
-      }
-    }
-    return false;
-  }
-
-  void BindWithTargets(TSNode with_stmt, FlowState& s) {
-    for (TSNode clause : NamedChildren(with_stmt)) {
-      if (sym().Kind(clause) != kWithClause) continue;
-      for (TSNode item : NamedChildren(clause)) {
-        TSNode value = Field(item, "value");
-        if (ts_node_is_null(value) || sym().Kind(value) != kAsPattern) continue;
-        TSNode alias = Field(value, "alias");
-        if (!ts_node_is_null(alias) && NodeText(alias, src_) == name_) {
-          s.defs = {Opaque(with_stmt)};
-        }
-      }
-    }
-  }
-
-  void Assign(TSNode stmt, TSNode left, TSNode right, FlowState& s) {
-    if (IsName(left)) {
-      auto d = std::make_shared<Def>();
-      d->type = Def::Type::kValue;
-      d->value = right;
-      d->stmt = stmt;
-      s.defs = {d};
+    if (!ts_node_is_null(alias)) {
+      if (Kind(alias) == kIdentifier)
+        binds.push_back({Text(alias), Def::Type::kCaught, {}, clause});
       return;
     }
-    if (!BindsName(left)) return;
-    // a, msg = x, "text": take the matching element when both sides are flat.
-    std::vector<TSNode> targets = NamedChildren(left);
-    uint16_t rk = sym().Kind(right);
-    if (rk == kExpressionList || rk == kTuple) {
-      std::vector<TSNode> values = NamedChildren(right);
-      if (values.size() == targets.size()) {
-        for (size_t i = 0; i < targets.size(); ++i) {
-          if (IsName(targets[i])) {
-            Assign(stmt, targets[i], values[i], s);
-            return;
-          }
-        }
-      }
-    }
-    s.defs = {Opaque(stmt)};
+    TSNode value = Field(clause, "value");
+    if (ts_node_is_null(value) || Kind(value) != kAsPattern) return;
+    TSNode target = Field(value, "alias");
+    if (!ts_node_is_null(target)) binds.push_back({Text(target), Def::Type::kCaught, {}, clause});
   }
 
-  void Transfer(TSNode stmt, FlowState& s, int depth, bool in_loop) {
-    if (!s.live) return;
-    switch (sym().Kind(stmt)) {
-      case kExpressionStatement: {
-        for (TSNode expr : NamedChildren(stmt)) {
-          uint16_t k = sym().Kind(expr);
-          if (k == kAssignment) {
-            // a = b = value: every target gets the innermost right-hand side.
-            TSNode node = expr;
-            std::vector<TSNode> lefts;
-            while (sym().Kind(node) == kAssignment) {
-              lefts.push_back(Field(node, "left"));
-              TSNode right = Field(node, "right");
-              if (ts_node_is_null(right)) {
-                node = right;
-                break;
-              }
-              node = right;
-            }
-            if (ts_node_is_null(node)) continue;  // an annotation without a value
-            for (TSNode left : lefts) Assign(stmt, left, node, s);
-          } else if (k == kAugmentedAssignment) {
-            TSNode left = Field(expr, "left");
-            if (!IsName(left)) continue;
-            TSNode op = Field(expr, "operator");
-            TSNode right = Field(expr, "right");
-            if (!ts_node_is_null(op) && NodeText(op, src_) == "+=" && !ts_node_is_null(right)) {
-              auto d = std::make_shared<Def>();
-              d->type = Def::Type::kAppend;
-              d->value = right;
-              d->stmt = stmt;
-              d->base = s.defs;
-              d->base.erase(std::remove(d->base.begin(), d->base.end(), entry_), d->base.end());
-              d->in_loop = in_loop;
-              s.defs = {d};
-            } else {
-              s.defs = {Opaque(stmt)};
-            }
+  // The names a target pattern binds: `a`, `a, (b, *c)`.
+  void PatternNames(TSNode pattern, std::vector<std::string_view>& out) const {
+    if (ts_node_is_null(pattern)) return;
+    uint16_t k = Kind(pattern);
+    if (k == kIdentifier) {
+      std::string_view name = Text(pattern);
+      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+      return;
+    }
+    if (k == kPatternList || k == kTuplePattern || k == kListSplatPattern || k == kParenthesized ||
+        k == kTuple || k == kExpressionList) {
+      for (TSNode child : NamedChildren(pattern)) PatternNames(child, out);
+    }
+  }
+
+  void Opaques(TSNode pattern, TSNode stmt, std::vector<Binding>& binds) const {
+    std::vector<std::string_view> names;
+    PatternNames(pattern, names);
+    for (std::string_view n : names) binds.push_back({n, Def::Type::kOpaque, {}, stmt});
+  }
+
+  // `left = right`: a name takes the value; `a, msg = x, "text"` the
+  // matching element when both sides are flat; any other name in the
+  // pattern a value errdex does not follow.
+  void Assign(TSNode stmt, TSNode left, TSNode right, std::vector<Binding>& binds) const {
+    if (Kind(left) == kIdentifier) {
+      binds.push_back({Text(left), Def::Type::kValue, right, stmt});
+      return;
+    }
+    std::vector<std::string_view> names;
+    PatternNames(left, names);
+    if (names.empty()) return;
+    std::vector<TSNode> targets = NamedChildren(left);
+    std::vector<TSNode> values;
+    uint16_t rk = Kind(right);
+    if (rk == kExpressionList || rk == kTuple) values = NamedChildren(right);
+    for (std::string_view name : names) {
+      bool matched = false;
+      if (values.size() == targets.size()) {
+        for (size_t i = 0; i < targets.size() && !matched; ++i) {
+          if (Kind(targets[i]) == kIdentifier && Text(targets[i]) == name) {
+            binds.push_back({name, Def::Type::kValue, values[i], stmt});
+            matched = true;
           }
         }
-        return;
+      }
+      if (!matched) binds.push_back({name, Def::Type::kOpaque, {}, stmt});
+    }
+  }
+
+  void ExpressionBinds(TSNode stmt, std::vector<Binding>& binds) const {
+    for (TSNode expr : NamedChildren(stmt)) {
+      uint16_t k = Kind(expr);
+      if (k == kAssignment) {
+        // a = b = value: every target gets the innermost right-hand side.
+        TSNode node = expr;
+        std::vector<TSNode> lefts;
+        while (Kind(node) == kAssignment) {
+          lefts.push_back(Field(node, "left"));
+          node = Field(node, "right");
+          if (ts_node_is_null(node)) break;
+        }
+        if (ts_node_is_null(node)) continue;  // an annotation without a value
+        for (TSNode left : lefts) Assign(stmt, left, node, binds);
+      } else if (k == kAugmentedAssignment) {
+        TSNode left = Field(expr, "left");
+        if (Kind(left) != kIdentifier) continue;
+        TSNode op = Field(expr, "operator");
+        TSNode right = Field(expr, "right");
+        bool append = !ts_node_is_null(op) && Text(op) == "+=" && !ts_node_is_null(right);
+        binds.push_back({Text(left), append ? Def::Type::kAppend : Def::Type::kOpaque,
+                         append ? right : TSNode{}, stmt});
+      }
+    }
+  }
+
+  uint32_t Statement(TSNode stmt, int depth) {
+    switch (Kind(stmt)) {
+      case kExpressionStatement: {
+        uint32_t at = Add(FlowKind::kLeaf, stmt);
+        ExpressionBinds(stmt, At(at).binds);
+        return at;
       }
       case kIf: {
-        FlowState out;
-        out.live = false;
-        bool has_else = false;
+        uint32_t at = Add(FlowKind::kIf, stmt);
+        if (depth > kMaxLowerDepth) return at;
         for (TSNode child : NamedChildren(stmt)) {
-          uint16_t k = sym().Kind(child);
-          if (k == kBlock || k == kElif || k == kElse) {
-            FlowState branch = s;
-            TSNode body = k == kBlock ? child : Field(child, k == kElif ? "consequence" : "body");
-            if (!ts_node_is_null(body)) Block(body, branch, depth + 1, in_loop, false);
-            MergeInto(out, branch);
-            has_else = has_else || k == kElse;
+          uint16_t k = Kind(child);
+          if (k == kBlock) {
+            KidBlock(at, child, depth + 1);
+          } else if (k == kElif || k == kElse) {
+            uint32_t clause =
+                Clause(child, k == kElif ? ClauseRole::kArm : ClauseRole::kElse, depth + 1);
+            At(at).kids.push_back(clause);
           }
         }
-        if (!has_else) MergeInto(out, s);
-        s = out;
-        return;
+        return at;
       }
       case kFor:
       case kWhile: {
-        FlowState body_state = s;
-        if (sym().Kind(stmt) == kFor && BindsName(Field(stmt, "left"))) {
-          body_state.defs = {Opaque(stmt)};
-        }
-        TSNode body = Field(stmt, "body");
-        loops_.emplace_back();
-        if (!ts_node_is_null(body)) Block(body, body_state, depth + 1, true, false);
-        // A continue goes round again, so it may end the loop as the body's
-        // end does and run the `else`; a break leaves past the `else`.
-        MergeInto(body_state, loops_.back().continues);
-        FlowState breaks = std::move(loops_.back().breaks);
-        loops_.pop_back();
-        MergeInto(s, body_state);
+        uint32_t at = Add(FlowKind::kLoop, stmt);
+        if (Kind(stmt) == kFor) Opaques(Field(stmt, "left"), stmt, At(at).binds);
+        if (depth > kMaxLowerDepth) return at;
+        int32_t body = KidBlock(at, Field(stmt, "body"), depth + 1);
+        At(at).body = body;
         TSNode alternative = Field(stmt, "alternative");
         if (!ts_node_is_null(alternative)) {
-          TSNode else_body = Field(alternative, "body");
-          if (!ts_node_is_null(else_body)) Block(else_body, s, depth + 1, in_loop, false);
+          uint32_t clause = Clause(alternative, ClauseRole::kElse, depth + 1);
+          At(at).kids.push_back(clause);
+          At(at).orelse = static_cast<int32_t>(clause);
         }
-        MergeInto(s, breaks);
-        return;
+        return at;
       }
       case kTry: {
-        FlowState body_state = s;
+        uint32_t at = Add(FlowKind::kTry, stmt);
+        if (depth > kMaxLowerDepth) return at;
         TSNode body = Field(stmt, "body");
-        if (!ts_node_is_null(body)) Block(body, body_state, depth + 1, in_loop, false);
-        FlowState handler_in = s;
-        MergeInto(handler_in, body_state);
-        FlowState out = body_state;
-        FlowState finally_state;
-        TSNode finally_block{};
         for (TSNode child : NamedChildren(stmt)) {
-          uint16_t k = sym().Kind(child);
-          if (k == kExcept || k == kExceptGroup) {
-            FlowState h = handler_in;
-            if (CatchesAsName(child)) {
-              auto d = std::make_shared<Def>();
-              d->type = Def::Type::kCaught;
-              d->stmt = child;
-              h.defs = {d};
-            }
-            for (TSNode b : NamedChildren(child)) {
-              if (sym().Kind(b) == kBlock) Block(b, h, depth + 1, in_loop, false);
-            }
-            MergeInto(out, h);
-          } else if (k == kElse) {
-            TSNode else_body = Field(child, "body");
-            FlowState e = body_state;
-            if (!ts_node_is_null(else_body)) Block(else_body, e, depth + 1, in_loop, false);
-            out.live = false;
-            out.defs.clear();
-            MergeInto(out, e);
-          } else if (k == kFinally) {
-            finally_block = child;
+          uint16_t k = Kind(child);
+          if (k == kBlock && SameNode(child, body)) {
+            At(at).body = KidBlock(at, child, depth + 1);
+          } else if (k == kExcept || k == kExceptGroup || k == kElse || k == kFinally) {
+            ClauseRole role = k == kElse      ? ClauseRole::kElse
+                              : k == kFinally ? ClauseRole::kFinally
+                                              : ClauseRole::kHandler;
+            uint32_t clause = Clause(child, role, depth + 1);
+            At(at).kids.push_back(clause);
           }
         }
-        if (!ts_node_is_null(finally_block)) {
-          for (TSNode b : NamedChildren(finally_block)) {
-            if (sym().Kind(b) == kBlock) Block(b, out, depth + 1, in_loop, false);
-          }
-        }
-        s = out;
-        return;
+        return at;
       }
       case kWith: {
-        BindWithTargets(stmt, s);
-        TSNode body = Field(stmt, "body");
-        if (!ts_node_is_null(body)) Block(body, s, depth + 1, in_loop, false);
-        return;
+        uint32_t at = Add(FlowKind::kWith, stmt);
+        for (TSNode clause : NamedChildren(stmt)) {
+          if (Kind(clause) != kWithClause) continue;
+          for (TSNode item : NamedChildren(clause)) {
+            TSNode value = Field(item, "value");
+            if (ts_node_is_null(value) || Kind(value) != kAsPattern) continue;
+            TSNode alias = Field(value, "alias");
+            if (!ts_node_is_null(alias)) {
+              At(at).binds.push_back({Text(alias), Def::Type::kOpaque, {}, stmt});
+            }
+          }
+        }
+        if (depth > kMaxLowerDepth) return at;
+        At(at).body = KidBlock(at, Field(stmt, "body"), depth + 1);
+        return at;
       }
       case kMatch: {
-        FlowState out = s;
-        TSNode body = Field(stmt, "body");
-        if (ts_node_is_null(body)) return;
-        for (TSNode c : NamedChildren(body)) {
-          if (sym().Kind(c) != kCase) continue;
-          FlowState branch = s;
-          TSNode consequence = Field(c, "consequence");
-          if (!ts_node_is_null(consequence)) Block(consequence, branch, depth + 1, in_loop, false);
-          MergeInto(out, branch);
-        }
-        s = out;
-        return;
+        uint32_t at = Add(FlowKind::kMatch, stmt);
+        if (depth > kMaxLowerDepth) return at;
+        At(at).body = KidBlock(at, Field(stmt, "body"), depth + 1);
+        return at;
       }
+      case kElif:
+        return Clause(stmt, ClauseRole::kArm, depth);
+      case kElse:
+        return Clause(stmt, ClauseRole::kElse, depth);
+      case kExcept:
+      case kExceptGroup:
+        return Clause(stmt, ClauseRole::kHandler, depth);
+      case kFinally:
+        return Clause(stmt, ClauseRole::kFinally, depth);
+      case kCase:
+        return Clause(stmt, ClauseRole::kCase, depth);
       case kBreak:
+        return Add(FlowKind::kBreak, stmt);
       case kContinue:
-        if (!ignore_exits_ && !loops_.empty()) {
-          LoopExits& loop = loops_.back();
-          MergeInto(sym().Kind(stmt) == kBreak ? loop.breaks : loop.continues, s);
-        }
-        if (!ignore_exits_) s.live = false;
-        return;
+        return Add(FlowKind::kContinue, stmt);
       case kReturn:
       case kRaise:
-        if (!ignore_exits_) s.live = false;
-        return;
+        return Add(FlowKind::kExit, stmt);
       case kFunctionDefinition:
       case kClassDefinition: {
-        TSNode name = Field(stmt, "name");
-        if (!ts_node_is_null(name) && IsName(name)) s.defs = {Opaque(stmt)};
-        return;
+        uint32_t at = Add(FlowKind::kLeaf, stmt);
+        DefinitionName(stmt, At(at).binds);
+        return at;
       }
       case kDecoratedDefinition: {
+        uint32_t at = Add(FlowKind::kLeaf, stmt);
         TSNode def = Field(stmt, "definition");
-        if (!ts_node_is_null(def)) Transfer(def, s, depth, in_loop);
-        return;
+        uint16_t k = Kind(def);
+        if (k == kFunctionDefinition || k == kClassDefinition) DefinitionName(def, At(at).binds);
+        return at;
       }
       case kImport:
       case kImportFrom: {
-        std::string_view text = NodeText(stmt, src_);
-        if (text.find(name_) != std::string_view::npos) {
-          for (TSNode n : NamedChildren(stmt)) {
-            std::string_view bound = NodeText(n, src_);
-            if (sym().Kind(n) == kAliasedImport) bound = NodeText(Field(n, "alias"), src_);
-            if (LastComponent(bound) == name_) s.defs = {Opaque(stmt)};
-          }
+        uint32_t at = Add(FlowKind::kLeaf, stmt);
+        for (TSNode n : NamedChildren(stmt)) {
+          std::string_view bound = Text(n);
+          if (Kind(n) == kAliasedImport) bound = Text(Field(n, "alias"));
+          At(at).binds.push_back({LastComponent(bound), Def::Type::kOpaque, {}, stmt});
         }
-        return;
+        return at;
       }
       default:
-        return;
+        return Add(FlowKind::kLeaf, stmt);
     }
   }
 
+  void DefinitionName(TSNode def, std::vector<Binding>& binds) const {
+    TSNode name = Field(def, "name");
+    if (Kind(name) == kIdentifier) binds.push_back({Text(name), Def::Type::kOpaque, {}, def});
+  }
+
   std::string_view src_;
-  std::string_view name_;
-  TSNode target_;
-  FlowState at_target_;
-  bool found_ = false;
-  bool ignore_exits_ = false;
-  std::vector<LoopExits> loops_;  // the loops being walked, innermost last
-  // Stands for "no definition yet" while the walk runs; taken out at the end.
-  DefPtr entry_ = std::make_shared<const Def>();
-  bool from_entry_ = false;
-  int64_t* budget_ = nullptr;
+  FlowBody out_;
 };
 
 }  // namespace
 
-DefList ReachingDefinitions(std::string_view source, std::string_view name, TSNode body,
-                            TSNode target, int64_t* budget, bool* from_entry) {
-  Flow flow(source, name, target, budget);
-  DefList out = flow.Run(body);
-  if (from_entry != nullptr) *from_entry = flow.from_entry();
-  return out;
-}
+FlowBody LowerFlow(std::string_view source, TSNode body) { return Lowerer(source).Run(body); }
 
 }  // namespace errdex::extract::python

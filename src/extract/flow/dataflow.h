@@ -1,0 +1,96 @@
+// Which definitions of a variable reach a point: the data flow the
+// evaluator resolves names with (`msg` at `raise ValueError(msg)`), written
+// once for every language. A front end lowers a body to a `FlowBody` — the
+// statements that bind names, the blocks, branches, loops, handlers and
+// exits between them — and knows nothing of the walk; the walk knows no
+// syntax beyond the nodes the front end hands it back (a definition's value
+// and statement, which only the front end evaluates).
+#pragma once
+
+#include <tree_sitter/api.h>
+
+#include <cstdint>
+#include <memory>
+#include <string_view>
+#include <vector>
+
+namespace errdex::extract::flow {
+
+// Bounds that keep adversarial sources cheap.
+inline constexpr int kMaxFlowDepth = 96;       // nested blocks followed
+inline constexpr size_t kMaxDefinitions = 16;  // definitions kept per merge
+
+struct Def;
+using DefPtr = std::shared_ptr<const Def>;
+using DefList = std::vector<DefPtr>;
+
+struct Def {
+  // kValue: `value` assigned; kAppend: `value` appended to `base`; kCaught:
+  // the exception a handler binds; kOpaque: bound to what errdex does not
+  // follow (a loop variable, an import, a nested definition).
+  enum class Type : uint8_t { kValue, kAppend, kCaught, kOpaque };
+  Type type = Type::kOpaque;
+  TSNode value{};  // kValue / kAppend: the assigned or appended expression
+  TSNode stmt{};   // where the definition is, for evaluating `value`
+  DefList base;    // kAppend: the definitions appended to
+  bool in_loop = false;
+};
+
+// One name a statement binds, and how (`value` and `stmt` as for a Def).
+struct Binding {
+  std::string_view name;
+  Def::Type type = Def::Type::kOpaque;
+  TSNode value{};
+  TSNode stmt{};
+};
+
+// What a lowered node does to control and to names.
+enum class FlowKind : uint8_t {
+  kBlock,     // kids: its statements, in order
+  kLeaf,      // a statement control passes through; binds: in order
+  kExit,      // return, raise: control leaves the body
+  kBreak,     // leaves the innermost loop
+  kContinue,  // goes round the innermost loop again
+  kIf,        // kids: the first arm's block, then the other arms (kClause)
+  kLoop,      // binds: what each pass binds (a for's targets); kids: body, else clause
+  kTry,       // kids: the body block, then handler, else and finally clauses
+  kWith,      // binds: its `as` targets; kids: the body
+  kMatch,     // kids: one block whose statements are the cases (kClause)
+  kClause,    // an arm, handler, else, finally or case: kids its blocks;
+              // binds: what entering it binds (a handler's `as`)
+};
+
+// The role of a clause inside its construct.
+enum class ClauseRole : uint8_t { kArm, kElse, kHandler, kFinally, kCase };
+
+struct FlowNode {
+  FlowKind kind = FlowKind::kLeaf;
+  ClauseRole role = ClauseRole::kArm;
+  TSNode node{};  // the syntax it stands for: where a target is sought
+  std::vector<Binding> binds;
+  std::vector<uint32_t> kids;  // indexes into FlowBody::nodes
+  // kLoop, kTry, kWith, kMatch: the node of its body block, if it has one;
+  // kLoop: the node of its else clause, if it has one.
+  int32_t body = -1;
+  int32_t orelse = -1;
+};
+
+// One body (a function's block or a module) as a front end lowered it; node
+// 0 is the body itself, a kBlock. Nested function and class bodies are
+// other bodies: here they are leaves binding their name.
+struct FlowBody {
+  std::vector<FlowNode> nodes;
+};
+
+// The definitions of `name` in `body` that reach `target` (a statement
+// inside the body); with a null target, every definition live at the end of
+// `body`, exits ignored (a module's constants). `budget`, when given, is
+// decremented per statement visited; once it is spent the walk stops and
+// what it returns is incomplete (callers drop it). `from_entry`, when
+// given, is set when some path from the start of `body` reaches the target
+// without any definition (a parameter that an `if` may or may not reassign
+// still holds what the caller passed).
+DefList ReachingDefinitions(const FlowBody& body, std::string_view name, TSNode target,
+                            int64_t* budget = nullptr, bool* from_entry = nullptr);
+
+}  // namespace errdex::extract::flow
