@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <unordered_map>
 
 #include "extract/ts_util.h"
 
@@ -13,6 +14,10 @@ struct FlowState {
   bool live = true;
 };
 
+// Set when a merge drops a definition past kMaxDefinitions: what the walk
+// returns may then miss one. Per thread, as each walk runs on one.
+thread_local bool dropped = false;
+
 void MergeInto(FlowState& into, const FlowState& other) {
   if (!other.live) return;
   if (!into.live) {
@@ -20,9 +25,11 @@ void MergeInto(FlowState& into, const FlowState& other) {
     return;
   }
   for (const DefPtr& d : other.defs) {
-    if (std::find(into.defs.begin(), into.defs.end(), d) == into.defs.end() &&
-        into.defs.size() < kMaxDefinitions) {
+    if (std::find(into.defs.begin(), into.defs.end(), d) != into.defs.end()) continue;
+    if (into.defs.size() < kMaxDefinitions) {
       into.defs.push_back(d);
+    } else {
+      dropped = true;
     }
   }
 }
@@ -76,9 +83,54 @@ class Flow {
       const FlowNode& stmt = At(k);
       if (budget_ != nullptr && --*budget_ < 0) break;
       if (seek && Holds(stmt)) return Seek(stmt, s, depth, in_loop);
+      Collect(s);
       Transfer(stmt, s, depth, in_loop);
+      Collect(s);
     }
     return false;
+  }
+
+  // An exception can leave a try's body before or after any of its
+  // statements, nested ones too: each state there reaches the handlers
+  // (and a finally) of every try being walked around it.
+  void Collect(const FlowState& s) {
+    for (FlowState* c : collectors_) MergeInto(*c, s);
+  }
+
+  // A try's body walked from `s`: `s` becomes its state at the end; the
+  // result is every state in between, `s` before it included.
+  FlowState BodyPoints(const FlowNode* body, FlowState& s, int depth, bool in_loop) {
+    FlowState points{{}, false};
+    MergeInto(points, s);
+    if (body == nullptr) return points;
+    collectors_.push_back(&points);
+    Block(*body, s, depth + 1, in_loop, false);
+    collectors_.pop_back();
+    MergeInto(points, s);
+    return points;
+  }
+
+  const FlowNode* Role(const FlowNode& n, ClauseRole role) const {
+    const FlowNode* found = nullptr;
+    for (uint32_t k : n.kids) {
+      if (At(k).kind == FlowKind::kClause && At(k).role == role) found = &At(k);
+    }
+    return found;
+  }
+
+  // A handler walked from `in`: its end state merged into `out`, and when
+  // `points` is given every state inside it there too.
+  void Handler(const FlowNode& clause, const FlowState& in, FlowState& out, FlowState* points,
+               int depth, bool in_loop) {
+    FlowState h = in;
+    Bind(clause, h, in_loop);
+    if (points != nullptr) {
+      MergeInto(*points, h);
+      collectors_.push_back(points);
+    }
+    for (uint32_t b : clause.kids) Block(At(b), h, depth + 1, in_loop, false);
+    if (points != nullptr) collectors_.pop_back();
+    MergeInto(out, h);
   }
 
   static DefPtr Opaque(TSNode stmt) {
@@ -94,19 +146,36 @@ class Flow {
     for (const Binding& b : n.binds) {
       if (b.name != name_) continue;
       bound = true;
-      if (b.type == Def::Type::kOpaque) {
-        s.defs = {Opaque(b.stmt)};
+      if (b.type != Def::Type::kAppend) {
+        // One definition per binding, however often a walk passes it (a
+        // loop's second pass, a finally run again for a break): merges
+        // compare definitions by identity.
+        DefPtr& made = made_[&b];
+        if (made == nullptr) {
+          auto d = std::make_shared<Def>();
+          d->type = b.type;
+          d->value = b.value;
+          d->stmt = b.stmt;
+          made = std::move(d);
+        }
+        s.defs = {made};
+        continue;
+      }
+      // A loop's second pass appends what its first did: the definition
+      // made then, marked as repeated, stands for both.
+      DefPtr& appended = made_[&b];
+      if (repeating_ > 0 && appended != nullptr) {
+        s.defs = {appended};
         continue;
       }
       auto d = std::make_shared<Def>();
       d->type = b.type;
       d->value = b.value;
       d->stmt = b.stmt;
-      if (b.type == Def::Type::kAppend) {
-        d->base = s.defs;
-        d->base.erase(std::remove(d->base.begin(), d->base.end(), entry_), d->base.end());
-        d->in_loop = in_loop;
-      }
+      d->base = s.defs;
+      d->base.erase(std::remove(d->base.begin(), d->base.end(), entry_), d->base.end());
+      d->in_loop = in_loop;
+      if (repeating_ == 0) appended = d;
       s.defs = {d};
     }
     return bound;
@@ -146,11 +215,7 @@ class Flow {
     }
     if (n.kind == FlowKind::kTry) {
       const FlowNode* body = Opt(n.body);
-      if (body != nullptr && !Holds(*body)) {
-        FlowState after = s;
-        Block(*body, after, depth + 1, in_loop, false);
-        MergeInto(s, after);
-      }
+      if (body == nullptr || !Holds(*body)) s = TryStateAt(n, s, depth, in_loop);
     }
     if (n.kind == FlowKind::kClause || n.kind == FlowKind::kWith) Bind(n, s, in_loop);
     for (uint32_t k : n.kids) {
@@ -160,9 +225,52 @@ class Flow {
     return stop(s);  // the target is in a condition or subject
   }
 
+  // The state a clause of try `n` holding the target starts with: a
+  // handler's, every state of the body; the else's, the body's end; the
+  // finally's, every state of the body, the handlers and the else (an
+  // exception, a return or a break passes through it too).
+  FlowState TryStateAt(const FlowNode& n, const FlowState& s, int depth, bool in_loop) {
+    const FlowNode* clause = nullptr;
+    for (uint32_t k : n.kids) {
+      if (Holds(At(k)) && At(k).kind == FlowKind::kClause) clause = &At(k);
+    }
+    FlowState end = s;
+    FlowState points = BodyPoints(Opt(n.body), end, depth, in_loop);
+    if (clause == nullptr) return points;  // the target is in no clause
+    if (clause->role == ClauseRole::kHandler) return points;
+    if (clause->role == ClauseRole::kElse) return end;
+    FlowState all = points;
+    FlowState unused{{}, false};
+    for (uint32_t k : n.kids) {
+      const FlowNode& c = At(k);
+      if (c.kind != FlowKind::kClause) continue;
+      if (c.role == ClauseRole::kHandler) Handler(c, points, unused, &all, depth, in_loop);
+      if (c.role == ClauseRole::kElse) {
+        FlowState e = end;
+        FlowState else_points = BodyPoints(ClauseBlock(c), e, depth, in_loop);
+        MergeInto(all, else_points);
+      }
+    }
+    return all;
+  }
+
   // The block a clause runs, if any.
   const FlowNode* ClauseBlock(const FlowNode& clause) const {
     return clause.kids.empty() ? nullptr : &At(clause.kids[0]);
+  }
+
+  // One pass over loop `n`'s body from `entry`: the state it goes round
+  // (or ends) with; `breaks` the state its breaks leave with.
+  FlowState LoopPass(const FlowNode& n, const FlowState& entry, FlowState& breaks, int depth) {
+    FlowState body_state = entry;
+    loops_.emplace_back();
+    if (const FlowNode* body = Opt(n.body)) Block(*body, body_state, depth + 1, true, false);
+    // A continue goes round again, so it may end the loop as the body's
+    // end does and run the `else`; a break leaves past the `else`.
+    MergeInto(body_state, loops_.back().continues);
+    breaks = std::move(loops_.back().breaks);
+    loops_.pop_back();
+    return body_state;
   }
 
   void Transfer(const FlowNode& n, FlowState& s, int depth, bool in_loop) {
@@ -188,15 +296,23 @@ class Flow {
         return;
       }
       case FlowKind::kLoop: {
-        FlowState body_state = s;
-        Bind(n, body_state, in_loop);
-        loops_.emplace_back();
-        if (const FlowNode* body = Opt(n.body)) Block(*body, body_state, depth + 1, true, false);
-        // A continue goes round again, so it may end the loop as the body's
-        // end does and run the `else`; a break leaves past the `else`.
-        MergeInto(body_state, loops_.back().continues);
-        FlowState breaks = std::move(loops_.back().breaks);
-        loops_.pop_back();
+        FlowState entry = s;
+        Bind(n, entry, in_loop);
+        FlowState breaks;
+        FlowState body_state = LoopPass(n, entry, breaks, depth);
+        // A second pass from what the first one left: a break or the end of
+        // the body may see what an earlier pass assigned after it. Two
+        // passes, not a fixed point: appends in a loop are marked as
+        // repeated already, so the second pass makes no new ones.
+        FlowState again = entry;
+        MergeInto(again, body_state);
+        Bind(n, again, in_loop);
+        if (again.defs != entry.defs && repeats_ < kMaxRepeats) {
+          ++repeats_;
+          ++repeating_;
+          body_state = LoopPass(n, again, breaks, depth);
+          --repeating_;
+        }
         MergeInto(s, body_state);
         if (const FlowNode* orelse = Opt(n.orelse)) {
           if (const FlowNode* else_body = ClauseBlock(*orelse)) {
@@ -207,34 +323,39 @@ class Flow {
         return;
       }
       case FlowKind::kTry: {
-        FlowState body_state = s;
-        if (const FlowNode* body = Opt(n.body)) Block(*body, body_state, depth + 1, in_loop, false);
-        FlowState handler_in = s;
-        MergeInto(handler_in, body_state);
-        FlowState out = body_state;
-        const FlowNode* finally_clause = nullptr;
+        const FlowNode* finally_clause = Role(n, ClauseRole::kFinally);
+        if (finally_clause != nullptr) finallies_.push_back({finally_clause, loops_.size()});
+        FlowState out = s;
+        FlowState handler_in = BodyPoints(Opt(n.body), out, depth, in_loop);
+        // What reaches the finally other than by the normal way out: an
+        // exception or a return anywhere in the body, the else or a handler.
+        FlowState abnormal = handler_in;
+        bool gather = finally_clause != nullptr && !collectors_.empty();
+        if (gather) collectors_.push_back(&abnormal);
+        // The else runs when the body ends without an exception.
+        if (const FlowNode* orelse = Role(n, ClauseRole::kElse)) {
+          if (const FlowNode* else_body = ClauseBlock(*orelse)) {
+            Block(*else_body, out, depth + 1, in_loop, false);
+          }
+        }
+        if (gather) collectors_.pop_back();
         for (uint32_t k : n.kids) {
           const FlowNode& clause = At(k);
-          if (clause.kind != FlowKind::kClause) continue;
-          if (clause.role == ClauseRole::kHandler) {
-            FlowState h = handler_in;
-            Bind(clause, h, in_loop);
-            for (uint32_t b : clause.kids) Block(At(b), h, depth + 1, in_loop, false);
-            MergeInto(out, h);
-          } else if (clause.role == ClauseRole::kElse) {
-            FlowState e = body_state;
-            if (const FlowNode* else_body = ClauseBlock(clause)) {
-              Block(*else_body, e, depth + 1, in_loop, false);
-            }
-            out.live = false;
-            out.defs.clear();
-            MergeInto(out, e);
-          } else if (clause.role == ClauseRole::kFinally) {
-            finally_clause = &clause;
+          if (clause.kind == FlowKind::kClause && clause.role == ClauseRole::kHandler) {
+            Handler(clause, handler_in, out, gather ? &abnormal : nullptr, depth, in_loop);
           }
         }
         if (finally_clause != nullptr) {
+          finallies_.pop_back();
           for (uint32_t b : finally_clause->kids) Block(At(b), out, depth + 1, in_loop, false);
+          // Inside another try, the states the finally passes on the way
+          // out are that try's too (its handlers or its own finally see
+          // them): walked for them alone.
+          if (gather) {
+            for (uint32_t b : finally_clause->kids) {
+              Block(At(b), abnormal, depth + 1, in_loop, false);
+            }
+          }
         }
         s = out;
         return;
@@ -262,8 +383,20 @@ class Flow {
       case FlowKind::kBreak:
       case FlowKind::kContinue:
         if (!ignore_exits_ && !loops_.empty()) {
+          // Through the finally clauses of the tries inside the loop,
+          // innermost first (each out of the way while it runs: a break in
+          // it is its own).
+          FlowState out = s;
+          std::vector<Finally> walking = finallies_;
+          for (size_t i = walking.size(); i-- > 0 && walking[i].loops == loops_.size();) {
+            finallies_.resize(i);
+            for (uint32_t b : walking[i].clause->kids) {
+              Block(At(b), out, depth + 1, in_loop, false);
+            }
+          }
+          finallies_ = std::move(walking);
           LoopExits& loop = loops_.back();
-          MergeInto(n.kind == FlowKind::kBreak ? loop.breaks : loop.continues, s);
+          MergeInto(n.kind == FlowKind::kBreak ? loop.breaks : loop.continues, out);
         }
         if (!ignore_exits_) s.live = false;
         return;
@@ -282,6 +415,20 @@ class Flow {
   FlowState at_target_;
   bool ignore_exits_ = false;
   std::vector<LoopExits> loops_;  // the loops being walked, innermost last
+  // The finally clauses of the tries being walked, each with the number of
+  // loops around it: a break or continue runs those inside its loop.
+  struct Finally {
+    const FlowNode* clause;
+    size_t loops;
+  };
+  std::vector<Finally> finallies_;
+  std::vector<FlowState*> collectors_;  // the states of tries' bodies being gathered
+  std::unordered_map<const Binding*, DefPtr> made_;
+  // Second passes over loops, bounded per walk: nested loops would
+  // otherwise double the work per level.
+  static constexpr int kMaxRepeats = 64;
+  int repeats_ = 0;
+  int repeating_ = 0;  // second passes being walked
   // Stands for "no definition yet" while the walk runs; taken out at the end.
   DefPtr entry_ = std::make_shared<const Def>();
   bool from_entry_ = false;
@@ -291,10 +438,12 @@ class Flow {
 }  // namespace
 
 DefList ReachingDefinitions(const FlowBody& body, std::string_view name, TSNode target,
-                            int64_t* budget, bool* from_entry) {
+                            int64_t* budget, bool* from_entry, bool* truncated) {
+  dropped = false;
   Flow flow(body, name, target, budget);
   DefList out = flow.Run();
   if (from_entry != nullptr) *from_entry = flow.from_entry();
+  if (truncated != nullptr) *truncated = dropped;
   return out;
 }
 

@@ -89,8 +89,10 @@ struct FlowBody {
 // what it returns is incomplete (callers drop it). `from_entry`, when
 // given, is set when some path from the start of `body` reaches the target
 // without any definition (a parameter that an `if` may or may not reassign
-// still holds what the caller passed).
+// still holds what the caller passed). `truncated`, when given, is set when
+// a merge kept only kMaxDefinitions and dropped others.
 DefList ReachingDefinitions(const FlowBody& body, std::string_view name, TSNode target,
-                            int64_t* budget = nullptr, bool* from_entry = nullptr);
+                            int64_t* budget = nullptr, bool* from_entry = nullptr,
+                            bool* truncated = nullptr);
 
 }  // namespace errdex::extract::flow
