@@ -11,6 +11,7 @@
 #include "core/guards.h"
 #include "core/native_errors.h"
 #include "core/text.h"
+#include "extract/cpp/cpp_flow.h"
 #include "extract/cpp/cpp_format.h"
 #include "extract/cpp/cpp_syntax.h"
 #include "extract/flow/format.h"
@@ -32,12 +33,11 @@ constexpr size_t kMaxExpansionBytes = 64 * 1024;
 // parse is dropped, not waited on.
 constexpr uint64_t kExpansionParseMicros = 1'000'000;
 constexpr int kMaxStreamOperands = 256;
-constexpr size_t kMaxNodesPerScopeScan = 200000;
 // Call graph facts per file: generated files hold hundreds of thousands of
 // calls, none of which an entry point needs beyond this many.
 constexpr size_t kMaxNativeCallsPerFile = 50000;
 constexpr int kMaxEvalStepsPerFile = 200000;
-constexpr size_t kMaxScanStepsPerFile = 4000000;
+constexpr int64_t kMaxFlowStatementsPerFile = 4'000'000;
 constexpr size_t kMaxPieces = 128;
 constexpr size_t kMaxTemplateBytes = 16384;
 constexpr size_t kMaxAlternatives = 16;  // messages one sink raises (branches, `?:`)
@@ -1476,14 +1476,22 @@ class Extractor {
   std::vector<Template> ResolveAllUncapped(TSNode use, int depth) {
     std::string_view name = Text(use);
     TSNode scope = EnclosingFunction();
-    uint32_t before = ts_node_start_byte(use);
     std::optional<std::vector<Template>> value;
-    if (!ts_node_is_null(scope)) value = ScanScope(Field(scope, "body"), name, before, depth);
+    if (!ts_node_is_null(scope)) {
+      TSNode body = Field(scope, "body");
+      if (!ts_node_is_null(body)) {
+        flow::DefList defs = flow::ReachingDefinitions(Lowered(body), name, use, &flow_budget_);
+        if (!defs.empty() && flow_budget_ >= 0) value = EvalDefs(defs, name, depth);
+      }
+    }
     if (!value) {
       auto it = globals_.find(std::string(name));
       if (it == globals_.end()) {
-        it = globals_.emplace(std::string(name), ScanScope(Root(), name, UINT32_MAX, depth, true))
-                 .first;
+        std::optional<std::vector<Template>> global;
+        flow::DefList defs =
+            flow::ReachingDefinitions(Lowered(Root()), name, TSNode{}, &flow_budget_);
+        if (!defs.empty() && flow_budget_ >= 0) global = EvalDefs(defs, name, depth);
+        it = globals_.emplace(std::string(name), std::move(global)).first;
       }
       value = it->second;
     }
@@ -1495,277 +1503,144 @@ class Extractor {
     return *value;  // an Unset among them is dropped (or emptied) by KeepLiteralAlternatives
   }
 
-  // A branch of the code: an if's arm, a case, a loop's body or a `?:` arm
-  // (`body`), inside `construct`; `outer` indexes the enclosing branch.
-  struct Branch {
-    TSNode body;
-    TSNode construct;
-    bool loop = false;
-    int outer = -1;
-  };
-
-  static bool Holds(TSNode n, uint32_t at) {
-    return ts_node_start_byte(n) <= at && at < ts_node_end_byte(n);
+  // `body` (a function's or the translation unit) as the shared data flow
+  // reads it, lowered once.
+  const flow::FlowBody& Lowered(TSNode body) {
+    auto [it, fresh] =
+        flow_bodies_.try_emplace(std::make_pair(ts_node_start_byte(body), ts_node_end_byte(body)));
+    if (fresh) it->second = LowerFlow(src_, symbols_, body);
+    return it->second;
   }
 
-  // How a definition inside `branch` bears on a use at byte `use`: 1 it
-  // always precedes the use (no branch, or the use's own), 0 it may (an arm
-  // the use comes after), -1 never (a sibling arm of an if, case or `?:`).
-  static int Reaches(const std::vector<Branch>& branches, int branch, uint32_t use) {
-    int reaches = 1;
-    for (int b = branch; b >= 0; b = branches[static_cast<size_t>(b)].outer) {
-      const Branch& br = branches[static_cast<size_t>(b)];
-      if (Holds(br.body, use)) continue;
-      if (Holds(br.construct, use) && !br.loop) return -1;
-      reaches = 0;
+  // What the definitions reaching a use can hold, each its alternatives.
+  std::vector<Template> EvalDefs(const flow::DefList& defs, std::string_view name, int depth) {
+    std::vector<Template> out;
+    for (const flow::DefPtr& d : defs) {
+      for (Template& t : EvalDef(*d, name, depth)) {
+        if (out.size() < kMaxAlternatives) out.push_back(std::move(t));
+      }
     }
-    return reaches;
+    return out;
   }
 
-  // The alternatives the last conditional definition added: the ones a
-  // later definition in the same branch (`if (x) { m += ": "; m += s; }`)
-  // changes, rather than adding more beside them.
-  struct Fork {
-    int branch = -2;
-    size_t start = 0;
-  };
-
-  // A definition's effect on the alternatives: it replaces them when it
-  // reaches the use for sure (reaches 1); else it is added beside them, or
-  // replaces what its own branch added before. `more`: another text of the
-  // same definition (a `?:`), added to what it added.
-  static void Define(std::vector<Template>& value, Template t, int reaches, Fork& fork, int branch,
-                     bool more = false) {
-    if (more) {
-      if (value.size() < kMaxAlternatives) value.push_back(std::move(t));
-      return;
+  // One definition's alternatives: a declaration (with its initializer, or
+  // an empty string to start with), an assignment, or what an append
+  // (`+=`, `<<`, StrAppend) adds to each alternative of what it appends to.
+  std::vector<Template> EvalDef(const flow::Def& d, std::string_view name, int depth) {
+    std::vector<Template> out;
+    if (depth > kMaxEvalDepth || ++eval_steps_ > kMaxEvalStepsPerFile) {
+      out.push_back(Template::Value(name, ValueKind::kAny));
+      return out;
     }
-    if (reaches == 1) {
-      value.clear();
-      fork = Fork{};
-    } else if (fork.branch == branch && fork.start <= value.size()) {
-      value.resize(fork.start);
+    TSNode v = d.value;
+    if (d.type == flow::Def::Type::kAppend) {
+      std::vector<Template> bases;
+      if (d.base.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
+      for (const flow::DefPtr& b : d.base) {
+        for (Template& t : EvalDef(*b, name, depth + 1)) {
+          if (bases.size() < kMaxAlternatives) bases.push_back(std::move(t));
+        }
+      }
+      Template tail = Appended(v, depth);
+      for (Template& t : bases) {
+        if (IsUnset(t)) t = Template();
+        t.Append(tail);
+        Cap(t, v);
+      }
+      return bases;
+    }
+    if (d.type != flow::Def::Type::kValue) {
+      out.push_back(Template::Value(name, ValueKind::kAny));
+      return out;
+    }
+    uint16_t k = K(v);
+    if (k == kInitDeclarator) {
+      TSNode init = Field(v, "value");
+      if (K(init) == kArgumentList || K(init) == kInitializerList) {
+        std::vector<TSNode> inits = NamedChildren(init);
+        init = inits.size() == 1 ? inits[0] : TSNode{};
+      }
+      // `std::string m(...)`, `std::string m{}`: an empty string to start with.
+      bool string_type = IsStringType(d.stmt);
+      if (ts_node_is_null(init)) {
+        out.push_back(string_type ? Unset() : Template::Value(name, ValueKind::kAny));
+      } else if ((string_type && K(init) == kIdentifier) ||
+                 (K(init) == kConditional && TextOrNames(init))) {
+        out = Alternatives(init, 1);
+        if (!std::any_of(out.begin(), out.end(), HasLiteralText)) {
+          out = {string_type ? Template() : Template::Value(name, ValueKind::kAny)};
+        }
+      } else {
+        // Numbers change after their definition; only strings are followed.
+        out.push_back(IsStringExpression(init) ? Eval(init, depth + 1)
+                                               : Template::Value(name, ValueKind::kAny));
+      }
+    } else if (k == kAssignment) {
+      TSNode r = Field(v, "right");
+      if (TextOrNames(r)) {
+        out = Alternatives(r, 1);  // `msg = other_msg`: what that one holds
+        // `val = tmp` between numbers: still a value named by this name.
+        if (!std::any_of(out.begin(), out.end(), HasLiteralText)) {
+          out = {Template::Value(name, ValueKind::kAny)};
+        }
+      } else {
+        out.push_back(IsStringExpression(r) ? Eval(r, depth + 1)
+                                            : Template::Value(name, ValueKind::kAny));
+      }
+    } else if (k == kCall) {
+      // snprintf(buf, size, fmt, ...), PyOS_snprintf, sprintf(buf, fmt, ...): buf holds
+      // the formatted text (each alternative of the format).
+      std::vector<TSNode> args = Args(v);
+      size_t format_at = FormatIntoBuffer(LastComponent(Text(Field(v, "function"))));
+      if (format_at == 0 || args.size() <= format_at) {
+        out.push_back(Template::Value(name, ValueKind::kAny));
+        return out;
+      }
+      flow::FormatArgs rest;
+      for (size_t i = format_at + 1; i < args.size(); ++i)
+        rest.positional.push_back(ArgOf(args[i]));
+      for (const Template& f : Alternatives(args[format_at], 1)) {
+        out.push_back(flow::ApplyFormat(flow::Format::kPrintf, f, rest));
+      }
     } else {
-      fork = Fork{branch, value.size()};
+      // Declared without a value: `std::string m;` is empty to start with.
+      out.push_back(IsStringType(d.stmt) ? Unset() : Template::Value(name, ValueKind::kAny));
     }
-    if (value.size() < kMaxAlternatives) value.push_back(std::move(t));
+    for (Template& t : out) Cap(t, v);
+    return out;
   }
 
-  static void AppendTo(std::vector<Template>& value, const Template& tail, int reaches, Fork& fork,
-                       int branch) {
-    auto append = [&](Template& t) {
-      if (IsUnset(t)) t = Template();
-      t.Append(tail);
-    };
-    if (reaches == 1 || (fork.branch == branch && fork.start <= value.size())) {
-      for (size_t i = reaches == 1 ? 0 : fork.start; i < value.size(); ++i) append(value[i]);
-      if (reaches == 1) fork = Fork{};
-      return;
+  // What an append adds: the right of `m += ...` (what it holds, else a
+  // value named by it), the operands of `m << a << b`, StrAppend's.
+  Template Appended(TSNode v, int depth) {
+    Template tail;
+    uint16_t k = K(v);
+    if (k == kAssignment) {
+      TSNode r = Field(v, "right");
+      // Not resolved: `m += m` a thousand times would be as many look-ups.
+      return IsStringExpression(r) ? Eval(r, depth + 1)
+                                   : Template::Value(CollapseWhitespace(Text(r)), ValueKind::kAny);
     }
-    size_t n = value.size();
-    fork = Fork{branch, n};
-    for (size_t i = 0; i < n && value.size() < kMaxAlternatives; ++i) {
-      Template t = value[i];
-      append(t);
-      value.push_back(std::move(t));
+    if (k == kBinaryExpression) {
+      std::vector<TSNode> operands;
+      TSNode left = v;
+      while (K(left) == kBinaryExpression && Text(Field(left, "operator")) == "<<" &&
+             operands.size() < static_cast<size_t>(kMaxStreamOperands)) {
+        operands.push_back(Field(left, "right"));
+        left = Field(left, "left");
+      }
+      for (auto it = operands.rbegin(); it != operands.rend(); ++it)
+        tail.Append(Eval(*it, depth + 1));
+      return tail;
     }
+    if (k == kCall) {
+      std::vector<TSNode> args = Args(v);
+      for (size_t i = 1; i < args.size(); ++i) tail.Append(Eval(args[i], depth + 1));
+    }
+    return tail;
   }
 
-  std::optional<std::vector<Template>> ScanScope(TSNode scope, std::string_view name,
-                                                 uint32_t before, int depth,
-                                                 bool skip_functions = false) {
-    if (ts_node_is_null(scope)) return std::nullopt;
-    std::optional<std::vector<Template>> value;
-    std::vector<Branch> branches;
-    Fork fork;
-    struct Item {
-      TSNode n, parent;
-      int branch;
-    };
-    std::vector<Item> stack{{scope, TSNode{}, -1}};
-    size_t visited = 0;
-    auto cap = [&](TSNode at) {
-      for (Template& t : *value) Cap(t, at);
-    };
-    while (!stack.empty() && ++visited < kMaxNodesPerScopeScan &&
-           ++scan_steps_ < kMaxScanStepsPerFile) {
-      auto [n, parent, branch] = stack.back();
-      stack.pop_back();
-      if (ts_node_start_byte(n) >= before) continue;
-      uint16_t k = K(n);
-      if (skip_functions && (k == kFunctionDefinition || k == kLambda)) continue;
-      int reaches = Reaches(branches, branch, before);
-      if (k == kInitDeclarator && DeclaredName(Field(n, "declarator")) == name) {
-        if (reaches < 0) continue;
-        TSNode v = Field(n, "value");
-        if (K(v) == kArgumentList || K(v) == kInitializerList) {
-          std::vector<TSNode> inits = NamedChildren(v);
-          v = inits.size() == 1 ? inits[0] : TSNode{};
-        }
-        // `std::string m(...)`, `std::string m{}`: an empty string to start with.
-        bool string_type = IsStringType(parent);
-        if (!value) value.emplace();
-        if (ts_node_is_null(v)) {
-          Define(*value, string_type ? Unset() : Template::Value(name, ValueKind::kAny), 1, fork,
-                 branch);
-        } else if ((string_type && K(v) == kIdentifier) ||
-                   (K(v) == kConditional && TextOrNames(v))) {
-          std::vector<Template> all = Alternatives(v, 1);
-          if (!std::any_of(all.begin(), all.end(), HasLiteralText)) {
-            all = {string_type ? Template() : Template::Value(name, ValueKind::kAny)};
-          }
-          for (size_t i = 0; i < all.size(); ++i) {
-            Define(*value, std::move(all[i]), 1, fork, branch, i > 0);
-          }
-        } else {
-          // Numbers change after their definition; only strings are followed.
-          Define(
-              *value,
-              IsStringExpression(v) ? Eval(v, depth + 1) : Template::Value(name, ValueKind::kAny),
-              1, fork, branch);
-        }
-        continue;
-      }
-      if (k == kDeclaration) {
-        for (TSNode d : NamedChildren(n)) {
-          if (K(d) != kInitDeclarator && DeclaredName(d) == name && reaches >= 0) {
-            if (!value) value.emplace();
-            Define(*value, IsStringType(n) ? Unset() : Template::Value(name, ValueKind::kAny), 1,
-                   fork, branch);
-          }
-        }
-      }
-      if (k == kAssignment && value && Text(Field(n, "left")) == name) {
-        // `a = c ? a : "y"`: the use inside reads what `a` held before.
-        if (reaches < 0 || Holds(n, before)) continue;
-        std::string_view op = Text(Field(n, "operator"));
-        TSNode r = Field(n, "right");
-        if (op == "=") {
-          std::vector<Template> rights;
-          if (TextOrNames(r)) {
-            rights = Alternatives(r, 1);  // `msg = other_msg`: what that one holds
-            // `val = tmp` between numbers: still a value named by this name.
-            if (!std::any_of(rights.begin(), rights.end(), HasLiteralText)) {
-              rights = {Template::Value(name, ValueKind::kAny)};
-            }
-          } else {
-            rights.push_back(IsStringExpression(r) ? Eval(r, depth + 1)
-                                                   : Template::Value(name, ValueKind::kAny));
-          }
-          Define(*value, std::move(rights[0]), reaches, fork, branch);
-          for (size_t i = 1; i < rights.size(); ++i) {
-            Define(*value, std::move(rights[i]), reaches, fork, branch, true);
-          }
-        }
-        if (op == "+=") {
-          // `m += other`: what `other` holds, else a value named by it.
-          // Not resolved: `m += m` a thousand times would be as many scans.
-          AppendTo(*value,
-                   IsStringExpression(r)
-                       ? Eval(r, depth + 1)
-                       : Template::Value(CollapseWhitespace(Text(r)), ValueKind::kAny),
-                   reaches, fork, branch);
-        }
-        cap(n);
-        continue;
-      }
-      if (k == kBinaryExpression && value && Text(Field(n, "operator")) == "<<") {
-        std::vector<TSNode> operands;
-        TSNode left = n;
-        while (K(left) == kBinaryExpression && Text(Field(left, "operator")) == "<<" &&
-               operands.size() < static_cast<size_t>(kMaxStreamOperands)) {
-          operands.push_back(Field(left, "right"));
-          left = Field(left, "left");
-        }
-        if (Text(left) == name) {
-          if (reaches < 0) continue;
-          Template tail;
-          for (auto it = operands.rbegin(); it != operands.rend(); ++it) {
-            tail.Append(Eval(*it, depth + 1));
-          }
-          AppendTo(*value, tail, reaches, fork, branch);
-          cap(n);
-          continue;
-        }
-      }
-      if (k == kCall && value) {
-        std::vector<TSNode> args = Args(n);
-        std::string_view fn = LastComponent(Text(Field(n, "function")));
-        if (fn == "StrAppend" && !args.empty() && Text(args[0]).size() == name.size() + 1 &&
-            Text(args[0]).substr(1) == name) {
-          if (reaches < 0) continue;
-          Template tail;
-          for (size_t i = 1; i < args.size(); ++i) tail.Append(Eval(args[i], depth + 1));
-          AppendTo(*value, tail, reaches, fork, branch);
-          cap(n);
-          continue;
-        }
-        // snprintf(buf, size, fmt, ...), PyOS_snprintf, sprintf(buf, fmt, ...): buf holds
-        // the formatted text (each alternative of the format).
-        size_t format_at = fn == "sprintf"                               ? 1
-                           : (fn == "snprintf" || fn == "PyOS_snprintf") ? 2
-                                                                         : 0;
-        if (format_at != 0 && args.size() > format_at && Text(args[0]) == name) {
-          if (reaches < 0) continue;
-          std::vector<Template> formats = Alternatives(args[format_at], 1);
-          flow::FormatArgs rest;
-          for (size_t i = format_at + 1; i < args.size(); ++i) {
-            rest.positional.push_back(ArgOf(args[i]));
-          }
-          for (size_t i = 0; i < formats.size(); ++i) {
-            Define(*value, flow::ApplyFormat(flow::Format::kPrintf, formats[i], rest), reaches,
-                   fork, branch, i > 0);
-          }
-          cap(n);
-          continue;
-        }
-      }
-      std::vector<TSNode> kids = NamedChildren(n);
-      for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
-        stack.push_back(Item{*it, n, ChildBranch(n, parent, *it, branch, branches)});
-      }
-    }
-    return value;
-  }
-
-  // The branch `child` of `n` is in, pushed on `branches` when it opens one
-  // (an if's or `?:`'s arm, a loop's body, a case of a switch); else `outer`.
-  int ChildBranch(TSNode n, TSNode parent, TSNode child, int outer,
-                  std::vector<Branch>& branches) const {
-    uint16_t k = K(n);
-    bool arm = false;
-    bool loop = false;
-    TSNode construct = n;
-    if (k == kIfStatement || k == kConditional) {
-      arm = SameNode(child, Field(n, "consequence")) || SameNode(child, Field(n, "alternative"));
-    } else if (k == kWhileStatement || k == kForStatement || k == kForRange) {
-      arm = loop = SameNode(child, Field(n, "body"));
-    } else if (k == kCompoundStatement && !ts_node_is_null(parent) && K(parent) == kSwitch &&
-               K(child) == kCaseStatement) {
-      arm = true;
-      construct = parent;
-    }
-    if (!arm || branches.size() >= 4096) return outer;
-    branches.push_back(Branch{child, construct, loop, outer});
-    return static_cast<int>(branches.size() - 1);
-  }
-
-  std::string_view DeclaredName(TSNode d) const {
-    for (int guard = 0; guard < 8 && !ts_node_is_null(d); ++guard) {
-      uint16_t k = K(d);
-      if (k == kIdentifier) return Text(d);
-      if (k == kPointerDeclarator || k == kReferenceDeclarator || k == kArrayDeclarator ||
-          k == kInitDeclarator) {
-        TSNode inner = Field(d, "declarator");
-        if (ts_node_is_null(inner))
-          inner = ts_node_named_child(d, ts_node_named_child_count(d) - 1);
-        d = inner;
-        continue;
-      }
-      return {};
-    }
-    return {};
-  }
+  std::string_view DeclaredName(TSNode d) const { return cpp::DeclaredName(d, src_, symbols_); }
 
   // The `<<` operands that follow a sink call: CHECK(c) << "a" << x.
   Template Streamed(TSNode call) {
@@ -2467,7 +2342,10 @@ class Extractor {
   int eval_steps_ = 0;
   int resolving_ = 0;  // ResolveAll calls under way (names that refer to each other)
   std::unordered_map<uint32_t, std::vector<Template>> resolved_;  // by the use's offset
-  size_t scan_steps_ = 0;
+  // The data flow's bodies, lowered once each, and the statements it may
+  // visit in this file.
+  std::map<std::pair<uint32_t, uint32_t>, flow::FlowBody> flow_bodies_;
+  int64_t flow_budget_ = kMaxFlowStatementsPerFile;
   std::unordered_map<std::string, std::optional<std::vector<Template>>> globals_;
 };
 

@@ -86,6 +86,15 @@ const std::vector<std::pair<std::string_view, uint16_t>>& Names() {
       {"catch_clause", kCatchClause},
       {"break_statement", kBreak},
       {"continue_statement", kContinue},
+      {"do_statement", kDoStatement},
+      {"labeled_statement", kLabeledStatement},
+      {"goto_statement", kGoto},
+      {"preproc_if", kPreprocIf},
+      {"preproc_ifdef", kPreprocIfdef},
+      {"preproc_else", kPreprocElse},
+      {"preproc_elif", kPreprocElif},
+      {"preproc_elifdef", kPreprocElifdef},
+      {"linkage_specification", kLinkage},
   };
   return names;
 }

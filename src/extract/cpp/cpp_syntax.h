@@ -86,6 +86,15 @@ enum Kind : uint16_t {
   kCatchClause,
   kBreak,
   kContinue,
+  kDoStatement,
+  kLabeledStatement,
+  kGoto,
+  kPreprocIf,
+  kPreprocIfdef,
+  kPreprocElse,
+  kPreprocElif,
+  kPreprocElifdef,
+  kLinkage,
 };
 
 // The table for the grammar of `language` (C or C++); built once, thread-safe.

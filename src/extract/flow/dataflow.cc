@@ -38,6 +38,7 @@ void MergeInto(FlowState& into, const FlowState& other) {
 struct LoopExits {
   FlowState continues{{}, false};
   FlowState breaks{{}, false};
+  bool is_switch = false;  // a switch: breaks leave it, continues pass through
 };
 
 class Flow {
@@ -72,7 +73,9 @@ class Flow {
   const FlowNode& At(uint32_t i) const { return body_.nodes[i]; }
   const FlowNode* Opt(int32_t i) const { return i < 0 ? nullptr : &body_.nodes[i]; }
 
-  bool Holds(const FlowNode& n) const { return extract::Contains(n.node, target_); }
+  bool Holds(const FlowNode& n) const {
+    return n.start <= ts_node_start_byte(target_) && ts_node_end_byte(target_) <= n.end;
+  }
 
   bool Block(const FlowNode& block, FlowState& s, int depth, bool in_loop, bool seek) {
     if (depth > kMaxFlowDepth) {
@@ -191,6 +194,8 @@ class Flow {
     switch (n.kind) {
       case FlowKind::kBlock:
         return Block(n, s, depth + 1, in_loop, true) || stop(s);
+      case FlowKind::kSwitch:
+        return SeekCase(n, s, depth, in_loop);
       case FlowKind::kIf:
       case FlowKind::kLoop:
       case FlowKind::kTry:
@@ -223,6 +228,66 @@ class Flow {
       if (Holds(kid)) return Seek(kid, s, depth + 1, in_loop);
     }
     return stop(s);  // the target is in a condition or subject
+  }
+
+  static bool IsCase(const FlowNode& n) {
+    return n.kind == FlowKind::kClause &&
+           (n.role == ClauseRole::kCase || n.role == ClauseRole::kDefault);
+  }
+
+  // Switch `n`'s cases from `entry`, up to the one holding the target when
+  // seeking (which is then sought); every case is entered from `entry` or
+  // from the case before it falling through.
+  bool Cases(const FlowNode& n, FlowState& s, int depth, bool in_loop, bool seek) {
+    const FlowNode* body = Opt(n.body);
+    if (body == nullptr) return false;
+    FlowState entry = s;
+    FlowState state{{}, false};
+    bool has_default = false;
+    loops_.push_back(LoopExits{{{}, false}, {{}, false}, true});
+    bool hit = false;
+    for (uint32_t k : body->kids) {
+      const FlowNode& stmt = At(k);
+      if (budget_ != nullptr && --*budget_ < 0) break;
+      if (IsCase(stmt)) {
+        MergeInto(state, entry);
+        has_default = has_default || stmt.role == ClauseRole::kDefault;
+      }
+      if (seek && Holds(stmt)) {
+        hit = Seek(stmt, state, depth + 1, in_loop);
+        break;
+      }
+      if (IsCase(stmt)) {
+        if (const FlowNode* block = ClauseBlock(stmt))
+          Block(*block, state, depth + 1, in_loop, false);
+      } else {
+        Transfer(stmt, state, depth + 1, in_loop);
+      }
+    }
+    FlowState breaks = std::move(loops_.back().breaks);
+    loops_.pop_back();
+    if (hit) return true;
+    FlowState out = std::move(breaks);
+    MergeInto(out, state);
+    if (!has_default) MergeInto(out, entry);  // no case taken
+    s = out;
+    return false;
+  }
+
+  bool SeekCase(const FlowNode& n, const FlowState& s, int depth, bool in_loop) {
+    FlowState state = s;
+    if (Cases(n, state, depth, in_loop, true)) return true;
+    at_target_ = s;  // the target is in the condition
+    return true;
+  }
+
+  // The continues of the innermost loop being walked: a continue in a
+  // switch belongs to the loop around it.
+  FlowState& Continues() {
+    for (size_t i = loops_.size(); i-- > 0;) {
+      if (!loops_[i].is_switch) return loops_[i].continues;
+    }
+    return loops_.back().continues;
   }
 
   // The state a clause of try `n` holding the target starts with: a
@@ -274,6 +339,12 @@ class Flow {
   }
 
   void Transfer(const FlowNode& n, FlowState& s, int depth, bool in_loop) {
+    if (n.kind == FlowKind::kLabel) {
+      // Reached by falling through (when live) and by the gotos walked so
+      // far: a goto to an earlier label (a retry loop) is not followed.
+      if (auto it = gotos_.find(n.label); it != gotos_.end()) MergeInto(s, it->second);
+      return;
+    }
     if (!s.live) return;
     switch (n.kind) {
       case FlowKind::kLeaf:
@@ -395,14 +466,22 @@ class Flow {
             }
           }
           finallies_ = std::move(walking);
-          LoopExits& loop = loops_.back();
-          MergeInto(n.kind == FlowKind::kBreak ? loop.breaks : loop.continues, out);
+          MergeInto(n.kind == FlowKind::kBreak ? loops_.back().breaks : Continues(), out);
         }
         if (!ignore_exits_) s.live = false;
         return;
       case FlowKind::kExit:
         if (!ignore_exits_) s.live = false;
         return;
+      case FlowKind::kGoto:
+        if (ignore_exits_) return;
+        MergeInto(gotos_.try_emplace(n.label, FlowState{{}, false}).first->second, s);
+        s.live = false;
+        return;
+      case FlowKind::kSwitch:
+        Cases(n, s, depth, in_loop, false);
+        return;
+      case FlowKind::kLabel:
       case FlowKind::kBlock:
       case FlowKind::kClause:
         return;
@@ -424,6 +503,7 @@ class Flow {
   std::vector<Finally> finallies_;
   std::vector<FlowState*> collectors_;  // the states of tries' bodies being gathered
   std::unordered_map<const Binding*, DefPtr> made_;
+  std::unordered_map<std::string_view, FlowState> gotos_;  // by label
   // Second passes over loops, bounded per walk: nested loops would
   // otherwise double the work per level.
   static constexpr int kMaxRepeats = 64;

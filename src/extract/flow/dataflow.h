@@ -56,20 +56,30 @@ enum class FlowKind : uint8_t {
   kTry,       // kids: the body block, then handler, else and finally clauses
   kWith,      // binds: its `as` targets; kids: the body
   kMatch,     // kids: one block whose statements are the cases (kClause)
+  kGoto,      // C's goto: control goes on at the kLabel of that name
+  kLabel,     // where gotos of its name land (covers only the label)
+  kSwitch,    // kids: one block whose statements include the cases (kClause,
+              // kCase or kDefault), each falling through into the next
   kClause,    // an arm, handler, else, finally or case: kids its blocks;
               // binds: what entering it binds (a handler's `as`)
 };
 
 // The role of a clause inside its construct.
-enum class ClauseRole : uint8_t { kArm, kElse, kHandler, kFinally, kCase };
+enum class ClauseRole : uint8_t { kArm, kElse, kHandler, kFinally, kCase, kDefault };
 
 struct FlowNode {
   FlowKind kind = FlowKind::kLeaf;
   ClauseRole role = ClauseRole::kArm;
-  TSNode node{};  // the syntax it stands for: where a target is sought
+  TSNode node{};  // the syntax it stands for
+  // The bytes it covers, where a target is sought: the node's, or fewer
+  // when the node holds more than this (a preprocessor arm before the
+  // #else that follows it).
+  uint32_t start = 0;
+  uint32_t end = 0;
   std::vector<Binding> binds;
+  std::string_view label;      // kGoto, kLabel
   std::vector<uint32_t> kids;  // indexes into FlowBody::nodes
-  // kLoop, kTry, kWith, kMatch: the node of its body block, if it has one;
+  // kLoop, kTry, kWith, kMatch, kSwitch: the node of its body block, if any;
   // kLoop: the node of its else clause, if it has one.
   int32_t body = -1;
   int32_t orelse = -1;

@@ -39,6 +39,8 @@ class Lowerer {
     out_.nodes.emplace_back();
     out_.nodes.back().kind = kind;
     out_.nodes.back().node = node;
+    out_.nodes.back().start = ts_node_start_byte(node);
+    out_.nodes.back().end = ts_node_end_byte(node);
     return static_cast<uint32_t>(out_.nodes.size() - 1);
   }
   FlowNode& At(uint32_t i) { return out_.nodes[i]; }
@@ -80,9 +82,8 @@ class Lowerer {
     if (depth > kMaxLowerDepth) return at;
     switch (role) {
       case ClauseRole::kArm:
-        KidBlock(at, Field(clause, "consequence"), depth + 1);
-        break;
       case ClauseRole::kCase:
+      case ClauseRole::kDefault:
         KidBlock(at, Field(clause, "consequence"), depth + 1);
         break;
       case ClauseRole::kElse:

@@ -92,8 +92,8 @@ class Generator {
         return out;
       }
       case 7: {
-        std::string head = Pick(2) == 0 ? "for _ in range(2):\n"
-                                        : "for m in ('" + Label('L') + "',) * 2:\n";
+        std::string head =
+            Pick(2) == 0 ? "for _ in range(2):\n" : "for m in ('" + Label('L') + "',) * 2:\n";
         return pad + head + Block(indent + 1, depth + 1, true, in_try);
       }
       case 8:
@@ -264,9 +264,10 @@ TEST(DataflowProperty, EveryDefinitionCPythonSeesAtTheRaiseIsListed) {
     for (const std::string& l : listed) extra += saw.count(l) ? 0 : 1;
   }
   EXPECT_EQ(function, kPrograms);
-  std::printf("%d functions reach their raise; the flow lists exactly what CPython saw for %d; "
-              "%d definitions listed that no run saw; %d lists cut at the bound\n",
-              reached, exact, extra, capped);
+  std::printf(
+      "%d functions reach their raise; the flow lists exactly what CPython saw for %d; "
+      "%d definitions listed that no run saw; %d lists cut at the bound\n",
+      reached, exact, extra, capped);
   EXPECT_LT(capped, kPrograms / 20);
   // Not everything: a flow listing every definition would never miss one.
   EXPECT_GT(exact, reached * 8 / 10);

@@ -1,0 +1,370 @@
+#include "extract/cpp/cpp_flow.h"
+
+#include <string_view>
+#include <vector>
+
+#include "extract/cpp/cpp_syntax.h"
+
+namespace errdex::extract::cpp {
+namespace {
+
+using flow::Binding;
+using flow::ClauseRole;
+using flow::Def;
+using flow::FlowBody;
+using flow::FlowKind;
+using flow::FlowNode;
+
+// Past this many nested nodes nothing is lowered (the walk gives up at
+// kMaxFlowDepth blocks; each is at most four nodes below the last).
+constexpr int kMaxLowerDepth = 4 * (flow::kMaxFlowDepth + 2);
+// Expression nodes looked at for definitions, per body.
+constexpr size_t kMaxExpressionNodes = 1'000'000;
+
+std::string_view LastComponent(std::string_view name) {
+  size_t colon = name.rfind("::");
+  return colon == std::string_view::npos ? name : name.substr(colon + 2);
+}
+
+class Lowerer {
+ public:
+  Lowerer(std::string_view source, const SymbolTable& symbols) : src_(source), sym_(symbols) {}
+
+  FlowBody Run(TSNode body) {
+    uint32_t root = Add(FlowKind::kBlock, body);
+    for (TSNode stmt : Statements(body)) Statement(stmt, root, 1);
+    return std::move(out_);
+  }
+
+ private:
+  uint16_t K(TSNode n) const {
+    return ts_node_is_null(n) ? static_cast<uint16_t>(kOther) : sym_.Kind(n);
+  }
+  std::string_view Text(TSNode n) const { return NodeText(n, src_); }
+
+  uint32_t Add(FlowKind kind, TSNode node) {
+    FlowNode n;
+    n.kind = kind;
+    n.node = node;
+    n.start = ts_node_start_byte(node);
+    n.end = ts_node_end_byte(node);
+    out_.nodes.push_back(std::move(n));
+    return static_cast<uint32_t>(out_.nodes.size() - 1);
+  }
+  FlowNode& At(uint32_t i) { return out_.nodes[i]; }
+
+  // Named children but comments; for a case, those after its label.
+  std::vector<TSNode> Statements(TSNode n) const {
+    std::vector<TSNode> out;
+    TSNode value = K(n) == kCaseStatement ? Field(n, "value") : TSNode{};
+    for (TSNode c : NamedChildren(n)) {
+      if (K(c) == kComment || SameNode(c, value)) continue;
+      out.push_back(c);
+    }
+    return out;
+  }
+
+  // A statement as a block of its own: a compound statement's statements,
+  // or the one statement (`if (x) fmt = "a";`).
+  uint32_t BlockOf(TSNode stmt, int depth) {
+    uint32_t at = Add(FlowKind::kBlock, stmt);
+    if (depth > kMaxLowerDepth || ts_node_is_null(stmt)) return at;
+    uint16_t k = K(stmt);
+    if (k == kCompoundStatement || k == kDeclarationList) {
+      for (TSNode s : Statements(stmt)) Statement(s, at, depth + 1);
+    } else {
+      Statement(stmt, at, depth + 1);
+    }
+    return at;
+  }
+
+  // A block of `stmts` (a preprocessor arm's or a case's), covering them.
+  uint32_t BlockOfList(TSNode holder, const std::vector<TSNode>& stmts, int depth) {
+    uint32_t at = Add(FlowKind::kBlock, holder);
+    if (stmts.empty()) {
+      At(at).start = 1;  // covers nothing
+      At(at).end = 0;
+      return at;
+    }
+    At(at).start = ts_node_start_byte(stmts.front());
+    At(at).end = ts_node_end_byte(stmts.back());
+    if (depth > kMaxLowerDepth) return at;
+    for (TSNode s : stmts) Statement(s, at, depth + 1);
+    return at;
+  }
+
+  void Kid(uint32_t parent, uint32_t kid) { At(parent).kids.push_back(kid); }
+
+  // A statement of `parent` covering `node`, with the definitions its
+  // expressions make in source order. A construct's condition, lowered as
+  // a statement before it, is left out when it makes none.
+  void Leaf(TSNode node, uint32_t parent, FlowKind kind = FlowKind::kLeaf, bool condition = false) {
+    if (ts_node_is_null(node)) return;
+    std::vector<Binding> binds;
+    Definitions(node, node, binds);
+    if (binds.empty() && condition) return;
+    uint32_t at = Add(kind, node);
+    At(at).binds = std::move(binds);
+    Kid(parent, at);
+  }
+
+  void Definitions(TSNode n, TSNode stmt, std::vector<Binding>& out) {
+    std::vector<TSNode> stack{n};
+    while (!stack.empty() && ++visited_ < kMaxExpressionNodes) {
+      TSNode x = stack.back();
+      stack.pop_back();
+      uint16_t k = K(x);
+      if (k == kLambda || k == kFunctionDefinition) continue;
+      if (k == kInitDeclarator) {
+        std::string_view name = DeclaredName(Field(x, "declarator"), src_, sym_);
+        if (!name.empty()) out.push_back({name, Def::Type::kValue, x, stmt});
+        continue;
+      }
+      if (k == kDeclaration) {
+        // `std::string m;`, `char buf[64];`: declared, not given a value.
+        for (TSNode d : NamedChildren(x)) {
+          if (K(d) == kInitDeclarator) continue;
+          std::string_view name = DeclaredName(d, src_, sym_);
+          if (!name.empty() && !SameNode(d, Field(x, "type"))) {
+            out.push_back({name, Def::Type::kValue, d, x});
+          }
+        }
+      }
+      if (k == kAssignment) {
+        std::string_view op = Text(Field(x, "operator"));
+        std::string_view left = Text(Field(x, "left"));
+        if (op == "=") out.push_back({left, Def::Type::kValue, x, stmt});
+        if (op == "+=") out.push_back({left, Def::Type::kAppend, x, stmt});
+      }
+      if (k == kBinaryExpression && Text(Field(x, "operator")) == "<<") {
+        TSNode left = x;
+        while (K(left) == kBinaryExpression && Text(Field(left, "operator")) == "<<") {
+          left = Field(left, "left");
+        }
+        if (K(left) == kIdentifier || K(left) == kFieldExpression) {
+          out.push_back({Text(left), Def::Type::kAppend, x, stmt});
+          continue;
+        }
+      }
+      if (k == kCall) {
+        TSNode list = Field(x, "arguments");
+        TSNode first = ts_node_is_null(list) ? TSNode{} : ts_node_named_child(list, 0);
+        std::string_view fn = LastComponent(Text(Field(x, "function")));
+        std::string_view target = ts_node_is_null(first) ? std::string_view() : Text(first);
+        if (fn == "StrAppend" && target.size() > 1 && target[0] == '&') {
+          out.push_back({target.substr(1), Def::Type::kAppend, x, stmt});
+          continue;
+        }
+        size_t format_at = FormatIntoBuffer(fn);
+        if (format_at != 0 && ts_node_named_child_count(list) > format_at) {
+          out.push_back({target, Def::Type::kValue, x, stmt});
+          continue;
+        }
+      }
+      uint32_t count = ts_node_named_child_count(x);
+      for (uint32_t i = count; i-- > 0;) stack.push_back(ts_node_named_child(x, i));
+    }
+  }
+
+  // An if's arms, a preprocessor conditional's, as kids of `at`.
+  void PreprocArms(TSNode n, uint32_t at, int depth) {
+    for (int guard = 0; guard < 1024 && !ts_node_is_null(n); ++guard) {
+      TSNode alternative = Field(n, "alternative");
+      std::vector<TSNode> stmts;
+      TSNode condition = Field(n, "condition");
+      TSNode name = Field(n, "name");
+      for (TSNode c : Statements(n)) {
+        if (SameNode(c, alternative) || SameNode(c, condition) || SameNode(c, name)) continue;
+        stmts.push_back(c);
+      }
+      uint16_t k = K(n);
+      if (k == kPreprocIf || k == kPreprocIfdef) {
+        Kid(at, BlockOfList(n, stmts, depth + 1));
+      } else {
+        uint32_t clause = Add(FlowKind::kClause, n);
+        At(clause).role = k == kPreprocElse ? ClauseRole::kElse : ClauseRole::kArm;
+        if (!ts_node_is_null(alternative)) At(clause).end = ts_node_start_byte(alternative);
+        Kid(clause, BlockOfList(n, stmts, depth + 1));
+        Kid(at, clause);
+      }
+      n = alternative;
+    }
+  }
+
+  void Statement(TSNode stmt, uint32_t parent, int depth) {
+    if (depth > kMaxLowerDepth) return;
+    switch (K(stmt)) {
+      case kCompoundStatement:
+        Kid(parent, BlockOf(stmt, depth));
+        return;
+      case kIfStatement: {
+        Leaf(Field(stmt, "condition"), parent, FlowKind::kLeaf, true);
+        uint32_t at = Add(FlowKind::kIf, stmt);
+        Kid(at, BlockOf(Field(stmt, "consequence"), depth + 1));
+        TSNode alternative = Field(stmt, "alternative");
+        if (!ts_node_is_null(alternative)) {
+          uint32_t clause = Add(FlowKind::kClause, alternative);
+          At(clause).role = ClauseRole::kElse;
+          TSNode inner = ts_node_named_child(alternative, 0);
+          if (!ts_node_is_null(inner)) Kid(clause, BlockOf(inner, depth + 2));
+          Kid(at, clause);
+        }
+        Kid(parent, at);
+        return;
+      }
+      case kPreprocIf:
+      case kPreprocIfdef: {
+        uint32_t at = Add(FlowKind::kIf, stmt);
+        PreprocArms(stmt, at, depth);
+        Kid(parent, at);
+        return;
+      }
+      case kWhileStatement:
+      case kForStatement:
+      case kDoStatement:
+      case kForRange: {
+        uint16_t k = K(stmt);
+        if (k == kForStatement) Leaf(Field(stmt, "initializer"), parent, FlowKind::kLeaf, true);
+        if (k == kWhileStatement) Leaf(Field(stmt, "condition"), parent, FlowKind::kLeaf, true);
+        uint32_t at = Add(FlowKind::kLoop, stmt);
+        if (k == kForRange) {
+          std::string_view name = DeclaredName(Field(stmt, "declarator"), src_, sym_);
+          if (!name.empty()) At(at).binds.push_back({name, Def::Type::kOpaque, {}, stmt});
+        }
+        uint32_t body = BlockOf(Field(stmt, "body"), depth + 1);
+        Kid(at, body);
+        At(at).body = static_cast<int32_t>(body);
+        Kid(parent, at);
+        if (k == kDoStatement) Leaf(Field(stmt, "condition"), parent, FlowKind::kLeaf, true);
+        return;
+      }
+      case kSwitch: {
+        Leaf(Field(stmt, "condition"), parent, FlowKind::kLeaf, true);
+        uint32_t at = Add(FlowKind::kSwitch, stmt);
+        TSNode body = Field(stmt, "body");
+        if (!ts_node_is_null(body)) {
+          uint32_t block = Add(FlowKind::kBlock, body);
+          for (TSNode c : Statements(body)) {
+            if (K(c) != kCaseStatement) {
+              Statement(c, block, depth + 2);
+              continue;
+            }
+            uint32_t clause = Add(FlowKind::kClause, c);
+            At(clause).role =
+                ts_node_is_null(Field(c, "value")) ? ClauseRole::kDefault : ClauseRole::kCase;
+            Kid(clause, BlockOfList(c, Statements(c), depth + 3));
+            Kid(block, clause);
+          }
+          Kid(at, block);
+          At(at).body = static_cast<int32_t>(block);
+        }
+        Kid(parent, at);
+        return;
+      }
+      case kTryStatement: {
+        uint32_t at = Add(FlowKind::kTry, stmt);
+        TSNode body = Field(stmt, "body");
+        if (!ts_node_is_null(body)) {
+          uint32_t block = BlockOf(body, depth + 1);
+          Kid(at, block);
+          At(at).body = static_cast<int32_t>(block);
+        }
+        for (TSNode c : NamedChildren(stmt)) {
+          if (K(c) != kCatchClause) continue;
+          uint32_t clause = Add(FlowKind::kClause, c);
+          At(clause).role = ClauseRole::kHandler;
+          TSNode handler = Field(c, "body");
+          if (!ts_node_is_null(handler)) Kid(clause, BlockOf(handler, depth + 2));
+          Kid(at, clause);
+        }
+        Kid(parent, at);
+        return;
+      }
+      case kNamespaceDefinition:
+      case kLinkage: {
+        // A body that always runs: a with that binds nothing.
+        uint32_t at = Add(FlowKind::kWith, stmt);
+        TSNode body = Field(stmt, "body");
+        if (!ts_node_is_null(body)) {
+          uint32_t block = BlockOf(body, depth + 1);
+          Kid(at, block);
+          At(at).body = static_cast<int32_t>(block);
+        }
+        Kid(parent, at);
+        return;
+      }
+      case kLabeledStatement: {
+        TSNode label = Field(stmt, "label");
+        if (!ts_node_is_null(label)) {
+          uint32_t at = Add(FlowKind::kLabel, label);
+          At(at).label = Text(label);
+          Kid(parent, at);
+        }
+        for (TSNode c : Statements(stmt)) {
+          if (!SameNode(c, label)) Statement(c, parent, depth + 1);
+        }
+        return;
+      }
+      case kGoto: {
+        uint32_t at = Add(FlowKind::kGoto, stmt);
+        At(at).label = Text(Field(stmt, "label"));
+        Kid(parent, at);
+        return;
+      }
+      case kReturn:
+      case kThrow:
+        Leaf(stmt, parent, FlowKind::kExit);
+        return;
+      case kBreak:
+        Kid(parent, Add(FlowKind::kBreak, stmt));
+        return;
+      case kContinue:
+        Kid(parent, Add(FlowKind::kContinue, stmt));
+        return;
+      case kFunctionDefinition:
+      case kClassSpecifier:
+      case kStructSpecifier:
+      case kTemplateDeclaration:
+        Kid(parent, Add(FlowKind::kLeaf, stmt));
+        return;
+      default:
+        Leaf(stmt, parent);
+        return;
+    }
+  }
+
+  std::string_view src_;
+  const SymbolTable& sym_;
+  FlowBody out_;
+  size_t visited_ = 0;
+};
+
+}  // namespace
+
+flow::FlowBody LowerFlow(std::string_view source, const SymbolTable& symbols, TSNode body) {
+  return Lowerer(source, symbols).Run(body);
+}
+
+std::string_view DeclaredName(TSNode d, std::string_view source, const SymbolTable& symbols) {
+  for (int guard = 0; guard < 8 && !ts_node_is_null(d); ++guard) {
+    uint16_t k = symbols.Kind(d);
+    if (k == kIdentifier) return NodeText(d, source);
+    if (k == kPointerDeclarator || k == kReferenceDeclarator || k == kArrayDeclarator ||
+        k == kInitDeclarator) {
+      TSNode inner = Field(d, "declarator");
+      if (ts_node_is_null(inner)) inner = ts_node_named_child(d, ts_node_named_child_count(d) - 1);
+      d = inner;
+      continue;
+    }
+    return {};
+  }
+  return {};
+}
+
+size_t FormatIntoBuffer(std::string_view function) {
+  if (function == "sprintf") return 1;
+  if (function == "snprintf" || function == "PyOS_snprintf") return 2;
+  return 0;
+}
+
+}  // namespace errdex::extract::cpp
