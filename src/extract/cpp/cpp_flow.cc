@@ -21,6 +21,17 @@ constexpr int kMaxLowerDepth = 4 * (flow::kMaxFlowDepth + 2);
 // Expression nodes looked at for definitions, per body.
 constexpr size_t kMaxExpressionNodes = 1'000'000;
 
+// Functions that format into their first argument, and where the format is.
+struct BufferFormatter {
+  std::string_view name;
+  size_t format_at;
+};
+constexpr BufferFormatter kBufferFormatters[] = {
+    {"sprintf", 1},
+    {"snprintf", 2},
+    {"PyOS_snprintf", 2},
+};
+
 std::string_view LastComponent(std::string_view name) {
   size_t colon = name.rfind("::");
   return colon == std::string_view::npos ? name : name.substr(colon + 2);
@@ -362,8 +373,9 @@ std::string_view DeclaredName(TSNode d, std::string_view source, const SymbolTab
 }
 
 size_t FormatIntoBuffer(std::string_view function) {
-  if (function == "sprintf") return 1;
-  if (function == "snprintf" || function == "PyOS_snprintf") return 2;
+  for (const BufferFormatter& f : kBufferFormatters) {
+    if (f.name == function) return f.format_at;
+  }
   return 0;
 }
 
