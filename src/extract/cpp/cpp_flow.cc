@@ -106,6 +106,22 @@ class Lowerer {
 
   void Kid(uint32_t parent, uint32_t kid) { At(parent).kids.push_back(kid); }
 
+  // `stmt` as the body of construct `at`, when there is one.
+  void Body(uint32_t at, TSNode stmt, int depth) {
+    if (ts_node_is_null(stmt)) return;
+    uint32_t block = BlockOf(stmt, depth + 1);
+    Kid(at, block);
+    At(at).body = static_cast<int32_t>(block);
+  }
+
+  // A clause running `stmt` (an else's statement, a catch's body), if any.
+  uint32_t ClauseOf(TSNode clause, ClauseRole role, TSNode stmt, int depth) {
+    uint32_t at = Add(FlowKind::kClause, clause);
+    At(at).role = role;
+    if (!ts_node_is_null(stmt)) Kid(at, BlockOf(stmt, depth + 1));
+    return at;
+  }
+
   // A statement of `parent` covering `node`, with the definitions its
   // expressions make in source order. A construct's condition, lowered as
   // a statement before it, is left out when it makes none.
@@ -214,11 +230,8 @@ class Lowerer {
         Kid(at, BlockOf(Field(stmt, "consequence"), depth + 1));
         TSNode alternative = Field(stmt, "alternative");
         if (!ts_node_is_null(alternative)) {
-          uint32_t clause = Add(FlowKind::kClause, alternative);
-          At(clause).role = ClauseRole::kElse;
-          TSNode inner = ts_node_named_child(alternative, 0);
-          if (!ts_node_is_null(inner)) Kid(clause, BlockOf(inner, depth + 2));
-          Kid(at, clause);
+          Kid(at, ClauseOf(alternative, ClauseRole::kElse, ts_node_named_child(alternative, 0),
+                           depth + 1));
         }
         Kid(parent, at);
         return;
@@ -242,9 +255,7 @@ class Lowerer {
           std::string_view name = DeclaredName(Field(stmt, "declarator"), src_, sym_);
           if (!name.empty()) At(at).binds.push_back({name, Def::Type::kOpaque, {}, stmt});
         }
-        uint32_t body = BlockOf(Field(stmt, "body"), depth + 1);
-        Kid(at, body);
-        At(at).body = static_cast<int32_t>(body);
+        Body(at, Field(stmt, "body"), depth);
         Kid(parent, at);
         if (k == kDoStatement) Leaf(Field(stmt, "condition"), parent, FlowKind::kLeaf, true);
         return;
@@ -274,19 +285,11 @@ class Lowerer {
       }
       case kTryStatement: {
         uint32_t at = Add(FlowKind::kTry, stmt);
-        TSNode body = Field(stmt, "body");
-        if (!ts_node_is_null(body)) {
-          uint32_t block = BlockOf(body, depth + 1);
-          Kid(at, block);
-          At(at).body = static_cast<int32_t>(block);
-        }
+        Body(at, Field(stmt, "body"), depth);
         for (TSNode c : NamedChildren(stmt)) {
-          if (K(c) != kCatchClause) continue;
-          uint32_t clause = Add(FlowKind::kClause, c);
-          At(clause).role = ClauseRole::kHandler;
-          TSNode handler = Field(c, "body");
-          if (!ts_node_is_null(handler)) Kid(clause, BlockOf(handler, depth + 2));
-          Kid(at, clause);
+          if (K(c) == kCatchClause) {
+            Kid(at, ClauseOf(c, ClauseRole::kHandler, Field(c, "body"), depth + 1));
+          }
         }
         Kid(parent, at);
         return;
@@ -295,12 +298,7 @@ class Lowerer {
       case kLinkage: {
         // A body that always runs: a with that binds nothing.
         uint32_t at = Add(FlowKind::kWith, stmt);
-        TSNode body = Field(stmt, "body");
-        if (!ts_node_is_null(body)) {
-          uint32_t block = BlockOf(body, depth + 1);
-          Kid(at, block);
-          At(at).body = static_cast<int32_t>(block);
-        }
+        Body(at, Field(stmt, "body"), depth);
         Kid(parent, at);
         return;
       }
