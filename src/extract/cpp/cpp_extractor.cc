@@ -33,6 +33,9 @@ constexpr size_t kMaxExpansionBytes = 64 * 1024;
 // parse is dropped, not waited on.
 constexpr uint64_t kExpansionParseMicros = 1'000'000;
 constexpr int kMaxStreamOperands = 256;
+// Appends followed back from a use (`m += ...` line after line); each is
+// evaluated once per look-up.
+constexpr int kMaxAppendChain = 512;
 // Call graph facts per file: generated files hold hundreds of thousands of
 // calls, none of which an entry point needs beyond this many.
 constexpr size_t kMaxNativeCallsPerFile = 50000;
@@ -1477,14 +1480,19 @@ class Extractor {
     std::string_view name = Text(use);
     TSNode scope = EnclosingFunction();
     std::optional<std::vector<Template>> value;
+    bool from_entry = true;  // some path reaches the use with no local definition
     if (!ts_node_is_null(scope)) {
       TSNode body = Field(scope, "body");
       if (!ts_node_is_null(body)) {
-        flow::DefList defs = flow::ReachingDefinitions(Lowered(body), name, use, &flow_budget_);
+        flow::DefList defs =
+            flow::ReachingDefinitions(Lowered(body), name, use, &flow_budget_, &from_entry);
         if (!defs.empty() && flow_budget_ >= 0) value = EvalDefs(defs, name, depth);
       }
     }
-    if (!value) {
+    if (!value || from_entry) {
+      // A file-level name the function reassigns only on some paths
+      // (`static const char *m = "default"; ... if (c) m = "other";`)
+      // still holds its own text on the others.
       auto it = globals_.find(std::string(name));
       if (it == globals_.end()) {
         std::optional<std::vector<Template>> global;
@@ -1493,7 +1501,13 @@ class Extractor {
         if (!defs.empty() && flow_budget_ >= 0) global = EvalDefs(defs, name, depth);
         it = globals_.emplace(std::string(name), std::move(global)).first;
       }
-      value = it->second;
+      if (!value) {
+        value = it->second;
+      } else if (it->second) {
+        for (const Template& t : *it->second) {
+          if (value->size() < kMaxAlternatives) value->push_back(t);
+        }
+      }
     }
     if (!value || value->empty() ||
         std::all_of(value->begin(), value->end(),
@@ -1513,10 +1527,14 @@ class Extractor {
   }
 
   // What the definitions reaching a use can hold, each its alternatives.
+  // One walk's definitions share their appends' bases: each is evaluated
+  // once (a chain of conditional appends would otherwise double per link).
+  using DefMemo = std::unordered_map<const flow::Def*, std::vector<Template>>;
   std::vector<Template> EvalDefs(const flow::DefList& defs, std::string_view name, int depth) {
     std::vector<Template> out;
+    DefMemo memo;
     for (const flow::DefPtr& d : defs) {
-      for (Template& t : EvalDef(*d, name, depth)) {
+      for (Template& t : EvalDef(*d, name, depth, memo)) {
         if (out.size() < kMaxAlternatives) out.push_back(std::move(t));
       }
     }
@@ -1526,9 +1544,19 @@ class Extractor {
   // One definition's alternatives: a declaration (with its initializer, or
   // an empty string to start with), an assignment, or what an append
   // (`+=`, `<<`, StrAppend) adds to each alternative of what it appends to.
-  std::vector<Template> EvalDef(const flow::Def& d, std::string_view name, int depth) {
+  // `chain`: the appends followed to get here (`m += ...` line after line).
+  std::vector<Template> EvalDef(const flow::Def& d, std::string_view name, int depth, DefMemo& memo,
+                                int chain = 0) {
+    if (auto it = memo.find(&d); it != memo.end()) return it->second;
+    std::vector<Template> out = EvalDefUncached(d, name, depth, memo, chain);
+    memo.emplace(&d, out);
+    return out;
+  }
+
+  std::vector<Template> EvalDefUncached(const flow::Def& d, std::string_view name, int depth,
+                                        DefMemo& memo, int chain) {
     std::vector<Template> out;
-    if (depth > kMaxEvalDepth || ++eval_steps_ > kMaxEvalStepsPerFile) {
+    if (depth > kMaxEvalDepth || chain > kMaxAppendChain || ++eval_steps_ > kMaxEvalStepsPerFile) {
       out.push_back(Template::Value(name, ValueKind::kAny));
       return out;
     }
@@ -1537,7 +1565,7 @@ class Extractor {
       std::vector<Template> bases;
       if (d.base.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
       for (const flow::DefPtr& b : d.base) {
-        for (Template& t : EvalDef(*b, name, depth + 1)) {
+        for (Template& t : EvalDef(*b, name, depth, memo, chain + 1)) {
           if (bases.size() < kMaxAlternatives) bases.push_back(std::move(t));
         }
       }

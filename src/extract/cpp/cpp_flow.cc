@@ -44,6 +44,7 @@ class Lowerer {
   FlowBody Run(TSNode body) {
     uint32_t root = Add(FlowKind::kBlock, body);
     for (TSNode stmt : Statements(body)) Statement(stmt, root, 1);
+    if (labels_) flow::MarkLabels(out_);
     return std::move(out_);
   }
 
@@ -143,8 +144,11 @@ class Lowerer {
       uint16_t k = K(x);
       if (k == kLambda || k == kFunctionDefinition) continue;
       if (k == kInitDeclarator) {
+        // Its declaration says whether it holds text (`std::string m(...)`).
+        TSNode declaration = ts_node_parent(x);
+        if (K(declaration) != kDeclaration) declaration = stmt;
         std::string_view name = DeclaredName(Field(x, "declarator"), src_, sym_);
-        if (!name.empty()) out.push_back({name, Def::Type::kValue, x, stmt});
+        if (!name.empty()) out.push_back({name, Def::Type::kValue, x, declaration});
         continue;
       }
       if (k == kDeclaration) {
@@ -230,7 +234,8 @@ class Lowerer {
         Kid(at, BlockOf(Field(stmt, "consequence"), depth + 1));
         TSNode alternative = Field(stmt, "alternative");
         if (!ts_node_is_null(alternative)) {
-          Kid(at, ClauseOf(alternative, ClauseRole::kElse, ts_node_named_child(alternative, 0),
+          std::vector<TSNode> inner = Statements(alternative);  // a comment may come first
+          Kid(at, ClauseOf(alternative, ClauseRole::kElse, inner.empty() ? TSNode{} : inner[0],
                            depth + 1));
         }
         Kid(parent, at);
@@ -307,6 +312,7 @@ class Lowerer {
         if (!ts_node_is_null(label)) {
           uint32_t at = Add(FlowKind::kLabel, label);
           At(at).label = Text(label);
+          labels_ = true;
           Kid(parent, at);
         }
         for (TSNode c : Statements(stmt)) {
@@ -346,6 +352,7 @@ class Lowerer {
   const SymbolTable& sym_;
   FlowBody out_;
   size_t visited_ = 0;
+  bool labels_ = false;
 };
 
 }  // namespace

@@ -215,8 +215,13 @@ class Flow {
       MergeInto(once, loops_.back().continues);  // a `continue` goes round again too
       loops_.pop_back();
       MergeInto(s, once);
-      Bind(n, s, in_loop);
-      in_loop = true;
+      // In the body each pass starts by binding the loop variable; the else
+      // runs after the last pass, or none, with what that left.
+      const FlowNode* body = Opt(n.body);
+      if (body != nullptr && Holds(*body)) {
+        Bind(n, s, in_loop);
+        in_loop = true;
+      }
     }
     if (n.kind == FlowKind::kTry) {
       const FlowNode* body = Opt(n.body);
@@ -345,7 +350,9 @@ class Flow {
       if (auto it = gotos_.find(n.label); it != gotos_.end()) MergeInto(s, it->second);
       return;
     }
-    if (!s.live) return;
+    // Dead code is skipped, but for a construct holding a label that a
+    // goto walked before lands on.
+    if (!s.live && !(n.holds_label && !gotos_.empty())) return;
     switch (n.kind) {
       case FlowKind::kLeaf:
         Bind(n, s, in_loop);
@@ -401,7 +408,7 @@ class Flow {
         // What reaches the finally other than by the normal way out: an
         // exception or a return anywhere in the body, the else or a handler.
         FlowState abnormal = handler_in;
-        bool gather = finally_clause != nullptr && !collectors_.empty();
+        bool gather = finally_clause != nullptr;
         if (gather) collectors_.push_back(&abnormal);
         // The else runs when the body ends without an exception.
         if (const FlowNode* orelse = Role(n, ClauseRole::kElse)) {
@@ -419,10 +426,11 @@ class Flow {
         if (finally_clause != nullptr) {
           finallies_.pop_back();
           for (uint32_t b : finally_clause->kids) Block(At(b), out, depth + 1, in_loop, false);
-          // Inside another try, the states the finally passes on the way
-          // out are that try's too (its handlers or its own finally see
-          // them): walked for them alone.
-          if (gather) {
+          // Walked again from the ways out but the normal one, for what it
+          // passes on: to another try around it (its handlers or its own
+          // finally see those states), and to a loop when a break or
+          // continue in it swallows the exception in flight.
+          {
             for (uint32_t b : finally_clause->kids) {
               Block(At(b), abnormal, depth + 1, in_loop, false);
             }
@@ -516,6 +524,15 @@ class Flow {
 };
 
 }  // namespace
+
+void MarkLabels(FlowBody& body) {
+  // Kids come after their parent in the table: one pass from the end.
+  for (size_t i = body.nodes.size(); i-- > 0;) {
+    FlowNode& n = body.nodes[i];
+    if (n.kind == FlowKind::kLabel) n.holds_label = true;
+    for (uint32_t k : n.kids) n.holds_label = n.holds_label || body.nodes[k].holds_label;
+  }
+}
 
 DefList ReachingDefinitions(const FlowBody& body, std::string_view name, TSNode target,
                             int64_t* budget, bool* from_entry, bool* truncated) {

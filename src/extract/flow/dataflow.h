@@ -78,6 +78,7 @@ struct FlowNode {
   uint32_t end = 0;
   std::vector<Binding> binds;
   std::string_view label;      // kGoto, kLabel
+  bool holds_label = false;    // a kLabel is this node or below it (MarkLabels)
   std::vector<uint32_t> kids;  // indexes into FlowBody::nodes
   // kLoop, kTry, kWith, kMatch, kSwitch: the node of its body block, if any;
   // kLoop: the node of its else clause, if it has one.
@@ -91,6 +92,10 @@ struct FlowNode {
 struct FlowBody {
   std::vector<FlowNode> nodes;
 };
+
+// Sets holds_label on each node at or above a kLabel: adapters that lower
+// labels call it once the body is complete.
+void MarkLabels(FlowBody& body);
 
 // The definitions of `name` in `body` that reach `target` (a statement
 // inside the body); with a null target, every definition live at the end of

@@ -45,8 +45,8 @@ class Lowerer {
   }
   FlowNode& At(uint32_t i) { return out_.nodes[i]; }
 
-  // A block's statements: its named children but comments. Children by
-  // one cursor, not a vector per node.
+  // A block's statements: its named children but comments (read with one
+  // cursor: NamedChildren's per-child calls cost more on long blocks).
   uint32_t Block(TSNode block, int depth) {
     uint32_t at = Add(FlowKind::kBlock, block);
     if (depth > kMaxLowerDepth) return at;
@@ -74,8 +74,8 @@ class Lowerer {
     return static_cast<int32_t>(kid);
   }
 
-  // A clause whose blocks are `blocks` (elif, else and case: the one its
-  // field names; except and finally: every block child).
+  // A clause and its blocks: elif, else and case the one its field names;
+  // except and finally every block child.
   uint32_t Clause(TSNode clause, ClauseRole role, int depth) {
     uint32_t at = Add(FlowKind::kClause, clause);
     At(at).role = role;

@@ -486,5 +486,74 @@ TEST(CppExtractor, AppendsInOneBranchMakeOneText) {
                                          "INVALID_ARGUMENT: {n} item{plural}"}));
 }
 
+// Found in review of the shared data flow: each lost a text the old scan kept.
+TEST(CppExtractor, AnElseAfterACommentIsStillABranch) {
+  std::vector<std::string> m = Messages("a.c",
+                                        "static int f(int c) {\n"
+                                        "  const char *m;\n"
+                                        "  if (c)\n"
+                                        "    m = \"first message\";\n"
+                                        "  else  /* the usual case */\n"
+                                        "    m = \"second message\";\n"
+                                        "  PyErr_SetString(PyExc_ValueError, m);\n"
+                                        "  return -1;\n"
+                                        "}\n");
+  std::sort(m.begin(), m.end());
+  EXPECT_EQ(m,
+            (std::vector<std::string>{"ValueError: first message", "ValueError: second message"}));
+}
+
+TEST(CppExtractor, AFileLevelTextHoldsOnThePathsThatDoNotReassignIt) {
+  std::vector<std::string> m = Messages("a.c",
+                                        "static const char *m = \"global default message\";\n"
+                                        "static int f(int c) {\n"
+                                        "  if (c) m = \"changed message\";\n"
+                                        "  PyErr_SetString(PyExc_ValueError, m);\n"
+                                        "  return -1;\n"
+                                        "}\n");
+  std::sort(m.begin(), m.end());
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: changed message",
+                                         "ValueError: global default message"}));
+}
+
+TEST(CppExtractor, AGotoReachesALabelInsideAPreprocessorArm) {
+  std::vector<std::string> m = Messages("a.c",
+                                        "static int f(int c) {\n"
+                                        "  const char *m = \"initial\";\n"
+                                        "  if (c) { m = \"goto message\"; goto fail; }\n"
+                                        "  return 0;\n"
+                                        "#if 1\n"
+                                        "fail:\n"
+                                        "  c = 0;\n"
+                                        "#endif\n"
+                                        "  PyErr_SetString(PyExc_ValueError, m);\n"
+                                        "  return -1;\n"
+                                        "}\n");
+  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: goto message"}));
+}
+
+TEST(CppExtractor, LongAndBranchingAppendChainsKeepTheirText) {
+  std::string appends = "absl::Status f(int c) {\n  std::string m = \"usage: tool\";\n";
+  for (int i = 0; i < 40; ++i) appends += "  m += \" --opt" + std::to_string(i) + "\";\n";
+  appends += "  return absl::InvalidArgumentError(m);\n}\n";
+  std::vector<std::string> m = Messages("a.cc", appends);
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_EQ(m[0].substr(0, 41), "INVALID_ARGUMENT: usage: tool --opt0 --op");
+  EXPECT_NE(m[0].find("--opt39"), std::string::npos);
+
+  // Sixteen conditional appends: 2^16 ways, each append evaluated once,
+  // and the file's evaluation budget left for the function after.
+  std::string ifs = "absl::Status f(int c) {\n  std::string m = \"bad flags:\";\n";
+  for (int i = 0; i < 16; ++i) {
+    ifs += "  if (c & " + std::to_string(1 << i) + ") m += \" F" + std::to_string(i) + "\";\n";
+  }
+  ifs +=
+      "  return absl::InvalidArgumentError(m);\n}\n"
+      "absl::Status g(int c) {\n  std::string s = \"later message\";\n"
+      "  return absl::InvalidArgumentError(s);\n}\n";
+  std::vector<std::string> n = Messages("b.cc", ifs);
+  EXPECT_NE(std::find(n.begin(), n.end(), "INVALID_ARGUMENT: later message"), n.end());
+}
+
 }  // namespace
 }  // namespace errdex::extract

@@ -89,12 +89,17 @@ class Generator {
       case 4:
       case 5: {
         std::string out = pad + "if (c()) " + Braced(indent, depth, in_loop, in_switch);
-        if (Pick(2) == 0) out += " else " + Braced(indent, depth, in_loop, in_switch);
+        if (Pick(2) == 0) {
+          out += Pick(2) == 0 ? " else " : " else /* a comment first */ ";
+          out += Braced(indent, depth, in_loop, in_switch);
+        }
         return out + "\n";
       }
       case 6:
         return pad + "if (c()) m = \"" + Label('D') + "\";\n" +
-               (Pick(2) == 0 ? pad + "else m = \"" + Label('D') + "\";\n" : "");
+               (Pick(2) == 0
+                    ? pad + "else /* the usual case */\n" + pad + "  m = \"" + Label('D') + "\";\n"
+                    : "");
       case 7:
         return pad + "while (c()) " + Braced(indent, depth, true, false) + "\n";
       case 8:
@@ -239,6 +244,7 @@ int main() {
   TSTree* tree =
       ts_parser_parse_string(parser, nullptr, code.data(), static_cast<uint32_t>(code.size()));
   TSNode root = ts_tree_root_node(tree);
+  ASSERT_FALSE(ts_node_has_error(root));
   const SymbolTable& symbols = cpp::Symbols(false);
 
   int function = 0;

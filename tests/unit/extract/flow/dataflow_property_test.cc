@@ -93,9 +93,13 @@ class Generator {
         return out;
       }
       case 7: {
-        std::string head =
-            Pick(2) == 0 ? "for _ in range(2):\n" : "for m in ('" + Label('L') + "',) * 2:\n";
-        return pad + head + Block(indent + 1, depth + 1, true, in_try);
+        // Zero, one or two passes, and sometimes an else.
+        std::string passes = Pick(2) == 0 ? "2" : "next(c)";
+        std::string head = Pick(2) == 0 ? "for _ in range(" + passes + "):\n"
+                                        : "for m in ('" + Label('L') + "',) * " + passes + ":\n";
+        std::string out = pad + head + Block(indent + 1, depth + 1, true, in_try);
+        if (Pick(3) == 0) out += pad + "else:\n" + Block(indent + 1, depth + 1, in_loop, in_try);
+        return out;
       }
       case 8:
       case 9: {
