@@ -1102,10 +1102,18 @@ class FileExtractor {
     std::vector<EvalContext> where;
     bool param_reaches = false;
     if (ResolveName(name, ctx, defs, where, &param_reaches)) {
+      // The definitions of one look-up share their appends' bases: each
+      // is evaluated once (conditional appends, `if c: msg += ...` twenty
+      // times, were evaluated a million times). A look-up of another
+      // name on the way has its own: its definitions die with it.
+      DefMemo defs_memo;
+      DefMemo* outer = def_memo_;
+      def_memo_ = &defs_memo;
       for (size_t i = 0; i < defs.size(); ++i) {
         AddAssuming(out, EvalDef(*defs[i], name, where[i], depth + 1),
                     Bypassed(*defs[i], defs, where[i], ctx.at));
       }
+      def_memo_ = outer;
       // `if message is None: message = "..."`: what the caller passed is the
       // other alternative.
       if (param_reaches && !out.empty()) AddAlternative(out, AsValue(node, ValueKind::kAny));
@@ -1115,6 +1123,20 @@ class FileExtractor {
   }
 
   Alternatives EvalDef(const Def& def, std::string_view name, EvalContext ctx, int depth) {
+    // Bound parameters (a sink's call) make the same definition read
+    // otherwise: only unbound look-ups are shared.
+    if (def_memo_ == nullptr || ctx.bindings != nullptr) {
+      return EvalDefUncached(def, name, std::move(ctx), depth);
+    }
+    DefMemo* memo = def_memo_;
+    auto key = std::make_pair(&def, ctx.inline_depth);
+    if (auto it = memo->find(key); it != memo->end()) return it->second;
+    Alternatives out = EvalDefUncached(def, name, std::move(ctx), depth);
+    memo->emplace(key, out);
+    return out;
+  }
+
+  Alternatives EvalDefUncached(const Def& def, std::string_view name, EvalContext ctx, int depth) {
     Alternatives out;
     if (depth > kMaxEvalDepth) return out;
     ctx.at = def.stmt;
@@ -3249,6 +3271,8 @@ class FileExtractor {
   std::unordered_map<std::string, DefList> module_defs_;
   using ReachingKey = std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t>;
   std::map<ReachingKey, std::pair<DefList, bool>> reaching_;
+  using DefMemo = std::map<std::pair<const Def*, int>, Alternatives>;
+  DefMemo* def_memo_ = nullptr;  // the look-up under way's, see EvalName
   // Each body lowered for the data flow once, when a name is first sought in it.
   std::map<std::pair<uint32_t, uint32_t>, flow::FlowBody> flow_bodies_;
   std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;

@@ -444,8 +444,9 @@ TEST(PythonExtractor, ACastIsItsValue) {
       "    raise KeyError(f'{cast(int, x)} is missing')\n"
       "def g(ptr):\n"
       "    raise TypeError(f'bad pointer: {ctypes.cast(ptr, ctypes.c_char_p)}')\n");
-  EXPECT_EQ(m, (std::vector<std::string>{"ValueError: no such option", "KeyError: '{x} is missing'",
-                                         "TypeError: bad pointer: {ctypes.cast(ptr, ctypes.c_char_p)}"}));
+  EXPECT_EQ(
+      m, (std::vector<std::string>{"ValueError: no such option", "KeyError: '{x} is missing'",
+                                   "TypeError: bad pointer: {ctypes.cast(ptr, ctypes.c_char_p)}"}));
 }
 
 // A __str__ that prints a property returning self.args[0] (jinja2's
@@ -857,17 +858,20 @@ TEST(PythonExtractor, AnAlternativeConstructorRaisesItsClass) {
 }
 
 TEST(PythonExtractor, ReindentingAndRewrappingCallsKeepTheirArgumentsWords) {
-  EXPECT_EQ(One("import textwrap\n"
-                "raise ValueError(textwrap.dedent(f\"\"\"\\\n    too big: {x}\n    really\"\"\"))\n"),
-            "ValueError: too big: {x} really");
-  EXPECT_EQ(One("from textwrap import dedent\nraise TypeError(dedent('five is %d' % x).strip('\\n'))\n"),
-            "TypeError: five is {x}");
+  EXPECT_EQ(
+      One("import textwrap\n"
+          "raise ValueError(textwrap.dedent(f\"\"\"\\\n    too big: {x}\n    really\"\"\"))\n"),
+      "ValueError: too big: {x} really");
+  EXPECT_EQ(
+      One("from textwrap import dedent\nraise TypeError(dedent('five is %d' % x).strip('\\n'))\n"),
+      "TypeError: five is {x}");
   // A helper wrapping its parameter in them: each caller's words, re-flowed.
-  EXPECT_EQ(One("from textwrap import fill, dedent\n"
-                "def filldedent(s, w=70):\n"
-                "    return fill(dedent(str(s)).strip('\\n'), width=w)\n"
-                "raise ValueError(filldedent(\"\"\"\n    The value %s is\n    negative.\"\"\" % x))\n"),
-            "ValueError: The value {x} is negative.");
+  EXPECT_EQ(
+      One("from textwrap import fill, dedent\n"
+          "def filldedent(s, w=70):\n"
+          "    return fill(dedent(str(s)).strip('\\n'), width=w)\n"
+          "raise ValueError(filldedent(\"\"\"\n    The value %s is\n    negative.\"\"\" % x))\n"),
+      "ValueError: The value {x} is negative.");
   // The module's own function of that name is not textwrap's.
   EXPECT_EQ(One("def fill(s):\n    return s + ' and more'\nraise ValueError(fill('a'))\n"),
             "ValueError: a and more");
@@ -915,9 +919,9 @@ TEST(PythonExtractor, ClassNamesOfTheRaiseSiteAreNotTheExceptions) {
       "  @classmethod\n"
       "  def tagged(cls, value):\n"
       "    raise Tagged(f'{cls.__name__} took {value}')\n");
-  EXPECT_EQ(m, (std::vector<std::string>{
-                   "PyAsn1Error: {cls.__name__}.fromHexString() error: {value}",
-                   "Tagged: Tagged: {cls.__name__} took {value}"}));
+  EXPECT_EQ(m,
+            (std::vector<std::string>{"PyAsn1Error: {cls.__name__}.fromHexString() error: {value}",
+                                      "Tagged: Tagged: {cls.__name__} took {value}"}));
 }
 
 TEST(PythonExtractor, ImportAliasesResolveTheExceptionName) {
@@ -1175,7 +1179,8 @@ TEST(PythonComposed, TypeHeldInAClassAttribute) {
       "class Mine(TestCase):\n"
       "  def test(self):\n"
       "    self.fail('values differ')\n");
-  EXPECT_EQ(m, (std::vector<std::string>{"AssertionError: {msg}", "AssertionError: values differ"}));
+  EXPECT_EQ(m,
+            (std::vector<std::string>{"AssertionError: {msg}", "AssertionError: values differ"}));
   // A capitalized attribute looks like a class by its name (botocore).
   EXPECT_EQ(One("class _RetriesExceededError(Exception):\n"
                 "  pass\n"
@@ -1254,8 +1259,7 @@ TEST(PythonFactories, AClassLookedUpInADictOfClasses) {
                      "    raise self.mapping[code]('aborted')\n"),
             (std::vector<std::string>{"TypeError: aborted"}));
   // A dict errdex cannot read: the raise is as written.
-  EXPECT_EQ(One("def f(table, code):\n  raise table[code]('aborted')\n"),
-            "table[code]: aborted");
+  EXPECT_EQ(One("def f(table, code):\n  raise table[code]('aborted')\n"), "table[code]: aborted");
 }
 
 TEST(PythonFactories, TheClassOfACaughtException) {
@@ -1366,6 +1370,25 @@ TEST(PythonExtractor, AssertWhoseMessageIsAnException) {
   // str() of a KeyError is its argument's repr, as `raise KeyError(p)` prints it.
   EXPECT_EQ(One("def f(p):\n  assert p, KeyError(p)\n").substr(16),
             One("raise KeyError(p)\n").substr(10));
+}
+
+// Twenty conditional appends make a million ways; each append is evaluated
+// once per look-up, so the file's evaluation budget is left for the
+// function after it.
+TEST(PythonExtractor, ConditionalAppendsAreEvaluatedOnceEach) {
+  std::string code = "def f(c):\n    msg = 'bad flags:'\n";
+  for (int i = 0; i < 20; ++i) {
+    code += "    if c & " + std::to_string(1 << i) + ":\n        msg += ' F" + std::to_string(i) +
+            "'\n";
+  }
+  code +=
+      "    raise ValueError(msg)\n\ndef g():\n    s = 'later message'\n    raise ValueError(s)\n";
+  std::vector<std::string> m = Messages(code);
+  EXPECT_NE(std::find(m.begin(), m.end(), "ValueError: later message"), m.end());
+  EXPECT_NE(std::find(m.begin(), m.end(),
+                      "ValueError: bad flags: F0 F1 F2 F3 F4 F5 F6 F7 F8 F9 F10 F11 F12 F13 F14 "
+                      "F15 F16 F17 F18 F19"),
+            m.end());
 }
 
 }  // namespace
