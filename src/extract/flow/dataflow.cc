@@ -408,33 +408,29 @@ class Flow {
         // What reaches the finally other than by the normal way out: an
         // exception or a return anywhere in the body, the else or a handler.
         FlowState abnormal = handler_in;
-        bool gather = finally_clause != nullptr;
-        if (gather) collectors_.push_back(&abnormal);
+        bool has_finally = finally_clause != nullptr;
+        if (has_finally) collectors_.push_back(&abnormal);
         // The else runs when the body ends without an exception.
         if (const FlowNode* orelse = Role(n, ClauseRole::kElse)) {
           if (const FlowNode* else_body = ClauseBlock(*orelse)) {
             Block(*else_body, out, depth + 1, in_loop, false);
           }
         }
-        if (gather) collectors_.pop_back();
+        if (has_finally) collectors_.pop_back();
         for (uint32_t k : n.kids) {
           const FlowNode& clause = At(k);
           if (clause.kind == FlowKind::kClause && clause.role == ClauseRole::kHandler) {
-            Handler(clause, handler_in, out, gather ? &abnormal : nullptr, depth, in_loop);
+            Handler(clause, handler_in, out, has_finally ? &abnormal : nullptr, depth, in_loop);
           }
         }
-        if (finally_clause != nullptr) {
+        if (has_finally) {
           finallies_.pop_back();
           for (uint32_t b : finally_clause->kids) Block(At(b), out, depth + 1, in_loop, false);
           // Walked again from the ways out but the normal one, for what it
           // passes on: to another try around it (its handlers or its own
           // finally see those states), and to a loop when a break or
           // continue in it swallows the exception in flight.
-          {
-            for (uint32_t b : finally_clause->kids) {
-              Block(At(b), abnormal, depth + 1, in_loop, false);
-            }
-          }
+          for (uint32_t b : finally_clause->kids) Block(At(b), abnormal, depth + 1, in_loop, false);
         }
         s = out;
         return;
