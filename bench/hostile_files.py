@@ -9,7 +9,7 @@ something. Measured with /usr/bin/time -v (wall clock, maximum RSS).
   python3 bench/hostile_files.py [--errdex build/src/cli/errdex] [--scale 1.0] [CASE...]
 
 Cases: long-literal, percent-dense, percent-dense-one-name, percent-chain,
-many-raises, many-raises-one-function.
+many-raises, many-raises-one-function, appends-in-branches, loops-and-tries.
 """
 import argparse
 import json
@@ -104,6 +104,38 @@ def many_raises_one_function(scale):
     return "".join(out)
 
 
+def appends_in_branches(scale):
+    # Functions of 40 `if c & k: msg += ...` each: 2^40 ways to build one
+    # message, each append to be evaluated once.
+    n = int(2_000 * scale)
+    out = []
+    for f in range(n):
+        out.append(f"def f{f}(c):\n    msg = 'bad flags {f}:'\n")
+        for k in range(40):
+            out.append(f"    if c & {1 << k}:\n        msg += ' F{k}'\n")
+        out.append("    raise ValueError(msg)\n")
+    return "".join(out)
+
+
+def loops_and_tries(scale):
+    # A message variable through loops nested 12 deep, each with a try
+    # whose finally breaks: the data flow's second passes and its finally
+    # walks for every break, bounded per look-up.
+    depth = 12
+    n = int(300 * scale)
+    out = []
+    for f in range(n):
+        out.append(f"def f{f}(c):\n    msg = 'start {f}'\n")
+        pad = "    "
+        for d in range(depth):
+            out.append(f"{pad}for i{d} in c:\n{pad}    try:\n{pad}        msg = 'try {d}'\n")
+            out.append(f"{pad}        if i{d}:\n{pad}            raise KeyError(msg)\n")
+            out.append(f"{pad}    finally:\n{pad}        if c:\n{pad}            break\n")
+            pad += "    "
+        out.append(f"{pad}raise ValueError(msg)\n")
+    return "".join(out)
+
+
 CASES = {
     "long-literal": long_literal,
     "percent-dense": percent_dense,
@@ -111,6 +143,8 @@ CASES = {
     "percent-chain": percent_chain,
     "many-raises": many_raises,
     "many-raises-one-function": many_raises_one_function,
+    "appends-in-branches": appends_in_branches,
+    "loops-and-tries": loops_and_tries,
 }
 
 

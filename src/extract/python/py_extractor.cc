@@ -327,6 +327,20 @@ class FileExtractor {
  private:
   const SymbolTable& sym() const { return Symbols(); }
   std::string_view Text(TSNode n) const { return NodeText(n, src_); }
+
+  // tree-sitter finds a node's parent by walking down from the root past
+  // the siblings on the way, so a statement in a module of 2,000 functions
+  // costs a scan of them; asked for the same nodes again and again (the
+  // branches around each definition), parents are kept.
+  TSNode Parent(TSNode n) const {
+    if (ts_node_is_null(n)) return n;
+    auto key = std::make_pair(n.id, ts_node_start_byte(n));
+    if (auto it = parents_.find(key); it != parents_.end()) return it->second;
+    TSNode parent = ts_node_parent(n);
+    parents_.emplace(key, parent);
+    return parent;
+  }
+
   uint16_t K(TSNode n) const {
     return ts_node_is_null(n) ? static_cast<uint16_t>(kOther) : sym().Kind(n);
   }
@@ -610,7 +624,7 @@ class FileExtractor {
   }
 
   bool IsStaticMethod(TSNode function) const {
-    TSNode parent = ts_node_parent(function);
+    TSNode parent = Parent(function);
     if (ts_node_is_null(parent) || K(parent) != kDecoratedDefinition) return false;
     for (TSNode d : NamedChildren(parent)) {
       if (K(d) == kDecorator && CollapseWhitespace(Text(d)) == "@staticmethod") return true;
@@ -1013,8 +1027,8 @@ class FileExtractor {
     if (ctx.functions.empty() || ctx.bindings != nullptr) return out;
     TSNode fn = ctx.functions.back();
     TSNode child = stmt;
-    for (TSNode n = ts_node_parent(stmt); !ts_node_is_null(n) && !SameNode(n, fn);
-         child = n, n = ts_node_parent(n)) {
+    for (TSNode n = Parent(stmt); !ts_node_is_null(n) && !SameNode(n, fn);
+         child = n, n = Parent(n)) {
       uint16_t k = K(n);
       if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) break;
       if (k != kIf) continue;
@@ -1052,11 +1066,11 @@ class FileExtractor {
     for (const DefPtr& other : all) {
       if (other.get() == &d || ts_node_is_null(other->stmt)) continue;
       TSNode stmt = other->stmt;
-      while (K(ts_node_parent(stmt)) == kExpressionStatement) stmt = ts_node_parent(stmt);
-      TSNode body = ts_node_parent(stmt);
-      TSNode s = ts_node_parent(body);
+      while (K(Parent(stmt)) == kExpressionStatement) stmt = Parent(stmt);
+      TSNode body = Parent(stmt);
+      TSNode s = Parent(body);
       if (K(body) != kBlock || K(s) != kIf || !SameNode(Field(s, "consequence"), body)) continue;
-      TSNode outer = ts_node_parent(s);
+      TSNode outer = Parent(s);
       if (!extract::Contains(outer, d.stmt) || !extract::Contains(outer, use) ||
           extract::Contains(s, d.stmt) || extract::Contains(s, use) ||
           ts_node_end_byte(d.stmt) > ts_node_start_byte(s) ||
@@ -1464,7 +1478,7 @@ class FileExtractor {
     inner.bindings = &bindings;
     inner.inline_depth = ctx.inline_depth + 1;
     for (TSNode ret : ReturnExpressions(function)) {
-      inner.at = ts_node_parent(ret);
+      inner.at = Parent(ret);
       Alternatives alts = Eval(ret, inner, depth + 1);
       if (alts.empty()) return {};  // one opaque return makes the helper opaque
       // f-string fields naming a parameter take the argument.
@@ -1714,7 +1728,7 @@ class FileExtractor {
     if (options.size() > 1) {
       std::string_view name = Text(expr);
       int uses = 0;
-      for (TSNode c : NamedChildren(ts_node_parent(interpolation))) {
+      for (TSNode c : NamedChildren(Parent(interpolation))) {
         TSNode e = K(c) == kInterpolation ? Field(c, "expression") : TSNode{};
         uses += !ts_node_is_null(e) && K(e) == kIdentifier && Text(e) == name;
       }
@@ -1871,14 +1885,14 @@ class FileExtractor {
     text.remove_prefix(std::min<size_t>(text.size(), 5));
     text = Trim(text);
     if (!StartsWith(text, "NotImplementedError")) return false;
-    TSNode body = ts_node_parent(stmt);
+    TSNode body = Parent(stmt);
     if (ts_node_is_null(body) || K(body) != kBlock) return false;
-    TSNode def = ts_node_parent(body);
+    TSNode def = Parent(body);
     if (ts_node_is_null(def) || K(def) != kFunctionDefinition) return false;
-    TSNode owner = ts_node_parent(def);
-    if (!ts_node_is_null(owner) && K(owner) == kDecoratedDefinition) owner = ts_node_parent(owner);
+    TSNode owner = Parent(def);
+    if (!ts_node_is_null(owner) && K(owner) == kDecoratedDefinition) owner = Parent(owner);
     if (ts_node_is_null(owner) || K(owner) != kBlock) return false;
-    owner = ts_node_parent(owner);
+    owner = Parent(owner);
     if (ts_node_is_null(owner) || K(owner) != kClassDefinition) return false;
     for (TSNode child : NamedChildren(body)) {
       if (ts_node_eq(child, stmt) || K(child) == kComment) continue;
@@ -2468,8 +2482,8 @@ class FileExtractor {
     EvalContext ctx;
     std::vector<TSNode> functions;
     TSNode stmt{};
-    for (TSNode n = node; !ts_node_is_null(n); n = ts_node_parent(n)) {
-      TSNode parent = ts_node_parent(n);
+    for (TSNode n = node; !ts_node_is_null(n); n = Parent(n)) {
+      TSNode parent = Parent(n);
       if (ts_node_is_null(stmt) && !ts_node_is_null(parent) &&
           (K(parent) == kBlock || K(parent) == kModule)) {
         stmt = n;
@@ -2551,7 +2565,7 @@ class FileExtractor {
     while (!ts_node_is_null(clause) && K(clause) != kExcept) {
       uint16_t k = K(clause);
       if (k == kFunctionDefinition || k == kClassDefinition) return false;
-      clause = ts_node_parent(clause);
+      clause = Parent(clause);
     }
     if (ts_node_is_null(clause)) return false;
     TSNode alias = Field(clause, "alias");
@@ -2595,7 +2609,7 @@ class FileExtractor {
     for (TSNode assignment : assignments) {
       TSNode right = Field(assignment, "right");
       if (ts_node_is_null(right)) continue;
-      TSNode statement = ts_node_parent(assignment);
+      TSNode statement = Parent(assignment);
       EvalContext ctx = ContextAt(statement);
       bool strerror = Text(Field(Field(assignment, "left"), "attribute")) == "strerror";
       std::vector<std::vector<CallArg>> alternatives;
@@ -2811,7 +2825,7 @@ class FileExtractor {
     }
     // super().__init__(...) / Base.__init__(self, ...) inside an exception's __init__.
     if (K(fn) != kAttribute || Text(Field(fn, "attribute")) != "__init__") {
-      OnSinkCall(call, ts_node_parent(call));
+      OnSinkCall(call, Parent(call));
       return;
     }
     ClassInfo* cls = MethodClass("__init__");
@@ -2839,7 +2853,7 @@ class FileExtractor {
       if (K(left) != kIdentifier || ts_node_is_null(right)) return;
       ClassInfo& info = result_.classes[static_cast<size_t>(scopes_.back().class_info)];
       info.class_attrs.emplace_back(std::string(Text(left)),
-                                    Arg(right, ContextAt(ts_node_parent(node))));
+                                    Arg(right, ContextAt(Parent(node))));
       return;
     }
     ClassInfo* cls = MethodClass("__init__");
@@ -2848,10 +2862,10 @@ class FileExtractor {
     TSNode right = Field(node, "right");
     if (K(left) != kAttribute || ts_node_is_null(right)) return;
     if (Text(Field(left, "object")) != "self") return;
-    EvalContext ctx = ContextAt(ts_node_parent(node));
+    EvalContext ctx = ContextAt(Parent(node));
     std::string attr(Text(Field(left, "attribute")));
-    TSNode block = ts_node_parent(ts_node_parent(node));
-    TSNode owner = ts_node_is_null(block) ? TSNode{} : ts_node_parent(block);
+    TSNode block = Parent(Parent(node));
+    TSNode owner = ts_node_is_null(block) ? TSNode{} : Parent(block);
     if (ts_node_is_null(owner) || K(owner) != kFunctionDefinition) cls->conditional_attrs.insert(attr);
     cls->self_attrs.emplace_back(std::move(attr), Arg(right, ctx));
   }
@@ -3271,6 +3285,12 @@ class FileExtractor {
   std::unordered_map<std::string, DefList> module_defs_;
   using ReachingKey = std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t>;
   std::map<ReachingKey, std::pair<DefList, bool>> reaching_;
+  struct ParentKeyHash {
+    size_t operator()(const std::pair<const void*, uint32_t>& k) const {
+      return std::hash<const void*>()(k.first) ^ (static_cast<size_t>(k.second) << 1);
+    }
+  };
+  mutable std::unordered_map<std::pair<const void*, uint32_t>, TSNode, ParentKeyHash> parents_;
   using DefMemo = std::map<std::pair<const Def*, int>, Alternatives>;
   DefMemo* def_memo_ = nullptr;  // the look-up under way's, see EvalName
   // Each body lowered for the data flow once, when a name is first sought in it.
