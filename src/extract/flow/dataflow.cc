@@ -143,45 +143,33 @@ class Flow {
     return d;
   }
 
-  // Applies the node's bindings of the name, in order; false when it binds none.
-  bool Bind(const FlowNode& n, FlowState& s, bool in_loop) {
-    bool bound = false;
+  // Applies the node's bindings of the name, in order.
+  void Bind(const FlowNode& n, FlowState& s, bool in_loop) {
     for (const Binding& b : n.binds) {
       if (b.name != name_) continue;
-      bound = true;
-      if (b.type != Def::Type::kAppend) {
-        // One definition per binding, however often a walk passes it (a
-        // loop's second pass, a finally run again for a break): merges
-        // compare definitions by identity.
-        DefPtr& made = made_[&b];
-        if (made == nullptr) {
-          auto d = std::make_shared<Def>();
-          d->type = b.type;
-          d->value = b.value;
-          d->stmt = b.stmt;
-          made = std::move(d);
-        }
+      // One definition per binding, however often a walk passes it (a
+      // loop's second pass, a finally run again for a break): merges
+      // compare definitions by identity. An append is made anew from what
+      // it appends to, but for a loop's second pass, where the one made in
+      // the first, marked as repeated, stands for both.
+      DefPtr& made = made_[&b];
+      bool append = b.type == Def::Type::kAppend;
+      if (made != nullptr && (!append || repeating_ > 0)) {
         s.defs = {made};
-        continue;
-      }
-      // A loop's second pass appends what its first did: the definition
-      // made then, marked as repeated, stands for both.
-      DefPtr& appended = made_[&b];
-      if (repeating_ > 0 && appended != nullptr) {
-        s.defs = {appended};
         continue;
       }
       auto d = std::make_shared<Def>();
       d->type = b.type;
       d->value = b.value;
       d->stmt = b.stmt;
-      d->base = s.defs;
-      d->base.erase(std::remove(d->base.begin(), d->base.end(), entry_), d->base.end());
-      d->in_loop = in_loop;
-      if (repeating_ == 0) appended = d;
-      s.defs = {d};
+      if (append) {
+        d->base = s.defs;
+        d->base.erase(std::remove(d->base.begin(), d->base.end(), entry_), d->base.end());
+        d->in_loop = in_loop;
+      }
+      if (!append || repeating_ == 0) made = d;
+      s.defs = {std::move(d)};
     }
-    return bound;
   }
 
   // `n` contains the target: descend to it and record the state there.
@@ -208,13 +196,10 @@ class Flow {
     }
     if (n.kind == FlowKind::kLoop) {
       // Definitions later in the loop body reach the target on the next pass.
-      FlowState once = s;
-      Bind(n, once, in_loop);
-      loops_.emplace_back();
-      if (const FlowNode* body = Opt(n.body)) Block(*body, once, depth + 1, true, false);
-      MergeInto(once, loops_.back().continues);  // a `continue` goes round again too
-      loops_.pop_back();
-      MergeInto(s, once);
+      FlowState entry = s;
+      Bind(n, entry, in_loop);
+      FlowState breaks;
+      MergeInto(s, LoopPass(n, entry, breaks, depth));
       // In the body each pass starts by binding the loop variable; the else
       // runs after the last pass, or none, with what that left.
       const FlowNode* body = Opt(n.body);
