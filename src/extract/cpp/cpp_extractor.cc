@@ -1517,13 +1517,9 @@ class Extractor {
     return *value;  // an Unset among them is dropped (or emptied) by KeepLiteralAlternatives
   }
 
-  // `body` (a function's or the translation unit) as the shared data flow
-  // reads it, lowered once.
+  // `body` (a function's or the translation unit) as the shared data flow reads it.
   const flow::FlowBody& Lowered(TSNode body) {
-    auto [it, fresh] =
-        flow_bodies_.try_emplace(std::make_pair(ts_node_start_byte(body), ts_node_end_byte(body)));
-    if (fresh) it->second = LowerFlow(src_, symbols_, body);
-    return it->second;
+    return flow_bodies_.Get(body, [&](TSNode b) { return LowerFlow(src_, symbols_, b); });
   }
 
   // What the definitions reaching a use can hold, each its alternatives.
@@ -2370,10 +2366,8 @@ class Extractor {
   int eval_steps_ = 0;
   int resolving_ = 0;  // ResolveAll calls under way (names that refer to each other)
   std::unordered_map<uint32_t, std::vector<Template>> resolved_;  // by the use's offset
-  // The data flow's bodies, lowered once each, and the statements it may
-  // visit in this file.
-  std::map<std::pair<uint32_t, uint32_t>, flow::FlowBody> flow_bodies_;
-  int64_t flow_budget_ = kMaxFlowStatementsPerFile;
+  flow::FlowBodies flow_bodies_;
+  int64_t flow_budget_ = kMaxFlowStatementsPerFile;  // statements the data flow may visit
   std::unordered_map<std::string, std::optional<std::vector<Template>>> globals_;
 };
 

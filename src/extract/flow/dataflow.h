@@ -10,8 +10,10 @@
 #include <tree_sitter/api.h>
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace errdex::extract::flow {
@@ -91,6 +93,22 @@ struct FlowNode {
 // other bodies: here they are leaves binding their name.
 struct FlowBody {
   std::vector<FlowNode> nodes;
+};
+
+// One file's bodies, each lowered once, when a name is first sought in it
+// (keyed by the body's bytes: nodes of one tree at one place are one body).
+class FlowBodies {
+ public:
+  template <typename Lower>
+  const FlowBody& Get(TSNode body, Lower&& lower) {
+    auto [it, fresh] =
+        bodies_.try_emplace(std::make_pair(ts_node_start_byte(body), ts_node_end_byte(body)));
+    if (fresh) it->second = lower(body);
+    return it->second;
+  }
+
+ private:
+  std::map<std::pair<uint32_t, uint32_t>, FlowBody> bodies_;
 };
 
 // Sets holds_label on each node at or above a kLabel: adapters that lower

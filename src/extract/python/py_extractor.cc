@@ -710,10 +710,9 @@ class FileExtractor {
       return memo->second.first;
     }
     bool entry = false;
-    auto [lowered, fresh] =
-        flow_bodies_.try_emplace(std::make_pair(ts_node_start_byte(body), ts_node_end_byte(body)));
-    if (fresh) lowered->second = LowerFlow(src_, body);
-    DefList found = flow::ReachingDefinitions(lowered->second, name, target, &flow_budget_, &entry);
+    const flow::FlowBody& lowered =
+        flow_bodies_.Get(body, [&](TSNode b) { return LowerFlow(src_, b); });
+    DefList found = flow::ReachingDefinitions(lowered, name, target, &flow_budget_, &entry);
     if (flow_budget_ < 0) {
       Budget("name-resolution", target);
       return {};
@@ -3293,8 +3292,7 @@ class FileExtractor {
   mutable std::unordered_map<std::pair<const void*, uint32_t>, TSNode, ParentKeyHash> parents_;
   using DefMemo = std::map<std::pair<const Def*, int>, Alternatives>;
   DefMemo* def_memo_ = nullptr;  // the look-up under way's, see EvalName
-  // Each body lowered for the data flow once, when a name is first sought in it.
-  std::map<std::pair<uint32_t, uint32_t>, flow::FlowBody> flow_bodies_;
+  flow::FlowBodies flow_bodies_;
   std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;
   SourceLines lines_{src_};
   int64_t eval_steps_ = 0;
