@@ -24,7 +24,7 @@
 #include "extract/cpp/cpp_syntax.h"
 #include "extract/flow/dataflow.h"
 #include "extract/ts_util.h"
-#include "flow_score.h"
+#include "flow_property.h"
 #include "test_util.h"
 
 namespace errdex::extract {
@@ -33,9 +33,9 @@ namespace {
 constexpr int kPrograms = 400;
 constexpr int kRuns = 160;
 
-class Generator {
+class Generator : public FlowProgram {
  public:
-  explicit Generator(uint32_t seed) : rng_(seed) {}
+  explicit Generator(uint32_t seed) : FlowProgram(seed, 2) {}
 
   std::string Function(const std::string& name) {
     target_placed_ = false;
@@ -50,28 +50,14 @@ class Generator {
   }
 
  private:
-  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
-  static std::string Pad(int indent) { return std::string(2 * static_cast<size_t>(indent), ' '); }
-  std::string Label(char kind) { return std::string(1, kind) + std::to_string(++label_); }
-
-  std::string Block(int indent, int depth, bool in_loop, bool in_switch) {
-    std::string out;
-    for (int n = 1 + Pick(3), i = 0; i < n; ++i)
-      out += Statement(indent, depth, in_loop, in_switch);
-    return out;
-  }
-
   // `{ ... }` at `indent`, its statements one deeper.
   std::string Braced(int indent, int depth, bool in_loop, bool in_switch) {
     return "{\n" + Block(indent + 1, depth + 1, in_loop, in_switch) + Pad(indent) + "}";
   }
 
-  std::string Statement(int indent, int depth, bool in_loop, bool in_switch) {
+  std::string Statement(int indent, int depth, bool in_loop, bool in_switch) override {
     std::string pad = Pad(indent);
-    if (!target_placed_ && !uses_goto_ && Pick(8) == 0) {
-      target_placed_ = true;
-      return pad + "throw Target(m);\n";
-    }
+    if (!uses_goto_ && PlaceTarget()) return pad + "throw Target(m);\n";
     switch (Pick(depth >= 3 ? 4 : 13)) {
       case 0:
       case 1:
@@ -126,9 +112,6 @@ class Generator {
     }
   }
 
-  std::mt19937 rng_;
-  int label_ = 0;
-  bool target_placed_ = false;
   bool uses_goto_ = false;
 };
 

@@ -24,7 +24,7 @@
 #include "extract/python/py_extractor.h"
 #include "extract/python/py_flow.h"
 #include "extract/ts_util.h"
-#include "flow_score.h"
+#include "flow_property.h"
 #include "test_util.h"
 
 namespace errdex::extract {
@@ -33,9 +33,9 @@ namespace {
 constexpr int kPrograms = 1000;
 constexpr int kRuns = 160;
 
-class Generator {
+class Generator : public FlowProgram {
  public:
-  explicit Generator(uint32_t seed) : rng_(seed) {}
+  explicit Generator(uint32_t seed) : FlowProgram(seed, 4) {}
 
   // A function named `name`; its body at one indent.
   std::string Function(const std::string& name) {
@@ -46,22 +46,9 @@ class Generator {
   }
 
  private:
-  int Pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
-  static std::string Pad(int indent) { return std::string(4 * static_cast<size_t>(indent), ' '); }
-  std::string Label(char kind) { return std::string(1, kind) + std::to_string(++label_); }
-
-  std::string Block(int indent, int depth, bool in_loop, bool in_try) {
-    std::string out;
-    for (int n = 1 + Pick(3), i = 0; i < n; ++i) out += Statement(indent, depth, in_loop, in_try);
-    return out;
-  }
-
-  std::string Statement(int indent, int depth, bool in_loop, bool in_try) {
+  std::string Statement(int indent, int depth, bool in_loop, bool in_try) override {
     std::string pad = Pad(indent);
-    if (!target_placed_ && Pick(8) == 0) {
-      target_placed_ = true;
-      return pad + "raise Target(m)\n";
-    }
+    if (PlaceTarget()) return pad + "raise Target(m)\n";
     int choice = Pick(depth >= 3 ? 4 : 14);
     switch (choice) {
       case 0:
@@ -132,11 +119,6 @@ class Generator {
 
  public:
   static constexpr int kHandlers = 4;
-
- private:
-  std::mt19937 rng_;
-  int label_ = 0;
-  bool target_placed_ = false;
 };
 
 const char* const kHarness = R"(
