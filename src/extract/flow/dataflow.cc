@@ -82,15 +82,30 @@ class Flow {
       s.defs = {Opaque(block.node)};
       return false;
     }
+    // What the name held where a statement of a scoped block declared it
+    // anew: what it holds again once the block ends.
+    bool scoped = block.scope;
+    FlowState outer{{}, false};
+    bool shadowed = false;
     for (uint32_t k : block.kids) {
       const FlowNode& stmt = At(k);
       if (budget_ != nullptr && --*budget_ < 0) break;
       if (seek && Holds(stmt)) return Seek(stmt, s, depth, in_loop);
+      if (scoped && !shadowed && stmt.kind == FlowKind::kLeaf && s.live && Declares(stmt)) {
+        MergeInto(outer, s);
+        shadowed = true;
+      }
       Collect(s);
       Transfer(stmt, s, depth, in_loop);
       Collect(s);
     }
+    if (shadowed) s.defs = outer.defs;
     return false;
+  }
+
+  bool Declares(const FlowNode& n) const {
+    return std::any_of(n.binds.begin(), n.binds.end(),
+                       [&](const Binding& b) { return b.declares && b.name == name_; });
   }
 
   // An exception can leave a try's body before or after any of its
@@ -470,8 +485,10 @@ class Flow {
       case FlowKind::kSwitch:
         Cases(n, s, depth, in_loop, false);
         return;
+      case FlowKind::kBlock:  // a block inside a block (C's bare `{ }`, Rust's)
+        Block(n, s, depth + 1, in_loop, false);
+        return;
       case FlowKind::kLabel:
-      case FlowKind::kBlock:
       case FlowKind::kClause:
         return;
     }

@@ -10,8 +10,10 @@
 #include <tree_sitter/api.h>
 
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -39,11 +41,14 @@ struct Def {
 };
 
 // One name a statement binds, and how (`value` and `stmt` as for a Def).
+// `declares`: a new variable (Rust's `let`) that, in a scoped block,
+// shadows the one of that name around it until the block ends.
 struct Binding {
   std::string_view name;
   Def::Type type = Def::Type::kOpaque;
   TSNode value{};
   TSNode stmt{};
+  bool declares = false;
 };
 
 // What a lowered node does to control and to names.
@@ -81,6 +86,7 @@ struct FlowNode {
   std::vector<Binding> binds;
   std::string_view label;      // kGoto, kLabel
   bool holds_label = false;    // a kLabel is this node or below it (MarkLabels)
+  bool scope = false;          // kBlock: the variables its statements declare end with it
   std::vector<uint32_t> kids;  // indexes into FlowBody::nodes
   // kLoop, kTry, kWith, kMatch, kSwitch: the node of its body block, if any;
   // kLoop: the node of its else clause, if it has one.
@@ -93,6 +99,9 @@ struct FlowNode {
 // other bodies: here they are leaves binding their name.
 struct FlowBody {
   std::vector<FlowNode> nodes;
+  // Labels an adapter made up rather than found in the source (where a
+  // labelled loop's `continue` lands): kLabel and kGoto nodes view them.
+  std::deque<std::string> made_labels;
 };
 
 // One file's bodies, each lowered once, when a name is first sought in it

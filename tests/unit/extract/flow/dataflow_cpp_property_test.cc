@@ -58,7 +58,7 @@ class Generator : public FlowProgram {
   std::string Statement(int indent, int depth, bool in_loop, bool in_switch) override {
     std::string pad = Pad(indent);
     if (!uses_goto_ && PlaceTarget()) return pad + "throw Target(m);\n";
-    switch (Pick(depth >= 3 ? 4 : 13)) {
+    switch (Pick(depth >= 3 ? 4 : 14)) {
       case 0:
       case 1:
         return pad + "m = \"" + Label('D') + "\";\n";
@@ -107,6 +107,8 @@ class Generator : public FlowProgram {
                Braced(indent, depth, in_loop, in_switch) + "\n";
       case 12:
         return pad + "if (c()) throw Boom();\n";
+      case 13:  // a bare block
+        return pad + Braced(indent, depth, in_loop, in_switch) + "\n";
       default:
         return pad + "(void)0;\n";
     }
