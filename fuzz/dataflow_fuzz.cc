@@ -1,5 +1,5 @@
 // The shared data flow over any source file, through each adapter: the
-// first byte picks Python, C or C++; the rest is parsed, the module (or
+// first byte picks Python, C, C++ or ('r') Rust; the rest is parsed, the module (or
 // translation unit) and every function body are lowered, and every name
 // used in them is looked up where it is used and at the end of its body.
 // Nothing may crash or hang, and what the walk promises must hold: at most
@@ -20,6 +20,8 @@
 #include "extract/flow/dataflow.h"
 #include "extract/python/py_extractor.h"
 #include "extract/python/py_flow.h"
+#include "extract/rust/rust_flow.h"
+#include "extract/rust/rust_syntax.h"
 #include "extract/ts_util.h"
 #include "fuzz_limits.h"
 
@@ -60,11 +62,12 @@ bool SameDefs(const flow::DefList& a, const flow::DefList& b) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size == 0) return 0;
-  int grammar = data[0] % 3;
+  int grammar = data[0] == 'r' ? 3 : data[0] % 3;
   std::string source(reinterpret_cast<const char*>(data) + 1, size - 1);
   const TSLanguage* language = grammar == 0   ? errdex::extract::python::PythonLanguage()
                                : grammar == 1 ? errdex::extract::cpp::CLanguage()
-                                              : errdex::extract::cpp::CppLanguage();
+                               : grammar == 2 ? errdex::extract::cpp::CppLanguage()
+                                              : errdex::extract::rust::RustLanguage();
   std::unique_ptr<TSParser, decltype(&ts_parser_delete)> parser(ts_parser_new(), ts_parser_delete);
   ts_parser_set_language(parser.get(), language);
   ts_parser_set_timeout_micros(parser.get(), errdex::fuzz::kParseMicros);
@@ -76,6 +79,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   TSNode root = ts_tree_root_node(tree.get());
   const errdex::extract::SymbolTable& symbols = errdex::extract::cpp::Symbols(grammar == 1);
   auto lower = [&](TSNode body) {
+    if (grammar == 3) return errdex::extract::rust::LowerFlow(source, body);
     return grammar == 0 ? errdex::extract::python::LowerFlow(source, body)
                         : errdex::extract::cpp::LowerFlow(source, symbols, body);
   };
@@ -88,7 +92,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     TSNode n = stack.back();
     stack.pop_back();
     std::string_view type = ts_node_type(n);
-    if (type == "function_definition" && bodies.size() < kMaxBodies) {
+    // Functions, and Rust's closures (bodies of their own).
+    if ((type == "function_definition" || type == "function_item" ||
+         type == "closure_expression") &&
+        bodies.size() < kMaxBodies) {
       TSNode body = ts_node_child_by_field_name(n, "body", 4);
       if (!ts_node_is_null(body)) bodies.push_back({body, lower(body)});
     }

@@ -13,7 +13,9 @@
 #include "core/guards.h"
 #include "core/text.h"
 #include "extract/cpp/cpp_format.h"
+#include "extract/flow/dataflow.h"
 #include "extract/flow/format.h"
+#include "extract/rust/rust_flow.h"
 #include "extract/rust/rust_sinks.h"
 #include "extract/rust/rust_syntax.h"
 #include "extract/source_lines.h"
@@ -27,6 +29,12 @@ namespace {
 constexpr int kMaxDepth = 400;
 // `let m = ...; let n = m;` is followed this many steps.
 constexpr int kMaxEvalDepth = 8;
+// Texts one message can have (branches, match arms) and appends followed
+// back from one use.
+constexpr size_t kMaxAlternatives = 16;
+constexpr int kMaxAppendChain = 512;
+// Statements the data flow may visit in one file.
+constexpr int64_t kMaxFlowStatementsPerFile = 4'000'000;
 
 // One comma-separated argument of a macro's token tree.
 struct TokenArg {
@@ -90,8 +98,7 @@ class Extractor {
 
     size_t functions = functions_.size();
     size_t impls = impls_.size();
-    std::unordered_map<std::string, TSNode> outer_lets;
-    bool fresh_scope = false;
+    size_t bodies = bodies_.size();
     if (k == kImplItem) {
       impls_.push_back(ImplOf(n));
     } else if (k == kTraitItem) {
@@ -99,8 +106,9 @@ class Extractor {
     } else if (k == kFunctionItem) {
       std::string name(Text(Field(n, "name")));
       functions_.push_back(impls_.empty() ? name : impls_.back().type + "::" + name);
-      outer_lets.swap(lets_);
-      fresh_scope = true;
+      bodies_.push_back({Field(n, "body"), TSNode{}});
+    } else if (k == kClosure) {
+      bodies_.push_back({Field(n, "body"), n});
     } else if (k == kEnumItem || k == kStructItem) {
       ErrorAttributes(n, attributes);
     } else if (k == kMacroInvocation) {
@@ -129,14 +137,8 @@ class Extractor {
       ancestors_.pop_back();
     }
 
-    if (k == kLetDeclaration) {
-      TSNode pattern = Field(n, "pattern");
-      TSNode value = Field(n, "value");
-      if (K(pattern) == kIdentifier && !ts_node_is_null(value))
-        lets_[std::string(Text(pattern))] = value;
-    }
-    if (fresh_scope) lets_.swap(outer_lets);
     functions_.resize(functions);
+    bodies_.resize(bodies);
     impls_.resize(impls);
   }
 
@@ -282,7 +284,7 @@ class Extractor {
         K(tokens[2]) == kTokenTree && IsFormatMacro(Text(tokens[0]))) {
       return FormatTemplate(MacroArgs(tokens[2]), 0, depth + 1);
     }
-    if (tokens.size() == 1 && K(tokens[0]) == kIdentifier) return EvalName(Text(tokens[0]), depth);
+    if (tokens.size() == 1 && K(tokens[0]) == kIdentifier) return One(Names(tokens[0], depth));
     return std::nullopt;
   }
 
@@ -319,10 +321,172 @@ class Extractor {
     return call;
   }
 
-  std::optional<Template> EvalName(std::string_view name, int depth) const {
-    auto it = lets_.find(std::string(name));
-    if (it == lets_.end() || depth > kMaxEvalDepth) return std::nullopt;
-    return Eval(it->second, depth + 1);
+  // What a name can hold where it is used: the definitions of it that reach
+  // `use` in the enclosing function (flow/dataflow.h), each evaluated; none
+  // (empty) when it is not a local the function defines (a parameter alone).
+  std::vector<Template> Names(TSNode use, int depth) const {
+    if (depth > kMaxEvalDepth) return {};
+    uint32_t key = ts_node_start_byte(use);
+    if (auto it = resolved_.find(key); it != resolved_.end()) return it->second;
+    std::vector<Template> out;
+    bool unread = false;  // a definition whose value errdex cannot read
+    std::string_view name = Text(use);
+    // A closure's own definitions, then what it captures from around it
+    // (a `let` before the closure's statement), unless a parameter of the
+    // closure is the name.
+    for (size_t i = bodies_.size(); i-- > 0;) {
+      const Body& b = bodies_[i];
+      if (ts_node_is_null(b.node)) break;
+      bool from_entry = false;
+      const flow::FlowBody& body =
+          flow_bodies_.Get(b.node, [&](TSNode x) { return LowerFlow(src_, x); });
+      flow::DefList defs = flow::ReachingDefinitions(body, name, use, &flow_budget_, &from_entry);
+      if (flow_budget_ < 0) return {};
+      DefMemo memo;
+      for (const flow::DefPtr& d : defs) {
+        std::vector<Template> ts = EvalDef(*d, name, depth, memo, 0);
+        unread = unread || ts.empty();
+        for (Template& t : ts) AddAlternative(out, std::move(t));
+      }
+      if (!from_entry) break;
+      if (ts_node_is_null(b.closure) || ClosureParameter(b.closure, name)) {
+        // A parameter that some path leaves as the caller passed it.
+        if (!out.empty()) AddAlternative(out, Template::Value(name, ValueKind::kAny));
+        break;
+      }
+    }
+    // Where some definitions are text, one that is not stands as a value;
+    // where none is, the name is unknown to the caller, as a parameter is.
+    if (unread && !out.empty()) AddAlternative(out, Template::Value(name, ValueKind::kAny));
+    resolved_.emplace(key, out);
+    return out;
+  }
+
+  bool ClosureParameter(TSNode closure, std::string_view name) const {
+    std::vector<TSNode> stack{Field(closure, "parameters")};
+    while (!stack.empty()) {
+      TSNode x = stack.back();
+      stack.pop_back();
+      if (ts_node_is_null(x)) continue;
+      if (K(x) == kIdentifier && Text(x) == name) return true;
+      for (TSNode c : NamedChildren(x)) stack.push_back(c);
+    }
+    return false;
+  }
+
+  static void AddAlternative(std::vector<Template>& out, Template t) {
+    if (out.size() >= kMaxAlternatives) return;
+    for (const Template& o : out) {
+      if (o.Display() == t.Display()) return;
+    }
+    out.push_back(std::move(t));
+  }
+
+  // One template for all of `ts`: none when they differ (the caller writes
+  // the expression as a value).
+  static std::optional<Template> One(const std::vector<Template>& ts) {
+    if (ts.size() != 1) return std::nullopt;
+    return ts.front();
+  }
+
+  // One definition's alternatives, none when errdex cannot read its value;
+  // appends evaluated once per look-up.
+  using DefMemo = std::unordered_map<const flow::Def*, std::vector<Template>>;
+  std::vector<Template> EvalDef(const flow::Def& d, std::string_view name, int depth, DefMemo& memo,
+                                int chain) const {
+    if (auto it = memo.find(&d); it != memo.end()) return it->second;
+    std::vector<Template> out;
+    if (d.type == flow::Def::Type::kValue) {
+      out = Alternatives(d.value, depth + 1);
+    } else if (d.type == flow::Def::Type::kAppend && chain < kMaxAppendChain) {
+      std::vector<Template> bases;
+      if (d.base.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
+      for (const flow::DefPtr& b : d.base) {
+        for (Template& t : EvalDef(*b, name, depth, memo, chain + 1)) {
+          AddAlternative(bases, std::move(t));
+        }
+      }
+      std::optional<Template> tail = Eval(d.value, depth + 1);
+      for (Template& t : bases) {
+        t.Append(tail ? *tail : Template::Value(Collapsed(d.value), ValueKind::kAny));
+        AddAlternative(out, std::move(t));
+      }
+    }
+    memo.emplace(&d, out);
+    return out;
+  }
+
+  // Every text an expression can give: a name's definitions, each arm of an
+  // `if` or a `match`, a block's value; empty when errdex cannot read it.
+  std::vector<Template> Alternatives(TSNode e, int depth) const {
+    if (ts_node_is_null(e) || depth > kMaxEvalDepth) return {};
+    switch (K(e)) {
+      case kIdentifier:
+        return Names(e, depth);
+      case kReferenceExpression:
+        return Alternatives(Field(e, "value"), depth + 1);
+      case kParenthesized:
+        return ts_node_named_child_count(e) == 1
+                   ? Alternatives(ts_node_named_child(e, 0), depth + 1)
+                   : std::vector<Template>{};
+      case kBlock:
+        return Alternatives(Tail(e), depth + 1);
+      case kIfExpression: {
+        std::vector<Template> out;
+        ArmAlternatives(Field(e, "consequence"), depth, out);
+        TSNode alternative = Field(e, "alternative");
+        TSNode inner{};
+        for (TSNode c : NamedChildren(alternative)) {
+          if (K(c) != kLineComment && K(c) != kBlockComment) inner = c;
+        }
+        // No else: the if gives `()`, no text.
+        if (!ts_node_is_null(inner)) ArmAlternatives(inner, depth, out);
+        return out;
+      }
+      case kMatchExpression: {
+        std::vector<Template> out;
+        for (TSNode arm : NamedChildren(Field(e, "body"))) {
+          if (K(arm) == kMatchArm) ArmAlternatives(Field(arm, "value"), depth, out);
+        }
+        return out;
+      }
+      default:
+        break;
+    }
+    if (std::optional<Template> t = Eval(e, depth)) return {*t};
+    return {};
+  }
+
+  // An arm's texts, or the arm written as a value; an arm that leaves
+  // (`return`, `panic!`) gives the if or match no text.
+  void ArmAlternatives(TSNode arm, int depth, std::vector<Template>& out) const {
+    TSNode value = K(arm) == kBlock ? Tail(arm) : arm;
+    if (ts_node_is_null(value) || Diverges(value)) return;
+    std::vector<Template> ts = Alternatives(value, depth + 1);
+    if (ts.empty()) ts.push_back(Template::Value(Collapsed(value), ValueKind::kAny));
+    for (Template& t : ts) AddAlternative(out, std::move(t));
+  }
+
+  bool Diverges(TSNode e) const {
+    if (K(e) == kReturn || K(e) == kBreak || K(e) == kContinue) return true;
+    if (K(e) != kMacroInvocation) return false;
+    std::string_view name = Text(Field(e, "macro"));
+    size_t cut = name.rfind("::");
+    if (cut != std::string_view::npos) name.remove_prefix(cut + 2);
+    return DivergingMacro(name);
+  }
+
+  // A block's value: its last expression when no `;` ends it.
+  TSNode Tail(TSNode block) const {
+    TSNode last{};
+    for (TSNode c : NamedChildren(block)) {
+      if (K(c) != kLineComment && K(c) != kBlockComment) last = c;
+    }
+    if (ts_node_is_null(last) || K(last) == kExpressionStatement || K(last) == kLetDeclaration ||
+        std::string_view(ts_node_type(last)).ends_with("_item")) {
+      return TSNode{};
+    }
+    return last;
   }
 
   // An expression's template where it is text errdex can read.
@@ -347,7 +511,10 @@ class Extractor {
         return ts_node_named_child_count(e) == 1 ? Eval(ts_node_named_child(e, 0), depth + 1)
                                                  : std::nullopt;
       case kIdentifier:
-        return EvalName(Text(e), depth);
+      case kIfExpression:
+      case kMatchExpression:
+      case kBlock:
+        return One(Alternatives(e, depth));
       case kCall: {
         // `"x".to_string()`, `msg.into()`, `String::from("x")`: the same text.
         TSNode f = Field(e, "function");
@@ -370,9 +537,17 @@ class Extractor {
     }
   }
 
-  Template MessageOf(TSNode e) const {
-    if (auto t = Eval(e, 0)) return *t;
-    return Template::Value(Collapsed(e), ValueKind::kAny);
+  // The texts a message argument can have: each branch's where it was
+  // chosen in branches, else the argument written as a value.
+  std::vector<Template> Messages(TSNode e) const {
+    if (ts_node_is_null(e) || Text(e) == "()") return {Template()};
+    std::vector<Template> out = Alternatives(e, 0);
+    if (out.empty()) out.push_back(Template::Value(Collapsed(e), ValueKind::kAny));
+    return out;
+  }
+
+  void EmitEach(const Site& site, std::vector<Template> messages) {
+    for (Template& m : messages) Emit(site, std::move(m));
   }
 
   // ----------------------------------------------------------------- sinks
@@ -450,22 +625,19 @@ class Extractor {
       std::vector<TokenArg> args = MacroArgs(tree);
       Site site = BaseSite(n, sink->kind);
       site.exception = site.exception_written = std::string(sink->exception);
-      Template message;
+      std::vector<Template> messages{Template()};
       if (static_cast<size_t>(sink->message_arg) < args.size()) {
-        if (auto t = FormatTemplate(args, static_cast<size_t>(sink->message_arg), 0)) {
-          message = *t;
-        } else {
-          message = Template::Value(TokensText(args[static_cast<size_t>(sink->message_arg)].tokens),
-                                    ValueKind::kAny);
-        }
+        messages = FormatAlternatives(args, static_cast<size_t>(sink->message_arg));
       }
-      PanicText(name, args, message);
       if (sink->kind == SiteKind::kAssert && !args.empty()) {
         AddAssertGuard(site, TokensText(args[0].tokens));
       }
       site.internal =
           site.internal || name == "unreachable" || name == "todo" || name == "unimplemented";
-      Emit(std::move(site), std::move(message));
+      for (Template& m : messages) {
+        PanicText(name, args, m);
+        Emit(site, std::move(m));
+      }
       return;
     }
     if (const Sink* sink = FindSink(SinkForm::kTypedMacro, name)) {
@@ -475,14 +647,21 @@ class Extractor {
       Site site = BaseSite(n, sink->kind);
       site.exception_written = TokensText(type);
       site.exception = PythonExceptionName(site.exception_written);
-      Template message;
-      if (auto t = FormatTemplate(args, 0, 0)) {
-        message = *t;
-      } else if (!args.empty()) {
-        message = Template::Value(TokensText(args[0].tokens), ValueKind::kAny);
-      }
-      Emit(std::move(site), std::move(message));
+      EmitEach(site,
+               args.empty() ? std::vector<Template>{Template()} : FormatAlternatives(args, 0));
     }
+  }
+
+  // A macro's message from argument `at`: a format and its arguments, or a
+  // variable (`bail!(msg)`) with every text it can hold.
+  std::vector<Template> FormatAlternatives(const std::vector<TokenArg>& args, size_t at) const {
+    const std::vector<TSNode>& tokens = args[at].tokens;
+    if (tokens.size() == 1 && K(tokens[0]) == kIdentifier) {
+      std::vector<Template> names = Names(tokens[0], 0);
+      if (!names.empty()) return names;
+    }
+    if (std::optional<Template> t = FormatTemplate(args, at, 0)) return {*t};
+    return {Template::Value(TokensText(tokens), ValueKind::kAny)};
   }
 
   // What the standard library prints around a panic macro's message
@@ -537,11 +716,11 @@ class Extractor {
       std::string_view method = Text(Field(f, "field"));
       if (const Sink* sink = FindSink(SinkForm::kMethod, method)) {
         // A method of that name on anything: only text makes it an error.
-        std::optional<Template> t = Eval(arg(sink->message_arg), 0);
-        if (!t || t->IsDynamic() || t->empty()) return;
         Site site = BaseSite(Field(f, "field"), sink->kind);
         site.exception = site.exception_written = std::string(sink->exception);
-        Emit(std::move(site), std::move(*t));
+        for (Template& t : Alternatives(arg(sink->message_arg), 0)) {
+          if (!t.IsDynamic() && !t.empty()) Emit(site, std::move(t));
+        }
       } else if (method == "write_str" && InDisplayImpl()) {
         if (std::optional<Template> t = Eval(arg(0), 0); t && !t->IsDynamic()) {
           Site site = BaseSite(n, SiteKind::kRaise);
@@ -563,8 +742,7 @@ class Extractor {
       if (site.exception_written == "Self" && !impls_.empty())
         site.exception_written = impls_.back().type;
       site.exception = PythonExceptionName(site.exception_written);
-      TSNode m = arg(sink->message_arg);
-      Emit(std::move(site), ts_node_is_null(m) || Text(m) == "()" ? Template() : MessageOf(m));
+      EmitEach(site, Messages(arg(sink->message_arg)));
       return;
     }
     if (K(f) == kGenericFunction) {
@@ -577,8 +755,7 @@ class Extractor {
       Site site = BaseSite(n, sink->kind);
       site.exception_written = Collapsed(ts_node_named_child(types, 0));
       site.exception = PythonExceptionName(site.exception_written);
-      TSNode m = arg(sink->message_arg);
-      Emit(std::move(site), ts_node_is_null(m) || Text(m) == "()" ? Template() : MessageOf(m));
+      EmitEach(site, Messages(arg(sink->message_arg)));
     }
   }
 
@@ -861,7 +1038,18 @@ class Extractor {
   std::vector<TSNode> ancestors_;
   std::vector<std::string> functions_;
   std::vector<Impl> impls_;
-  std::unordered_map<std::string, TSNode> lets_;  // the current function's `let name = value`
+  // The bodies around the walk, innermost last: a function's, or a
+  // closure's (with the closure, whose parameters it binds).
+  struct Body {
+    TSNode node;
+    TSNode closure;
+  };
+  std::vector<Body> bodies_;
+  // The data flow's lowered bodies, the look-ups' results by the use's
+  // byte, and the statements the data flow may still visit in this file.
+  mutable flow::FlowBodies flow_bodies_;
+  mutable std::unordered_map<uint32_t, std::vector<Template>> resolved_;
+  mutable int64_t flow_budget_ = kMaxFlowStatementsPerFile;
   std::set<std::string> error_types_;             // derive(Error) or impl Error
   std::vector<DisplaySite> display_;
   std::set<std::string> emitted_;

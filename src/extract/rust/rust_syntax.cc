@@ -56,6 +56,19 @@ const SymbolTable& Symbols() {
                                      {"type_arguments", kTypeArguments},
                                      {"expression_statement", kExpressionStatement},
                                      {"return_expression", kReturn},
+                                     {"assignment_expression", kAssignment},
+                                     {"compound_assignment_expr", kCompoundAssignment},
+                                     {"loop_expression", kLoopExpression},
+                                     {"for_expression", kForExpression},
+                                     {"break_expression", kBreak},
+                                     {"continue_expression", kContinue},
+                                     {"let_condition", kLetCondition},
+                                     {"let_chain", kLetChain},
+                                     {"label", kLabel},
+                                     {"unsafe_block", kUnsafeBlock},
+                                     {"async_block", kAsyncBlock},
+                                     {"const_block", kConstBlock},
+                                     {"try_block", kTryBlock},
                                  });
   return table;
 }

@@ -58,6 +58,19 @@ enum Kind : uint16_t {
   kTypeArguments,
   kExpressionStatement,
   kReturn,
+  kAssignment,
+  kCompoundAssignment,
+  kLoopExpression,
+  kForExpression,
+  kBreak,
+  kContinue,
+  kLetCondition,
+  kLetChain,
+  kLabel,
+  kUnsafeBlock,
+  kAsyncBlock,
+  kConstBlock,
+  kTryBlock,
 };
 
 const SymbolTable& Symbols();

@@ -98,6 +98,89 @@ TEST(RustExtractor, LetBindingsAndConversionsAreFollowed) {
   EXPECT_TRUE(Has(m, "RuntimeError: {m}"));  // kept, and flagged dynamic by the catalog
 }
 
+// The names a message is built in, on the shared data flow: each text that
+// reaches the sink, and none that does not.
+TEST(RustExtractor, EveryDefinitionThatReachesTheSinkIsAMessage) {
+  std::vector<std::string> m = Messages(
+      "fn branches(c: bool) -> PyResult<()> {\n"
+      "    let msg;\n"
+      "    if c { msg = \"first reason\"; } else { msg = \"second reason\"; }\n"
+      "    Err(PyValueError::new_err(msg))\n"
+      "}\n"
+      "fn inner_block() -> PyResult<()> {\n"
+      "    let note = \"outer text\";\n"
+      "    { let note = \"inner text\"; log(note); }\n"
+      "    Err(PyKeyError::new_err(note))\n"
+      "}\n"
+      "fn if_value(n: usize) -> PyResult<()> {\n"
+      "    let what = if n == 0 { \"no items\" } else { \"too many items\" };\n"
+      "    Err(PyTypeError::new_err(what))\n"
+      "}\n"
+      "fn arms(k: Kind) -> PyResult<()> {\n"
+      "    let text = match k { Kind::A => \"kind a is wrong\", Kind::B => { \"kind b is wrong\" } "
+      "Kind::C => return Ok(()) };\n"
+      "    Err(PyOSError::new_err(text))\n"
+      "}\n"
+      "fn appended(n: usize) -> PyResult<()> {\n"
+      "    let mut s = String::from(\"found \");\n"
+      "    s.push_str(\"nothing\");\n"
+      "    if n > 1 { s += \" at all\"; }\n"
+      "    Err(PyIndexError::new_err(s))\n"
+      "}\n"
+      "fn killed() -> PyResult<()> {\n"
+      "    let mut m = \"never raised\";\n"
+      "    m = \"the one raised\";\n"
+      "    Err(PyRuntimeError::new_err(m))\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "ValueError: first reason"));
+  EXPECT_TRUE(Has(m, "ValueError: second reason"));
+  EXPECT_TRUE(Has(m, "KeyError: outer text"));
+  EXPECT_FALSE(Has(m, "KeyError: inner text"));  // the inner `let` ends with its block
+  EXPECT_TRUE(Has(m, "TypeError: no items"));
+  EXPECT_TRUE(Has(m, "TypeError: too many items"));
+  EXPECT_TRUE(Has(m, "OSError: kind a is wrong"));
+  EXPECT_TRUE(Has(m, "OSError: kind b is wrong"));
+  EXPECT_TRUE(Has(m, "IndexError: found nothing"));
+  EXPECT_TRUE(Has(m, "IndexError: found nothing at all"));
+  EXPECT_TRUE(Has(m, "RuntimeError: the one raised"));
+  EXPECT_FALSE(Has(m, "RuntimeError: never raised"));
+  EXPECT_EQ(std::count_if(m.begin(), m.end(),
+                          [](const std::string& x) { return x.rfind("OSError", 0) == 0; }),
+            2);  // the arm that returns gives no text
+}
+
+TEST(RustExtractor, ClosuresLoopsAndLabelledBreaks) {
+  std::vector<std::string> m = Messages(
+      "fn captured(r: Result<(), E>) {\n"
+      "    let module = \"tokenizers\";\n"
+      "    r.unwrap_or_else(|_| panic!(\"failed to load {}\", module));\n"
+      "}\n"
+      "fn shadowed(v: Vec<String>) {\n"
+      "    let name = \"outer\";\n"
+      "    v.iter().for_each(|name| panic!(\"bad entry {}\", name));\n"
+      "}\n"
+      "fn from_a_loop(items: &[u8]) -> anyhow::Result<()> {\n"
+      "    let mut why = \"empty input\";\n"
+      "    'scan: for b in items {\n"
+      "        loop {\n"
+      "            if *b == 0 { why = \"a zero byte\"; break 'scan; }\n"
+      "            break;\n"
+      "        }\n"
+      "        why = \"no zero byte\";\n"
+      "    }\n"
+      "    anyhow::bail!(why)\n"
+      "}\n"
+      "fn context(p: &Path) -> anyhow::Result<()> {\n"
+      "    std::fs::create_dir(p).with_context(|| { format!(\"cannot create {}\", p.display()) })\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "panic: failed to load tokenizers"));
+  EXPECT_TRUE(Has(m, "panic: bad entry {name}"));  // the closure's parameter, not the outer let
+  EXPECT_TRUE(Has(m, "anyhow::Error: empty input"));
+  EXPECT_TRUE(Has(m, "anyhow::Error: a zero byte"));  // past the rest of the outer loop's body
+  EXPECT_TRUE(Has(m, "anyhow::Error: no zero byte"));
+  EXPECT_TRUE(Has(m, "anyhow::Error: cannot create {p.display()}"));
+}
+
 TEST(RustExtractor, MessageTableIsOneErrorPerArmWrittenAsTheVariant) {
   Extraction x =
       ExtractRustSource("src/errors/types.rs",
