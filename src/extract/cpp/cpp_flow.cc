@@ -37,7 +37,7 @@ std::string_view LastComponent(std::string_view name) {
   return colon == std::string_view::npos ? name : name.substr(colon + 2);
 }
 
-class Lowerer {
+class Lowerer : flow::FlowBuilder {
  public:
   Lowerer(std::string_view source, const SymbolTable& symbols) : src_(source), sym_(symbols) {}
 
@@ -53,17 +53,6 @@ class Lowerer {
     return ts_node_is_null(n) ? static_cast<uint16_t>(kOther) : sym_.Kind(n);
   }
   std::string_view Text(TSNode n) const { return NodeText(n, src_); }
-
-  uint32_t Add(FlowKind kind, TSNode node) {
-    FlowNode n;
-    n.kind = kind;
-    n.node = node;
-    n.start = ts_node_start_byte(node);
-    n.end = ts_node_end_byte(node);
-    out_.nodes.push_back(std::move(n));
-    return static_cast<uint32_t>(out_.nodes.size() - 1);
-  }
-  FlowNode& At(uint32_t i) { return out_.nodes[i]; }
 
   // Named children but comments; for a case, those after its label.
   std::vector<TSNode> Statements(TSNode n) const {
@@ -94,8 +83,7 @@ class Lowerer {
   uint32_t BlockOfList(TSNode holder, const std::vector<TSNode>& stmts, int depth) {
     uint32_t at = Add(FlowKind::kBlock, holder);
     if (stmts.empty()) {
-      At(at).start = 1;  // covers nothing
-      At(at).end = 0;
+      CoverNothing(at);
       return at;
     }
     At(at).start = ts_node_start_byte(stmts.front());
@@ -104,8 +92,6 @@ class Lowerer {
     for (TSNode s : stmts) Statement(s, at, depth + 1);
     return at;
   }
-
-  void Kid(uint32_t parent, uint32_t kid) { At(parent).kids.push_back(kid); }
 
   // `stmt` as the body of construct `at`, when there is one.
   void Body(uint32_t at, TSNode stmt, int depth) {
@@ -350,7 +336,6 @@ class Lowerer {
 
   std::string_view src_;
   const SymbolTable& sym_;
-  FlowBody out_;
   size_t visited_ = 0;
   bool labels_ = false;
 };

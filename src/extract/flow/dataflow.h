@@ -104,6 +104,29 @@ struct FlowBody {
   std::deque<std::string> made_labels;
 };
 
+// What each adapter's lowerer builds a body with: a node covering its
+// syntax's bytes, added to the body, and made a kid of another.
+class FlowBuilder {
+ protected:
+  uint32_t Add(FlowKind kind, TSNode node) {
+    FlowNode& n = out_.nodes.emplace_back();
+    n.kind = kind;
+    n.node = node;
+    n.start = ts_node_start_byte(node);
+    n.end = ts_node_end_byte(node);
+    return static_cast<uint32_t>(out_.nodes.size() - 1);
+  }
+  FlowNode& At(uint32_t i) { return out_.nodes[i]; }
+  void Kid(uint32_t parent, uint32_t kid) { At(parent).kids.push_back(kid); }
+  // A node no target is sought in (a label, bindings made on entering).
+  void CoverNothing(uint32_t i) {
+    At(i).start = 1;
+    At(i).end = 0;
+  }
+
+  FlowBody out_;
+};
+
 // One file's bodies, each lowered once, when a name is first sought in it
 // (keyed by the body's bytes: nodes of one tree at one place are one body).
 class FlowBodies {

@@ -21,7 +21,7 @@ using flow::FlowNode;
 // is at most four nodes below the last.
 constexpr int kMaxLowerDepth = 4 * (kMaxFlowDepth + 2);
 
-class Lowerer {
+class Lowerer : flow::FlowBuilder {
  public:
   explicit Lowerer(std::string_view source) : src_(source) {}
 
@@ -34,16 +34,6 @@ class Lowerer {
   const SymbolTable& sym() const { return Symbols(); }
   uint16_t Kind(TSNode n) const { return KindOf(n); }
   std::string_view Text(TSNode n) const { return NodeText(n, src_); }
-
-  uint32_t Add(FlowKind kind, TSNode node) {
-    out_.nodes.emplace_back();
-    out_.nodes.back().kind = kind;
-    out_.nodes.back().node = node;
-    out_.nodes.back().start = ts_node_start_byte(node);
-    out_.nodes.back().end = ts_node_end_byte(node);
-    return static_cast<uint32_t>(out_.nodes.size() - 1);
-  }
-  FlowNode& At(uint32_t i) { return out_.nodes[i]; }
 
   // A block's statements: its named children but comments (read with one
   // cursor: NamedChildren's per-child calls cost more on long blocks).
@@ -320,7 +310,6 @@ class Lowerer {
   }
 
   std::string_view src_;
-  FlowBody out_;
 };
 
 }  // namespace

@@ -39,7 +39,7 @@ bool OneOf(std::string_view name, const std::string_view (&table)[N]) {
   return false;
 }
 
-class Lowerer {
+class Lowerer : flow::FlowBuilder {
  public:
   explicit Lowerer(std::string_view source) : src_(source), sym_(Symbols()) {}
 
@@ -59,18 +59,6 @@ class Lowerer {
     return ts_node_is_null(n) ? static_cast<uint16_t>(kOther) : sym_.Kind(n);
   }
   std::string_view Text(TSNode n) const { return NodeText(n, src_); }
-
-  uint32_t Add(FlowKind kind, TSNode node) {
-    FlowNode n;
-    n.kind = kind;
-    n.node = node;
-    n.start = ts_node_start_byte(node);
-    n.end = ts_node_end_byte(node);
-    out_.nodes.push_back(std::move(n));
-    return static_cast<uint32_t>(out_.nodes.size() - 1);
-  }
-  FlowNode& At(uint32_t i) { return out_.nodes[i]; }
-  void Kid(uint32_t parent, uint32_t kid) { At(parent).kids.push_back(kid); }
 
   bool IsComment(TSNode n) const { return K(n) == kLineComment || K(n) == kBlockComment; }
 
@@ -158,8 +146,7 @@ class Lowerer {
       if (IsStructure(x)) {
         if (!out.empty()) {
           uint32_t before = Add(FlowKind::kLeaf, x);
-          At(before).start = 1;  // covers nothing: the statement's last leaf does
-          At(before).end = 0;
+          CoverNothing(before);  // the statement's last leaf covers it
           At(before).binds = std::move(out);
           out.clear();
           Kid(parent, before);
@@ -246,8 +233,7 @@ class Lowerer {
     At(at).scope = true;  // the names a pattern binds end with the arm
     if (!binds.empty()) {
       uint32_t leaf = Add(FlowKind::kLeaf, holder);
-      At(leaf).start = 1;  // covers nothing: no target is sought in it
-      At(leaf).end = 0;
+      CoverNothing(leaf);
       At(leaf).binds = std::move(binds);
       Kid(at, leaf);
     }
@@ -328,21 +314,22 @@ class Lowerer {
     if (!label.empty()) {
       uint32_t end = Add(FlowKind::kLabel, n);
       At(end).label = ContinueLabel(label);
-      At(end).start = 1;  // covers nothing
-      At(end).end = 0;
+      CoverNothing(end);
       Kid(body, end);
     }
     Kid(at, body);
     At(at).body = static_cast<int32_t>(body);
     Kid(parent, at);
-    if (!label.empty()) {
-      uint32_t after = Add(FlowKind::kLabel, n);
-      At(after).label = label;
-      At(after).start = 1;
-      At(after).end = 0;
-      Kid(parent, after);
-      labels_ = true;
-    }
+    if (!label.empty()) LabelAfter(n, label, parent);
+  }
+
+  // Where a `break 'label` out of `n` lands: a label after it in `parent`.
+  void LabelAfter(TSNode n, std::string_view label, uint32_t parent) {
+    uint32_t after = Add(FlowKind::kLabel, n);
+    At(after).label = label;
+    CoverNothing(after);
+    Kid(parent, after);
+    labels_ = true;
   }
 
   // `break`/`continue`, to the innermost loop or to a labelled one.
@@ -384,12 +371,7 @@ class Lowerer {
           Kid(parent, BlockOf(stmt, depth));
           // `'a: { ... break 'a; ... }` leaves the block.
           if (std::string_view label = LoopLabel(stmt); !label.empty()) {
-            uint32_t after = Add(FlowKind::kLabel, stmt);
-            At(after).label = label;
-            At(after).start = 1;
-            At(after).end = 0;
-            Kid(parent, after);
-            labels_ = true;
+            LabelAfter(stmt, label, parent);
           }
           return;
         }
@@ -458,7 +440,6 @@ class Lowerer {
 
   std::string_view src_;
   const SymbolTable& sym_;
-  FlowBody out_;
   size_t visited_ = 0;
   bool labels_ = false;
 };
