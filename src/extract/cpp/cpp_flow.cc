@@ -15,12 +15,6 @@ using flow::FlowBody;
 using flow::FlowKind;
 using flow::FlowNode;
 
-// Past this many nested nodes nothing is lowered (the walk gives up at
-// kMaxFlowDepth blocks; each is at most four nodes below the last).
-constexpr int kMaxLowerDepth = 4 * (flow::kMaxFlowDepth + 2);
-// Expression nodes looked at for definitions, per body.
-constexpr size_t kMaxExpressionNodes = 1'000'000;
-
 // Functions that format into their first argument, and where the format is.
 struct BufferFormatter {
   std::string_view name;

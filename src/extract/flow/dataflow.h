@@ -108,6 +108,12 @@ struct FlowBody {
 // syntax's bytes, added to the body, and made a kid of another.
 class FlowBuilder {
  protected:
+  // Past this many nested nodes nothing is lowered (the walk gives up at
+  // kMaxFlowDepth blocks; each is at most four nodes below the last).
+  static constexpr int kMaxLowerDepth = 4 * (kMaxFlowDepth + 2);
+  // Expression nodes an adapter looks at for definitions, per body.
+  static constexpr size_t kMaxExpressionNodes = 1'000'000;
+
   uint32_t Add(FlowKind kind, TSNode node) {
     FlowNode& n = out_.nodes.emplace_back();
     n.kind = kind;

@@ -16,11 +16,6 @@ using flow::FlowBody;
 using flow::FlowKind;
 using flow::FlowNode;
 
-// Past this many nested nodes nothing is lowered: the walk gives up (an
-// opaque definition) at kMaxFlowDepth blocks, and every block it enters
-// is at most four nodes below the last.
-constexpr int kMaxLowerDepth = 4 * (kMaxFlowDepth + 2);
-
 class Lowerer : flow::FlowBuilder {
  public:
   explicit Lowerer(std::string_view source) : src_(source) {}
