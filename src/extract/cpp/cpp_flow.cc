@@ -1,5 +1,7 @@
 #include "extract/cpp/cpp_flow.h"
 
+#include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -36,6 +38,7 @@ class Lowerer : flow::FlowBuilder {
   Lowerer(std::string_view source, const SymbolTable& symbols) : src_(source), sym_(symbols) {}
 
   FlowBody Run(TSNode body) {
+    scoped_ = !ts_node_has_error(body);
     uint32_t root = Add(FlowKind::kBlock, body);
     for (TSNode stmt : Statements(body)) Statement(stmt, root, 1);
     if (labels_) flow::MarkLabels(out_);
@@ -66,6 +69,7 @@ class Lowerer : flow::FlowBuilder {
     if (depth > kMaxLowerDepth || ts_node_is_null(stmt)) return at;
     uint16_t k = K(stmt);
     if (k == kCompoundStatement || k == kDeclarationList) {
+      At(at).scope = k == kCompoundStatement && scoped_;
       for (TSNode s : Statements(stmt)) Statement(s, at, depth + 1);
     } else {
       Statement(stmt, at, depth + 1);
@@ -109,26 +113,83 @@ class Lowerer : flow::FlowBuilder {
   void Leaf(TSNode node, uint32_t parent, FlowKind kind = FlowKind::kLeaf, bool condition = false) {
     if (ts_node_is_null(node)) return;
     std::vector<Binding> binds;
-    Definitions(node, node, binds);
+    Definitions(node, node, binds, parent);
     if (binds.empty() && condition) return;
     uint32_t at = Add(kind, node);
     At(at).binds = std::move(binds);
     Kid(parent, at);
   }
 
-  void Definitions(TSNode n, TSNode stmt, std::vector<Binding>& out) {
+  // Whether `n` makes a definition (read, not lowered).
+  bool Defines(TSNode n, TSNode stmt) {
+    if (ts_node_is_null(n)) return false;
+    std::vector<Binding> probe;
+    Definitions(n, stmt, probe, kNoParent);
+    return !probe.empty();
+  }
+
+  // `c ? (m = "a") : (m = "b")`, `ok || (m = "b")` inside statement `stmt`
+  // of `parent`: what was defined before it and in what always runs (`c`,
+  // `ok`), then an if whose arms are what may run: `consequence`, and
+  // `alternative` when there is one.
+  void Branches(TSNode always, TSNode consequence, TSNode alternative, TSNode x, TSNode stmt,
+                std::vector<Binding>& out, uint32_t parent) {
+    Definitions(always, stmt, out, parent);
+    if (!out.empty()) {
+      uint32_t before = Add(FlowKind::kLeaf, x);
+      CoverNothing(before);  // the statement's own leaf covers it
+      At(before).binds = std::move(out);
+      out.clear();
+      Kid(parent, before);
+    }
+    uint32_t at = Add(FlowKind::kIf, x);
+    uint32_t first = Add(FlowKind::kBlock, consequence);
+    Leaf(consequence, first);
+    Kid(at, first);
+    if (!ts_node_is_null(alternative)) {
+      uint32_t clause = Add(FlowKind::kClause, alternative);
+      At(clause).role = ClauseRole::kElse;
+      uint32_t second = Add(FlowKind::kBlock, alternative);
+      Leaf(alternative, second);
+      Kid(clause, second);
+      Kid(at, clause);
+    }
+    Kid(parent, at);
+  }
+
+  // The definitions expression `n` of `stmt` makes, in source order; an
+  // arm of `?:` that makes some is lowered into `parent` as a branch
+  // (kNoParent: only read them).
+  void Definitions(TSNode n, TSNode stmt, std::vector<Binding>& out, uint32_t parent) {
     std::vector<TSNode> stack{n};
     while (!stack.empty() && ++visited_ < kMaxExpressionNodes) {
       TSNode x = stack.back();
       stack.pop_back();
       uint16_t k = K(x);
       if (k == kLambda || k == kFunctionDefinition) continue;
+      if (k == kConditional && parent != kNoParent && conditionals_ < kMaxConditionals &&
+          (Defines(Field(x, "consequence"), stmt) || Defines(Field(x, "alternative"), stmt))) {
+        ++conditionals_;
+        Branches(Field(x, "condition"), Field(x, "consequence"), Field(x, "alternative"), x, stmt,
+                 out, parent);
+        continue;
+      }
+      // `c && (m = ...)`: the right side runs only on some paths.
+      if (k == kBinaryExpression && parent != kNoParent && conditionals_ < kMaxConditionals) {
+        std::string_view op = Text(Field(x, "operator"));
+        if ((op == "&&" || op == "||" || op == "and" || op == "or") &&
+            Defines(Field(x, "right"), stmt)) {
+          ++conditionals_;
+          Branches(Field(x, "left"), Field(x, "right"), TSNode{}, x, stmt, out, parent);
+          continue;
+        }
+      }
       if (k == kInitDeclarator) {
         // Its declaration says whether it holds text (`std::string m(...)`).
         TSNode declaration = ts_node_parent(x);
         if (K(declaration) != kDeclaration) declaration = stmt;
         std::string_view name = DeclaredName(Field(x, "declarator"), src_, sym_);
-        if (!name.empty()) out.push_back({name, Def::Type::kValue, x, declaration});
+        if (!name.empty()) out.push_back({name, Def::Type::kValue, x, declaration, true});
         continue;
       }
       if (k == kDeclaration) {
@@ -137,7 +198,7 @@ class Lowerer : flow::FlowBuilder {
           if (K(d) == kInitDeclarator) continue;
           std::string_view name = DeclaredName(d, src_, sym_);
           if (!name.empty() && !SameNode(d, Field(x, "type"))) {
-            out.push_back({name, Def::Type::kValue, d, x});
+            out.push_back({name, Def::Type::kValue, d, x, true});
           }
         }
       }
@@ -202,6 +263,28 @@ class Lowerer : flow::FlowBuilder {
     }
   }
 
+  // A loop whose condition or update assigns (`while ((m = next()))`,
+  // `for (...; ...; m += "x")`): after each pass, and after each continue,
+  // the update then the condition run again before the loop goes round or
+  // ends. A continue in the body is a goto to a label before them.
+  void LoopWithNext(uint32_t at, TSNode stmt, TSNode condition, TSNode update, int depth) {
+    uint32_t block = Add(FlowKind::kBlock, stmt);
+    std::string_view next =
+        out_.made_labels.emplace_back("continue@" + std::to_string(ts_node_start_byte(stmt)));
+    continue_to_.push_back(next);
+    Kid(block, BlockOf(Field(stmt, "body"), depth + 1));
+    continue_to_.pop_back();
+    uint32_t label = Add(FlowKind::kLabel, stmt);
+    At(label).label = next;
+    CoverNothing(label);
+    Kid(block, label);
+    labels_ = true;
+    Leaf(update, block, FlowKind::kLeaf, true);
+    Leaf(condition, block, FlowKind::kLeaf, true);
+    Kid(at, block);
+    At(at).body = static_cast<int32_t>(block);
+  }
+
   void Statement(TSNode stmt, uint32_t parent, int depth) {
     if (depth > kMaxLowerDepth) return;
     switch (K(stmt)) {
@@ -233,16 +316,27 @@ class Lowerer : flow::FlowBuilder {
       case kDoStatement:
       case kForRange: {
         uint16_t k = K(stmt);
+        TSNode condition = k == kForRange ? TSNode{} : Field(stmt, "condition");
+        TSNode update = k == kForStatement ? Field(stmt, "update") : TSNode{};
         if (k == kForStatement) Leaf(Field(stmt, "initializer"), parent, FlowKind::kLeaf, true);
-        if (k == kWhileStatement) Leaf(Field(stmt, "condition"), parent, FlowKind::kLeaf, true);
+        if (k == kWhileStatement || k == kForStatement) {
+          Leaf(condition, parent, FlowKind::kLeaf, true);  // before the first pass
+        }
         uint32_t at = Add(FlowKind::kLoop, stmt);
         if (k == kForRange) {
           std::string_view name = DeclaredName(Field(stmt, "declarator"), src_, sym_);
           if (!name.empty()) At(at).binds.push_back({name, Def::Type::kOpaque, {}, stmt});
         }
+        if (Defines(condition, condition) || Defines(update, update)) {
+          LoopWithNext(at, stmt, condition, update, depth);
+          Kid(parent, at);
+          return;
+        }
+        continue_to_.emplace_back();
         Body(at, Field(stmt, "body"), depth);
+        continue_to_.pop_back();
         Kid(parent, at);
-        if (k == kDoStatement) Leaf(Field(stmt, "condition"), parent, FlowKind::kLeaf, true);
+        if (k == kDoStatement) Leaf(condition, parent, FlowKind::kLeaf, true);
         return;
       }
       case kSwitch: {
@@ -314,6 +408,12 @@ class Lowerer : flow::FlowBuilder {
         Kid(parent, Add(FlowKind::kBreak, stmt));
         return;
       case kContinue:
+        if (!continue_to_.empty() && !continue_to_.back().empty()) {
+          uint32_t at = Add(FlowKind::kGoto, stmt);
+          At(at).label = continue_to_.back();
+          Kid(parent, at);
+          return;
+        }
         Kid(parent, Add(FlowKind::kContinue, stmt));
         return;
       case kFunctionDefinition:
@@ -332,6 +432,17 @@ class Lowerer : flow::FlowBuilder {
   const SymbolTable& sym_;
   size_t visited_ = 0;
   bool labels_ = false;
+  // Where a `continue` goes, innermost loop last: a label before a
+  // condition or update that assigns, or empty (round the loop).
+  std::vector<std::string_view> continue_to_;
+  // `?:` lowered as branches, per body: more are read in a row.
+  static constexpr int kMaxConditionals = 4096;
+  static constexpr uint32_t kNoParent = UINT32_MAX;
+  int conditionals_ = 0;
+  // Blocks end their declarations only in a body the parser read without
+  // error: braces split across preprocessor arms (numpy's `#if c` `if (x) {`
+  // `#else` `{` `#endif`) give blocks that are not the program's scopes.
+  bool scoped_ = true;
 };
 
 }  // namespace

@@ -83,24 +83,48 @@ class Flow {
       return false;
     }
     // What the name held where a statement of a scoped block declared it
-    // anew: what it holds again once the block ends.
-    bool scoped = block.scope;
-    FlowState outer{{}, false};
-    bool shadowed = false;
+    // anew: what it holds again once the block ends, or a jump or an
+    // exception leaves it.
+    size_t frame = scopes_.size();
+    if (block.scope) scopes_.push_back({{{}, false}, false, loops_.size()});
     for (uint32_t k : block.kids) {
       const FlowNode& stmt = At(k);
       if (budget_ != nullptr && --*budget_ < 0) break;
-      if (seek && Holds(stmt)) return Seek(stmt, s, depth, in_loop);
-      if (scoped && !shadowed && stmt.kind == FlowKind::kLeaf && s.live && Declares(stmt)) {
-        MergeInto(outer, s);
-        shadowed = true;
+      if (seek && Holds(stmt)) {
+        bool found = Seek(stmt, s, depth, in_loop);
+        scopes_.resize(frame);
+        return found;
+      }
+      if (block.scope && !scopes_[frame].shadowed && stmt.kind == FlowKind::kLeaf && s.live &&
+          Declares(stmt)) {
+        MergeInto(scopes_[frame].outer, s);
+        scopes_[frame].shadowed = true;
       }
       Collect(s);
       Transfer(stmt, s, depth, in_loop);
       Collect(s);
     }
-    if (shadowed) s.defs = outer.defs;
+    Unscope(s, frame);
+    scopes_.resize(frame);
     return false;
+  }
+
+  // `s` as it is outside the scoped blocks from `frame` on: the name the
+  // outermost of them that declared it held before.
+  void Unscope(FlowState& s, size_t frame) const {
+    for (size_t i = frame; i < scopes_.size(); ++i) {
+      if (scopes_[i].shadowed) {
+        s.defs = scopes_[i].outer.defs;
+        return;
+      }
+    }
+  }
+
+  // The first scope a jump to a loop `depth` loops deep leaves.
+  size_t ScopesInside(size_t depth) const {
+    size_t i = scopes_.size();
+    while (i > 0 && scopes_[i - 1].loops >= depth) --i;
+    return i;
   }
 
   bool Declares(const FlowNode& n) const {
@@ -112,7 +136,15 @@ class Flow {
   // statements, nested ones too: each state there reaches the handlers
   // (and a finally) of every try being walked around it.
   void Collect(const FlowState& s) {
-    for (FlowState* c : collectors_) MergeInto(*c, s);
+    for (const Collector& c : collectors_) {
+      if (c.scopes < scopes_.size()) {
+        FlowState outside = s;
+        Unscope(outside, c.scopes);  // the handlers are outside the blocks the try holds
+        MergeInto(*c.state, outside);
+      } else {
+        MergeInto(*c.state, s);
+      }
+    }
   }
 
   // A try's body walked from `s`: `s` becomes its state at the end; the
@@ -121,7 +153,7 @@ class Flow {
     FlowState points{{}, false};
     MergeInto(points, s);
     if (body == nullptr) return points;
-    collectors_.push_back(&points);
+    collectors_.push_back({&points, scopes_.size()});
     Block(*body, s, depth + 1, in_loop, false);
     collectors_.pop_back();
     MergeInto(points, s);
@@ -144,7 +176,7 @@ class Flow {
     Bind(clause, h, in_loop);
     if (points != nullptr) {
       MergeInto(*points, h);
-      collectors_.push_back(points);
+      collectors_.push_back({points, scopes_.size()});
     }
     for (uint32_t b : clause.kids) Block(At(b), h, depth + 1, in_loop, false);
     if (points != nullptr) collectors_.pop_back();
@@ -286,6 +318,14 @@ class Flow {
     return true;
   }
 
+  // How many loops deep the loop a continue goes round is.
+  size_t ContinueDepth() const {
+    for (size_t i = loops_.size(); i-- > 0;) {
+      if (!loops_[i].is_switch) return i + 1;
+    }
+    return loops_.size();
+  }
+
   // The continues of the innermost loop being walked: a continue in a
   // switch belongs to the loop around it.
   FlowState& Continues() {
@@ -409,7 +449,7 @@ class Flow {
         // exception or a return anywhere in the body, the else or a handler.
         FlowState abnormal = handler_in;
         bool has_finally = finally_clause != nullptr;
-        if (has_finally) collectors_.push_back(&abnormal);
+        if (has_finally) collectors_.push_back({&abnormal, scopes_.size()});
         // The else runs when the body ends without an exception.
         if (const FlowNode* orelse = Role(n, ClauseRole::kElse)) {
           if (const FlowNode* else_body = ClauseBlock(*orelse)) {
@@ -470,18 +510,24 @@ class Flow {
             }
           }
           finallies_ = std::move(walking);
-          MergeInto(n.kind == FlowKind::kBreak ? loops_.back().breaks : Continues(), out);
+          bool is_break = n.kind == FlowKind::kBreak;
+          Unscope(out, ScopesInside(is_break ? loops_.size() : ContinueDepth()));
+          MergeInto(is_break ? loops_.back().breaks : Continues(), out);
         }
         if (!ignore_exits_) s.live = false;
         return;
       case FlowKind::kExit:
         if (!ignore_exits_) s.live = false;
         return;
-      case FlowKind::kGoto:
+      case FlowKind::kGoto: {
         if (ignore_exits_) return;
-        MergeInto(gotos_.try_emplace(n.label, FlowState{{}, false}).first->second, s);
+        // Labels are the function's: a goto leaves every scoped block.
+        FlowState out = s;
+        Unscope(out, 0);
+        MergeInto(gotos_.try_emplace(n.label, FlowState{{}, false}).first->second, out);
         s.live = false;
         return;
+      }
       case FlowKind::kSwitch:
         Cases(n, s, depth, in_loop, false);
         return;
@@ -507,7 +553,21 @@ class Flow {
     size_t loops;
   };
   std::vector<Finally> finallies_;
-  std::vector<FlowState*> collectors_;  // the states of tries' bodies being gathered
+  // The states of tries' bodies being gathered, each with the number of
+  // scoped blocks around its try.
+  struct Collector {
+    FlowState* state;
+    size_t scopes;
+  };
+  std::vector<Collector> collectors_;
+  // The scoped blocks being walked, innermost last: what the name held
+  // before the block's first declaration of it, and the loops around it.
+  struct ScopeFrame {
+    FlowState outer;
+    bool shadowed = false;
+    size_t loops = 0;
+  };
+  std::vector<ScopeFrame> scopes_;
   std::unordered_map<const Binding*, DefPtr> made_;
   std::unordered_map<std::string_view, FlowState> gotos_;  // by label
   // Second passes over loops, bounded per walk: nested loops would

@@ -1,9 +1,11 @@
 // The shared data flow through the C/C++ adapter, against what g++'s
 // program does. Random functions assign and append to one std::string
 // (`m = "D1";`, `m += "|A2";`) under if/else, while, do and for loops with
-// break and continue, switches whose cases fall through, gotos to a label
-// before the end, try/catch and early returns, every condition drawn from
-// a stream of random bits; `throw Target(m)` sits somewhere among them.
+// break and continue (and conditions and updates that assign), switches
+// whose cases fall through, gotos to a label before the end, try/catch,
+// arms of `?:`, blocks that declare an `m` of their own and early returns,
+// every condition drawn from a stream of random bits; `throw Target(m)`
+// sits somewhere among them.
 // The compiled program runs each function on 160 streams and prints which
 // definition `m` held at the throw. A definition the program saw that the
 // flow does not list is never allowed; one it lists that no run saw is
@@ -58,7 +60,7 @@ class Generator : public FlowProgram {
   std::string Statement(int indent, int depth, bool in_loop, bool in_switch) override {
     std::string pad = Pad(indent);
     if (!uses_goto_ && PlaceTarget()) return pad + "throw Target(m);\n";
-    switch (Pick(depth >= 3 ? 4 : 14)) {
+    switch (Pick(depth >= 3 ? 4 : 19)) {
       case 0:
       case 1:
         return pad + "m = \"" + Label('D') + "\";\n";
@@ -109,6 +111,25 @@ class Generator : public FlowProgram {
         return pad + "if (c()) throw Boom();\n";
       case 13:  // a bare block
         return pad + Braced(indent, depth, in_loop, in_switch) + "\n";
+      case 14:  // assignments in the arms of ?:, or on the right of && and ||
+        if (Pick(3) == 0) {
+          return pad + (Pick(2) == 0 ? "c() && " : "c() || ") + "!(m += \"|" + Label('A') +
+                 "\").empty();\n";
+        }
+        return pad + "c() ? (m = \"" + Label('D') + "\") : " +
+               (Pick(2) == 0 ? "(m += \"|" + Label('A') + "\")" : "m") + ";\n";
+      case 15:  // a block whose own m hides the function's until it ends
+        return pad + "{\n" + Pad(indent + 1) + "std::string m = \"" + Label('D') + "\";\n" +
+               Block(indent + 1, depth + 1, in_loop, in_switch) + pad + "}\n";
+      case 16:  // a condition that assigns, run before every pass
+        return pad + "while (!(m = \"" + Label('D') + "\").empty() && c()) " +
+               Braced(indent, depth, true, false) + "\n";
+      case 17:  // an update that appends, run after every pass and continue
+        return pad + "for (int i = 0; i < 2; ++i, m += \"|" + Label('A') + "\") " +
+               Braced(indent, depth, true, false) + "\n";
+      case 18:
+        return pad + "do " + Braced(indent, depth, true, false) + " while (!(m = \"" +
+               Label('D') + "\").empty() && c());\n";
       default:
         return pad + "(void)0;\n";
     }

@@ -170,6 +170,11 @@ TEST(RustExtractor, ClosuresLoopsAndLabelledBreaks) {
       "    }\n"
       "    anyhow::bail!(why)\n"
       "}\n"
+      "fn left_by_break() -> anyhow::Result<()> {\n"
+      "    let reason = \"the outer reason\";\n"
+      "    loop { let reason = \"an inner reason\"; if ok(reason) { break; } }\n"
+      "    anyhow::bail!(reason)\n"
+      "}\n"
       "fn context(p: &Path) -> anyhow::Result<()> {\n"
       "    std::fs::create_dir(p).with_context(|| { format!(\"cannot create {}\", p.display()) })\n"
       "}\n");
@@ -179,6 +184,8 @@ TEST(RustExtractor, ClosuresLoopsAndLabelledBreaks) {
   EXPECT_TRUE(Has(m, "anyhow::Error: a zero byte"));  // past the rest of the outer loop's body
   EXPECT_TRUE(Has(m, "anyhow::Error: no zero byte"));
   EXPECT_TRUE(Has(m, "anyhow::Error: cannot create {p.display()}"));
+  EXPECT_TRUE(Has(m, "anyhow::Error: the outer reason"));
+  EXPECT_FALSE(Has(m, "anyhow::Error: an inner reason"));  // a break leaves the let's block
 }
 
 TEST(RustExtractor, MessageTableIsOneErrorPerArmWrittenAsTheVariant) {
