@@ -144,6 +144,7 @@ class Lowerer : flow::FlowBuilder {
     }
     uint32_t at = Add(FlowKind::kIf, x);
     uint32_t first = Add(FlowKind::kBlock, consequence);
+    ++branch_depth_;
     Leaf(consequence, first);
     Kid(at, first);
     if (!ts_node_is_null(alternative)) {
@@ -154,6 +155,7 @@ class Lowerer : flow::FlowBuilder {
       Kid(clause, second);
       Kid(at, clause);
     }
+    --branch_depth_;
     Kid(parent, at);
   }
 
@@ -167,7 +169,9 @@ class Lowerer : flow::FlowBuilder {
       stack.pop_back();
       uint16_t k = K(x);
       if (k == kLambda || k == kFunctionDefinition) continue;
-      if (k == kConditional && parent != kNoParent && conditionals_ < kMaxConditionals &&
+      bool may_branch = parent != kNoParent && conditionals_ < kMaxConditionals &&
+                        branch_depth_ < kMaxBranchDepth;
+      if (k == kConditional && may_branch && !ts_node_is_null(Field(x, "consequence")) &&
           (Defines(Field(x, "consequence"), stmt) || Defines(Field(x, "alternative"), stmt))) {
         ++conditionals_;
         Branches(Field(x, "condition"), Field(x, "consequence"), Field(x, "alternative"), x, stmt,
@@ -175,7 +179,7 @@ class Lowerer : flow::FlowBuilder {
         continue;
       }
       // `c && (m = ...)`: the right side runs only on some paths.
-      if (k == kBinaryExpression && parent != kNoParent && conditionals_ < kMaxConditionals) {
+      if (k == kBinaryExpression && may_branch && !ts_node_is_null(Field(x, "right"))) {
         std::string_view op = Text(Field(x, "operator"));
         if ((op == "&&" || op == "||" || op == "and" || op == "or") &&
             Defines(Field(x, "right"), stmt)) {
@@ -437,6 +441,8 @@ class Lowerer : flow::FlowBuilder {
   std::vector<std::string_view> continue_to_;
   // `?:` lowered as branches, per body: more are read in a row.
   static constexpr int kMaxConditionals = 4096;
+  static constexpr int kMaxBranchDepth = 32;  // nested `?:` lowered as branches
+  int branch_depth_ = 0;
   static constexpr uint32_t kNoParent = UINT32_MAX;
   int conditionals_ = 0;
   // Blocks end their declarations only in a body the parser read without

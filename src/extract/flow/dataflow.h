@@ -118,8 +118,13 @@ class FlowBuilder {
     FlowNode& n = out_.nodes.emplace_back();
     n.kind = kind;
     n.node = node;
-    n.start = ts_node_start_byte(node);
-    n.end = ts_node_end_byte(node);
+    if (ts_node_is_null(node)) {  // a part a damaged tree lacks: covers nothing
+      n.start = 1;
+      n.end = 0;
+    } else {
+      n.start = ts_node_start_byte(node);
+      n.end = ts_node_end_byte(node);
+    }
     return static_cast<uint32_t>(out_.nodes.size() - 1);
   }
   FlowNode& At(uint32_t i) { return out_.nodes[i]; }
