@@ -134,6 +134,7 @@ class Lowerer : flow::FlowBuilder {
   // `alternative` when there is one.
   void Branches(TSNode always, TSNode consequence, TSNode alternative, TSNode x, TSNode stmt,
                 std::vector<Binding>& out, uint32_t parent) {
+    ++branch_depth_;  // `a && (m = x) && ...` nests on the left, `?:` in its arms
     Definitions(always, stmt, out, parent);
     if (!out.empty()) {
       uint32_t before = Add(FlowKind::kLeaf, x);
@@ -144,7 +145,6 @@ class Lowerer : flow::FlowBuilder {
     }
     uint32_t at = Add(FlowKind::kIf, x);
     uint32_t first = Add(FlowKind::kBlock, consequence);
-    ++branch_depth_;
     Leaf(consequence, first);
     Kid(at, first);
     if (!ts_node_is_null(alternative)) {
