@@ -175,43 +175,204 @@ class Lowerer : flow::FlowBuilder {
     }
   }
 
+  // `name := value` in `expr`, in the order they run: `certain` those that
+  // run whenever `expr` is evaluated, `maybe` those that run only on some
+  // paths (right of `and`/`or`, an arm of `x if c else y`, a
+  // comprehension). Lambdas are scopes of their own.
+  void Walrus(TSNode expr, TSNode stmt, std::vector<Binding>& certain,
+              std::vector<Binding>& maybe) const {
+    if (ts_node_is_null(expr) || Text(expr).find(":=") == std::string_view::npos) return;
+    struct Item {
+      TSNode node;
+      bool maybe;
+      bool expanded;
+    };
+    std::vector<Item> stack{{expr, false, false}};
+    size_t visited = 0;
+    while (!stack.empty() && ++visited < kMaxExpressionNodes) {
+      Item item = stack.back();
+      stack.pop_back();
+      TSNode n = item.node;
+      uint16_t k = Kind(n);
+      if (item.expanded) {  // its value has run: the name is bound
+        TSNode name = Field(n, "name");
+        if (Kind(name) == kIdentifier) {
+          (item.maybe ? maybe : certain)
+              .push_back({Text(name), Def::Type::kValue, Field(n, "value"), stmt});
+        }
+        continue;
+      }
+      if (k == kLambda || Text(n).find(":=") == std::string_view::npos) continue;
+      if (k == kNamedExpression) {
+        stack.push_back({n, item.maybe, true});
+        stack.push_back({Field(n, "value"), item.maybe, false});
+        continue;
+      }
+      std::string_view type = ts_node_type(n);
+      bool all_maybe = item.maybe || type.ends_with("comprehension") || k == kGeneratorExpression;
+      std::vector<TSNode> kids = NamedChildren(n);
+      for (size_t i = kids.size(); i-- > 0;) {
+        bool m = all_maybe;
+        if (k == kBooleanOperator) m = m || SameNode(kids[i], Field(n, "right"));
+        if (type == "conditional_expression") m = m || i != 1;  // `a if c else b`: c runs
+        stack.push_back({kids[i], m, false});
+      }
+    }
+  }
+
+  // A block covering nothing in which each of `binds` may or may not be
+  // made, whatever the others do: an if with one arm for each.
+  uint32_t Maybe(TSNode node, std::vector<Binding> binds) {
+    uint32_t at = Add(FlowKind::kBlock, node);
+    CoverNothing(at);
+    for (Binding& b : binds) {
+      uint32_t branch = Add(FlowKind::kIf, node);
+      CoverNothing(branch);
+      uint32_t block = Add(FlowKind::kBlock, node);
+      CoverNothing(block);
+      Kid(block, Leaf(node, {std::move(b)}));
+      Kid(branch, block);
+      Kid(at, branch);
+    }
+    return at;
+  }
+
+  uint32_t Leaf(TSNode node, std::vector<Binding> binds) {
+    uint32_t at = Add(FlowKind::kLeaf, node);
+    CoverNothing(at);
+    At(at).binds = std::move(binds);
+    return at;
+  }
+
+  // `construct` with the walrus bindings its header makes before it (and,
+  // for a while, before every pass and maybe after the last), or alone.
+  uint32_t WithWalrus(TSNode stmt, uint32_t construct, std::vector<Binding> certain,
+                      std::vector<Binding> maybe) {
+    if (certain.empty() && maybe.empty()) return construct;
+    uint32_t at = Add(FlowKind::kBlock, stmt);
+    if (!certain.empty()) Kid(at, Leaf(stmt, certain));
+    if (!maybe.empty()) Kid(at, Maybe(stmt, maybe));
+    if (Kind(stmt) == kWhile && At(construct).body >= 0) {
+      // The condition runs again before every pass; after the last one
+      // unless a break left.
+      std::vector<uint32_t> first;
+      if (!certain.empty()) first.push_back(Leaf(stmt, certain));
+      if (!maybe.empty()) first.push_back(Maybe(stmt, maybe));
+      // Taken after the nodes above are added: adding may move every node.
+      std::vector<uint32_t>& kids = At(static_cast<uint32_t>(At(construct).body)).kids;
+      kids.insert(kids.begin(), first.begin(), first.end());
+      Kid(at, construct);
+      // A break leaves without running it; with none, the last run stands.
+      if (Breaks(Field(stmt, "body"))) {
+        for (Binding& b : maybe) certain.push_back(std::move(b));
+        Kid(at, Maybe(stmt, std::move(certain)));
+      } else {
+        if (!certain.empty()) Kid(at, Leaf(stmt, std::move(certain)));
+        if (!maybe.empty()) Kid(at, Maybe(stmt, std::move(maybe)));
+      }
+      return at;
+    }
+    Kid(at, construct);
+    return at;
+  }
+
+  // Whether a break in `block` leaves the loop it is the body of (not one
+  // of a loop inside it).
+  bool Breaks(TSNode block) const {
+    std::vector<TSNode> stack{block};
+    size_t visited = 0;
+    while (!stack.empty() && ++visited < kMaxExpressionNodes) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      uint16_t k = Kind(n);
+      if (k == kBreak) return true;
+      if (k == kFunctionDefinition || k == kClassDefinition) continue;
+      if (k == kFor || k == kWhile) {
+        // Its body's breaks are its own; its else's leave the loop around it.
+        TSNode orelse = Field(n, "alternative");
+        if (!ts_node_is_null(orelse)) stack.push_back(orelse);
+        continue;
+      }
+      if (!HoldsStatements(n) && k != kIf && k != kElif && k != kElse && k != kTry &&
+          k != kExcept && k != kExceptGroup && k != kFinally && k != kWith && k != kMatch &&
+          k != kCase && !SameNode(n, block)) {
+        continue;
+      }
+      for (TSNode c : NamedChildren(n)) stack.push_back(c);
+    }
+    return visited >= kMaxExpressionNodes;  // too large to tell: as if it did
+  }
+
   uint32_t Statement(TSNode stmt, int depth) {
     switch (Kind(stmt)) {
       case kExpressionStatement: {
+        std::vector<Binding> certain, maybe, binds;
+        Walrus(stmt, stmt, certain, maybe);
+        ExpressionBinds(stmt, binds);
         uint32_t at = Add(FlowKind::kLeaf, stmt);
-        ExpressionBinds(stmt, At(at).binds);
-        return at;
+        for (Binding& b : binds) certain.push_back(std::move(b));
+        At(at).binds = std::move(certain);
+        if (maybe.empty()) return at;
+        uint32_t block = Add(FlowKind::kBlock, stmt);
+        Kid(block, Maybe(stmt, std::move(maybe)));
+        Kid(block, at);
+        return block;
       }
       case kIf: {
-        uint32_t at = Add(FlowKind::kIf, stmt);
-        if (depth > kMaxLowerDepth) return at;
+        // What the conditions assign with `:=`: the if's own before its arms,
+        // an elif's on the paths that reach it (maybe, for all of them).
+        std::vector<Binding> certain, maybe;
+        Walrus(Field(stmt, "condition"), stmt, certain, maybe);
         for (TSNode child : NamedChildren(stmt)) {
-          uint16_t k = Kind(child);
-          if (k == kBlock) {
-            KidBlock(at, child, depth + 1);
-          } else if (k == kElif || k == kElse) {
-            uint32_t clause =
-                Clause(child, k == kElif ? ClauseRole::kArm : ClauseRole::kElse, depth + 1);
-            At(at).kids.push_back(clause);
-          }
+          if (Kind(child) == kElif) Walrus(Field(child, "condition"), child, maybe, maybe);
         }
-        return at;
+        return WithWalrus(stmt, If(stmt, depth), std::move(certain), std::move(maybe));
+      }
+      case kWhile: {
+        std::vector<Binding> certain, maybe;
+        Walrus(Field(stmt, "condition"), stmt, certain, maybe);
+        return WithWalrus(stmt, Loop(stmt, depth), std::move(certain), std::move(maybe));
       }
       case kFor:
-      case kWhile: {
-        uint32_t at = Add(FlowKind::kLoop, stmt);
-        if (Kind(stmt) == kFor) Opaques(Field(stmt, "left"), stmt, At(at).binds);
-        if (depth > kMaxLowerDepth) return at;
-        int32_t body = KidBlock(at, Field(stmt, "body"), depth + 1);
-        At(at).body = body;
-        TSNode alternative = Field(stmt, "alternative");
-        if (!ts_node_is_null(alternative)) {
-          uint32_t clause = Clause(alternative, ClauseRole::kElse, depth + 1);
-          At(at).kids.push_back(clause);
-          At(at).orelse = static_cast<int32_t>(clause);
-        }
-        return at;
+        return Loop(stmt, depth);
+      default:
+        return Other(stmt, depth);
+    }
+  }
+
+  uint32_t If(TSNode stmt, int depth) {
+    uint32_t at = Add(FlowKind::kIf, stmt);
+    if (depth > kMaxLowerDepth) return at;
+    for (TSNode child : NamedChildren(stmt)) {
+      uint16_t k = Kind(child);
+      if (k == kBlock) {
+        KidBlock(at, child, depth + 1);
+      } else if (k == kElif || k == kElse) {
+        uint32_t clause =
+            Clause(child, k == kElif ? ClauseRole::kArm : ClauseRole::kElse, depth + 1);
+        At(at).kids.push_back(clause);
       }
+    }
+    return at;
+  }
+
+  uint32_t Loop(TSNode stmt, int depth) {
+    uint32_t at = Add(FlowKind::kLoop, stmt);
+    if (Kind(stmt) == kFor) Opaques(Field(stmt, "left"), stmt, At(at).binds);
+    if (depth > kMaxLowerDepth) return at;
+    int32_t body = KidBlock(at, Field(stmt, "body"), depth + 1);
+    At(at).body = body;
+    TSNode alternative = Field(stmt, "alternative");
+    if (!ts_node_is_null(alternative)) {
+      uint32_t clause = Clause(alternative, ClauseRole::kElse, depth + 1);
+      At(at).kids.push_back(clause);
+      At(at).orelse = static_cast<int32_t>(clause);
+    }
+    return at;
+  }
+
+  uint32_t Other(TSNode stmt, int depth) {
+    switch (Kind(stmt)) {
       case kTry: {
         uint32_t at = Add(FlowKind::kTry, stmt);
         if (depth > kMaxLowerDepth) return at;

@@ -1,7 +1,8 @@
 // The definitions the shared data flow says reach a raise, against the
 // ones that do when CPython runs the code. Random functions assign,
 // append to and rebind one variable (`m = "D1"`, `m += "|A2"`, `for m in`,
-// `with ... as m`, `except B3 as m`) under if/elif/else, while and for
+// `with ... as m`, `except B3 as m`, `(m := "D4")` in conditions and
+// expressions, on some paths or all) under if/elif/else, while and for
 // loops with break and continue, try with handlers, else and finally,
 // match, and early returns, every condition drawn from a stream of random
 // bits; one `raise Target(m)` sits somewhere among them. CPython runs each
@@ -49,7 +50,7 @@ class Generator : public FlowProgram {
   std::string Statement(int indent, int depth, bool in_loop, bool in_try) override {
     std::string pad = Pad(indent);
     if (PlaceTarget()) return pad + "raise Target(m)\n";
-    int choice = Pick(depth >= 3 ? 4 : 14);
+    int choice = Pick(depth >= 3 ? 4 : 18);
     switch (choice) {
       case 0:
       case 1:
@@ -112,6 +113,22 @@ class Generator : public FlowProgram {
         return pad + "match next(c):\n" + Pad(indent + 1) + "case True:\n" +
                Block(indent + 2, depth + 1, in_loop, in_try) + Pad(indent + 1) + "case _:\n" +
                Block(indent + 2, depth + 1, in_loop, in_try);
+      case 14:  // `:=` in an if's condition, always run or only on some paths
+        return pad +
+               (Pick(2) == 0 ? "if (m := '" + Label('D') + "') and next(c):\n"
+                             : "if next(c) and (m := '" + Label('D') + "'):\n") +
+               Block(indent + 1, depth + 1, in_loop, in_try) +
+               (Pick(2) == 0 ? pad + "elif next(c) or (m := '" + Label('D') + "'):\n" +
+                                   Block(indent + 1, depth + 1, in_loop, in_try)
+                             : "");
+      case 15:  // ... in a while's, run before every pass
+        return pad + "while (m := '" + Label('D') + "') and next(c):\n" +
+               Block(indent + 1, depth + 1, true, in_try);
+      case 16:  // ... in an expression statement
+        return pad + (Pick(2) == 0 ? "x = next(c) or (m := '" + Label('D') + "')\n"
+                                   : "x = (m := '" + Label('D') + "') if next(c) else 0\n");
+      case 17:
+        return pad + "x = [m := '" + Label('D') + "' for _ in range(next(c))]\n";
       default:
         return pad + "x = 1\n";
     }

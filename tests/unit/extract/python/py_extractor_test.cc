@@ -1391,5 +1391,30 @@ TEST(PythonExtractor, ConditionalAppendsAreEvaluatedOnceEach) {
             m.end());
 }
 
+// `:=` rebinds a name inside a condition or an expression: the text it
+// held before is not what the raise after it sees.
+TEST(PythonExtractor, AWalrusReplacesWhatTheNameHeld) {
+  std::vector<std::string> m = Messages(
+      "def f(x):\n"
+      "    msg = 'a default that is never raised'\n"
+      "    if (msg := lookup(x)) is None:\n"
+      "        raise ValueError(msg)\n"
+      "def g(x):\n"
+      "    why = 'no reason given'\n"
+      "    if x and (why := 'x is set'):\n"
+      "        pass\n"
+      "    raise KeyError(why)\n"
+      "def h(items):\n"
+      "    while (part := 'scanning items') and items.pop():\n"
+      "        part = 'inside the loop'\n"
+      "    raise IndexError(part)\n");
+  auto has = [&](const std::string& s) { return std::find(m.begin(), m.end(), s) != m.end(); };
+  EXPECT_FALSE(has("ValueError: a default that is never raised"));
+  EXPECT_TRUE(has("KeyError: 'no reason given'"));  // `x` false: the walrus did not run
+  EXPECT_TRUE(has("KeyError: 'x is set'"));
+  EXPECT_TRUE(has("IndexError: scanning items"));  // the condition ran last
+  EXPECT_FALSE(has("IndexError: inside the loop"));
+}
+
 }  // namespace
 }  // namespace errdex::extract
