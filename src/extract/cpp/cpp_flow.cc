@@ -136,13 +136,7 @@ class Lowerer : flow::FlowBuilder {
                 std::vector<Binding>& out, uint32_t parent) {
     ++branch_depth_;  // `a && (m = x) && ...` nests on the left, `?:` in its arms
     Definitions(always, stmt, out, parent);
-    if (!out.empty()) {
-      uint32_t before = Add(FlowKind::kLeaf, x);
-      CoverNothing(before);  // the statement's own leaf covers it
-      At(before).binds = std::move(out);
-      out.clear();
-      Kid(parent, before);
-    }
+    Flush(x, out, parent);
     uint32_t at = Add(FlowKind::kIf, x);
     uint32_t first = Add(FlowKind::kBlock, consequence);
     Leaf(consequence, first);

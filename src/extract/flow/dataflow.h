@@ -134,6 +134,17 @@ class FlowBuilder {
     At(i).start = 1;
     At(i).end = 0;
   }
+  // The definitions a statement made before a branch inside it (`m = a,
+  // c ? ... : ...`), as a leaf of `parent` covering nothing (the
+  // statement's own last leaf covers it); `binds` is emptied.
+  void Flush(TSNode node, std::vector<Binding>& binds, uint32_t parent) {
+    if (binds.empty()) return;
+    uint32_t before = Add(FlowKind::kLeaf, node);
+    CoverNothing(before);
+    At(before).binds = std::move(binds);
+    binds.clear();
+    Kid(parent, before);
+  }
 
   FlowBody out_;
 };

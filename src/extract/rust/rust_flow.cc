@@ -138,13 +138,7 @@ class Lowerer : flow::FlowBuilder {
       uint16_t k = K(x);
       if (k == kClosure || k == kAsyncBlock || k == kFunctionItem || k == kTokenTree) continue;
       if (IsStructure(x)) {
-        if (!out.empty()) {
-          uint32_t before = Add(FlowKind::kLeaf, x);
-          CoverNothing(before);  // the statement's last leaf covers it
-          At(before).binds = std::move(out);
-          out.clear();
-          Kid(parent, before);
-        }
+        Flush(x, out, parent);
         Statement(x, parent, depth + 1);
         continue;
       }
