@@ -1,7 +1,9 @@
 #include "extract/flow/dataflow.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <string_view>
 #include <unordered_map>
 
 #include "extract/ts_util.h"
@@ -86,7 +88,7 @@ class Flow {
     // anew: what it holds again once the block ends, or a jump or an
     // exception leaves it.
     size_t frame = scopes_.size();
-    if (block.scope) scopes_.push_back({{{}, false}, false, loops_.size()});
+    if (block.scope) scopes_.push_back({{{}, false}, false, loops_.size(), block.start, block.end});
     for (uint32_t k : block.kids) {
       const FlowNode& stmt = At(k);
       if (budget_ != nullptr && --*budget_ < 0) break;
@@ -125,6 +127,21 @@ class Flow {
     size_t i = scopes_.size();
     while (i > 0 && scopes_[i - 1].loops >= depth) --i;
     return i;
+  }
+
+  // Where the label of that name is (the first of that name), or past
+  // every block when there is none.
+  uint32_t LabelAt(std::string_view label) {
+    if (!labels_built_) {
+      labels_built_ = true;
+      for (const FlowNode& n : body_.nodes) {
+        if (n.kind == FlowKind::kLabel && !ts_node_is_null(n.node)) {
+          label_at_.try_emplace(n.label, ts_node_start_byte(n.node));
+        }
+      }
+    }
+    auto it = label_at_.find(label);
+    return it == label_at_.end() ? UINT32_MAX : it->second;
   }
 
   bool Declares(const FlowNode& n) const {
@@ -521,9 +538,13 @@ class Flow {
         return;
       case FlowKind::kGoto: {
         if (ignore_exits_) return;
-        // Labels are the function's: a goto leaves every scoped block.
+        // It leaves the scoped blocks that do not hold its label (a
+        // `continue` made a goto stays in the blocks around its loop).
+        uint32_t at = LabelAt(n.label);
+        size_t keep = 0;
+        while (keep < scopes_.size() && scopes_[keep].start <= at && at < scopes_[keep].end) ++keep;
         FlowState out = s;
-        Unscope(out, 0);
+        Unscope(out, keep);
         MergeInto(gotos_.try_emplace(n.label, FlowState{{}, false}).first->second, out);
         s.live = false;
         return;
@@ -566,8 +587,12 @@ class Flow {
     FlowState outer;
     bool shadowed = false;
     size_t loops = 0;
+    uint32_t start = 0;  // the block's bytes
+    uint32_t end = 0;
   };
   std::vector<ScopeFrame> scopes_;
+  std::unordered_map<std::string_view, uint32_t> label_at_;
+  bool labels_built_ = false;
   std::unordered_map<const Binding*, DefPtr> made_;
   std::unordered_map<std::string_view, FlowState> gotos_;  // by label
   // Second passes over loops, bounded per walk: nested loops would

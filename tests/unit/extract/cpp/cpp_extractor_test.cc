@@ -516,6 +516,34 @@ TEST(CppExtractor, AFileLevelTextHoldsOnThePathsThatDoNotReassignIt) {
                                          "ValueError: global default message"}));
 }
 
+// A declaration ends with its block, on every way out of it, and a
+// continue that must run an assigning update stays in the blocks around
+// its loop.
+TEST(CppExtractor, DeclarationsEndWithTheirBlock) {
+  std::vector<std::string> m =
+      Messages("a.c",
+               "static int f(int c) {\n"
+               "  const char *m = \"the outer text\";\n"
+               "  { const char *m = \"an inner text\"; if (c) goto fail; use(m); }\n"
+               "  while (c) { const char *m = \"a loop's text\"; if (c > 1) break; use(m); }\n"
+               "fail:\n"
+               "  PyErr_SetString(PyExc_ValueError, m);\n"
+               "  return -1;\n"
+               "}\n"
+               "static int g(int *c) {\n"
+               "  const char *m = \"outer of g\";\n"
+               "  {\n"
+               "    const char *m = \"inner of g\";\n"
+               "    int last = 0;\n"
+               "    for (int i = 0; c[i]; ++i, last = c[i]) { if (c[i] > 2) continue; }\n"
+               "    PyErr_SetString(PyExc_KeyError, m);\n"
+               "  }\n"
+               "  return -1;\n"
+               "}\n");
+  std::sort(m.begin(), m.end());
+  EXPECT_EQ(m, (std::vector<std::string>{"KeyError: inner of g", "ValueError: the outer text"}));
+}
+
 TEST(CppExtractor, AGotoReachesALabelInsideAPreprocessorArm) {
   std::vector<std::string> m = Messages("a.c",
                                         "static int f(int c) {\n"
