@@ -469,11 +469,7 @@ class Extractor {
 
   bool Diverges(TSNode e) const {
     if (K(e) == kReturn || K(e) == kBreak || K(e) == kContinue) return true;
-    if (K(e) != kMacroInvocation) return false;
-    std::string_view name = Text(Field(e, "macro"));
-    size_t cut = name.rfind("::");
-    if (cut != std::string_view::npos) name.remove_prefix(cut + 2);
-    return DivergingMacro(name);
+    return K(e) == kMacroInvocation && DivergingMacro(MacroName(e, src_));
   }
 
   // A block's value: its last expression when no `;` ends it.
@@ -553,9 +549,7 @@ class Extractor {
   // ----------------------------------------------------------------- sinks
 
   void MacroSink(TSNode n) {
-    std::string_view name = Text(Field(n, "macro"));
-    size_t cut = name.rfind("::");  // `anyhow::bail!`, `std::panic!`
-    if (cut != std::string_view::npos) name.remove_prefix(cut + 2);
+    std::string_view name = MacroName(n, src_);
     TSNode tree = ts_node_named_child(n, ts_node_named_child_count(n) - 1);
     if (K(tree) != kTokenTree) return;
     if ((name == "write" || name == "writeln") && InDisplayImpl()) {

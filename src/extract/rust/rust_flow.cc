@@ -403,13 +403,10 @@ class Lowerer : flow::FlowBuilder {
       case kReturn:
         Leaf(stmt, parent, depth, FlowKind::kExit);
         return;
-      case kMacroInvocation: {
-        std::string_view name = Text(Field(stmt, "macro"));
-        size_t cut = name.rfind("::");
-        if (cut != std::string_view::npos) name.remove_prefix(cut + 2);
-        Leaf(stmt, parent, depth, DivergingMacro(name) ? FlowKind::kExit : FlowKind::kLeaf);
+      case kMacroInvocation:
+        Leaf(stmt, parent, depth,
+             DivergingMacro(MacroName(stmt, src_)) ? FlowKind::kExit : FlowKind::kLeaf);
         return;
-      }
       case kFunctionItem:
       case kClosure:
       case kAsyncBlock:
@@ -435,6 +432,13 @@ class Lowerer : flow::FlowBuilder {
 }  // namespace
 
 flow::FlowBody LowerFlow(std::string_view source, TSNode body) { return Lowerer(source).Run(body); }
+
+std::string_view MacroName(TSNode invocation, std::string_view source) {
+  std::string_view name = NodeText(Field(invocation, "macro"), source);
+  size_t cut = name.rfind("::");  // `anyhow::bail!`, `std::panic!`
+  if (cut != std::string_view::npos) name.remove_prefix(cut + 2);
+  return name;
+}
 
 bool DivergingMacro(std::string_view name) { return OneOf(name, kDivergingMacros); }
 

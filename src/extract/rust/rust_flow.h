@@ -18,6 +18,9 @@ namespace errdex::extract::rust {
 // parsed from and outlive the result (names are views into it).
 flow::FlowBody LowerFlow(std::string_view source, TSNode body);
 
+// A macro invocation's name without its path: `anyhow::bail!` -> "bail".
+std::string_view MacroName(TSNode invocation, std::string_view source);
+
 // Whether a macro of this name never returns (`panic!`, `bail!`): control
 // leaves the function there.
 bool DivergingMacro(std::string_view name);
