@@ -181,7 +181,20 @@ class Lowerer : flow::FlowBuilder {
   // comprehension). Lambdas are scopes of their own.
   void Walrus(TSNode expr, TSNode stmt, std::vector<Binding>& certain,
               std::vector<Binding>& maybe) const {
-    if (ts_node_is_null(expr) || Text(expr).find(":=") == std::string_view::npos) return;
+    if (ts_node_is_null(expr)) return;
+    // Where `:=` is written: a subtree that holds none is not walked
+    // (looked up by position; searching each node's text would be
+    // quadratic in a deep expression).
+    std::vector<uint32_t> at;
+    std::string_view text = Text(expr);
+    for (size_t i = text.find(":="); i != std::string_view::npos; i = text.find(":=", i + 2)) {
+      at.push_back(ts_node_start_byte(expr) + static_cast<uint32_t>(i));
+    }
+    if (at.empty()) return;
+    auto holds_walrus = [&](TSNode n) {
+      auto it = std::lower_bound(at.begin(), at.end(), ts_node_start_byte(n));
+      return it != at.end() && *it < ts_node_end_byte(n);
+    };
     struct Item {
       TSNode node;
       bool maybe;
@@ -202,7 +215,7 @@ class Lowerer : flow::FlowBuilder {
         }
         continue;
       }
-      if (k == kLambda || Text(n).find(":=") == std::string_view::npos) continue;
+      if (k == kLambda || !holds_walrus(n)) continue;
       if (k == kNamedExpression) {
         stack.push_back({n, item.maybe, true});
         stack.push_back({Field(n, "value"), item.maybe, false});
