@@ -306,11 +306,8 @@ class Lowerer : flow::FlowBuilder {
         if (!ts_node_is_null(orelse)) stack.push_back(orelse);
         continue;
       }
-      if (!HoldsStatements(n) && k != kIf && k != kElif && k != kElse && k != kTry &&
-          k != kExcept && k != kExceptGroup && k != kFinally && k != kWith && k != kMatch &&
-          k != kCase && !SameNode(n, block)) {
-        continue;
-      }
+      // Statements, clauses and blocks: a break is a statement of one.
+      if (!HoldsStatements(n)) continue;
       for (TSNode c : NamedChildren(n)) stack.push_back(c);
     }
     return visited >= kMaxExpressionNodes;  // too large to tell: as if it did
