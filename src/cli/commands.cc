@@ -11,9 +11,8 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <future>
-#include <iterator>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -31,6 +30,7 @@
 #include "cli/render.h"
 #include "cli/run.h"
 #include "core/text.h"
+#include "core/threads.h"
 #include "extract/extractor.h"
 #include "match/matcher.h"
 #include "source/git_info.h"
@@ -190,6 +190,15 @@ struct Extracted {
   double seconds = 0;
 };
 
+// A target's files parsed, not yet linked: the extract stage's first half.
+struct ParsedTarget {
+  extract::ParsedFiles files;
+  int64_t parsed = 0;
+  double seconds = 0;
+};
+
+ParsedTarget ParseTarget(const IndexTarget& target, const extract::Options& options);
+Extracted LinkTarget(IndexTarget& target, ParsedTarget parsed, const extract::Options& options);
 Extracted ExtractTarget(IndexTarget& target, const extract::Options& options);
 Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarget& target,
                          const Extracted& extracted, std::ostream& out, std::ostream& err);
@@ -615,15 +624,25 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     for (size_t i = 0; i < revs->size(); ++i) {
       if (!unchanged[i]) last_read = i;
     }
-    // A revision listed and extracted, waiting for its write.
+    // Three stages, each on its own thread and in revision order: a
+    // revision's files are parsed (on every core) while the one before is
+    // linked and the one before that written. Linking and writing are one
+    // core's work each; run one after the other, a core idled through
+    // every link. Parses stay one at a time, in order, so the blob cache's
+    // counts stay per revision; a stage starts its next revision once the
+    // next stage took the last one, so at most three are held at once.
+    struct Listed {
+      IndexTarget target;
+      ParsedTarget parsed;
+    };
     struct Prepared {
       IndexTarget target;
       Extracted extracted;
     };
-    auto prepare = [&](size_t i) -> Result<Prepared> {
+    auto list_and_parse = [&](size_t i) -> Result<Listed> {
       const source::Revision& rev = (*revs)[i];
-      Prepared p;
-      IndexTarget& target = p.target;
+      Listed l;
+      IndexTarget& target = l.target;
       target.analyze = i == last_read;
       auto listing = std::chrono::steady_clock::now();
       Result<source::WalkResult> listed = (*repo)->List(rev, walk_options);
@@ -641,19 +660,48 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       info.url = url;
       info.source_digest = digests[i];
       info.aliases = rev.also;
-      p.extracted = ExtractTarget(target, options);
-      return p;
+      l.parsed = ParseTarget(target, options);
+      return l;
     };
-    auto next_to_read = [&](size_t from) {
-      while (from < revs->size() && unchanged[from]) ++from;
-      return from;
-    };
-    // The next revision is extracted while this one is written: the write
-    // is one thread's work (the catalog's), so without the overlap a core
-    // idles through every write. Extractions stay one at a time, in order,
-    // so the blob cache's counts stay per revision.
-    std::future<Result<Prepared>> ahead;
-    size_t ahead_of = revs->size();
+    Handoff<Result<Listed>> parsed_slot;
+    Handoff<Result<Prepared>> linked_slot;
+    struct Stages {
+      Handoff<Result<Listed>>& parsed;
+      Handoff<Result<Prepared>>& linked;
+      std::vector<std::thread> threads;
+      // However the writes end, the stages before them stop and are joined.
+      ~Stages() {
+        parsed.Close();
+        linked.Close();
+        for (std::thread& t : threads) t.join();
+      }
+    } stages{parsed_slot, linked_slot, {}};
+    stages.threads.emplace_back([&] {
+      for (size_t i = 0; i < revs->size(); ++i) {
+        if (unchanged[i]) continue;
+        if (!parsed_slot.WaitEmpty()) break;
+        Result<Listed> l = list_and_parse(i);
+        bool ok = l.has_value();
+        if (!parsed_slot.Put(std::move(l)) || !ok) break;
+      }
+      parsed_slot.Close();
+    });
+    stages.threads.emplace_back([&] {
+      while (std::optional<Result<Listed>> l = parsed_slot.Take()) {
+        Result<Prepared> p = tl::unexpected(Error{});
+        if (*l) {
+          Prepared ready;
+          ready.target = std::move((*l)->target);
+          ready.extracted = LinkTarget(ready.target, std::move((*l)->parsed), options);
+          p = std::move(ready);
+        } else {
+          p = tl::unexpected(l->error());
+        }
+        bool ok = p.has_value();
+        if (!linked_slot.Put(std::move(p)) || !ok) break;
+      }
+      linked_slot.Close();
+    });
     size_t read = 0;
     for (size_t i = 0; i < revs->size(); ++i) {
       const source::Revision& rev = (*revs)[i];
@@ -663,13 +711,10 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
         continue;
       }
       ++read;
-      Result<Prepared> p = ahead_of == i ? ahead.get() : prepare(i);
-      if (!p) return tl::unexpected(p.error());
-      ahead_of = next_to_read(i + 1);
-      if (ahead_of < revs->size()) {
-        ahead = std::async(std::launch::async, prepare, ahead_of);
-      }
-      ERRDEX_TRY(WriteTarget(common, args, p->target, p->extracted, out, err));
+      std::optional<Result<Prepared>> p = linked_slot.Take();
+      if (!p) return Fail(ErrorCode::kInternal, "the extraction of " + rev.name + " stopped");
+      if (!*p) return tl::unexpected(p->error());
+      ERRDEX_TRY(WriteTarget(common, args, (*p)->target, (*p)->extracted, out, err));
     }
     if (read > 1 && !common.json) {
       out << fmt::format("{} revisions: {} parsed, {} reused from an earlier revision\n", read,
@@ -720,19 +765,33 @@ Result<void> IndexSnapshot(const Common& common, const IndexArgs& args, IndexTar
   return WriteTarget(common, args, target, extracted, out, err);
 }
 
-Extracted ExtractTarget(IndexTarget& target, const extract::Options& options) {
+ParsedTarget ParseTarget(const IndexTarget& target, const extract::Options& options) {
+  auto started = std::chrono::steady_clock::now();
+  ParsedTarget p;
+  size_t cached_before = options.cache != nullptr ? options.cache->misses() : 0;
+  p.files = extract::ParseFiles(target.walked.files, options);
+  p.parsed = options.cache != nullptr
+                 ? static_cast<int64_t>(options.cache->misses() - cached_before)
+                 : static_cast<int64_t>(target.walked.files.size());
+  p.seconds = Seconds(std::chrono::steady_clock::now() - started);
+  return p;
+}
+
+Extracted LinkTarget(IndexTarget& target, ParsedTarget parsed, const extract::Options& options) {
   auto started = std::chrono::steady_clock::now();
   Extracted e;
-  size_t cached_before = options.cache != nullptr ? options.cache->misses() : 0;
-  e.extraction = extract::ExtractFiles(target.walked.files, options);
-  e.parsed = options.cache != nullptr
-                 ? static_cast<int64_t>(options.cache->misses() - cached_before)
-                 : e.extraction.files_scanned;
+  e.extraction = extract::LinkFiles(std::move(parsed.files), target.walked.files, options);
+  e.parsed = parsed.parsed;
   for (FileIssue& i : target.walked.issues) e.extraction.issues.push_back(std::move(i));
   std::stable_sort(e.extraction.issues.begin(), e.extraction.issues.end(),
                    [](const FileIssue& a, const FileIssue& b) { return a.path < b.path; });
-  e.seconds = Seconds(std::chrono::steady_clock::now() - started);
+  e.seconds = parsed.seconds + Seconds(std::chrono::steady_clock::now() - started);
   return e;
+}
+
+Extracted ExtractTarget(IndexTarget& target, const extract::Options& options) {
+  ParsedTarget parsed = ParseTarget(target, options);
+  return LinkTarget(target, std::move(parsed), options);
 }
 
 Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarget& target,

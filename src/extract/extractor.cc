@@ -393,15 +393,36 @@ std::string MacroDigest(const cpp::MacroTable& macros) {
 
 }  // namespace
 
+namespace {
+
+Result<std::string> ReadSource(const source::SourceFile& f, const Options& options) {
+  return options.read ? options.read(f, options.max_file_size)
+                      : source::ReadFile(f.absolute, options.max_file_size);
+}
+
+}  // namespace
+
+struct ParsedFiles::Impl {
+  std::vector<std::shared_ptr<const python::FileResult>> results;
+  std::vector<cpp::FileResult> native;
+  std::vector<rust::FileResult> rusts;
+};
+
+ParsedFiles::ParsedFiles() : impl_(std::make_unique<Impl>()) {}
+ParsedFiles::~ParsedFiles() = default;
+ParsedFiles::ParsedFiles(ParsedFiles&&) noexcept = default;
+ParsedFiles& ParsedFiles::operator=(ParsedFiles&&) noexcept = default;
+
 Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Options& options) {
+  return LinkFiles(ParseFiles(files, options), files, options);
+}
+
+ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Options& options) {
   int jobs = options.jobs > 0 ? options.jobs
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   jobs = static_cast<int>(
       std::min<size_t>(static_cast<size_t>(jobs), std::max<size_t>(1, files.size())));
-  auto read = [&](const source::SourceFile& f) {
-    return options.read ? options.read(f, options.max_file_size)
-                        : source::ReadFile(f.absolute, options.max_file_size);
-  };
+  auto read = [&](const source::SourceFile& f) { return ReadSource(f, options); };
   FileCache::Impl* cache = options.cache != nullptr ? &options.cache->impl() : nullptr;
   auto cached = [&](const source::SourceFile& f) { return cache != nullptr && !f.blob.empty(); };
 
@@ -427,9 +448,13 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   }
   cpp::MacroTable macros = cpp::SinkMacros(std::move(all_defined));
   std::string macro_digest = cache != nullptr ? MacroDigest(macros) : "";
-  std::vector<std::shared_ptr<const python::FileResult>> results(files.size());
-  std::vector<cpp::FileResult> native(files.size());
-  std::vector<rust::FileResult> rusts(files.size());
+  ParsedFiles parsed;
+  std::vector<std::shared_ptr<const python::FileResult>>& results = parsed.impl().results;
+  std::vector<cpp::FileResult>& native = parsed.impl().native;
+  std::vector<rust::FileResult>& rusts = parsed.impl().rusts;
+  results.resize(files.size());
+  native.resize(files.size());
+  rusts.resize(files.size());
   // Largest files first: a large file picked up last kept one core busy
   // while the others had nothing left (longest processing time first).
   // Results stay at their file's index, so the order changes nothing else.
@@ -503,7 +528,15 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
       }
     }
   });
+  if (cache != nullptr) cache->EndRun();
+  return parsed;
+}
 
+Extraction LinkFiles(ParsedFiles parsed, const std::vector<source::SourceFile>& files,
+                     const Options& options) {
+  std::vector<std::shared_ptr<const python::FileResult>>& results = parsed.impl().results;
+  std::vector<cpp::FileResult>& native = parsed.impl().native;
+  std::vector<rust::FileResult>& rusts = parsed.impl().rusts;
   Extraction out;
   for (const source::SourceFile& f : files) {
     out.bytes_scanned += static_cast<int64_t>(f.size);
@@ -539,12 +572,11 @@ Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Opti
   FillMissingExcerpts(out, [&](const std::string& path) -> std::optional<std::string> {
     auto it = by_path.find(path);
     if (it == by_path.end()) return std::nullopt;
-    Result<std::string> bytes = read(*it->second);
+    Result<std::string> bytes = ReadSource(*it->second, options);
     if (!bytes) return std::nullopt;
     return std::move(*bytes);
   });
   CapMessages(out);
-  if (cache != nullptr) cache->EndRun();
   return out;
 }
 

@@ -58,8 +58,35 @@ struct Options {
 bool IsSourcePath(std::string_view path);
 
 // Extracts every error site of `files`. Sites come in file order, then in
-// source order. Thread-safe; uses its own threads.
+// source order. Thread-safe; uses its own threads. The same as LinkFiles
+// after ParseFiles.
 Extraction ExtractFiles(const std::vector<source::SourceFile>& files, const Options& options);
+
+// What the front ends made of each file of one run, not linked yet.
+class ParsedFiles {
+ public:
+  ParsedFiles();
+  ~ParsedFiles();
+  ParsedFiles(ParsedFiles&&) noexcept;
+  ParsedFiles& operator=(ParsedFiles&&) noexcept;
+
+  struct Impl;
+  Impl& impl() { return *impl_; }
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+// ExtractFiles in two halves. The first reads, parses and walks every file
+// on all cores, taking results from the cache or putting them there (and
+// ends the cache's run); the second, on the calling thread, links files to
+// each other (helpers, exception classes, C macros) and fills excerpts.
+// Indexing revisions, the next revision's files are parsed while one is
+// linked: the link is one core's work. `files` and `options` must be the
+// ones ParseFiles was given; another run may use the cache meanwhile.
+ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Options& options);
+Extraction LinkFiles(ParsedFiles parsed, const std::vector<source::SourceFile>& files,
+                     const Options& options);
 
 // Extracts one in-memory Python file (for tests, fuzzing and benchmarks).
 Extraction ExtractPythonSource(std::string_view path, std::string_view text,

@@ -265,6 +265,26 @@ TEST_F(Releases, LastReleasesAndClearErrors) {
   EXPECT_NE(named.out.find("\"rev\":\"3.11.7\""), std::string::npos);
 }
 
+// A revision whose tree git cannot read ends the run with its error once
+// the revisions before it are written: the stages that parse and link
+// ahead of the writes stop with it, and nothing waits forever.
+TEST_F(Releases, AnUnreadableRevisionEndsTheRunAfterTheOnesBefore) {
+  CommandResult tree = testing::RunCommand("git -C " + repo_.string() + " rev-parse v1.1:pkg");
+  ASSERT_EQ(tree.exit_code, 0) << tree.err;
+  std::string id = tree.out.substr(0, 40);
+  fs::path object = repo_ / ".git" / "objects" / id.substr(0, 2) / id.substr(2);
+  ASSERT_TRUE(fs::exists(object)) << object;
+  fs::remove(object);
+  CommandResult run = RunErrdex({"index", repo_.string(), "--name", "o/r", "--db", Db("broken.db"),
+                                 "--revs", "v*", "--json"});
+  EXPECT_EQ(run.exit_code, 1) << run.out;
+  EXPECT_NE(run.out.find("\"rev\":\"v1.0\""), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("\"rev\":\"v1.1\""), std::string::npos) << run.out;
+  EXPECT_NE(run.err.find(id.substr(0, 7)), std::string::npos) << run.err;
+  EXPECT_EQ(SiteRows(Db("broken.db"), "v1.1"), std::vector<std::string>{});
+  EXPECT_FALSE(SiteRows(Db("broken.db"), "v1.0").empty());
+}
+
 }  // namespace
 }  // namespace errdex
 
