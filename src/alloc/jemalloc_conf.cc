@@ -7,8 +7,13 @@
 // its nodes. Measured in bench/README.md ("Huge pages for the allocator").
 // The kernel's default THP mode, madvise, honours this; MALLOC_CONF in the
 // environment still overrides it.
+//
+// Freed pages are kept 30 s before they go back to the kernel, not 10:
+// indexing revisions frees one revision's results while the next one's are
+// made, and pages returned at 10 s were faulted in (and zeroed) again a
+// few revisions later. Same section of bench/README.md.
 extern "C" {
 // NOLINTNEXTLINE: the name is jemalloc's interface, read by the library.
 extern const char* malloc_conf;
-const char* malloc_conf = "thp:always";
+const char* malloc_conf = "thp:always,dirty_decay_ms:30000,muzzy_decay_ms:30000";
 }
