@@ -267,14 +267,15 @@ void CapMessages(Extraction& out) {
 // Sites the linker made at calls into sinks carry no excerpt (the call was
 // kept light while its file was parsed): read those files once more.
 void FillMissingExcerpts(
-    Extraction& out, const std::function<std::optional<std::string>(const std::string&)>& read) {
+    Extraction& out,
+    const std::function<std::shared_ptr<const std::string>(const std::string&)>& read) {
   std::map<std::string, std::vector<Site*>> missing;
   for (Site& s : out.sites) {
     if (s.excerpt.empty() && s.language == "python" && s.line > 0) missing[s.path].push_back(&s);
   }
   for (auto& [path, sites] : missing) {
-    std::optional<std::string> text = read(path);
-    if (!text) continue;
+    std::shared_ptr<const std::string> text = read(path);
+    if (text == nullptr) continue;
     SourceLines lines(*text);
     const python::PythonOptions excerpt;  // the bounds every other site had
     for (Site* s : sites) {
@@ -318,6 +319,15 @@ struct FileCache::Impl {
   uint64_t run = 0;
   size_t hits = 0;
   size_t misses = 0;
+  // The text of each Python file with calls that may reach a sink, for the
+  // excerpts of the sites the linker makes there: put when the file is
+  // parsed (or read by the linker), found by this revision's link and the
+  // next, which would otherwise inflate the same blobs again (a few hundred
+  // a jax release). Swept by the link's own runs: links run one at a time,
+  // beside the next revision's parse, and a text put by that parse is kept
+  // for the link after.
+  std::unordered_map<std::string, Entry<std::shared_ptr<const std::string>>> texts;
+  uint64_t link_run = 0;
 
   template <typename T>
   bool Find(Map<T>& map, const std::string& key, T& out) {
@@ -332,6 +342,27 @@ struct FileCache::Impl {
   void Put(Map<T>& map, const std::string& key, const T& value) {
     std::lock_guard<std::mutex> lock(mutex);
     map.insert_or_assign(key, Entry<T>{value, run});
+  }
+  bool FindText(const std::string& key, std::shared_ptr<const std::string>& out) {
+    std::lock_guard<std::mutex> lock(mutex);
+    auto it = texts.find(key);
+    if (it == texts.end()) return false;
+    out = it->second.value;
+    it->second.used = link_run;
+    return true;
+  }
+  void PutText(const std::string& key, std::shared_ptr<const std::string> text) {
+    std::lock_guard<std::mutex> lock(mutex);
+    texts.insert_or_assign(key,
+                           Entry<std::shared_ptr<const std::string>>{std::move(text), link_run});
+  }
+  // Keeps the texts the last link read.
+  void EndLink() {
+    std::lock_guard<std::mutex> lock(mutex);
+    for (auto it = texts.begin(); it != texts.end();) {
+      it = it->second.used < link_run ? texts.erase(it) : std::next(it);
+    }
+    ++link_run;
   }
   void Count(bool hit) {
     std::lock_guard<std::mutex> lock(mutex);
@@ -516,9 +547,16 @@ ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Optio
           native[i] = cpp::ExtractCppBytes(native_parser.get(), f.path, std::move(*bytes), macros);
           if (!key.empty()) cache->Put(cache->native, key, native[i]);
         } else {
+          // The link reads a file again for the excerpts of the sites it
+          // makes at calls into sinks: it finds this copy instead.
+          std::shared_ptr<const std::string> text;
+          if (!key.empty()) text = std::make_shared<const std::string>(*bytes);
           results[i] = std::make_shared<const python::FileResult>(
               ExtractOne(parser.get(), f.path, std::move(*bytes)));
-          if (!key.empty()) cache->Put(cache->python, key, results[i]);
+          if (!key.empty()) {
+            cache->Put(cache->python, key, results[i]);
+            if (!results[i]->calls.empty()) cache->PutText(key, std::move(text));
+          }
         }
       }
       size_t n = ++done;
@@ -569,13 +607,21 @@ Extraction LinkFiles(ParsedFiles parsed, const std::vector<source::SourceFile>& 
   }
   std::map<std::string, const source::SourceFile*> by_path;
   for (const source::SourceFile& f : files) by_path.emplace(f.path, &f);
-  FillMissingExcerpts(out, [&](const std::string& path) -> std::optional<std::string> {
+  FileCache::Impl* cache = options.cache != nullptr ? &options.cache->impl() : nullptr;
+  FillMissingExcerpts(out, [&](const std::string& path) -> std::shared_ptr<const std::string> {
     auto it = by_path.find(path);
-    if (it == by_path.end()) return std::nullopt;
-    Result<std::string> bytes = ReadSource(*it->second, options);
-    if (!bytes) return std::nullopt;
-    return std::move(*bytes);
+    if (it == by_path.end()) return nullptr;
+    const source::SourceFile& f = *it->second;
+    std::shared_ptr<const std::string> text;
+    bool cached = cache != nullptr && !f.blob.empty();
+    if (cached && cache->FindText(CacheKey(f), text)) return text;
+    Result<std::string> bytes = ReadSource(f, options);
+    if (!bytes) return nullptr;
+    text = std::make_shared<const std::string>(std::move(*bytes));
+    if (cached) cache->PutText(CacheKey(f), text);
+    return text;
   });
+  if (cache != nullptr) cache->EndLink();
   CapMessages(out);
   return out;
 }
@@ -629,7 +675,8 @@ Extraction ExtractPythonSource(std::string_view path, std::string_view text,
   out.files_scanned = 1;
   out.bytes_scanned = static_cast<int64_t>(text.size());
   python::LinkPython(results, out);
-  FillMissingExcerpts(out, [&](const std::string&) { return std::optional<std::string>(text); });
+  auto shared = std::make_shared<const std::string>(text);
+  FillMissingExcerpts(out, [&](const std::string&) { return shared; });
   CapMessages(out);
   return out;
 }

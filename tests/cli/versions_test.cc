@@ -129,6 +129,65 @@ TEST_F(Releases, ReusingFilesAcrossRevisionsChangesNoSite) {
   }
 }
 
+// The excerpt of a site made at a call into a helper is cut from the
+// calling file's text at that revision, whether the run read the file or
+// kept it from a parse or an earlier revision's link: here the caller moves
+// down in v2 and stays in v3, where only the helper's file changes.
+TEST(ReleaseExcerpts, ACallersExcerptIsItsOwnRevisionsText) {
+  TempDir dir;
+  fs::path repo = dir.path() / "repo";
+  auto commit = [&](const std::string& date, const std::string& tag) {
+    ASSERT_EQ(Git(repo, "add -A", date), 0);
+    ASSERT_EQ(Git(repo, "commit -q -m " + tag, date), 0);
+    ASSERT_EQ(Git(repo, "tag " + tag), 0);
+  };
+  dir.Write("repo/pkg/helpers.py", "def fail(msg):\n    raise ValueError(msg)\n");
+  dir.Write("repo/pkg/use.py",
+            "from .helpers import fail\n\ndef f(x):\n    fail('first wording')\n");
+  ASSERT_EQ(Git(repo, "init -q"), 0);
+  commit("2022-01-01T00:00:00+00:00", "v1");
+  dir.Write("repo/pkg/use.py",
+            "from .helpers import fail\n# one line\n# and another\n\ndef f(x):\n"
+            "    fail('first wording')\n");
+  commit("2022-02-01T00:00:00+00:00", "v2");
+  dir.Write("repo/pkg/helpers.py", "def fail(msg):\n    raise TypeError(msg)\n");
+  commit("2022-03-01T00:00:00+00:00", "v3");
+  auto rows = [](const std::string& db, const std::string& rev) {
+    std::vector<std::string> out;
+    sqlite3* h = nullptr;
+    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
+    sqlite3_stmt* st = nullptr;
+    sqlite3_prepare_v2(h,
+                       "SELECT s.path || ':' || s.line || ' ' || s.excerpt_line || ' ' || "
+                       "s.excerpt FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
+                       "WHERE n.rev = ? AND s.path = 'pkg/use.py' ORDER BY 1",
+                       -1, &st, nullptr);
+    sqlite3_bind_text(st, 1, rev.c_str(), -1, SQLITE_TRANSIENT);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
+    }
+    sqlite3_finalize(st);
+    sqlite3_close(h);
+    return out;
+  };
+  std::string all = (dir.path() / "all.db").string();
+  CommandResult run =
+      RunErrdex({"index", repo.string(), "--name", "o/r", "--db", all, "--revs", "v*"});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  for (const std::string rev : {"v1", "v2", "v3"}) {
+    std::string db = (dir.path() / (rev + ".db")).string();
+    CommandResult one =
+        RunErrdex({"index", repo.string(), "--name", "o/r", "--db", db, "--rev", rev});
+    ASSERT_EQ(one.exit_code, 0) << one.err;
+    std::vector<std::string> alone = rows(db, rev);
+    ASSERT_EQ(alone.size(), 1u) << rev;
+    EXPECT_NE(alone[0].find("fail('first wording')"), std::string::npos) << alone[0];
+    EXPECT_EQ(rows(all, rev), alone) << rev;
+  }
+  EXPECT_NE(rows(all, "v2")[0].find("# and another"), std::string::npos);
+  EXPECT_EQ(rows(all, "v1")[0].find("# and another"), std::string::npos);
+}
+
 // Two release tags on one commit make one snapshot; the name left out is
 // said, stored as an alias and taken by --version; a pre-release tagged
 // again as the release is stored but not said.
