@@ -326,42 +326,37 @@ struct FileCache::Impl {
   // a jax release). Swept by the link's own runs: links run one at a time,
   // beside the next revision's parse, and a text put by that parse is kept
   // for the link after.
-  std::unordered_map<std::string, Entry<std::shared_ptr<const std::string>>> texts;
+  Map<std::shared_ptr<const std::string>> texts;
   uint64_t link_run = 0;
 
+  // `clock` is the counter that stamps the map's entries: `run` for the
+  // parses' maps, `link_run` for `texts`.
   template <typename T>
-  bool Find(Map<T>& map, const std::string& key, T& out) {
+  bool Find(Map<T>& map, const std::string& key, T& out, uint64_t Impl::*clock = &Impl::run) {
     std::lock_guard<std::mutex> lock(mutex);
     auto it = map.find(key);
     if (it == map.end()) return false;
     out = it->second.value;
-    it->second.used = run;
+    it->second.used = this->*clock;
     return true;
   }
   template <typename T>
-  void Put(Map<T>& map, const std::string& key, const T& value) {
+  void Put(Map<T>& map, const std::string& key, const T& value,
+           uint64_t Impl::*clock = &Impl::run) {
     std::lock_guard<std::mutex> lock(mutex);
-    map.insert_or_assign(key, Entry<T>{value, run});
+    map.insert_or_assign(key, Entry<T>{value, this->*clock});
   }
-  bool FindText(const std::string& key, std::shared_ptr<const std::string>& out) {
-    std::lock_guard<std::mutex> lock(mutex);
-    auto it = texts.find(key);
-    if (it == texts.end()) return false;
-    out = it->second.value;
-    it->second.used = link_run;
-    return true;
-  }
-  void PutText(const std::string& key, std::shared_ptr<const std::string> text) {
-    std::lock_guard<std::mutex> lock(mutex);
-    texts.insert_or_assign(key,
-                           Entry<std::shared_ptr<const std::string>>{std::move(text), link_run});
+  // Drops the entries not read since the clock last moved.
+  template <typename T>
+  static void Sweep(Map<T>& map, uint64_t clock) {
+    for (auto it = map.begin(); it != map.end();) {
+      it = it->second.used < clock ? map.erase(it) : std::next(it);
+    }
   }
   // Keeps the texts the last link read.
   void EndLink() {
     std::lock_guard<std::mutex> lock(mutex);
-    for (auto it = texts.begin(); it != texts.end();) {
-      it = it->second.used < link_run ? texts.erase(it) : std::next(it);
-    }
+    Sweep(texts, link_run);
     ++link_run;
   }
   void Count(bool hit) {
@@ -373,15 +368,10 @@ struct FileCache::Impl {
   // one revision's results instead of growing with every revision.
   void EndRun() {
     std::lock_guard<std::mutex> lock(mutex);
-    auto sweep = [&](auto& map) {
-      for (auto it = map.begin(); it != map.end();) {
-        it = it->second.used < run ? map.erase(it) : std::next(it);
-      }
-    };
-    sweep(python);
-    sweep(macros);
-    sweep(native);
-    sweep(rust);
+    Sweep(python, run);
+    Sweep(macros, run);
+    Sweep(native, run);
+    Sweep(rust, run);
     ++run;
   }
 };
@@ -555,7 +545,9 @@ ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Optio
               ExtractOne(parser.get(), f.path, std::move(*bytes)));
           if (!key.empty()) {
             cache->Put(cache->python, key, results[i]);
-            if (!results[i]->calls.empty()) cache->PutText(key, std::move(text));
+            if (!results[i]->calls.empty()) {
+              cache->Put(cache->texts, key, text, &FileCache::Impl::link_run);
+            }
           }
         }
       }
@@ -614,11 +606,13 @@ Extraction LinkFiles(ParsedFiles parsed, const std::vector<source::SourceFile>& 
     const source::SourceFile& f = *it->second;
     std::shared_ptr<const std::string> text;
     bool cached = cache != nullptr && !f.blob.empty();
-    if (cached && cache->FindText(CacheKey(f), text)) return text;
+    if (cached && cache->Find(cache->texts, CacheKey(f), text, &FileCache::Impl::link_run)) {
+      return text;
+    }
     Result<std::string> bytes = ReadSource(f, options);
     if (!bytes) return nullptr;
     text = std::make_shared<const std::string>(std::move(*bytes));
-    if (cached) cache->PutText(CacheKey(f), text);
+    if (cached) cache->Put(cache->texts, CacheKey(f), text, &FileCache::Impl::link_run);
     return text;
   });
   if (cache != nullptr) cache->EndLink();

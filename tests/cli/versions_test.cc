@@ -21,18 +21,13 @@ using testing::Git;
 using testing::RunErrdex;
 using testing::TempDir;
 
-// Every site of snapshot `rev` with what was linked into it.
-std::vector<std::string> SiteRows(const std::string& db, const std::string& rev) {
+// The first column of `sql` (one `?`: the snapshot's rev) over catalog `db`.
+std::vector<std::string> Rows(const std::string& db, const char* sql, const std::string& rev) {
   sqlite3* h = nullptr;
   std::vector<std::string> rows;
   if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return rows;
   sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(h,
-                     "SELECT e.id || ' ' || e.exception || ' ' || e.template || ' @' || s.path || "
-                     "':' || s.line || ' via ' || s.via || ' when ' || s.trigger "
-                     "FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
-                     "JOIN error e ON e.pk = s.error_pk WHERE n.rev = ? ORDER BY 1",
-                     -1, &st, nullptr);
+  sqlite3_prepare_v2(h, sql, -1, &st, nullptr);
   sqlite3_bind_text(st, 1, rev.c_str(), -1, SQLITE_TRANSIENT);
   while (sqlite3_step(st) == SQLITE_ROW) {
     rows.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
@@ -40,6 +35,16 @@ std::vector<std::string> SiteRows(const std::string& db, const std::string& rev)
   sqlite3_finalize(st);
   sqlite3_close(h);
   return rows;
+}
+
+// Every site of snapshot `rev` with what was linked into it.
+std::vector<std::string> SiteRows(const std::string& db, const std::string& rev) {
+  return Rows(db,
+              "SELECT e.id || ' ' || e.exception || ' ' || e.template || ' @' || s.path || "
+              "':' || s.line || ' via ' || s.via || ' when ' || s.trigger "
+              "FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
+              "JOIN error e ON e.pk = s.error_pk WHERE n.rev = ? ORDER BY 1",
+              rev);
 }
 
 // Three releases in which files that do not change are linked differently:
@@ -153,22 +158,11 @@ TEST(ReleaseExcerpts, ACallersExcerptIsItsOwnRevisionsText) {
   dir.Write("repo/pkg/helpers.py", "def fail(msg):\n    raise TypeError(msg)\n");
   commit("2022-03-01T00:00:00+00:00", "v3");
   auto rows = [](const std::string& db, const std::string& rev) {
-    std::vector<std::string> out;
-    sqlite3* h = nullptr;
-    if (sqlite3_open_v2(db.c_str(), &h, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) return out;
-    sqlite3_stmt* st = nullptr;
-    sqlite3_prepare_v2(h,
-                       "SELECT s.path || ':' || s.line || ' ' || s.excerpt_line || ' ' || "
-                       "s.excerpt FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
-                       "WHERE n.rev = ? AND s.path = 'pkg/use.py' ORDER BY 1",
-                       -1, &st, nullptr);
-    sqlite3_bind_text(st, 1, rev.c_str(), -1, SQLITE_TRANSIENT);
-    while (sqlite3_step(st) == SQLITE_ROW) {
-      out.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(st, 0)));
-    }
-    sqlite3_finalize(st);
-    sqlite3_close(h);
-    return out;
+    return Rows(db,
+                "SELECT s.path || ':' || s.line || ' ' || s.excerpt_line || ' ' || "
+                "s.excerpt FROM site s JOIN snapshot n ON n.pk = s.snapshot_pk "
+                "WHERE n.rev = ? AND s.path = 'pkg/use.py' ORDER BY 1",
+                rev);
   };
   std::string all = (dir.path() / "all.db").string();
   CommandResult run =
