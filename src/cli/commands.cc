@@ -663,6 +663,15 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       l.parsed = ParseTarget(target, options);
       return l;
     };
+    // A stage's thread reports what escapes it (memory running out) as its
+    // revision's error, which ends the run as any other does.
+    auto guarded = [](const std::string& rev, auto&& work) -> decltype(work()) {
+      try {
+        return work();
+      } catch (const std::exception& e) {
+        return Fail(ErrorCode::kInternal, rev + ": " + e.what());
+      }
+    };
     Handoff<Result<Listed>> parsed_slot;
     Handoff<Result<Prepared>> linked_slot;
     struct Stages {
@@ -680,7 +689,7 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       for (size_t i = 0; i < revs->size(); ++i) {
         if (unchanged[i]) continue;
         if (!parsed_slot.WaitEmpty()) break;
-        Result<Listed> l = list_and_parse(i);
+        Result<Listed> l = guarded((*revs)[i].name, [&] { return list_and_parse(i); });
         bool ok = l.has_value();
         if (!parsed_slot.Put(std::move(l)) || !ok) break;
       }
@@ -690,10 +699,13 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       while (std::optional<Result<Listed>> l = parsed_slot.Take()) {
         Result<Prepared> p = tl::unexpected(Error{});
         if (*l) {
-          Prepared ready;
-          ready.target = std::move((*l)->target);
-          ready.extracted = LinkTarget(ready.target, std::move((*l)->parsed), options);
-          p = std::move(ready);
+          std::string rev = (*l)->target.info.rev;
+          p = guarded(rev, [&]() -> Result<Prepared> {
+            Prepared ready;
+            ready.target = std::move((*l)->target);
+            ready.extracted = LinkTarget(ready.target, std::move((*l)->parsed), options);
+            return ready;
+          });
         } else {
           p = tl::unexpected(l->error());
         }

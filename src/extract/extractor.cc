@@ -265,7 +265,8 @@ void CapMessages(Extraction& out) {
 }
 
 // Sites the linker made at calls into sinks carry no excerpt (the call was
-// kept light while its file was parsed): read those files once more.
+// kept light while its file was parsed): their files' texts again, read or
+// kept in the blob cache.
 void FillMissingExcerpts(
     Extraction& out,
     const std::function<std::shared_ptr<const std::string>(const std::string&)>& read) {
@@ -411,10 +412,6 @@ std::string MacroDigest(const cpp::MacroTable& macros) {
   XXH3_freeState(state);
   return std::to_string(h);
 }
-
-}  // namespace
-
-namespace {
 
 Result<std::string> ReadSource(const source::SourceFile& f, const Options& options) {
   return options.read ? options.read(f, options.max_file_size)
