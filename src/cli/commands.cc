@@ -1349,7 +1349,10 @@ int Run(int argc, char** argv, std::ostream& out, std::ostream& err) {
   index_cmd->add_option("--url", index.url, "Repository URL (default: the git remote 'origin')");
   index_cmd->add_option("--commit", index.commit,
                         "The commit a non-git tree was taken from (40 hex digits), for links");
-  index_cmd->add_option("--jobs,-j", index.jobs, "Worker threads (default: one per core)")
+  index_cmd
+      ->add_option("--jobs,-j", index.jobs,
+                   "Threads that parse (default: one per core); with several revisions, one more "
+                   "links and one writes")
       ->check(CLI::NonNegativeNumber);
   index_cmd
       ->add_option("--max-file-size", index.max_file_size,
