@@ -1,4 +1,5 @@
-// Work shared by a few threads that each take the next item themselves.
+// Work shared by a few threads that each take the next item themselves, and
+// the handoff between the stages of a pipeline of threads.
 #pragma once
 
 #include <condition_variable>

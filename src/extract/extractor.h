@@ -17,7 +17,9 @@ namespace errdex::extract {
 // What the front ends made of each file before linking, kept by content:
 // indexing N revisions of a repository parses each distinct blob once. The
 // links between files (helpers, exception classes, C macros) are redone for
-// every revision, since any file may change them. Thread-safe.
+// every revision, since any file may change them; the texts the link cuts
+// excerpts from are kept for it, so it does not read those blobs again.
+// Thread-safe.
 class FileCache {
  public:
   FileCache();
