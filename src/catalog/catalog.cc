@@ -413,6 +413,32 @@ std::string DefaultPath() {
 }
 
 Catalog::Catalog(Database db) : db_(std::move(db)) {}
+// A site row's columns but its pk and texts, as WriteSites compares them.
+struct SiteRowKey {
+  int64_t error_pk = 0;
+  int64_t text_pk = 0;
+  int64_t guard_pk = 0;
+  std::string language, path;
+  int64_t line = 0, col = 0, end_line = 0;
+  std::string function, kind, written, cause, via;
+  int64_t internal = 0, excerpt_line = 0;
+  bool operator==(const SiteRowKey&) const = default;
+};
+
+// Of each hash a write looked up, every stored entry of that hash with its
+// pk: complete, so that a later write can decide from it what the table
+// would have told it.
+template <typename Content>
+using ByHash = std::unordered_map<int64_t, std::vector<std::pair<int64_t, Content>>>;
+
+// Catalog::memo_: one write's shared texts and site rows, for the next.
+struct SiteMemo {
+  int64_t library_pk = -1;
+  int64_t version = -1;  // DataVersion when the write that made it committed
+  ByHash<std::vector<std::string>> bodies, guards;
+  ByHash<SiteRowKey> rows;
+};
+
 Catalog::Catalog(Catalog&&) noexcept = default;
 Catalog& Catalog::operator=(Catalog&&) noexcept = default;
 Catalog::~Catalog() = default;
@@ -816,6 +842,7 @@ Result<void> Catalog::BeginWrite() {
       if (*after == *before) return tl::unexpected(errors.error());
     }
     ERRDEX_TRY(db_.BeginWrite());
+    sites_written_ = false;
     dirty_libraries_.clear();
     dirty_snapshots_.clear();
     dirty_all_ = false;
@@ -838,11 +865,17 @@ Result<void> Catalog::CommitWrite() {
     return released;
   }
   Result<void> sealed = Seal(/*rehash_rows=*/false);
+  // Read under the write lock: no other writer can commit before ours.
+  Result<int64_t> version = pending_memo_ ? DataVersion() : Result<int64_t>(int64_t{-1});
+  if (sealed && !version) sealed = tl::unexpected(version.error());
   if (sealed) sealed = db_.Exec("COMMIT");
   if (!sealed) {
     RollbackWrite();
     return sealed;
   }
+  // A commit that wrote no sites may have dropped some: no memo outlives it.
+  memo_ = std::move(pending_memo_);
+  if (memo_) memo_->version = *version;
   write_depth_ = 0;
   dirty_libraries_.clear();
   dirty_snapshots_.clear();
@@ -855,6 +888,8 @@ Result<void> Catalog::CommitWrite() {
 }
 
 void Catalog::RollbackWrite() {
+  memo_.reset();
+  pending_memo_.reset();
   if (write_depth_ > 1) {
     --write_depth_;
     std::string name = "w" + std::to_string(write_depth_);
@@ -1237,18 +1272,6 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
 
 namespace {
 
-// A site row's columns but its pk and texts, as WriteSites compares them.
-struct SiteRowKey {
-  int64_t error_pk = 0;
-  int64_t text_pk = 0;
-  int64_t guard_pk = 0;
-  std::string language, path;
-  int64_t line = 0, col = 0, end_line = 0;
-  std::string function, kind, written, cause, via;
-  int64_t internal = 0, excerpt_line = 0;
-  bool operator==(const SiteRowKey&) const = default;
-};
-
 // One of the tables a site row's large text is shared through: its name,
 // its text columns and the hash column, which site_row repeats.
 struct SharedText {
@@ -1295,27 +1318,47 @@ Result<void> SelectIn(Database& db, const std::string& columns, const std::strin
 
 // For each of `contents`, the pks of the stored texts equal to it in
 // `table`, writing those not stored yet. A hash only nominates a stored
-// text; the columns decide.
+// text; the columns decide. The hashes `memo` holds (it is consumed) are
+// not looked up; `next`, when given, receives every hash of `hashes`.
 Result<std::vector<std::vector<int64_t>>> ShareTexts(
     Database& db_, const SharedText& table, const std::vector<std::vector<std::string>>& contents,
-    const std::vector<int64_t>& hashes) {
-  std::unordered_multimap<int64_t, int64_t> known;  // hash -> pk
-  std::set<int64_t> candidates;
+    const std::vector<int64_t>& hashes, ByHash<std::vector<std::string>>* memo,
+    ByHash<std::vector<std::string>>* next) {
+  ByHash<std::vector<std::string>> found;
+  std::set<int64_t> unknown;
+  for (int64_t h : hashes) {
+    if (found.count(h) != 0) continue;
+    auto held = memo != nullptr ? memo->find(h) : ByHash<std::vector<std::string>>::iterator{};
+    if (memo != nullptr && held != memo->end()) {
+      found.emplace(h, std::move(held->second));
+      memo->erase(held);
+    } else {
+      found[h];
+      unknown.insert(h);
+    }
+  }
+  std::unordered_map<int64_t, int64_t> hash_of;  // pk -> hash, of the stored texts looked up
   ERRDEX_TRY(SelectIn(db_, "pk, " + std::string(table.hash), std::string(table.table),
-                      std::string(table.hash), {hashes.begin(), hashes.end()},
-                      [&](const Statement& st) {
-                        known.emplace(st.Int(1), st.Int(0));
-                        candidates.insert(st.Int(0));
-                      }));
+                      std::string(table.hash), unknown,
+                      [&](const Statement& st) { hash_of.emplace(st.Int(0), st.Int(1)); }));
   int n = ColumnCount(table.columns);
-  std::unordered_map<int64_t, std::vector<std::string>> stored;
+  std::set<int64_t> candidates;
+  for (const auto& [pk, hash] : hash_of) candidates.insert(pk);
   ERRDEX_TRY(SelectIn(db_, "pk, " + std::string(table.columns), std::string(table.table), "pk",
                       candidates, [&](const Statement& st) {
-                        std::vector<std::string>& v = stored[st.Int(0)];
+                        std::vector<std::string> v;
                         for (int c = 0; c < n; ++c) v.push_back(st.Text(1 + c));
+                        found[hash_of.at(st.Int(0))].emplace_back(st.Int(0), std::move(v));
                       }));
-  Result<int64_t> next = NextPk(db_, table.table);
-  if (!next) return tl::unexpected(next.error());
+  // The first equal text is the one a new row names: the oldest, whichever
+  // way it was found.
+  for (int64_t h : unknown) {
+    auto& stored = found[h];
+    std::sort(stored.begin(), stored.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
+  }
+  Result<int64_t> next_pk = NextPk(db_, table.table);
+  if (!next_pk) return tl::unexpected(next_pk.error());
   Result<std::unique_ptr<BulkWriter>> out = db_.BulkInsert(
       table.table, "pk, " + std::string(table.columns) + ", " + std::string(table.hash));
   if (!out) return tl::unexpected(out.error());
@@ -1323,24 +1366,23 @@ Result<std::vector<std::vector<int64_t>>> ShareTexts(
   // 9 holds one text per old row, equal ones included.
   std::vector<std::vector<int64_t>> equal(contents.size());
   for (size_t i = 0; i < contents.size(); ++i) {
-    auto [from, to] = known.equal_range(hashes[i]);
-    for (auto it = from; it != to; ++it) {
-      auto c = stored.find(it->second);
-      if (c != stored.end() && c->second == contents[i]) equal[i].push_back(it->second);
+    std::vector<std::pair<int64_t, std::vector<std::string>>>& stored = found.at(hashes[i]);
+    for (const auto& [pk, c] : stored) {
+      if (c == contents[i]) equal[i].push_back(pk);
     }
     if (!equal[i].empty()) continue;
-    int64_t pk = (*next)++;
+    int64_t pk = (*next_pk)++;
     const std::vector<std::string>& c = contents[i];
     if (n == 2) {
       ERRDEX_TRY((*out)->Add({pk, c[0], c[1], hashes[i]}));
     } else {
       ERRDEX_TRY((*out)->Add({pk, c[0], c[1], c[2], c[3], hashes[i]}));
     }
-    known.emplace(hashes[i], pk);
-    stored.emplace(pk, c);
+    stored.emplace_back(pk, c);
     equal[i].push_back(pk);
   }
   ERRDEX_TRY((*out)->Finish());
+  if (next != nullptr) *next = std::move(found);
   return equal;
 }
 
@@ -1371,6 +1413,25 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
                                  const std::vector<int64_t>& error_pks, bool replaced,
                                  std::map<int64_t, std::pair<int64_t, int64_t>>& moved,
                                  std::set<int64_t>& new_rows) {
+  // The last write's memo stands for the tables only if nothing but that
+  // write changed them since: no other connection (DataVersion, which our
+  // own commits leave alone; PostgreSQL's counts every commit, so it is
+  // not used there), and no rows or texts dropped by this one.
+  std::shared_ptr<SiteMemo> memo = std::move(memo_);
+  if (memo != nullptr) {
+    Result<int64_t> version = DataVersion();
+    if (!version) return tl::unexpected(version.error());
+    if (replaced || sites_written_ || memo->library_pk != library_pk || memo->version != *version) {
+      memo.reset();
+    }
+  }
+  sites_written_ = true;
+  pending_memo_.reset();
+  std::shared_ptr<SiteMemo> next;
+  if (!replaced && !db_.postgres()) {
+    next = std::make_shared<SiteMemo>();
+    next->library_pk = library_pk;
+  }
   std::vector<std::vector<std::string>> body_text(sites.size()), guard_text(sites.size());
   std::vector<int64_t> body_hash(sites.size()), guard_hash(sites.size());
   for (size_t i = 0; i < sites.size(); ++i) {
@@ -1388,10 +1449,12 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
     guard_hash[i] = RowHasher().Text(g[0]).Text(g[1]).Text(g[2]).Text(g[3]).Digest();
   }
   Result<std::vector<std::vector<int64_t>>> site_bodies =
-      ShareTexts(db_, kBodies, body_text, body_hash);
+      ShareTexts(db_, kBodies, body_text, body_hash, memo ? &memo->bodies : nullptr,
+                 next ? &next->bodies : nullptr);
   if (!site_bodies) return tl::unexpected(site_bodies.error());
   Result<std::vector<std::vector<int64_t>>> site_guards =
-      ShareTexts(db_, kGuardTexts, guard_text, guard_hash);
+      ShareTexts(db_, kGuardTexts, guard_text, guard_hash, memo ? &memo->guards : nullptr,
+                 next ? &next->guards : nullptr);
   if (!site_guards) return tl::unexpected(site_guards.error());
 
   // Each site's row as it would be stored, and the stored rows of the same
@@ -1435,18 +1498,28 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
                   .Int(guard_hash[i])
                   .Digest();
   }
-  std::unordered_multimap<int64_t, std::pair<int64_t, SiteRowKey>> rows;
+  ByHash<SiteRowKey> rows;  // by crc, every stored row of the crcs of `sites`
+  std::set<int64_t> unknown;
+  for (int64_t crc : crcs) {
+    if (rows.count(crc) != 0) continue;
+    auto held = memo ? memo->rows.find(crc) : ByHash<SiteRowKey>::iterator{};
+    if (memo && held != memo->rows.end()) {
+      rows.emplace(crc, std::move(held->second));
+      memo->rows.erase(held);
+    } else {
+      rows[crc];
+      unknown.insert(crc);
+    }
+  }
   ERRDEX_TRY(SelectIn(
       db_,
       "crc, pk, error_pk, text_pk, guard_pk, language, path, line, col, end_line, function, kind, "
       "exception_written, cause, via, internal, excerpt_line",
-      "site_row", "crc", {crcs.begin(), crcs.end()}, [&](const Statement& st) {
-        rows.emplace(st.Int(0),
-                     std::make_pair(st.Int(1), SiteRowKey{st.Int(2), st.Int(3), st.Int(4),
-                                                          st.Text(5), st.Text(6), st.Int(7),
-                                                          st.Int(8), st.Int(9), st.Text(10),
-                                                          st.Text(11), st.Text(12), st.Text(13),
-                                                          st.Text(14), st.Int(15), st.Int(16)}));
+      "site_row", "crc", unknown, [&](const Statement& st) {
+        rows[st.Int(0)].emplace_back(
+            st.Int(1), SiteRowKey{st.Int(2), st.Int(3), st.Int(4), st.Text(5), st.Text(6),
+                                  st.Int(7), st.Int(8), st.Int(9), st.Text(10), st.Text(11),
+                                  st.Text(12), st.Text(13), st.Text(14), st.Int(15), st.Int(16)});
       }));
 
   Result<int64_t> row_pk = NextPk(db_, "site_row");
@@ -1468,13 +1541,13 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
     SiteRowKey& k = keys[i];
     int64_t crc = crcs[i];
     int64_t found = -1;
-    auto [from, to] = rows.equal_range(crc);
-    for (auto it = from; it != to && found < 0; ++it) {
-      SiteRowKey other = it->second.second;
+    std::vector<std::pair<int64_t, SiteRowKey>>& stored = rows.at(crc);
+    for (auto it = stored.begin(); it != stored.end() && found < 0; ++it) {
+      SiteRowKey other = it->second;
       if (!holds(my_bodies, other.text_pk) || !holds(my_guards, other.guard_pk)) continue;
       other.text_pk = k.text_pk;
       other.guard_pk = k.guard_pk;
-      if (other == k) found = it->second.first;
+      if (other == k) found = it->first;
     }
     if (found < 0) {
       found = (*row_pk)++;
@@ -1482,7 +1555,7 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
                                   k.line, k.col, k.end_line, k.function, k.kind, k.written,
                                   k.cause, k.via, k.internal, k.excerpt_line, body_hash[i],
                                   guard_hash[i], crc}));
-      rows.emplace(crc, std::make_pair(found, std::move(k)));
+      stored.emplace_back(found, std::move(k));
       new_rows.insert(error_pks[i]);
     }
     links[i] = found;
@@ -1495,6 +1568,10 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   if (!link_out) return tl::unexpected(link_out.error());
   for (int64_t pk : links) ERRDEX_TRY((*link_out)->Add({snapshot_pk, pk}));
   ERRDEX_TRY((*link_out)->Finish());
+  if (next) {
+    next->rows = std::move(rows);
+    pending_memo_ = std::move(next);
+  }
 
   if (replaced) {
     // Rows only the replaced links held, then texts no row holds.

@@ -94,6 +94,7 @@ std::string ShortRevision(const SiteRecord& s);
 inline constexpr std::string_view kAllVersions = "*";
 
 class Catalog;
+struct SiteMemo;
 
 // Sets the catalog's version for a scope and restores the one before, also
 // when the scope is left by an exception (a web worker keeps its catalog).
@@ -577,6 +578,14 @@ class Catalog {
   bool dirty_seal_ = false;  // a write touched a table only the seal covers (meta)
   // An upgrade from version 9: the seal merges the copies it made (ShareMigratedSitesSql).
   bool share_migrated_sites_ = false;
+  // What the last committed write of sites found in the shared tables or
+  // stored there, by hash, for the next write of the same library on this
+  // connection (the next release of `errdex index --revs`): its unchanged
+  // sites are decided from memory, not read back. `pending_memo_` is the
+  // open write's, kept only if it commits; any rollback drops both.
+  std::shared_ptr<SiteMemo> memo_;
+  std::shared_ptr<SiteMemo> pending_memo_;
+  bool sites_written_ = false;  // by the open transaction, which memo_ then misses
 };
 
 // Holds one write transaction across several writes: `errdex index` writes

@@ -200,8 +200,12 @@ struct ParsedTarget {
 ParsedTarget ParseTarget(const IndexTarget& target, const extract::Options& options);
 Extracted LinkTarget(IndexTarget& target, ParsedTarget parsed, const extract::Options& options);
 Extracted ExtractTarget(IndexTarget& target, const extract::Options& options);
+// Writes into `open` when given (several revisions share one connection,
+// and what its last write found: Catalog's memo), else into a catalog of
+// its own.
 Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarget& target,
-                         const Extracted& extracted, std::ostream& out, std::ostream& err);
+                         const Extracted& extracted, std::ostream& out, std::ostream& err,
+                         catalog::Catalog* open = nullptr);
 
 // Never indexed: tests raise errors on purpose, for no user to see; the
 // standard library's site-packages holds the distributions, indexed apart.
@@ -714,6 +718,7 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       }
       linked_slot.Close();
     });
+    std::optional<catalog::Catalog> writing;
     size_t read = 0;
     for (size_t i = 0; i < revs->size(); ++i) {
       const source::Revision& rev = (*revs)[i];
@@ -726,7 +731,12 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       std::optional<Result<Prepared>> p = linked_slot.Take();
       if (!p) return Fail(ErrorCode::kInternal, "the extraction of " + rev.name + " stopped");
       if (!*p) return tl::unexpected(p->error());
-      ERRDEX_TRY(WriteTarget(common, args, (*p)->target, (*p)->extracted, out, err));
+      if (!writing) {
+        Result<catalog::Catalog> opened = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
+        if (!opened) return tl::unexpected(opened.error());
+        writing.emplace(std::move(*opened));
+      }
+      ERRDEX_TRY(WriteTarget(common, args, (*p)->target, (*p)->extracted, out, err, &*writing));
     }
     if (read > 1 && !common.json) {
       out << fmt::format("{} revisions: {} parsed, {} reused from an earlier revision\n", read,
@@ -807,7 +817,8 @@ Extracted ExtractTarget(IndexTarget& target, const extract::Options& options) {
 }
 
 Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarget& target,
-                         const Extracted& extracted, std::ostream& out, std::ostream& err) {
+                         const Extracted& extracted, std::ostream& out, std::ostream& err,
+                         catalog::Catalog* open) {
   auto extracted_at = std::chrono::steady_clock::now();
   const catalog::SnapshotInfo& info = target.info;
   const Extraction& extraction = extracted.extraction;
@@ -815,8 +826,13 @@ Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarge
 
   // Everything above ran without the catalog's lock: a writer already at
   // work delays the write below, it does not cost the extraction.
-  Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
-  if (!cat) return tl::unexpected(cat.error());
+  std::optional<catalog::Catalog> own;
+  if (open == nullptr) {
+    Result<catalog::Catalog> opened = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
+    if (!opened) return tl::unexpected(opened.error());
+    own.emplace(std::move(*opened));
+  }
+  catalog::Catalog* cat = open != nullptr ? open : &*own;
   // Sites, prefilter and analysis in one transaction: a failure or a kill
   // at any moment leaves the catalog as it was.
   // How long writers queue for the lock, and hold it, is what bounds

@@ -320,24 +320,22 @@ TEST(Catalog, SnapshotsOfOneLibraryShareErrors) {
 // version written again with other content); every version must read back
 // exactly the sites it was given, `check` must pass, and on SQLite the
 // catalog holds one row per distinct site and one text per distinct text.
-TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
-  const char* env = std::getenv("ERRDEX_TEST_SEED");
-  unsigned seed = env != nullptr ? static_cast<unsigned>(std::strtoul(env, nullptr, 10))
-                                 : std::random_device{}();
-  SCOPED_TRACE("seed " + std::to_string(seed) + " (ERRDEX_TEST_SEED to repeat)");
-  std::mt19937 rng(seed);
-  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  const std::vector<std::string> files = {"a.py", "b.py", "c.py"};
-  const std::vector<std::string> words = {"bad shape", "no such axis", "wrong dtype", "empty",
-                                          "too many", "not callable"};
-  auto fresh = [&]() {
+// Random releases of one library: each from the last by a few edits, so
+// that texts and rows are shared, moved away from and back to.
+class RandomReleases {
+ public:
+  explicit RandomReleases(unsigned seed) : rng_(seed) {
+    for (int i = 0; i < 24; ++i) current_.push_back(Fresh());
+  }
+  int Pick(int n) { return static_cast<int>(rng_() % static_cast<unsigned>(n)); }
+  Site Fresh() {
     // Kinds and internal flags vary within one error, so that which row
     // decides the error's kind, and whether all are internal, is tested.
-    Site s = MakeSite(files[pick(3)], 1 + pick(400), pick(2) ? "ValueError" : "TypeError",
-                      Template::Literal(words[pick(6)]),
-                      pick(3) == 0 ? SiteKind::kAssert : SiteKind::kRaise);
-    s.internal = pick(4) == 0;
-    s.excerpt = "line " + std::to_string(pick(5)) + "\n" + s.statement + "\n";
+    Site s = MakeSite(kFiles[Pick(3)], 1 + Pick(400), Pick(2) ? "ValueError" : "TypeError",
+                      Template::Literal(kWords[Pick(6)]),
+                      Pick(3) == 0 ? SiteKind::kAssert : SiteKind::kRaise);
+    s.internal = Pick(4) == 0;
+    s.excerpt = "line " + std::to_string(Pick(5)) + "\n" + s.statement + "\n";
     Guard g;
     g.kind = "if";
     g.code = "x is None";
@@ -348,17 +346,15 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
                                        {{"line", 7}, {"name", "g"}, {"path", "other.py"}}})
                     .dump();
     return s;
-  };
-  std::vector<Site> current;
-  for (int i = 0; i < 24; ++i) current.push_back(fresh());
-  auto mutate = [&](std::vector<Site>& sites, int version) {
-    for (int step = 0, n = 1 + pick(4); step < n; ++step) {
-      int op = pick(6);
+  }
+  void Mutate(std::vector<Site>& sites, int version) {
+    for (int step = 0, n = 1 + Pick(4); step < n; ++step) {
+      int op = Pick(6);
       if (sites.empty()) op = 3;
-      Site& s = sites[pick(static_cast<int>(sites.size()))];
+      Site& s = sites[Pick(static_cast<int>(sites.size()))];
       if (op == 0) {  // an edit above moves every later line of the file, down or up
         std::string file = s.path;
-        int from = s.line, by = pick(2) ? 1 + pick(9) : -std::min(s.line - 1, 1 + pick(9));
+        int from = s.line, by = Pick(2) ? 1 + Pick(9) : -std::min(s.line - 1, 1 + Pick(9));
         for (Site& t : sites) {
           if (t.path != file || t.line < from) continue;
           t.line += by, t.end_line += by, t.excerpt_line += by;
@@ -370,18 +366,42 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
       } else if (op == 1) {
         s.excerpt += "# edited in v" + std::to_string(version) + "\n";
       } else if (op == 2) {
-        sites.erase(sites.begin() + pick(static_cast<int>(sites.size())));
+        sites.erase(sites.begin() + Pick(static_cast<int>(sites.size())));
       } else if (op == 3) {
-        sites.push_back(fresh());
+        sites.push_back(Fresh());
       } else if (op == 4) {
         sites.push_back(s);  // held twice by one version
-      } else if (op == 5 && pick(2) == 0) {
+      } else if (op == 5 && Pick(2) == 0) {
         s.internal = !s.internal;
       } else {
         s.trigger = "when v" + std::to_string(version);
       }
     }
-  };
+  }
+  // The next release's sites.
+  const std::vector<Site>& Next(int version) {
+    Mutate(current_, version);
+    return current_;
+  }
+
+ private:
+  static constexpr const char* kFiles[] = {"a.py", "b.py", "c.py"};
+  static constexpr const char* kWords[] = {"bad shape", "no such axis", "wrong dtype",
+                                           "empty",     "too many",     "not callable"};
+  std::mt19937 rng_;
+  std::vector<Site> current_;
+};
+
+unsigned TestSeed() {
+  const char* env = std::getenv("ERRDEX_TEST_SEED");
+  return env != nullptr ? static_cast<unsigned>(std::strtoul(env, nullptr, 10))
+                        : std::random_device{}();
+}
+
+TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
+  unsigned seed = TestSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (ERRDEX_TEST_SEED to repeat)");
+  RandomReleases releases(seed);
   using Key = std::tuple<std::string, std::string, std::string, int, int, int, int, std::string,
                          std::string, std::string, std::string, std::string>;
   auto key = [](const std::string& exception, const std::string& message, const std::string& path,
@@ -422,18 +442,17 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
     }
   };
   for (int v = 0; v < 16; ++v) {
-    mutate(current, v);
     Extraction x;
-    x.sites = current;
+    x.sites = releases.Next(v);
     std::string rev = "v" + std::to_string(v);
     ASSERT_TRUE(cat->WriteSnapshot(Info(rev), x).has_value());
-    written[rev] = current;
+    written[rev] = x.sites;
     check_kinds(rev);
   }
   for (const std::string rev : {"v3", "v7"}) {  // written again, with other content
     std::vector<Site> other = written[rev];
-    mutate(other, 100);
-    other.push_back(fresh());
+    releases.Mutate(other, 100);
+    other.push_back(releases.Fresh());
     Extraction x;
     x.sites = other;
     ASSERT_TRUE(cat->WriteSnapshot(Info(rev), x).has_value());
@@ -491,6 +510,125 @@ TEST(Catalog, EveryVersionReadsBackItsOwnSitesWhateverItShares) {
   EXPECT_EQ(count("SELECT count(*) FROM site_text"), bodies.size());
   EXPECT_EQ(count("SELECT count(*) FROM site_guard"), guard_texts.size());
   sqlite3_close(raw);
+}
+
+// Every row of the tables a write of sites fills, in pk order, as text.
+std::string SiteTables(const std::string& path) {
+  sqlite3* raw = nullptr;
+  EXPECT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  std::string out;
+  for (const char* table : {"error", "site_row", "site_link", "site_text", "site_guard"}) {
+    sqlite3_stmt* st = nullptr;
+    std::string sql = std::string("SELECT * FROM ") + table + " ORDER BY 1, 2";
+    EXPECT_EQ(sqlite3_prepare_v2(raw, sql.c_str(), -1, &st, nullptr), SQLITE_OK);
+    out += std::string(table) + "\n";
+    while (sqlite3_step(st) == SQLITE_ROW) {
+      for (int c = 0; c < sqlite3_column_count(st); ++c) {
+        const unsigned char* v = sqlite3_column_text(st, c);
+        out += (v != nullptr ? reinterpret_cast<const char*>(v) : "NULL");
+        out += '|';
+      }
+      out += '\n';
+    }
+    sqlite3_finalize(st);
+  }
+  sqlite3_close(raw);
+  return out;
+}
+
+// How many sites `rev` reads back with, every error's in full.
+size_t SitesOf(Catalog& cat, const std::string& rev) {
+  cat.SetVersion(rev);
+  Result<std::vector<ErrorRecord>> all = cat.List(ListQuery{});
+  EXPECT_TRUE(all.has_value()) << all.error().message;
+  size_t sites = 0;
+  for (const ErrorRecord& listed : all ? *all : std::vector<ErrorRecord>{}) {
+    Result<ErrorRecord> e = cat.Get(listed.id);
+    EXPECT_TRUE(e.has_value()) << e.error().message;
+    if (e) sites += e->sites.size();
+  }
+  cat.SetVersion("");
+  return sites;
+}
+
+// A connection keeps what its last write of sites found or stored (the
+// Catalog's memo) and decides the next write's unchanged sites from it.
+// Differential: the same releases written on one connection, and each on
+// a connection of its own (no memo), make the same tables, row for row.
+TEST(Catalog, AConnectionsMemoWritesWhatFreshConnectionsWrite) {
+  if (errdex::testing::TestingPostgres()) GTEST_SKIP() << "the memo is SQLite's (data_version)";
+  unsigned seed = TestSeed();
+  SCOPED_TRACE("seed " + std::to_string(seed) + " (ERRDEX_TEST_SEED to repeat)");
+  RandomReleases releases(seed);
+  TempDir dir;
+  std::string kept = dir.Catalog("kept.db");
+  std::string fresh = dir.Catalog("fresh.db");
+  Result<Catalog> one = Catalog::Open(kept, OpenMode::kReadWrite);
+  ASSERT_TRUE(one.has_value()) << one.error().message;
+  for (int v = 0; v < 24; ++v) {
+    Extraction x;
+    x.sites = releases.Next(v);
+    SnapshotInfo info = Info("v" + std::to_string(v));
+    ASSERT_TRUE(one->WriteSnapshot(info, x).has_value());
+    Result<Catalog> own = Catalog::Open(fresh, OpenMode::kReadWrite);
+    ASSERT_TRUE(own.has_value()) << own.error().message;
+    ASSERT_TRUE(own->WriteSnapshot(info, x).has_value());
+  }
+  EXPECT_EQ(SiteTables(kept), SiteTables(fresh));
+  Result<CheckReport> report = one->Check();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+}
+
+// What another connection committed since makes the memo stale: here it
+// writes the release again, which drops the rows and texts only the old
+// content held. A write trusting the memo would link to rows gone.
+TEST(Catalog, AMemoIsNotTrustedOnceAnotherConnectionWrote) {
+  if (errdex::testing::TestingPostgres()) GTEST_SKIP() << "the memo is SQLite's (data_version)";
+  TempDir dir;
+  std::string path = dir.Catalog();
+  Result<Catalog> a = Catalog::Open(path, OpenMode::kReadWrite);
+  Result<Catalog> b = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  Extraction x = Sample();
+  ASSERT_TRUE(a->WriteSnapshot(Info("v1"), x).has_value());
+  Extraction other;
+  other.sites.push_back(MakeSite("new.py", 3, "KeyError", Template::Literal("gone")));
+  ASSERT_TRUE(b->WriteSnapshot(Info("v1"), other).has_value());
+  ASSERT_TRUE(a->WriteSnapshot(Info("v2"), x).has_value());
+  Result<CheckReport> report = a->Check();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+  EXPECT_EQ(SitesOf(*a, "v2"), x.sites.size());
+}
+
+// A write rolled back takes its memo with it, even when the connection's
+// next commit writes no sites.
+TEST(Catalog, AMemoGoesWithTheWriteRolledBack) {
+  if (errdex::testing::TestingPostgres()) GTEST_SKIP() << "the memo is SQLite's (data_version)";
+  TempDir dir;
+  std::string path = dir.Catalog();
+  Result<Catalog> cat = Catalog::Open(path, OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value());
+  Extraction first;
+  first.sites.push_back(MakeSite("a.py", 1, "ValueError", Template::Literal("first")));
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v0"), first).has_value());
+  Extraction x = Sample();
+  {
+    Result<WriteTransaction> tx = WriteTransaction::Begin(*cat);
+    ASSERT_TRUE(tx.has_value());
+    ASSERT_TRUE(cat->WriteSnapshot(Info("v1"), x).has_value());
+  }  // rolled back
+  {
+    Result<WriteTransaction> tx = WriteTransaction::Begin(*cat);
+    ASSERT_TRUE(tx.has_value());
+    ASSERT_TRUE(tx->Commit().has_value());
+  }
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v2"), x).has_value());
+  Result<CheckReport> report = cat->Check();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+  EXPECT_EQ(SitesOf(*cat, "v2"), x.sites.size());
 }
 
 // Versions are ordered by commit date, else by name as a version; not by
