@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 
+#include <pthread.h>
 #include <unistd.h>
 
 #include <fmt/format.h>
@@ -689,7 +690,9 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
         for (std::thread& t : threads) t.join();
       }
     } stages{parsed_slot, linked_slot, {}};
+    // Named for top and perf; the parse's workers inherit the name.
     stages.threads.emplace_back([&] {
+      pthread_setname_np(pthread_self(), "parse");
       for (size_t i = 0; i < revs->size(); ++i) {
         if (unchanged[i]) continue;
         if (!parsed_slot.WaitEmpty()) break;
@@ -700,6 +703,7 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       parsed_slot.Close();
     });
     stages.threads.emplace_back([&] {
+      pthread_setname_np(pthread_self(), "link");
       while (std::optional<Result<Listed>> l = parsed_slot.Take()) {
         Result<Prepared> p = tl::unexpected(Error{});
         if (*l) {
