@@ -5,6 +5,7 @@
 # e.g. bench/versions_bench.sh build /work/.mirror/jax-ml+jax/repo jax-ml/jax 'jax-v*'
 # REPO is a git repository (bare or not); PATTERN selects the tags
 # (`--revs`); ONE_REV, the baseline, defaults to the newest of them.
+# KEEP=1 keeps the catalogs (its directory is printed), to compare them.
 # Issue 11's targets: all releases ≤ 20× the time and ≤ 10× the size of one.
 set -euo pipefail
 build=$(realpath "$1")
@@ -15,7 +16,8 @@ errdex=$build/src/cli/errdex
 [ -x "$errdex" ] || { echo "no $errdex: build errdex first" >&2; exit 1; }
 one=${5:-$(git -C "$repo" tag -l "$pattern" --sort=creatordate | tail -n 1)}
 work=$(mktemp -d /tmp/errdex-versions-bench.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+[ -n "${KEEP:-}" ] && echo "catalogs kept in $work" >&2
 
 run() {  # run LABEL ARGS... : one errdex index, timed, into $work/LABEL.db
   local label=$1
