@@ -551,6 +551,14 @@ size_t SitesOf(Catalog& cat, const std::string& rev) {
   return sites;
 }
 
+// The catalog checks clean, and `rev` reads back `n` sites.
+void ExpectSound(Catalog& cat, const std::string& rev, size_t n) {
+  Result<CheckReport> report = cat.Check();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+  EXPECT_EQ(SitesOf(cat, rev), n);
+}
+
 // A connection keeps what its last write of sites found or stored (the
 // Catalog's memo) and decides the next write's unchanged sites from it.
 // Differential: the same releases written on one connection, and each on
@@ -596,10 +604,7 @@ TEST(Catalog, AMemoIsNotTrustedOnceAnotherConnectionWrote) {
   other.sites.push_back(MakeSite("new.py", 3, "KeyError", Template::Literal("gone")));
   ASSERT_TRUE(b->WriteSnapshot(Info("v1"), other).has_value());
   ASSERT_TRUE(a->WriteSnapshot(Info("v2"), x).has_value());
-  Result<CheckReport> report = a->Check();
-  ASSERT_TRUE(report.has_value());
-  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
-  EXPECT_EQ(SitesOf(*a, "v2"), x.sites.size());
+  ExpectSound(*a, "v2", x.sites.size());
 }
 
 // A write rolled back takes its memo with it, even when the connection's
@@ -625,10 +630,7 @@ TEST(Catalog, AMemoGoesWithTheWriteRolledBack) {
     ASSERT_TRUE(tx->Commit().has_value());
   }
   ASSERT_TRUE(cat->WriteSnapshot(Info("v2"), x).has_value());
-  Result<CheckReport> report = cat->Check();
-  ASSERT_TRUE(report.has_value());
-  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
-  EXPECT_EQ(SitesOf(*cat, "v2"), x.sites.size());
+  ExpectSound(*cat, "v2", x.sites.size());
 }
 
 // Versions are ordered by commit date, else by name as a version; not by
