@@ -413,6 +413,7 @@ std::string DefaultPath() {
 }
 
 Catalog::Catalog(Database db) : db_(std::move(db)) {}
+
 // A site row's columns but its pk and texts, as WriteSites compares them.
 struct SiteRowKey {
   int64_t error_pk = 0;
