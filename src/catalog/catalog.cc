@@ -843,7 +843,6 @@ Result<void> Catalog::BeginWrite() {
       if (*after == *before) return tl::unexpected(errors.error());
     }
     ERRDEX_TRY(db_.BeginWrite());
-    sites_written_ = false;
     dirty_libraries_.clear();
     dirty_snapshots_.clear();
     dirty_all_ = false;
@@ -1317,6 +1316,27 @@ Result<void> SelectIn(Database& db, const std::string& columns, const std::strin
   return {};
 }
 
+// Moves into `found` the memo's entries of each of `hashes` (`memo` may be
+// null) and returns the hashes it did not hold, to be looked up; each of
+// them has an empty entry in `found`.
+template <typename Content>
+std::set<int64_t> TakeFromMemo(const std::vector<int64_t>& hashes, ByHash<Content>* memo,
+                               ByHash<Content>& found) {
+  std::set<int64_t> unknown;
+  for (int64_t h : hashes) {
+    if (found.count(h) != 0) continue;
+    auto held = memo != nullptr ? memo->find(h) : typename ByHash<Content>::iterator{};
+    if (memo != nullptr && held != memo->end()) {
+      found.emplace(h, std::move(held->second));
+      memo->erase(held);
+    } else {
+      found[h];
+      unknown.insert(h);
+    }
+  }
+  return unknown;
+}
+
 // For each of `contents`, the pks of the stored texts equal to it in
 // `table`, writing those not stored yet. A hash only nominates a stored
 // text; the columns decide. The hashes `memo` holds (it is consumed) are
@@ -1326,30 +1346,14 @@ Result<std::vector<std::vector<int64_t>>> ShareTexts(
     const std::vector<int64_t>& hashes, ByHash<std::vector<std::string>>* memo,
     ByHash<std::vector<std::string>>* next) {
   ByHash<std::vector<std::string>> found;
-  std::set<int64_t> unknown;
-  for (int64_t h : hashes) {
-    if (found.count(h) != 0) continue;
-    auto held = memo != nullptr ? memo->find(h) : ByHash<std::vector<std::string>>::iterator{};
-    if (memo != nullptr && held != memo->end()) {
-      found.emplace(h, std::move(held->second));
-      memo->erase(held);
-    } else {
-      found[h];
-      unknown.insert(h);
-    }
-  }
-  std::unordered_map<int64_t, int64_t> hash_of;  // pk -> hash, of the stored texts looked up
-  ERRDEX_TRY(SelectIn(db_, "pk, " + std::string(table.hash), std::string(table.table),
-                      std::string(table.hash), unknown,
-                      [&](const Statement& st) { hash_of.emplace(st.Int(0), st.Int(1)); }));
+  std::set<int64_t> unknown = TakeFromMemo(hashes, memo, found);
   int n = ColumnCount(table.columns);
-  std::set<int64_t> candidates;
-  for (const auto& [pk, hash] : hash_of) candidates.insert(pk);
-  ERRDEX_TRY(SelectIn(db_, "pk, " + std::string(table.columns), std::string(table.table), "pk",
-                      candidates, [&](const Statement& st) {
+  ERRDEX_TRY(SelectIn(db_, "pk, " + std::string(table.hash) + ", " + std::string(table.columns),
+                      std::string(table.table), std::string(table.hash), unknown,
+                      [&](const Statement& st) {
                         std::vector<std::string> v;
-                        for (int c = 0; c < n; ++c) v.push_back(st.Text(1 + c));
-                        found[hash_of.at(st.Int(0))].emplace_back(st.Int(0), std::move(v));
+                        for (int c = 0; c < n; ++c) v.push_back(st.Text(2 + c));
+                        found[st.Int(1)].emplace_back(st.Int(0), std::move(v));
                       }));
   // The first equal text is the one a new row names: the oldest, whichever
   // way it was found.
@@ -1417,16 +1421,15 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   // The last write's memo stands for the tables only if nothing but that
   // write changed them since: no other connection (DataVersion, which our
   // own commits leave alone; PostgreSQL's counts every commit, so it is
-  // not used there), and no rows or texts dropped by this one.
+  // not used there), and no rows or texts dropped by this one. It is
+  // taken, so a second write of sites in one transaction, which the first
+  // changed the tables for, finds none.
   std::shared_ptr<SiteMemo> memo = std::move(memo_);
   if (memo != nullptr) {
     Result<int64_t> version = DataVersion();
     if (!version) return tl::unexpected(version.error());
-    if (replaced || sites_written_ || memo->library_pk != library_pk || memo->version != *version) {
-      memo.reset();
-    }
+    if (replaced || memo->library_pk != library_pk || memo->version != *version) memo.reset();
   }
-  sites_written_ = true;
   pending_memo_.reset();
   std::shared_ptr<SiteMemo> next;
   if (!replaced && !db_.postgres()) {
@@ -1500,18 +1503,7 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
                   .Digest();
   }
   ByHash<SiteRowKey> rows;  // by crc, every stored row of the crcs of `sites`
-  std::set<int64_t> unknown;
-  for (int64_t crc : crcs) {
-    if (rows.count(crc) != 0) continue;
-    auto held = memo ? memo->rows.find(crc) : ByHash<SiteRowKey>::iterator{};
-    if (memo && held != memo->rows.end()) {
-      rows.emplace(crc, std::move(held->second));
-      memo->rows.erase(held);
-    } else {
-      rows[crc];
-      unknown.insert(crc);
-    }
-  }
+  std::set<int64_t> unknown = TakeFromMemo(crcs, memo ? &memo->rows : nullptr, rows);
   ERRDEX_TRY(SelectIn(
       db_,
       "crc, pk, error_pk, text_pk, guard_pk, language, path, line, col, end_line, function, kind, "

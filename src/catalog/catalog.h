@@ -585,7 +585,6 @@ class Catalog {
   // open write's, kept only if it commits; any rollback drops both.
   std::shared_ptr<SiteMemo> memo_;
   std::shared_ptr<SiteMemo> pending_memo_;
-  bool sites_written_ = false;  // by the open transaction, which memo_ then misses
 };
 
 // Holds one write transaction across several writes: `errdex index` writes

@@ -607,18 +607,17 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     // errdex, is not read again: what makes a rerun of `errdex build` cheap.
     std::vector<std::string> digests;
     std::vector<bool> unchanged;
-    {
-      Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
-      if (!cat) return tl::unexpected(cat.error());
-      for (const source::Revision& rev : *revs) {
-        digests.push_back(source::FingerprintRevision(rev, (*repo)->subdir(), url) + reading);
-        Result<std::optional<catalog::SnapshotInfo>> stored =
-            cat->FindSnapshot(args.name, rev.name);
-        if (!stored) return tl::unexpected(stored.error());
-        // A tag added to a stored commit since is news for the snapshot's aliases.
-        unchanged.push_back(!args.force && *stored && (*stored)->source_digest == digests.back() &&
-                            (*stored)->aliases == rev.also);
-      }
+    // One connection for the run: it also writes every revision, and keeps
+    // what its last write found for the next (Catalog's memo).
+    Result<catalog::Catalog> cat = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
+    if (!cat) return tl::unexpected(cat.error());
+    for (const source::Revision& rev : *revs) {
+      digests.push_back(source::FingerprintRevision(rev, (*repo)->subdir(), url) + reading);
+      Result<std::optional<catalog::SnapshotInfo>> stored = cat->FindSnapshot(args.name, rev.name);
+      if (!stored) return tl::unexpected(stored.error());
+      // A tag added to a stored commit since is news for the snapshot's aliases.
+      unchanged.push_back(!args.force && *stored && (*stored)->source_digest == digests.back() &&
+                          (*stored)->aliases == rev.also);
     }
     extract::FileCache cache;
     options.cache = &cache;
@@ -722,7 +721,6 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       }
       linked_slot.Close();
     });
-    std::optional<catalog::Catalog> writing;
     size_t read = 0;
     for (size_t i = 0; i < revs->size(); ++i) {
       const source::Revision& rev = (*revs)[i];
@@ -735,12 +733,7 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       std::optional<Result<Prepared>> p = linked_slot.Take();
       if (!p) return Fail(ErrorCode::kInternal, "the extraction of " + rev.name + " stopped");
       if (!*p) return tl::unexpected(p->error());
-      if (!writing) {
-        Result<catalog::Catalog> opened = OpenCatalog(common, catalog::OpenMode::kReadWrite, &err);
-        if (!opened) return tl::unexpected(opened.error());
-        writing.emplace(std::move(*opened));
-      }
-      ERRDEX_TRY(WriteTarget(common, args, (*p)->target, (*p)->extracted, out, err, &*writing));
+      ERRDEX_TRY(WriteTarget(common, args, (*p)->target, (*p)->extracted, out, err, &*cat));
     }
     if (read > 1 && !common.json) {
       out << fmt::format("{} revisions: {} parsed, {} reused from an earlier revision\n", read,
