@@ -165,7 +165,8 @@ void CythonSites(std::string_view source, const python::PythonOptions& options, 
 }
 
 // Parses and extracts one Python file with `parser`; never throws.
-python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::string bytes) {
+python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::string bytes,
+                              python::DefinitionFactsMemo* facts_memo = nullptr) {
   python::FileResult result;
   result.path = std::string(path);
   FileIssue issue{std::string(path), "", "", true};
@@ -203,6 +204,7 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
   TSNode root = ts_tree_root_node(tree.get());
   python::PythonOptions options;
   options.cython = cython_source.has_value();
+  options.facts_memo = facts_memo;
   result = python::ExtractPythonFile(path, *text, tree.get(), options);
   if (cython_source) CythonSites(*cython_source, options, python::IsTempitaPath(path), result);
   if (ts_node_has_error(root)) {
@@ -329,6 +331,25 @@ struct FileCache::Impl {
   // for the link after.
   Map<std::shared_ptr<const std::string>> texts;
   uint64_t link_run = 0;
+  // The call graph's facts of top-level Python definitions, by a digest of
+  // their text: a changed file's unchanged functions are not read again.
+  // Kept for kDefinitionRuns runs after their last use, since a file left
+  // unchanged by a revision (found whole above) does not use its own.
+  static constexpr uint64_t kDefinitionRuns = 2;
+  Map<std::shared_ptr<const python::ModuleFacts>> definitions;
+  struct Definitions final : python::DefinitionFactsMemo {
+    explicit Definitions(Impl& cache) : owner(cache) {}
+    std::shared_ptr<const python::ModuleFacts> Find(const std::string& key) override {
+      std::shared_ptr<const python::ModuleFacts> out;
+      owner.Find(owner.definitions, key, out);
+      return out;
+    }
+    void Put(const std::string& key, std::shared_ptr<const python::ModuleFacts> facts) override {
+      owner.Put(owner.definitions, key, facts);
+    }
+    Impl& owner;
+  };
+  Definitions definition_memo{*this};
 
   // `clock` is the counter that stamps the map's entries: `run` for the
   // parses' maps, `link_run` for `texts`.
@@ -373,6 +394,7 @@ struct FileCache::Impl {
     Sweep(macros, run);
     Sweep(native, run);
     Sweep(rust, run);
+    if (run >= kDefinitionRuns) Sweep(definitions, run - kDefinitionRuns);
     ++run;
   }
 };
@@ -539,7 +561,8 @@ ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Optio
           std::shared_ptr<const std::string> text;
           if (!key.empty()) text = std::make_shared<const std::string>(*bytes);
           results[i] = std::make_shared<const python::FileResult>(
-              ExtractOne(parser.get(), f.path, std::move(*bytes)));
+              ExtractOne(parser.get(), f.path, std::move(*bytes),
+                         cache != nullptr ? &cache->definition_memo : nullptr));
           if (!key.empty()) {
             cache->Put(cache->python, key, results[i]);
             if (!results[i]->calls.empty()) {

@@ -1,7 +1,10 @@
 #include "extract/python/py_calls.h"
 
+#include <xxhash.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cstring>
 #include <map>
 
 #include "extract/python/py_docstring.h"
@@ -53,11 +56,48 @@ class Reader {
  public:
   Reader(std::string_view src, bool every_node) : src_(src), every_node_(every_node) {}
 
-  // One cursor walks the whole tree: asking a node for its i-th child is
-  // linear in i, which made wide modules (long data tables) quadratic.
-  ModuleFacts Run(TSNode root) {
+  ModuleFacts Run(TSNode root, DefinitionFactsMemo* memo) {
+    if (memo == nullptr) {
+      Walk(root, 0);
+      return std::move(facts_);
+    }
+    // Walk(root, 0) with each top-level child a walk of its own, as the
+    // whole walk would enter it at depth 1: the module node is entered first.
+    if (!(ts_node_is_named(root) && Enter(root, 0) && (every_node_ || MayHoldFacts(root)))) {
+      return std::move(facts_);
+    }
     TSTreeCursor cursor = ts_tree_cursor_new(root);
-    int depth = 0;
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      do {
+        TSNode child = ts_tree_cursor_current_node(&cursor);
+        if (!IsDefinition(child) || ts_node_has_error(child) || !ts_node_is_null(decorated_)) {
+          Walk(child, 1);
+          continue;
+        }
+        std::string key = DefinitionKey(Text(child));
+        int line = StartLine(child);
+        if (std::shared_ptr<const ModuleFacts> hit = memo->Find(key)) {
+          Append(*hit, line);
+          continue;
+        }
+        Marks before = Mark();
+        Walk(child, 1);
+        if (std::shared_ptr<const ModuleFacts> delta = Delta(before, line)) {
+          memo->Put(key, std::move(delta));
+        }
+      } while (ts_tree_cursor_goto_next_sibling(&cursor));
+    }
+    ts_tree_cursor_delete(&cursor);
+    return std::move(facts_);
+  }
+
+ private:
+  // One cursor walks the subtree of `start`, entered at `base` depth: asking
+  // a node for its i-th child is linear in i, which made wide modules (long
+  // data tables) quadratic. A cursor made at `start` never leaves it.
+  void Walk(TSNode start, int base) {
+    TSTreeCursor cursor = ts_tree_cursor_new(start);
+    int depth = base;
     while (true) {
       TSNode node = ts_tree_cursor_current_node(&cursor);
       bool descend =
@@ -71,7 +111,7 @@ class Reader {
       while (true) {
         while (!scopes_.empty() && scopes_.back().depth == depth) scopes_.pop_back();
         if (ts_tree_cursor_goto_next_sibling(&cursor)) break;
-        if (depth == 0 || !ts_tree_cursor_goto_parent(&cursor)) {
+        if (depth == base || !ts_tree_cursor_goto_parent(&cursor)) {
           done = true;
           break;
         }
@@ -80,10 +120,99 @@ class Reader {
       if (done) break;
     }
     ts_tree_cursor_delete(&cursor);
-    return std::move(facts_);
   }
 
- private:
+  static bool IsDefinition(TSNode n) {
+    uint16_t k = K(n);
+    return k == kFunctionDefinition || k == kClassDefinition || k == kDecoratedDefinition;
+  }
+
+  static std::string DefinitionKey(std::string_view text) {
+    XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
+    std::string key(sizeof h.low64 + sizeof h.high64, '\0');
+    std::memcpy(key.data(), &h.low64, sizeof h.low64);
+    std::memcpy(key.data() + sizeof h.low64, &h.high64, sizeof h.high64);
+    return key;
+  }
+
+  // How far each list of facts_ had grown before a definition was read.
+  struct Marks {
+    size_t functions, classes, calls, imports, aliases, variables, registrations;
+    std::optional<size_t> all;
+  };
+  Marks Mark() const {
+    return {facts_.functions.size(),
+            facts_.classes.size(),
+            facts_.calls.size(),
+            facts_.imports.size(),
+            facts_.aliases.size(),
+            facts_.variables.size(),
+            facts_.registrations.size(),
+            facts_.all ? std::optional<size_t>(facts_.all->size()) : std::nullopt};
+  }
+
+  // What one definition added, relative to its first line and function;
+  // null when it reached past itself (module names, or a function before
+  // it), which a top-level definition does not, so that it is never kept.
+  std::shared_ptr<const ModuleFacts> Delta(const Marks& m, int line) const {
+    bool module_level =
+        facts_.aliases.size() != m.aliases || facts_.variables.size() != m.variables ||
+        (facts_.all ? std::optional<size_t>(facts_.all->size()) : std::nullopt) != m.all;
+    if (module_level) return nullptr;
+    int first = static_cast<int>(m.functions);
+    auto index = [&](int& i) {
+      if (i < 0) return true;
+      if (i < first) return false;
+      i -= first;
+      return true;
+    };
+    auto d = std::make_shared<ModuleFacts>();
+    d->functions.assign(facts_.functions.begin() + static_cast<long>(m.functions),
+                        facts_.functions.end());
+    for (DefinedFunction& f : d->functions) f.line -= line;
+    d->classes.assign(facts_.classes.begin() + static_cast<long>(m.classes), facts_.classes.end());
+    for (DefinedClass& c : d->classes) c.line -= line;
+    d->calls.assign(facts_.calls.begin() + static_cast<long>(m.calls), facts_.calls.end());
+    for (CallFact& c : d->calls) {
+      if (!index(c.caller) || !index(c.local)) return nullptr;
+      c.line -= line;
+    }
+    d->imports.assign(facts_.imports.begin() + static_cast<long>(m.imports), facts_.imports.end());
+    d->registrations.assign(facts_.registrations.begin() + static_cast<long>(m.registrations),
+                            facts_.registrations.end());
+    for (Registration& r : d->registrations) {
+      if (!index(r.local)) return nullptr;
+      r.line -= line;
+    }
+    return d;
+  }
+
+  // A kept definition's facts, placed at `line`.
+  void Append(const ModuleFacts& d, int line) {
+    int first = static_cast<int>(facts_.functions.size());
+    auto index = [&](int i) { return i < 0 ? i : i + first; };
+    for (DefinedFunction f : d.functions) {
+      f.line += line;
+      facts_.functions.push_back(std::move(f));
+    }
+    for (DefinedClass c : d.classes) {
+      c.line += line;
+      facts_.classes.push_back(std::move(c));
+    }
+    for (CallFact c : d.calls) {
+      c.caller = index(c.caller);
+      c.local = index(c.local);
+      c.line += line;
+      facts_.calls.push_back(std::move(c));
+    }
+    facts_.imports.insert(facts_.imports.end(), d.imports.begin(), d.imports.end());
+    for (Registration r : d.registrations) {
+      r.local = index(r.local);
+      r.line += line;
+      facts_.registrations.push_back(std::move(r));
+    }
+  }
+
   struct Scope {
     bool is_class = false;
     std::string qualified;
@@ -507,8 +636,9 @@ std::vector<SigParam> ReadParameters(TSNode function, std::string_view src) {
   return out;
 }
 
-ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node) {
-  return Reader(source, every_node).Run(root);
+ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node,
+                            DefinitionFactsMemo* memo) {
+  return Reader(source, every_node).Run(root, memo);
 }
 
 }  // namespace errdex::extract::python

@@ -6,6 +6,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -85,9 +86,24 @@ struct ModuleFacts {
 // The parameters of a function definition in order.
 std::vector<SigParam> ReadParameters(TSNode function, std::string_view source);
 
+// The facts of one top-level function or class (its decorators included)
+// depend on its text alone: indexing revisions, a definition that did not
+// change is not read again however its file changed around it. An entry is
+// the definition's facts with lines counted from its first line (1) and
+// function indexes from its first function (0). Implementations are
+// thread-safe; `key` is a digest of the definition's text.
+class DefinitionFactsMemo {
+ public:
+  virtual ~DefinitionFactsMemo() = default;
+  virtual std::shared_ptr<const ModuleFacts> Find(const std::string& key) = 0;
+  virtual void Put(const std::string& key, std::shared_ptr<const ModuleFacts> facts) = 0;
+};
+
 // Never fails; nesting deeper than a bound is not entered. `every_node`
 // walks into call-free expressions too (the walk skips them otherwise):
-// the reference the faster walk is tested against.
-ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node = false);
+// the reference the faster walk is tested against. With a memo, top-level
+// definitions are taken from it or put there; the facts are the same.
+ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node = false,
+                            DefinitionFactsMemo* memo = nullptr);
 
 }  // namespace errdex::extract::python

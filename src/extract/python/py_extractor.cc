@@ -312,7 +312,7 @@ class FileExtractor {
   FileResult Run() {
     ScanModule();
     Walk();
-    result_.facts = ReadModuleFacts(root_, src_);
+    result_.facts = ReadModuleFacts(root_, src_, false, options_.facts_memo);
     if (guards_.first_cut_line > 0) {
       result_.issues.push_back(
           FileIssue{result_.path, "work-budget",

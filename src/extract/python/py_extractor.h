@@ -127,6 +127,9 @@ struct PythonOptions {
   // Cython: calls of the Python C-API's error functions (PyErr_SetString,
   // PyErr_Format) raise, as they do from C.
   bool cython = false;
+  // Where the call graph's facts of unchanged top-level definitions are
+  // kept from one revision to the next; none if null.
+  DefinitionFactsMemo* facts_memo = nullptr;
 };
 
 // Extracts one parsed file. `source` must outlive the call and be what `tree`

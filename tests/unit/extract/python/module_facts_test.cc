@@ -9,6 +9,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -55,6 +57,37 @@ std::string Dump(const ModuleFacts& f) {
     out << "reg " << r.key << " " << r.function << " " << r.local << " " << r.line << "\n";
   }
   return out.str();
+}
+
+// A memo of definitions' facts that counts what it was asked.
+class CountingMemo final : public DefinitionFactsMemo {
+ public:
+  std::shared_ptr<const ModuleFacts> Find(const std::string& key) override {
+    auto it = kept_.find(key);
+    if (it == kept_.end()) return nullptr;
+    ++hits;
+    return it->second;
+  }
+  void Put(const std::string& key, std::shared_ptr<const ModuleFacts> facts) override {
+    kept_[key] = std::move(facts);
+    ++puts;
+  }
+  int hits = 0;
+  int puts = 0;
+
+ private:
+  std::map<std::string, std::shared_ptr<const ModuleFacts>> kept_;
+};
+
+std::string FactsOf(const std::string& source, DefinitionFactsMemo* memo) {
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, PythonLanguage());
+  TSTree* tree =
+      ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
+  std::string facts = Dump(ReadModuleFacts(ts_tree_root_node(tree), source, false, memo));
+  ts_tree_delete(tree);
+  ts_parser_delete(parser);
+  return facts;
 }
 
 // Both walks over one source; returns false (with the difference) when the
@@ -179,6 +212,73 @@ TEST(ModuleFacts, TheSkippingWalkReadsWhatTheFullWalkReadsOnRandomModules) {
     std::string source = w.Body("", 0);
     ASSERT_TRUE(SameFacts(source)) << "seed " << seed << ":\n" << source;
   }
+}
+
+// Indexing revisions, the facts of a top-level definition come from a memo
+// of definitions read before, anywhere: they must be what reading the file
+// whole gives. Each fixture is read with a memo filled from the same file
+// moved down three lines (so every kept line and function index is rebased).
+TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileOnEveryFixture) {
+  std::filesystem::path root = std::filesystem::path(ERRDEX_SOURCE_DIR) / "tests" / "fixtures";
+  int hits = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".py") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    CountingMemo memo;
+    std::string whole = FactsOf(source, nullptr);
+    EXPECT_EQ(FactsOf("import os\n\n\n" + source, &memo),
+              FactsOf("import os\n\n\n" + source, nullptr))
+        << entry.path();
+    EXPECT_EQ(FactsOf(source, &memo), whole) << entry.path();
+    hits += memo.hits;
+  }
+  EXPECT_GT(hits, 100);  // definitions were taken from the memo, not read again
+}
+
+// Random modules, then each edited as a revision edits a file: statements
+// inserted, dropped and rewritten, lines added above. Read with the memo of
+// the module before, the edited module's facts are those of reading it whole.
+TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileAfterRandomEdits) {
+  int hits = 0;
+  for (uint32_t seed = 0; seed < 300; ++seed) {
+    ModuleWriter w(seed);
+    std::vector<std::string> statements;
+    int n = 3 + w.Pick(12);
+    for (int i = 0; i < n; ++i) statements.push_back(w.Statement("", 0));
+    auto join = [&] {
+      std::string out;
+      for (const std::string& s : statements) out += s;
+      return out;
+    };
+    std::string before = join();
+    for (int edits = 1 + w.Pick(3); edits > 0; --edits) {
+      size_t at = static_cast<size_t>(w.Pick(static_cast<int>(statements.size())));
+      switch (w.Pick(4)) {
+        case 0:
+          statements.insert(statements.begin() + static_cast<long>(at), w.Statement("", 0));
+          break;
+        case 1:
+          if (statements.size() > 1) statements.erase(statements.begin() + static_cast<long>(at));
+          break;
+        case 2:
+          statements[at] = w.Statement("", 0);
+          break;
+        default:
+          statements.insert(statements.begin(), "\n# moved\n");
+          break;
+      }
+    }
+    std::string after = join();
+    CountingMemo memo;
+    ASSERT_EQ(FactsOf(before, &memo), FactsOf(before, nullptr)) << "seed " << seed << ":\n"
+                                                                << before;
+    ASSERT_EQ(FactsOf(after, &memo), FactsOf(after, nullptr)) << "seed " << seed << ", before:\n"
+                                                              << before << "\nafter:\n"
+                                                              << after;
+    hits += memo.hits;
+  }
+  EXPECT_GT(hits, 300);
 }
 
 }  // namespace
