@@ -331,11 +331,12 @@ struct FileCache::Impl {
   // for the link after.
   Map<std::shared_ptr<const std::string>> texts;
   uint64_t link_run = 0;
-  // The call graph's facts of top-level Python definitions, by a digest of
-  // their text: a changed file's unchanged functions are not read again.
-  // Kept for kDefinitionRuns runs after their last use, since a file left
-  // unchanged by a revision (found whole above) does not use its own.
-  static constexpr uint64_t kDefinitionRuns = 2;
+  // The call graph's facts of Python functions and methods, by a digest of
+  // their text and place: a changed file's unchanged functions are not read
+  // again. Kept for the next run only (about 35 MB of facts a jax release);
+  // a file a revision leaves unchanged is found whole above and does not
+  // use its own, so a file that changes every other release reads them all.
+  static constexpr uint64_t kDefinitionRuns = 1;
   Map<std::shared_ptr<const python::ModuleFacts>> definitions;
   struct Definitions final : python::DefinitionFactsMemo {
     explicit Definitions(Impl& cache) : owner(cache) {}

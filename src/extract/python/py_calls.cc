@@ -1,5 +1,6 @@
 #include "extract/python/py_calls.h"
 
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
 #include <xxhash.h>
 
 #include <algorithm>
@@ -57,51 +58,15 @@ class Reader {
   Reader(std::string_view src, bool every_node) : src_(src), every_node_(every_node) {}
 
   ModuleFacts Run(TSNode root, DefinitionFactsMemo* memo) {
-    if (memo == nullptr) {
-      Walk(root, 0);
-      return std::move(facts_);
-    }
-    // Walk(root, 0) with each top-level child a walk of its own, as the
-    // whole walk would enter it at depth 1: the module node is entered first.
-    if (!(ts_node_is_named(root) && Enter(root, 0) && (every_node_ || MayHoldFacts(root)))) {
-      return std::move(facts_);
-    }
+    memo_ = every_node_ ? nullptr : memo;
+    // One cursor walks the whole tree: asking a node for its i-th child is
+    // linear in i, which made wide modules (long data tables) quadratic.
     TSTreeCursor cursor = ts_tree_cursor_new(root);
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      do {
-        TSNode child = ts_tree_cursor_current_node(&cursor);
-        if (!IsDefinition(child) || ts_node_has_error(child) || !ts_node_is_null(decorated_)) {
-          Walk(child, 1);
-          continue;
-        }
-        std::string key = DefinitionKey(Text(child));
-        int line = StartLine(child);
-        if (std::shared_ptr<const ModuleFacts> hit = memo->Find(key)) {
-          Append(*hit, line);
-          continue;
-        }
-        Marks before = Mark();
-        Walk(child, 1);
-        if (std::shared_ptr<const ModuleFacts> delta = Delta(before, line)) {
-          memo->Put(key, std::move(delta));
-        }
-      } while (ts_tree_cursor_goto_next_sibling(&cursor));
-    }
-    ts_tree_cursor_delete(&cursor);
-    return std::move(facts_);
-  }
-
- private:
-  // One cursor walks the subtree of `start`, entered at `base` depth: asking
-  // a node for its i-th child is linear in i, which made wide modules (long
-  // data tables) quadratic. A cursor made at `start` never leaves it.
-  void Walk(TSNode start, int base) {
-    TSTreeCursor cursor = ts_tree_cursor_new(start);
-    int depth = base;
+    int depth = 0;
     while (true) {
       TSNode node = ts_tree_cursor_current_node(&cursor);
-      bool descend =
-          ts_node_is_named(node) && Enter(node, depth) && (every_node_ || MayHoldFacts(node));
+      bool descend = ts_node_is_named(node) && !FromMemo(node, depth) && Enter(node, depth) &&
+                     (every_node_ || MayHoldFacts(node));
       if (descend && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&cursor)) {
         ++depth;
         continue;
@@ -110,8 +75,9 @@ class Reader {
       bool done = false;
       while (true) {
         while (!scopes_.empty() && scopes_.back().depth == depth) scopes_.pop_back();
+        if (!reading_.empty() && reading_.back().depth == depth) Keep();
         if (ts_tree_cursor_goto_next_sibling(&cursor)) break;
-        if (depth == base || !ts_tree_cursor_goto_parent(&cursor)) {
+        if (depth == 0 || !ts_tree_cursor_goto_parent(&cursor)) {
           done = true;
           break;
         }
@@ -120,41 +86,85 @@ class Reader {
       if (done) break;
     }
     ts_tree_cursor_delete(&cursor);
+    return std::move(facts_);
   }
 
-  static bool IsDefinition(TSNode n) {
-    uint16_t k = K(n);
-    return k == kFunctionDefinition || k == kClassDefinition || k == kDecoratedDefinition;
-  }
+ private:
+  // A definition read for the memo: what facts_ held before it.
+  struct Reading {
+    std::string key;
+    int depth = 0;
+    int line = 0;
+    size_t functions, classes, calls, imports, aliases, variables, registrations;
+    std::optional<size_t> all;
+  };
 
-  static std::string DefinitionKey(std::string_view text) {
-    XXH128_hash_t h = XXH3_128bits(text.data(), text.size());
+  // The key of a function whose facts depend on its text alone, given where
+  // it stands: at the top of the module, or a method directly in the body
+  // of the class being read (its facts name the class; an `__init__`
+  // documents its parameters from the class's docstring). Empty for
+  // anything else. A class is read each time, its methods from the memo:
+  // keeping both would keep every method twice.
+  std::string MemoKey(TSNode node, int depth) const {
+    uint16_t k = K(node);
+    if (k != kFunctionDefinition && k != kDecoratedDefinition) return "";
+    TSNode def = k == kDecoratedDefinition ? Field(node, "definition") : node;
+    if (K(def) != kFunctionDefinition) return "";
+    std::string where;
+    if (depth == 1 && scopes_.empty()) {
+      where = "module";
+    } else if (!scopes_.empty() && scopes_.back().is_class && scopes_.back().depth == depth - 2) {
+      where = "class " + scopes_.back().qualified;
+      if (Text(Field(def, "name")) == "__init__" && !ts_node_is_null(scopes_.back().node)) {
+        where += '\0' + Docstring(scopes_.back().node, src_).value_or("");
+      }
+    } else {
+      return "";
+    }
+    if (ts_node_has_error(node) || !ts_node_is_null(decorated_)) return "";
+    where += '\0' + std::to_string(depth) + '\0';
+    XXH3_state_t state;
+    XXH3_128bits_reset(&state);
+    XXH3_128bits_update(&state, where.data(), where.size());
+    std::string_view text = Text(node);
+    XXH3_128bits_update(&state, text.data(), text.size());
+    XXH128_hash_t h = XXH3_128bits_digest(&state);
     std::string key(sizeof h.low64 + sizeof h.high64, '\0');
     std::memcpy(key.data(), &h.low64, sizeof h.low64);
     std::memcpy(key.data() + sizeof h.low64, &h.high64, sizeof h.high64);
     return key;
   }
 
-  // How far each list of facts_ had grown before a definition was read.
-  struct Marks {
-    size_t functions, classes, calls, imports, aliases, variables, registrations;
-    std::optional<size_t> all;
-  };
-  Marks Mark() const {
-    return {facts_.functions.size(),
-            facts_.classes.size(),
-            facts_.calls.size(),
-            facts_.imports.size(),
-            facts_.aliases.size(),
-            facts_.variables.size(),
-            facts_.registrations.size(),
-            facts_.all ? std::optional<size_t>(facts_.all->size()) : std::nullopt};
+  // True when `node`'s facts were taken from the memo (the walk then skips
+  // it); on a miss, starts reading it for the memo.
+  bool FromMemo(TSNode node, int depth) {
+    if (memo_ == nullptr) return false;
+    std::string key = MemoKey(node, depth);
+    if (key.empty()) return false;
+    int line = StartLine(node);
+    if (std::shared_ptr<const ModuleFacts> hit = memo_->Find(key)) {
+      Append(*hit, line);
+      return true;
+    }
+    reading_.push_back({std::move(key), depth, line, facts_.functions.size(), facts_.classes.size(),
+                        facts_.calls.size(), facts_.imports.size(), facts_.aliases.size(),
+                        facts_.variables.size(), facts_.registrations.size(),
+                        facts_.all ? std::optional<size_t>(facts_.all->size()) : std::nullopt});
+    return false;
+  }
+
+  // The definition being left was read whole: its facts go to the memo.
+  void Keep() {
+    Reading r = std::move(reading_.back());
+    reading_.pop_back();
+    if (std::shared_ptr<const ModuleFacts> delta = Delta(r)) memo_->Put(r.key, std::move(delta));
   }
 
   // What one definition added, relative to its first line and function;
   // null when it reached past itself (module names, or a function before
-  // it), which a top-level definition does not, so that it is never kept.
-  std::shared_ptr<const ModuleFacts> Delta(const Marks& m, int line) const {
+  // it), which a function read as MemoKey places it does not: never kept.
+  std::shared_ptr<const ModuleFacts> Delta(const Reading& m) const {
+    int line = m.line;
     bool module_level =
         facts_.aliases.size() != m.aliases || facts_.variables.size() != m.variables ||
         (facts_.all ? std::optional<size_t>(facts_.all->size()) : std::nullopt) != m.all;
@@ -597,6 +607,8 @@ class Reader {
   std::vector<Scope> scopes_;
   TSNode decorated_{};  // the decorated definition whose function comes next
   int decorated_depth_ = -1;
+  DefinitionFactsMemo* memo_ = nullptr;
+  std::vector<Reading> reading_;  // definitions being read for the memo, outermost first
 };
 
 }  // namespace

@@ -86,12 +86,13 @@ struct ModuleFacts {
 // The parameters of a function definition in order.
 std::vector<SigParam> ReadParameters(TSNode function, std::string_view source);
 
-// The facts of one top-level function or class (its decorators included)
-// depend on its text alone: indexing revisions, a definition that did not
-// change is not read again however its file changed around it. An entry is
-// the definition's facts with lines counted from its first line (1) and
-// function indexes from its first function (0). Implementations are
-// thread-safe; `key` is a digest of the definition's text.
+// The facts of a top-level function, or of a method in a class's body,
+// depend on its text and place alone (the module, or the class it is in):
+// indexing revisions, a function that did not change is not read again
+// however its file changed around it. An entry is the function's facts with
+// lines counted from its first line (0) and function indexes from its own
+// (0). Implementations are thread-safe; `key` is a digest of the function's
+// text and place.
 class DefinitionFactsMemo {
  public:
   virtual ~DefinitionFactsMemo() = default;

@@ -214,31 +214,43 @@ TEST(ModuleFacts, TheSkippingWalkReadsWhatTheFullWalkReadsOnRandomModules) {
   }
 }
 
-// Indexing revisions, the facts of a top-level definition come from a memo
-// of definitions read before, anywhere: they must be what reading the file
-// whole gives. Each fixture is read with a memo filled from the same file
-// moved down three lines (so every kept line and function index is rebased).
+// Indexing revisions, the facts of a top-level definition or of a method
+// come from a memo of definitions read before, anywhere: they must be what
+// reading the file whole gives. Each fixture is read with a memo filled
+// from the same file moved down three lines (every kept line and function
+// index is rebased), then with each class grown by a line at the top of its
+// body (the class is read again, its methods come from the memo).
 TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileOnEveryFixture) {
   std::filesystem::path root = std::filesystem::path(ERRDEX_SOURCE_DIR) / "tests" / "fixtures";
   int hits = 0;
+  int method_hits = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
     if (!entry.is_regular_file() || entry.path().extension() != ".py") continue;
     std::ifstream in(entry.path(), std::ios::binary);
     std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     CountingMemo memo;
-    std::string whole = FactsOf(source, nullptr);
-    EXPECT_EQ(FactsOf("import os\n\n\n" + source, &memo),
-              FactsOf("import os\n\n\n" + source, nullptr))
-        << entry.path();
-    EXPECT_EQ(FactsOf(source, &memo), whole) << entry.path();
+    std::string moved = "import os\n\n\n" + source;
+    EXPECT_EQ(FactsOf(moved, &memo), FactsOf(moved, nullptr)) << entry.path();
+    EXPECT_EQ(FactsOf(source, &memo), FactsOf(source, nullptr)) << entry.path();
     hits += memo.hits;
+    std::string grown;
+    std::istringstream lines(source);
+    for (std::string line; std::getline(lines, line);) {
+      grown += line + "\n";
+      if (line.rfind("class ", 0) == 0 && line.back() == ':') grown += "    _grown = 1\n";
+    }
+    int before = memo.hits;
+    EXPECT_EQ(FactsOf(grown, &memo), FactsOf(grown, nullptr)) << entry.path();
+    method_hits += memo.hits - before;
   }
   EXPECT_GT(hits, 100);  // definitions were taken from the memo, not read again
+  EXPECT_GT(method_hits, 50);
 }
 
 // Random modules, then each edited as a revision edits a file: statements
-// inserted, dropped and rewritten, lines added above. Read with the memo of
-// the module before, the edited module's facts are those of reading it whole.
+// inserted, dropped and rewritten, lines added above, a class's body grown
+// at its top. Read with the memo of the module before, the edited module's
+// facts are those of reading it whole.
 TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileAfterRandomEdits) {
   int hits = 0;
   for (uint32_t seed = 0; seed < 300; ++seed) {
@@ -254,7 +266,7 @@ TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileAfterRand
     std::string before = join();
     for (int edits = 1 + w.Pick(3); edits > 0; --edits) {
       size_t at = static_cast<size_t>(w.Pick(static_cast<int>(statements.size())));
-      switch (w.Pick(4)) {
+      switch (w.Pick(5)) {
         case 0:
           statements.insert(statements.begin() + static_cast<long>(at), w.Statement("", 0));
           break;
@@ -263,6 +275,11 @@ TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileAfterRand
           break;
         case 2:
           statements[at] = w.Statement("", 0);
+          break;
+        case 3:
+          if (statements[at].rfind("class ", 0) == 0) {
+            statements[at].insert(statements[at].find(":\n") + 2, w.Statement("    ", 3));
+          }
           break;
         default:
           statements.insert(statements.begin(), "\n# moved\n");
@@ -278,7 +295,31 @@ TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileAfterRand
                                                               << after;
     hits += memo.hits;
   }
-  EXPECT_GT(hits, 300);
+  EXPECT_GT(hits, 150);
+}
+
+// The same method text in two classes, or under a class docstring that
+// documents `__init__`'s parameters differently in the next revision: what
+// the memo keeps of one must not stand for the other.
+TEST(ModuleFacts, AMethodTakenFromTheMemoKeepsItsOwnClassAndDocstring) {
+  auto module = [](const std::string& first, const std::string& second) {
+    auto cls = [](const std::string& name, const std::string& doc) {
+      return "class " + name + ":\n    \"\"\"" + name +
+             ".\n\n    Parameters\n    ----------\n    x : int\n        " + doc +
+             "\n    \"\"\"\n    def __init__(self, x):\n        check(x)\n"
+             "    def run(self, y):\n        self.go(y)\n";
+    };
+    return cls("A", first) + cls("B", second);
+  };
+  std::string before = module("The first.", "The other.");
+  std::string after = module("Reworded.", "The other.");
+  CountingMemo memo;
+  std::string whole = FactsOf(before, nullptr);
+  ASSERT_NE(whole.find("The other."), std::string::npos) << whole;
+  EXPECT_EQ(FactsOf(before, &memo), whole);
+  EXPECT_EQ(FactsOf(before, &memo), whole);
+  EXPECT_EQ(FactsOf(after, &memo), FactsOf(after, nullptr));
+  EXPECT_GT(memo.hits, 0);
 }
 
 }  // namespace
