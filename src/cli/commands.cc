@@ -664,7 +664,9 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
       info.url = url;
       info.source_digest = digests[i];
       info.aliases = rev.also;
-      l.parsed = ParseTarget(target, options);
+      extract::Options parse = options;
+      parse.later_runs = i < last_read;
+      l.parsed = ParseTarget(target, parse);
       return l;
     };
     // A stage's thread reports what escapes it (memory running out) as its

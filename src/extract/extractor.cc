@@ -346,9 +346,11 @@ struct FileCache::Impl {
       return out;
     }
     void Put(const std::string& key, std::shared_ptr<const python::ModuleFacts> facts) override {
-      owner.Put(owner.definitions, key, facts);
+      if (keep) owner.Put(owner.definitions, key, facts);
     }
+    bool Keeping() const override { return keep; }
     Impl& owner;
+    bool keep = true;  // set by each run, which is one at a time
   };
   Definitions definition_memo{*this};
 
@@ -466,6 +468,7 @@ ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Optio
   auto read = [&](const source::SourceFile& f) { return ReadSource(f, options); };
   FileCache::Impl* cache = options.cache != nullptr ? &options.cache->impl() : nullptr;
   auto cached = [&](const source::SourceFile& f) { return cache != nullptr && !f.blob.empty(); };
+  if (cache != nullptr) cache->definition_memo.keep = options.later_runs;
 
   // C/C++ files first, read once and kept: their sink macros are needed
   // before any file is extracted (a header's #define is used in the files

@@ -52,6 +52,10 @@ struct Options {
   std::function<Result<std::string>(const source::SourceFile&, uint64_t max_size)> read;
   // Where results of files with a blob id are kept and found; none if null.
   FileCache* cache = nullptr;
+  // With a cache: whether a later run will read it. The last revision of a
+  // run keeps nothing that only a later revision would read (the call
+  // graph's facts of each function, python::DefinitionFactsMemo).
+  bool later_runs = true;
   // Called from worker threads, serialised, after each file.
   std::function<void(size_t done, size_t total)> progress;
 };

@@ -146,6 +146,7 @@ class Reader {
       Append(*hit, line);
       return true;
     }
+    if (!memo_->Keeping()) return false;
     reading_.push_back({std::move(key), depth, line, facts_.functions.size(), facts_.classes.size(),
                         facts_.calls.size(), facts_.imports.size(), facts_.aliases.size(),
                         facts_.variables.size(), facts_.registrations.size(),

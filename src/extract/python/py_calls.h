@@ -98,6 +98,8 @@ class DefinitionFactsMemo {
   virtual ~DefinitionFactsMemo() = default;
   virtual std::shared_ptr<const ModuleFacts> Find(const std::string& key) = 0;
   virtual void Put(const std::string& key, std::shared_ptr<const ModuleFacts> facts) = 0;
+  // False when nothing put would be read again: facts are then not copied.
+  virtual bool Keeping() const { return true; }
 };
 
 // Never fails; nesting deeper than a bound is not entered. `every_node`

@@ -72,8 +72,10 @@ class CountingMemo final : public DefinitionFactsMemo {
     kept_[key] = std::move(facts);
     ++puts;
   }
+  bool Keeping() const override { return keeping; }
   int hits = 0;
   int puts = 0;
+  bool keeping = true;
 
  private:
   std::map<std::string, std::shared_ptr<const ModuleFacts>> kept_;
@@ -240,7 +242,10 @@ TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileOnEveryFi
       if (line.rfind("class ", 0) == 0 && line.back() == ':') grown += "    _grown = 1\n";
     }
     int before = memo.hits;
+    int puts = memo.puts;
+    memo.keeping = false;  // the last revision of a run: found, not put
     EXPECT_EQ(FactsOf(grown, &memo), FactsOf(grown, nullptr)) << entry.path();
+    EXPECT_EQ(memo.puts, puts) << entry.path();
     method_hits += memo.hits - before;
   }
   EXPECT_GT(hits, 100);  // definitions were taken from the memo, not read again
