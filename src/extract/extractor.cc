@@ -333,9 +333,10 @@ struct FileCache::Impl {
   uint64_t link_run = 0;
   // The call graph's facts of Python functions and methods, by a digest of
   // their text and place: a changed file's unchanged functions are not read
-  // again. Kept for the next run only (about 35 MB of facts a jax release);
-  // a file a revision leaves unchanged is found whole above and does not
-  // use its own, so a file that changes every other release reads them all.
+  // again. An entry goes once kDefinitionRuns runs after the one that last
+  // read it have not (about 35 MB of facts a jax release): a file that a
+  // revision leaves unchanged is found whole above and does not read its
+  // own, and files that change every other revision keep them.
   static constexpr uint64_t kDefinitionRuns = 1;
   Map<std::shared_ptr<const python::ModuleFacts>> definitions;
   struct Definitions final : python::DefinitionFactsMemo {

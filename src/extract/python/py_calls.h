@@ -104,8 +104,8 @@ class DefinitionFactsMemo {
 
 // Never fails; nesting deeper than a bound is not entered. `every_node`
 // walks into call-free expressions too (the walk skips them otherwise):
-// the reference the faster walk is tested against. With a memo, top-level
-// definitions are taken from it or put there; the facts are the same.
+// the reference the faster walk is tested against. With a memo, functions
+// and methods are taken from it or put there; the facts are the same.
 ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node = false,
                             DefinitionFactsMemo* memo = nullptr);
 

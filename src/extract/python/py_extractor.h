@@ -127,8 +127,8 @@ struct PythonOptions {
   // Cython: calls of the Python C-API's error functions (PyErr_SetString,
   // PyErr_Format) raise, as they do from C.
   bool cython = false;
-  // Where the call graph's facts of unchanged top-level definitions are
-  // kept from one revision to the next; none if null.
+  // Where the call graph's facts of functions and methods are kept from one
+  // revision to the next; none if null.
   DefinitionFactsMemo* facts_memo = nullptr;
 };
 
