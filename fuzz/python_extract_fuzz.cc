@@ -1,15 +1,61 @@
 // Feeds arbitrary bytes to the Python extractor, then to analysis:
 // decoding, parsing, evaluation, linking, families, related errors and
-// prose must neither crash nor hang on any input.
+// prose must neither crash nor hang on any input. And the call graph's
+// facts read with the memo of functions that indexing revisions keeps must
+// be those read without it: from an empty memo, from one filled by the same
+// text, and for the text moved down two lines.
+#include <tree_sitter/api.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
 #include <string_view>
 
 #include "analyze/analyze.h"
 #include "analyze/related.h"
 #include "catalog/json.h"
 #include "extract/extractor.h"
+#include "extract/python/py_calls.h"
+#include "extract/python/py_extractor.h"
 #include "fuzz_limits.h"
+
+namespace {
+
+namespace python = errdex::extract::python;
+
+class Memo final : public python::DefinitionFactsMemo {
+ public:
+  std::shared_ptr<const python::ModuleFacts> Find(const std::string& key) override {
+    auto it = kept_.find(key);
+    return it == kept_.end() ? nullptr : it->second;
+  }
+  void Put(const std::string& key, std::shared_ptr<const python::ModuleFacts> facts) override {
+    kept_[key] = std::move(facts);
+  }
+
+ private:
+  std::map<std::string, std::shared_ptr<const python::ModuleFacts>> kept_;
+};
+
+// Facts of `text` read whole, then twice with `memo`: all three the same.
+void CheckMemo(TSParser* parser, const std::string& text, Memo& memo) {
+  ts_parser_set_timeout_micros(parser, errdex::fuzz::kParseMicros);
+  TSTree* tree =
+      ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
+  if (tree == nullptr) return;
+  TSNode root = ts_tree_root_node(tree);
+  std::string whole = python::FactsText(python::ReadModuleFacts(root, text));
+  for (int pass = 0; pass < 2; ++pass) {
+    if (python::FactsText(python::ReadModuleFacts(root, text, false, &memo)) != whole) {
+      __builtin_trap();
+    }
+  }
+  ts_tree_delete(tree);
+}
+
+}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -46,5 +92,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                        {{s.path, s.function}}});
   }
   (void)errdex::analyze::FindRelated(related);
+
+  TSParser* parser = ts_parser_new();
+  ts_parser_set_language(parser, python::PythonLanguage());
+  Memo memo;
+  CheckMemo(parser, std::string(text), memo);
+  CheckMemo(parser, "import os\n\n" + std::string(text), memo);
+  ts_parser_delete(parser);
   return 0;
 }

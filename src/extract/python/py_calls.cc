@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstring>
 #include <map>
+#include <sstream>
 
 #include "extract/python/py_docstring.h"
 #include "extract/python/py_syntax.h"
@@ -647,6 +648,43 @@ std::vector<SigParam> ReadParameters(TSNode function, std::string_view src) {
     out.push_back({std::string(NodeText(name, src)), kind, ""});
   }
   return out;
+}
+
+std::string FactsText(const ModuleFacts& f) {
+  std::ostringstream out;
+  for (const DefinedFunction& d : f.functions) {
+    out << "def " << d.qualified << " owner=" << d.owner << " line=" << d.line << " (";
+    for (const SigParam& p : d.params) out << p.name << ":" << p.kind << ":" << p.doc << ",";
+    out << ")\n";
+  }
+  for (const DefinedClass& c : f.classes) {
+    out << "class " << c.qualified << " line=" << c.line << " bases=";
+    for (const std::string& b : c.bases) out << b << ",";
+    out << "\n";
+  }
+  for (const CallFact& c : f.calls) {
+    out << "call " << c.caller << " -> " << c.callee << " local=" << c.local << " line=" << c.line
+        << " passed=";
+    for (const CallFact::Passed& p : c.passed) {
+      out << p.position << "/" << p.keyword << "/" << p.param << ",";
+    }
+    out << "\n";
+  }
+  for (const ImportFact& i : f.imports) {
+    out << "import " << i.local << " " << i.module << " " << i.name << " " << i.level << " "
+        << i.reexport << "\n";
+  }
+  for (const auto& [a, b] : f.aliases) out << "alias " << a << "=" << b << "\n";
+  if (f.all) {
+    out << "__all__";
+    for (const std::string& n : *f.all) out << " " << n;
+    out << "\n";
+  }
+  for (const std::string& v : f.variables) out << "var " << v << "\n";
+  for (const Registration& r : f.registrations) {
+    out << "reg " << r.key << " " << r.function << " " << r.local << " " << r.line << "\n";
+  }
+  return out.str();
 }
 
 ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node,

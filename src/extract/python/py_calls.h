@@ -109,4 +109,8 @@ class DefinitionFactsMemo {
 ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node = false,
                             DefinitionFactsMemo* memo = nullptr);
 
+// The facts as text, one per line, every field written: two readings of a
+// module compared by tests and fuzzers.
+std::string FactsText(const ModuleFacts& facts);
+
 }  // namespace errdex::extract::python

@@ -22,43 +22,6 @@
 namespace errdex::extract::python {
 namespace {
 
-std::string Dump(const ModuleFacts& f) {
-  std::ostringstream out;
-  for (const DefinedFunction& d : f.functions) {
-    out << "def " << d.qualified << " owner=" << d.owner << " line=" << d.line << " (";
-    for (const SigParam& p : d.params) out << p.name << ":" << p.kind << ":" << p.doc << ",";
-    out << ")\n";
-  }
-  for (const DefinedClass& c : f.classes) {
-    out << "class " << c.qualified << " line=" << c.line << " bases=";
-    for (const std::string& b : c.bases) out << b << ",";
-    out << "\n";
-  }
-  for (const CallFact& c : f.calls) {
-    out << "call " << c.caller << " -> " << c.callee << " local=" << c.local << " line=" << c.line
-        << " passed=";
-    for (const CallFact::Passed& p : c.passed) {
-      out << p.position << "/" << p.keyword << "/" << p.param << ",";
-    }
-    out << "\n";
-  }
-  for (const ImportFact& i : f.imports) {
-    out << "import " << i.local << " " << i.module << " " << i.name << " " << i.level << " "
-        << i.reexport << "\n";
-  }
-  for (const auto& [a, b] : f.aliases) out << "alias " << a << "=" << b << "\n";
-  if (f.all) {
-    out << "__all__";
-    for (const std::string& n : *f.all) out << " " << n;
-    out << "\n";
-  }
-  for (const std::string& v : f.variables) out << "var " << v << "\n";
-  for (const Registration& r : f.registrations) {
-    out << "reg " << r.key << " " << r.function << " " << r.local << " " << r.line << "\n";
-  }
-  return out.str();
-}
-
 // A memo of definitions' facts that counts what it was asked.
 class CountingMemo final : public DefinitionFactsMemo {
  public:
@@ -86,7 +49,7 @@ std::string FactsOf(const std::string& source, DefinitionFactsMemo* memo) {
   ts_parser_set_language(parser, PythonLanguage());
   TSTree* tree =
       ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
-  std::string facts = Dump(ReadModuleFacts(ts_tree_root_node(tree), source, false, memo));
+  std::string facts = FactsText(ReadModuleFacts(ts_tree_root_node(tree), source, false, memo));
   ts_tree_delete(tree);
   ts_parser_delete(parser);
   return facts;
@@ -100,8 +63,8 @@ std::string FactsOf(const std::string& source, DefinitionFactsMemo* memo) {
   TSTree* tree =
       ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
   TSNode root = ts_tree_root_node(tree);
-  std::string fast = Dump(ReadModuleFacts(root, source));
-  std::string full = Dump(ReadModuleFacts(root, source, /*every_node=*/true));
+  std::string fast = FactsText(ReadModuleFacts(root, source));
+  std::string full = FactsText(ReadModuleFacts(root, source, /*every_node=*/true));
   ts_tree_delete(tree);
   ts_parser_delete(parser);
   if (fast == full) return ::testing::AssertionSuccess();
