@@ -347,12 +347,19 @@ struct FileCache::Impl {
       return out;
     }
     void Put(const std::string& key, std::shared_ptr<const python::ModuleFacts> facts) override {
-      if (keep) owner.Put(owner.definitions, key, facts);
+      owner.Put(owner.definitions, key, facts);
     }
     bool Keeping() const override { return keep; }
     Impl& owner;
     bool keep = true;  // set by each run, which is one at a time
   };
+  // The memo for a run, or null when it has nothing to find and is to keep
+  // nothing (one revision alone): its functions are then not even digested.
+  python::DefinitionFactsMemo* DefinitionsFor(bool later_runs) {
+    std::lock_guard<std::mutex> lock(mutex);
+    definition_memo.keep = later_runs;
+    return later_runs || !definitions.empty() ? &definition_memo : nullptr;
+  }
   Definitions definition_memo{*this};
 
   // `clock` is the counter that stamps the map's entries: `run` for the
@@ -469,7 +476,8 @@ ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Optio
   auto read = [&](const source::SourceFile& f) { return ReadSource(f, options); };
   FileCache::Impl* cache = options.cache != nullptr ? &options.cache->impl() : nullptr;
   auto cached = [&](const source::SourceFile& f) { return cache != nullptr && !f.blob.empty(); };
-  if (cache != nullptr) cache->definition_memo.keep = options.later_runs;
+  python::DefinitionFactsMemo* facts_memo =
+      cache != nullptr ? cache->DefinitionsFor(options.later_runs) : nullptr;
 
   // C/C++ files first, read once and kept: their sink macros are needed
   // before any file is extracted (a header's #define is used in the files
@@ -566,8 +574,7 @@ ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Optio
           std::shared_ptr<const std::string> text;
           if (!key.empty()) text = std::make_shared<const std::string>(*bytes);
           results[i] = std::make_shared<const python::FileResult>(
-              ExtractOne(parser.get(), f.path, std::move(*bytes),
-                         cache != nullptr ? &cache->definition_memo : nullptr));
+              ExtractOne(parser.get(), f.path, std::move(*bytes), facts_memo));
           if (!key.empty()) {
             cache->Put(cache->python, key, results[i]);
             if (!results[i]->calls.empty()) {

@@ -44,12 +44,12 @@ class CountingMemo final : public DefinitionFactsMemo {
   std::map<std::string, std::shared_ptr<const ModuleFacts>> kept_;
 };
 
-std::string FactsOf(const std::string& source, DefinitionFactsMemo* memo) {
+std::string FactsOf(const std::string& source, DefinitionFactsMemo* memo, bool every_node = false) {
   TSParser* parser = ts_parser_new();
   ts_parser_set_language(parser, PythonLanguage());
   TSTree* tree =
       ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
-  std::string facts = FactsText(ReadModuleFacts(ts_tree_root_node(tree), source, false, memo));
+  std::string facts = FactsText(ReadModuleFacts(ts_tree_root_node(tree), source, every_node, memo));
   ts_tree_delete(tree);
   ts_parser_delete(parser);
   return facts;
@@ -58,15 +58,8 @@ std::string FactsOf(const std::string& source, DefinitionFactsMemo* memo) {
 // Both walks over one source; returns false (with the difference) when the
 // facts differ.
 ::testing::AssertionResult SameFacts(const std::string& source) {
-  TSParser* parser = ts_parser_new();
-  ts_parser_set_language(parser, PythonLanguage());
-  TSTree* tree =
-      ts_parser_parse_string(parser, nullptr, source.data(), static_cast<uint32_t>(source.size()));
-  TSNode root = ts_tree_root_node(tree);
-  std::string fast = FactsText(ReadModuleFacts(root, source));
-  std::string full = FactsText(ReadModuleFacts(root, source, /*every_node=*/true));
-  ts_tree_delete(tree);
-  ts_parser_delete(parser);
+  std::string fast = FactsOf(source, nullptr);
+  std::string full = FactsOf(source, nullptr, /*every_node=*/true);
   if (fast == full) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << "skipping walk:\n" << fast << "\nfull walk:\n" << full;
 }
