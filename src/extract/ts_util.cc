@@ -1,5 +1,8 @@
 #include "extract/ts_util.h"
 
+#include <xxhash.h>
+
+#include <algorithm>
 #include <cstring>
 
 namespace errdex::extract {
@@ -23,6 +26,194 @@ TreePtr ParseBudget::Parse(TSParser* parser, std::string_view text, uint64_t cap
   TreePtr tree(
       ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
   if (!tree) ts_parser_reset(parser);
+  return tree;
+}
+
+namespace {
+
+// A text cut into lines, each with its '\n'; the last may have none.
+struct LineIndex {
+  explicit LineIndex(std::string_view source) : text(source) {
+    size_t at = 0;
+    while (at < text.size()) {
+      starts.push_back(static_cast<uint32_t>(at));
+      size_t nl = text.find('\n', at);
+      at = nl == std::string_view::npos ? text.size() : nl + 1;
+    }
+    starts.push_back(static_cast<uint32_t>(text.size()));
+    hashes.resize(Count());
+    for (size_t i = 0; i < Count(); ++i) {
+      std::string_view l = Line(i);
+      hashes[i] = XXH3_64bits(l.data(), l.size());
+    }
+  }
+  size_t Count() const { return starts.size() - 1; }
+  std::string_view Line(size_t i) const {
+    return text.substr(starts[i], starts[i + 1] - starts[i]);
+  }
+  // Where line `i` starts; for i == Count(), the end of the text.
+  TSPoint PointAt(size_t i) const {
+    if (i < Count() || text.empty() || text.back() == '\n') {
+      return TSPoint{static_cast<uint32_t>(i), 0};
+    }
+    return TSPoint{static_cast<uint32_t>(i - 1), starts[i] - starts[i - 1]};
+  }
+  std::string_view text;
+  std::vector<uint32_t> starts;
+  std::vector<uint64_t> hashes;
+};
+
+bool SameLine(const LineIndex& a, size_t i, const LineIndex& b, size_t j) {
+  return a.hashes[i] == b.hashes[j] && a.Line(i) == b.Line(j);
+}
+
+// Which lines of a[lo_a, hi_a) and b[lo_b, hi_b) a shortest edit script
+// (Myers' greedy algorithm) keeps; false when it needs more than `max_d`
+// deletions and insertions.
+bool KeptLines(const LineIndex& a, size_t lo_a, size_t hi_a, const LineIndex& b, size_t lo_b,
+               size_t hi_b, size_t max_d, std::vector<bool>& kept_a, std::vector<bool>& kept_b) {
+  auto n = static_cast<int64_t>(hi_a - lo_a);
+  auto m = static_cast<int64_t>(hi_b - lo_b);
+  auto limit = static_cast<int64_t>(std::min<size_t>(max_d, static_cast<size_t>(n + m)));
+  int64_t offset = limit + 1;
+  std::vector<int64_t> v(static_cast<size_t>(2 * limit + 3), 0);
+  std::vector<std::vector<int64_t>> trace;
+  int64_t found = -1;
+  for (int64_t d = 0; d <= limit && found < 0; ++d) {
+    trace.push_back(v);
+    for (int64_t k = -d; k <= d; k += 2) {
+      int64_t x = k == -d || (k != d && v[static_cast<size_t>(offset + k - 1)] <
+                                            v[static_cast<size_t>(offset + k + 1)])
+                      ? v[static_cast<size_t>(offset + k + 1)]
+                      : v[static_cast<size_t>(offset + k - 1)] + 1;
+      int64_t y = x - k;
+      while (x < n && y < m &&
+             SameLine(a, lo_a + static_cast<size_t>(x), b, lo_b + static_cast<size_t>(y))) {
+        ++x;
+        ++y;
+      }
+      v[static_cast<size_t>(offset + k)] = x;
+      if (x >= n && y >= m) {
+        found = d;
+        break;
+      }
+    }
+  }
+  if (found < 0) return false;
+  kept_a.assign(static_cast<size_t>(n), true);
+  kept_b.assign(static_cast<size_t>(m), true);
+  int64_t x = n;
+  int64_t y = m;
+  for (int64_t d = found; d > 0; --d) {
+    const std::vector<int64_t>& before = trace[static_cast<size_t>(d)];
+    int64_t k = x - y;
+    int64_t prev_k = k == -d || (k != d && before[static_cast<size_t>(offset + k - 1)] <
+                                               before[static_cast<size_t>(offset + k + 1)])
+                         ? k + 1
+                         : k - 1;
+    int64_t prev_x = before[static_cast<size_t>(offset + prev_k)];
+    int64_t prev_y = prev_x - prev_k;
+    while (x > prev_x && y > prev_y) {
+      --x;
+      --y;
+    }
+    if (x == prev_x) {
+      kept_b[static_cast<size_t>(prev_y)] = false;  // an insertion
+    } else {
+      kept_a[static_cast<size_t>(prev_x)] = false;  // a deletion
+    }
+    x = prev_x;
+    y = prev_y;
+  }
+  return true;
+}
+
+TSPoint Advance(TSPoint from, std::string_view text) {
+  for (char c : text) {
+    if (c == '\n') {
+      ++from.row;
+      from.column = 0;
+    } else {
+      ++from.column;
+    }
+  }
+  return from;
+}
+
+}  // namespace
+
+std::vector<TSInputEdit> LineEdits(std::string_view before, std::string_view after,
+                                   size_t max_changes) {
+  LineIndex a(before);
+  LineIndex b(after);
+  // Common lines at both ends cost the diff nothing.
+  size_t head = 0;
+  while (head < a.Count() && head < b.Count() && SameLine(a, head, b, head)) ++head;
+  size_t tail = 0;
+  while (tail < a.Count() - head && tail < b.Count() - head &&
+         SameLine(a, a.Count() - 1 - tail, b, b.Count() - 1 - tail)) {
+    ++tail;
+  }
+  size_t end_a = a.Count() - tail;
+  size_t end_b = b.Count() - tail;
+  // Hunks as line ranges [i1, i2) of `before` replaced by [j1, j2) of `after`.
+  struct Hunk {
+    size_t i1, i2, j1, j2;
+  };
+  std::vector<Hunk> hunks;
+  std::vector<bool> kept_a;
+  std::vector<bool> kept_b;
+  if (head == end_a && head == end_b) {
+    // Equal texts.
+  } else if (!KeptLines(a, head, end_a, b, head, end_b, max_changes, kept_a, kept_b)) {
+    hunks.push_back({head, end_a, head, end_b});
+  } else {
+    size_t i = 0;
+    size_t j = 0;
+    while (i < kept_a.size() || j < kept_b.size()) {
+      if (i < kept_a.size() && j < kept_b.size() && kept_a[i] && kept_b[j]) {
+        ++i;
+        ++j;
+        continue;
+      }
+      Hunk h{head + i, head + i, head + j, head + j};
+      while (i < kept_a.size() && !kept_a[i]) ++i;
+      while (j < kept_b.size() && !kept_b[j]) ++j;
+      h.i2 = head + i;
+      h.j2 = head + j;
+      hunks.push_back(h);
+    }
+  }
+  // Last first: each edit then leaves the positions of those before it, in
+  // `before`'s terms, where they were.
+  std::vector<TSInputEdit> edits;
+  for (auto it = hunks.rbegin(); it != hunks.rend(); ++it) {
+    TSInputEdit e{};
+    e.start_byte = a.starts[it->i1];
+    e.old_end_byte = a.starts[it->i2];
+    e.new_end_byte = e.start_byte + (b.starts[it->j2] - b.starts[it->j1]);
+    e.start_point = a.PointAt(it->i1);
+    e.old_end_point = a.PointAt(it->i2);
+    e.new_end_point =
+        Advance(e.start_point, after.substr(b.starts[it->j1], b.starts[it->j2] - b.starts[it->j1]));
+    edits.push_back(e);
+  }
+  return edits;
+}
+
+TreePtr ParseBudget::Reparse(std::string_view text, ParsedText last) {
+  if (!last.tree || ts_node_has_error(ts_tree_root_node(last.tree.get()))) return nullptr;
+  for (const TSInputEdit& e : LineEdits(last.text, text)) ts_tree_edit(last.tree.get(), &e);
+  uint64_t left = RemainingMicros();
+  if (left == 0) return nullptr;
+  ts_parser_set_timeout_micros(parser_, left == UINT64_MAX ? 0 : left);
+  TreePtr tree(ts_parser_parse_string(parser_, last.tree.get(), text.data(),
+                                      static_cast<uint32_t>(text.size())));
+  if (!tree) {
+    ts_parser_reset(parser_);
+    return nullptr;
+  }
+  if (ts_node_has_error(ts_tree_root_node(tree.get()))) return nullptr;
   return tree;
 }
 

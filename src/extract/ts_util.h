@@ -23,6 +23,22 @@ struct TreeDeleter {
 using ParserPtr = std::unique_ptr<TSParser, ParserDeleter>;
 using TreePtr = std::unique_ptr<TSTree, TreeDeleter>;
 
+// A file's text and the tree parsed from it, kept for the next version of
+// the file (ParseBudget::Reparse).
+struct ParsedText {
+  std::string text;
+  TreePtr tree;
+};
+
+// The edits that turn `before` into `after`, as tree-sitter's ts_tree_edit
+// takes them, last first: each replaces a run of whole lines (the last line
+// may lack its newline) with another. They come from a shortest diff of the
+// lines; when that needs more than `max_changes` lines deleted and inserted,
+// one edit covers everything from the first differing line to the last.
+// Applied in order to `before` they give `after` exactly.
+std::vector<TSInputEdit> LineEdits(std::string_view before, std::string_view after,
+                                   size_t max_changes = 2000);
+
 // One file's parse time, however many times the file is parsed. tree-sitter's
 // timeout is per call: a second parse after a rewrite, and each macro
 // expansion's, would otherwise get the whole allowance again, and one file
@@ -45,6 +61,13 @@ class ParseBudget {
   // The same with another parser, allowed at most `cap_micros` (0: no cap)
   // of what is left; its own timeout is overwritten.
   TreePtr Parse(TSParser* parser, std::string_view text, uint64_t cap_micros);
+
+  // Parses `text`, a later version of the file `last` was parsed from,
+  // starting from `last`'s tree (consumed): tree-sitter reuses the subtrees
+  // the edits between the two texts (LineEdits) leave alone. Null, as for
+  // Parse, when out of time; also when either tree has a syntax error, since
+  // error recovery may then differ from a parse from scratch.
+  TreePtr Reparse(std::string_view text, struct ParsedText last);
 
   // Microseconds left; UINT64_MAX for no budget, 0 when spent.
   uint64_t RemainingMicros() const;
