@@ -3,7 +3,9 @@
 // prose must neither crash nor hang on any input. And the call graph's
 // facts read with the memo of functions that indexing revisions keeps must
 // be those read without it: from an empty memo, from one filled by the same
-// text, and for the text moved down two lines.
+// text, and for the text moved down two lines. And the input's tree,
+// edited into an edited copy's (a line dropped, one added) and parsed
+// again from there, must be the copy's tree parsed from scratch.
 #include <tree_sitter/api.h>
 
 #include <cstddef>
@@ -12,6 +14,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "analyze/analyze.h"
 #include "analyze/related.h"
@@ -19,6 +22,7 @@
 #include "extract/extractor.h"
 #include "extract/python/py_calls.h"
 #include "extract/python/py_extractor.h"
+#include "extract/ts_util.h"
 #include "fuzz_limits.h"
 
 namespace {
@@ -53,6 +57,32 @@ void CheckMemo(TSParser* parser, const std::string& text, Memo& memo) {
     }
   }
   ts_tree_delete(tree);
+}
+
+// `text` parsed, then a copy with its k-th line dropped and a statement
+// added mid-way parsed from that tree: the same tree as the copy's alone.
+void CheckReparse(TSParser* parser, const std::string& text) {
+  std::vector<size_t> starts{0};
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') starts.push_back(i + 1);
+  }
+  size_t k = starts[text.size() % starts.size()];
+  size_t end = text.find('\n', k);
+  std::string after = text.substr(0, k) + (end == std::string::npos ? "" : text.substr(end + 1));
+  after.insert(starts[starts.size() / 2] <= after.size() ? starts[starts.size() / 2] : 0,
+               "x = 1\n");
+  ts_parser_set_timeout_micros(parser, errdex::fuzz::kParseMicros);
+  errdex::extract::TreePtr before(
+      ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
+  errdex::extract::TreePtr alone(
+      ts_parser_parse_string(parser, nullptr, after.data(), static_cast<uint32_t>(after.size())));
+  if (!before || !alone) return;
+  errdex::extract::ParseBudget budget(parser);
+  errdex::extract::TreePtr reparsed = budget.Reparse(after, {text, std::move(before)});
+  if (reparsed &&
+      errdex::extract::TreeText(reparsed.get()) != errdex::extract::TreeText(alone.get())) {
+    __builtin_trap();
+  }
 }
 
 }  // namespace
@@ -98,6 +128,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   Memo memo;
   CheckMemo(parser, std::string(text), memo);
   CheckMemo(parser, "import os\n\n" + std::string(text), memo);
+  CheckReparse(parser, std::string(text));
   ts_parser_delete(parser);
   return 0;
 }

@@ -77,10 +77,15 @@ bool KeptLines(const LineIndex& a, size_t lo_a, size_t hi_a, const LineIndex& b,
   auto limit = static_cast<int64_t>(std::min<size_t>(max_d, static_cast<size_t>(n + m)));
   int64_t offset = limit + 1;
   std::vector<int64_t> v(static_cast<size_t>(2 * limit + 3), 0);
-  std::vector<std::vector<int64_t>> trace;
+  // The furthest x on each diagonal k in [-d, d] before round d, for the
+  // way back: (d + 1)^2 values in all, not a whole row per round.
+  std::vector<int64_t> trace;
+  auto before = [&](int64_t d, int64_t k) {
+    return trace[static_cast<size_t>(d * d + (k + d))];  // rounds 0..d-1 hold d^2 values
+  };
   int64_t found = -1;
   for (int64_t d = 0; d <= limit && found < 0; ++d) {
-    trace.push_back(v);
+    for (int64_t k = -d; k <= d; ++k) trace.push_back(v[static_cast<size_t>(offset + k)]);
     for (int64_t k = -d; k <= d; k += 2) {
       int64_t x = k == -d || (k != d && v[static_cast<size_t>(offset + k - 1)] <
                                             v[static_cast<size_t>(offset + k + 1)])
@@ -105,13 +110,9 @@ bool KeptLines(const LineIndex& a, size_t lo_a, size_t hi_a, const LineIndex& b,
   int64_t x = n;
   int64_t y = m;
   for (int64_t d = found; d > 0; --d) {
-    const std::vector<int64_t>& before = trace[static_cast<size_t>(d)];
     int64_t k = x - y;
-    int64_t prev_k = k == -d || (k != d && before[static_cast<size_t>(offset + k - 1)] <
-                                               before[static_cast<size_t>(offset + k + 1)])
-                         ? k + 1
-                         : k - 1;
-    int64_t prev_x = before[static_cast<size_t>(offset + prev_k)];
+    int64_t prev_k = k == -d || (k != d && before(d, k - 1) < before(d, k + 1)) ? k + 1 : k - 1;
+    int64_t prev_x = before(d, prev_k);
     int64_t prev_y = prev_x - prev_k;
     while (x > prev_x && y > prev_y) {
       --x;
@@ -199,6 +200,34 @@ std::vector<TSInputEdit> LineEdits(std::string_view before, std::string_view aft
     edits.push_back(e);
   }
   return edits;
+}
+
+std::string TreeText(TSTree* tree) {
+  std::string out;
+  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
+  int depth = 0;
+  while (true) {
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    const char* field = ts_tree_cursor_current_field_name(&cursor);
+    TSPoint s = ts_node_start_point(n);
+    TSPoint e = ts_node_end_point(n);
+    out += std::string(static_cast<size_t>(depth), ' ') + ts_node_type(n) + " " +
+           (field != nullptr ? field : "") + " " + std::to_string(ts_node_start_byte(n)) + "-" +
+           std::to_string(ts_node_end_byte(n)) + " " + std::to_string(s.row) + ":" +
+           std::to_string(s.column) + "-" + std::to_string(e.row) + ":" + std::to_string(e.column) +
+           (ts_node_is_missing(n) ? " missing" : "") + "\n";
+    if (ts_tree_cursor_goto_first_child(&cursor)) {
+      ++depth;
+      continue;
+    }
+    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
+      if (!ts_tree_cursor_goto_parent(&cursor)) {
+        ts_tree_cursor_delete(&cursor);
+        return out;
+      }
+      --depth;
+    }
+  }
 }
 
 TreePtr ParseBudget::Reparse(std::string_view text, ParsedText last) {

@@ -39,6 +39,11 @@ struct ParsedText {
 std::vector<TSInputEdit> LineEdits(std::string_view before, std::string_view after,
                                    size_t max_changes = 2000);
 
+// Every node of `tree`, one per line, indented by depth: its type, field,
+// bytes and points. Two trees of one text are the same tree when their
+// texts are equal.
+std::string TreeText(TSTree* tree);
+
 // One file's parse time, however many times the file is parsed. tree-sitter's
 // timeout is per call: a second parse after a rewrite, and each macro
 // expansion's, would otherwise get the whole allowance again, and one file

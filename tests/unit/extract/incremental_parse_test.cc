@@ -155,35 +155,6 @@ TEST(LineEdits, ALineChangedInALongFileIsOneSmallEdit) {
   EXPECT_EQ(CheckEdits(before, after, edits), "");
 }
 
-// Every node of a tree with its type, field, bytes and points.
-std::string Dump(TSTree* tree) {
-  std::string out;
-  TSTreeCursor cursor = ts_tree_cursor_new(ts_tree_root_node(tree));
-  int depth = 0;
-  while (true) {
-    TSNode n = ts_tree_cursor_current_node(&cursor);
-    const char* field = ts_tree_cursor_current_field_name(&cursor);
-    TSPoint s = ts_node_start_point(n);
-    TSPoint e = ts_node_end_point(n);
-    out += std::string(static_cast<size_t>(depth), ' ') + ts_node_type(n) + " " +
-           (field != nullptr ? field : "") + " " + std::to_string(ts_node_start_byte(n)) + "-" +
-           std::to_string(ts_node_end_byte(n)) + " " + std::to_string(s.row) + ":" +
-           std::to_string(s.column) + "-" + std::to_string(e.row) + ":" + std::to_string(e.column) +
-           (ts_node_is_missing(n) ? " missing" : "") + "\n";
-    if (ts_tree_cursor_goto_first_child(&cursor)) {
-      ++depth;
-      continue;
-    }
-    while (!ts_tree_cursor_goto_next_sibling(&cursor)) {
-      if (!ts_tree_cursor_goto_parent(&cursor)) {
-        ts_tree_cursor_delete(&cursor);
-        return out;
-      }
-      --depth;
-    }
-  }
-}
-
 TreePtr ParseAlone(TSParser* parser, const std::string& text) {
   return TreePtr(
       ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
@@ -253,7 +224,7 @@ TEST(Reparse, GivesTheTreeOfAParseFromScratchOnEveryFixtureEdited) {
       ParseBudget budget(parser.get());
       TreePtr reparsed = budget.Reparse(after, ParsedText{before, std::move(last)});
       if (reparsed) {
-        ASSERT_EQ(Dump(reparsed.get()), Dump(alone.get()))
+        ASSERT_EQ(TreeText(reparsed.get()), TreeText(alone.get()))
             << entry.path() << " version " << version << "\nbefore:\n"
             << before << "\nafter:\n"
             << after;
