@@ -230,9 +230,17 @@ std::string TreeText(TSTree* tree) {
   }
 }
 
+bool WorthReparsing(size_t before_size, size_t after_size, const std::vector<TSInputEdit>& edits) {
+  size_t written = 0;
+  for (const TSInputEdit& e : edits) written += e.new_end_byte - e.start_byte;
+  return before_size <= 2 * after_size + 4096 && 2 * written <= after_size;
+}
+
 TreePtr ParseBudget::Reparse(std::string_view text, ParsedText last) {
   if (!last.tree || ts_node_has_error(ts_tree_root_node(last.tree.get()))) return nullptr;
-  for (const TSInputEdit& e : LineEdits(last.text, text)) ts_tree_edit(last.tree.get(), &e);
+  std::vector<TSInputEdit> edits = LineEdits(last.text, text);
+  if (!WorthReparsing(last.text.size(), text.size(), edits)) return nullptr;
+  for (const TSInputEdit& e : edits) ts_tree_edit(last.tree.get(), &e);
   uint64_t left = RemainingMicros();
   if (left == 0) return nullptr;
   ts_parser_set_timeout_micros(parser_, left == UINT64_MAX ? 0 : left);

@@ -230,8 +230,9 @@ TEST(Reparse, GivesTheTreeOfAParseFromScratchOnEveryFixtureEdited) {
             << after;
         ++compared;
       } else {
-        // Only a tree with a syntax error is refused, either side.
-        EXPECT_TRUE(last_broken || ts_node_has_error(ts_tree_root_node(alone.get())))
+        // Only a tree with a syntax error, either side, or a text mostly new.
+        EXPECT_TRUE(last_broken || ts_node_has_error(ts_tree_root_node(alone.get())) ||
+                    !WorthReparsing(before.size(), after.size(), LineEdits(before, after)))
             << entry.path() << " version " << version;
       }
       // A broken version is dropped, as a release would not keep it.
@@ -256,6 +257,25 @@ TEST(Reparse, RefusesAnOldTreeWithASyntaxError) {
   ASSERT_TRUE(ts_node_has_error(ts_tree_root_node(broken.get())));
   ParseBudget budget(parser.get());
   EXPECT_FALSE(budget.Reparse("def f():\n    pass\n", ParsedText{before, std::move(broken)}));
+}
+
+TEST(Reparse, AFileCutDownToAStubOrWrittenAnewIsParsedFromScratch) {
+  ParserPtr parser(ts_parser_new());
+  ts_parser_set_language(parser.get(), python::PythonLanguage());
+  std::string big;
+  for (int i = 0; i < 500; ++i) big += "def f" + std::to_string(i) + "(x):\n    return x\n";
+  std::string stub = "from .moved import *\n";
+  ParseBudget budget(parser.get());
+  EXPECT_FALSE(budget.Reparse(stub, ParsedText{big, ParseAlone(parser.get(), big)}));
+  std::string anew;
+  for (int i = 0; i < 500; ++i)
+    anew += "y" + std::to_string(i) + " = g(" + std::to_string(i) + ")\n";
+  EXPECT_FALSE(budget.Reparse(anew, ParsedText{big, ParseAlone(parser.get(), big)}));
+  // One function added: worth it, and the same tree as alone.
+  std::string grown = big + "def g():\n    pass\n";
+  TreePtr reparsed = budget.Reparse(grown, ParsedText{big, ParseAlone(parser.get(), big)});
+  ASSERT_TRUE(reparsed);
+  EXPECT_EQ(TreeText(reparsed.get()), TreeText(ParseAlone(parser.get(), grown).get()));
 }
 
 }  // namespace
