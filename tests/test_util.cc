@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 #include <libpq-fe.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -113,6 +114,18 @@ fs::path TempDir::Write(const std::string& relative, const std::string& content)
 fs::path SourceDir() { return ERRDEX_SOURCE_DIR; }
 
 fs::path FixtureDir(const std::string& name) { return SourceDir() / "tests" / "fixtures" / name; }
+
+std::vector<std::pair<fs::path, std::string>> PythonFixtures() {
+  std::vector<std::pair<fs::path, std::string>> out;
+  for (const auto& entry : fs::recursive_directory_iterator(SourceDir() / "tests" / "fixtures")) {
+    if (!entry.is_regular_file() || entry.path().extension() != ".py") continue;
+    std::ifstream in(entry.path(), std::ios::binary);
+    out.emplace_back(entry.path(), std::string((std::istreambuf_iterator<char>(in)),
+                                               std::istreambuf_iterator<char>()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
 
 int Git(const std::filesystem::path& dir, const std::string& args, const std::string& date) {
   std::string cmd = "cd '" + dir.string() + "' && GIT_AUTHOR_DATE='" + date +

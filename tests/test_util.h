@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace errdex::testing {
@@ -44,6 +45,10 @@ std::string PostgresExec(const std::string& url, const std::string& sql);
 
 std::filesystem::path SourceDir();
 std::filesystem::path FixtureDir(const std::string& name);
+
+// Every .py file under tests/fixtures with its text, sorted by path: the
+// inputs of the differential tests that hold a fast path to a slow one.
+std::vector<std::pair<std::filesystem::path, std::string>> PythonFixtures();
 
 struct CommandResult {
   int exit_code = -1;

@@ -6,30 +6,26 @@
 // ways revisions edit files.
 #include <gtest/gtest.h>
 
-#include <filesystem>
-#include <fstream>
-#include <iterator>
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "extract/python/py_extractor.h"
 #include "extract/ts_util.h"
+#include "test_util.h"
 
 namespace errdex::extract {
 namespace {
 
+// Where the end of `text` is, counted another way than the library does:
+// rows are its newlines, the column what follows the last one.
 TSPoint PointOf(std::string_view text) {
-  TSPoint p{0, 0};
-  for (char c : text) {
-    if (c == '\n') {
-      ++p.row;
-      p.column = 0;
-    } else {
-      ++p.column;
-    }
-  }
-  return p;
+  auto rows = static_cast<uint32_t>(std::count(text.begin(), text.end(), '\n'));
+  size_t last = text.rfind('\n');
+  auto column =
+      static_cast<uint32_t>(last == std::string_view::npos ? text.size() : text.size() - last - 1);
+  return TSPoint{rows, column};
 }
 
 bool SamePoint(TSPoint a, TSPoint b) { return a.row == b.row && a.column == b.column; }
@@ -204,14 +200,10 @@ std::string EditPython(std::mt19937& rng, std::string text) {
 TEST(Reparse, GivesTheTreeOfAParseFromScratchOnEveryFixtureEdited) {
   ParserPtr parser(ts_parser_new());
   ts_parser_set_language(parser.get(), python::PythonLanguage());
-  std::filesystem::path root = std::filesystem::path(ERRDEX_SOURCE_DIR) / "tests" / "fixtures";
   std::mt19937 rng(7);
   int compared = 0;
   int files = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".py") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& [path, source] : testing::PythonFixtures()) {
     ++files;
     std::string before = source;
     // Each version parsed from the last one's tree, as revisions are.
@@ -225,7 +217,7 @@ TEST(Reparse, GivesTheTreeOfAParseFromScratchOnEveryFixtureEdited) {
       TreePtr reparsed = budget.Reparse(after, ParsedText{before, std::move(last)});
       if (reparsed) {
         ASSERT_EQ(TreeText(reparsed.get()), TreeText(alone.get()))
-            << entry.path() << " version " << version << "\nbefore:\n"
+            << path << " version " << version << "\nbefore:\n"
             << before << "\nafter:\n"
             << after;
         ++compared;
@@ -233,7 +225,7 @@ TEST(Reparse, GivesTheTreeOfAParseFromScratchOnEveryFixtureEdited) {
         // Only a tree with a syntax error, either side, or a text mostly new.
         EXPECT_TRUE(last_broken || ts_node_has_error(ts_tree_root_node(alone.get())) ||
                     !WorthReparsing(before.size(), after.size(), LineEdits(before, after)))
-            << entry.path() << " version " << version;
+            << path << " version " << version;
       }
       // A broken version is dropped, as a release would not keep it.
       if (ts_node_has_error(ts_tree_root_node(alone.get()))) {

@@ -18,6 +18,7 @@
 #include "extract/python/py_calls.h"
 #include "extract/python/py_extractor.h"
 #include "template_fits.h"
+#include "test_util.h"
 
 namespace errdex::extract::python {
 namespace {
@@ -179,17 +180,13 @@ TEST(ModuleFacts, TheSkippingWalkReadsWhatTheFullWalkReadsOnRandomModules) {
 // index is rebased), then with each class grown by a line at the top of its
 // body (the class is read again, its methods come from the memo).
 TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileOnEveryFixture) {
-  std::filesystem::path root = std::filesystem::path(ERRDEX_SOURCE_DIR) / "tests" / "fixtures";
   int hits = 0;
   int method_hits = 0;
-  for (const auto& entry : std::filesystem::recursive_directory_iterator(root)) {
-    if (!entry.is_regular_file() || entry.path().extension() != ".py") continue;
-    std::ifstream in(entry.path(), std::ios::binary);
-    std::string source((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (const auto& [path, source] : testing::PythonFixtures()) {
     CountingMemo memo;
     std::string moved = "import os\n\n\n" + source;
-    EXPECT_EQ(FactsOf(moved, &memo), FactsOf(moved, nullptr)) << entry.path();
-    EXPECT_EQ(FactsOf(source, &memo), FactsOf(source, nullptr)) << entry.path();
+    EXPECT_EQ(FactsOf(moved, &memo), FactsOf(moved, nullptr)) << path;
+    EXPECT_EQ(FactsOf(source, &memo), FactsOf(source, nullptr)) << path;
     hits += memo.hits;
     std::string grown;
     std::istringstream lines(source);
@@ -200,8 +197,8 @@ TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileOnEveryFi
     int before = memo.hits;
     int puts = memo.puts;
     memo.keeping = false;  // the last revision of a run: found, not put
-    EXPECT_EQ(FactsOf(grown, &memo), FactsOf(grown, nullptr)) << entry.path();
-    EXPECT_EQ(memo.puts, puts) << entry.path();
+    EXPECT_EQ(FactsOf(grown, &memo), FactsOf(grown, nullptr)) << path;
+    EXPECT_EQ(memo.puts, puts) << path;
     method_hits += memo.hits - before;
   }
   EXPECT_GT(hits, 100);  // definitions were taken from the memo, not read again
