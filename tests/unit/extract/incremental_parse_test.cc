@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
@@ -239,6 +240,33 @@ TEST(Reparse, GivesTheTreeOfAParseFromScratchOnEveryFixtureEdited) {
   EXPECT_GT(files, 20);
   // Most edits keep the fixtures valid Python: the comparison is not vacuous.
   EXPECT_GT(compared, 200);
+}
+
+// A parser's next file is parsed as if it had never parsed from an old tree:
+// each fixture reparsed with the parser, then every other fixture parsed from
+// scratch with it, must give the trees a parser that did nothing else gives.
+TEST(Reparse, LeavesTheParserAsItFoundIt) {
+  ParserPtr parser(ts_parser_new());
+  ts_parser_set_language(parser.get(), python::PythonLanguage());
+  ParserPtr clean(ts_parser_new());
+  ts_parser_set_language(clean.get(), python::PythonLanguage());
+  std::vector<std::pair<std::filesystem::path, std::string>> fixtures = testing::PythonFixtures();
+  std::vector<std::string> alone;
+  for (const auto& [path, source] : fixtures) {
+    alone.push_back(TreeText(ParseAlone(clean.get(), source).get()));
+  }
+  std::mt19937 rng(11);
+  int reparsed = 0;
+  for (const auto& [path, source] : fixtures) {
+    std::string edited = EditPython(rng, source);
+    ParseBudget budget(parser.get());
+    if (budget.Reparse(edited, ParsedText{source, ParseAlone(parser.get(), source)})) ++reparsed;
+    for (size_t i = 0; i < fixtures.size(); ++i) {
+      ASSERT_EQ(TreeText(ParseAlone(parser.get(), fixtures[i].second).get()), alone[i])
+          << fixtures[i].first << " after " << path << " was parsed from its old tree";
+    }
+  }
+  EXPECT_GT(reparsed, 15);
 }
 
 TEST(Reparse, RefusesAnOldTreeWithASyntaxError) {
