@@ -193,8 +193,10 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
   ParseBudget budget(parser);
   TreePtr tree = before.tree ? budget.Reparse(*text, std::move(before)) : nullptr;
   if (!tree) tree = budget.Parse(*text);
-  bool rewritten_parse = false;
-  if (tree && ts_node_has_error(ts_tree_root_node(tree.get()))) {
+  // Only a tree of the text as it is, without errors, is one the file's
+  // next version can start from.
+  bool clean = tree && !ts_node_has_error(ts_tree_root_node(tree.get()));
+  if (tree && !clean) {
     // Only a file the grammar stumbled on pays for the rewrite and a second
     // parse. The rewritten copy has the source's offsets, so its tree is read
     // against the source and sites quote what was written.
@@ -202,10 +204,7 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
     if (python::RewriteForGrammar(rewritten) > 0) {
       // Out of time on the second parse, the first tree, errors and all, is
       // still better than none.
-      if (TreePtr second = budget.Parse(rewritten)) {
-        tree = std::move(second);
-        rewritten_parse = true;
-      }
+      if (TreePtr second = budget.Parse(rewritten)) tree = std::move(second);
     }
   }
   if (!tree) {
@@ -222,7 +221,7 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
   if (ts_node_has_error(root)) {
     result.issues.push_back(
         FileIssue{std::string(path), "syntax-error", FirstErrorLine(root), false});
-  } else if (last != nullptr && !rewritten_parse) {
+  } else if (last != nullptr && clean) {
     last->text = std::move(*text);
     last->tree = std::move(tree);
   }

@@ -79,7 +79,10 @@ class ParseBudget {
   // starting from `last`'s tree (consumed): tree-sitter reuses the subtrees
   // the edits between the two texts (LineEdits) leave alone. Null, as for
   // Parse, when out of time; also when either tree has a syntax error, since
-  // error recovery may then differ from a parse from scratch.
+  // error recovery may then differ from a parse from scratch, and when the
+  // old tree is not worth starting from (WorthReparsing). The parse runs
+  // on a parser of its own: the budget's parser never parses from an old
+  // tree, which with tree-sitter 0.20.7 could spoil its next parse.
   TreePtr Reparse(std::string_view text, struct ParsedText last);
 
   // Microseconds left; UINT64_MAX for no budget, 0 when spent.
