@@ -30,6 +30,7 @@
 #include "cli/explain.h"
 #include "cli/render.h"
 #include "cli/run.h"
+#include "core/memory.h"
 #include "core/text.h"
 #include "core/threads.h"
 #include "extract/extractor.h"
@@ -628,6 +629,11 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     for (size_t i = 0; i < revs->size(); ++i) {
       if (!unchanged[i]) last_read = i;
     }
+    // Each revision frees what the one before made, and remakes about as
+    // much: pages handed back to the kernel in between came back as page
+    // faults and zeroing, 7% of the CPU over jax's releases (bench/README.md,
+    // "Freed pages kept through a run of revisions").
+    if (std::count(unchanged.begin(), unchanged.end(), false) > 1) KeepFreedPages();
     // Three stages, each on its own thread and in revision order: a
     // revision's files are parsed (on every core) while the one before is
     // linked and the one before that written. Linking and writing are one
