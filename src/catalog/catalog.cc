@@ -432,12 +432,82 @@ struct SiteRowKey {
 template <typename Content>
 using ByHash = std::unordered_map<int64_t, std::vector<std::pair<int64_t, Content>>>;
 
+// A digest of every field of a site that its row and texts are made of
+// (WriteSites), with the error's pk: two sites of one digest make the same
+// row. 128 bits, so that over a catalog's millions of sites a collision is
+// not a risk to weigh; fields are length-prefixed, so that no two lists of
+// fields run together the same.
+struct SitePrint {
+  uint64_t low = 0, high = 0;
+  bool operator==(const SitePrint&) const = default;
+};
+struct SitePrintHash {
+  size_t operator()(const SitePrint& p) const { return static_cast<size_t>(p.low); }
+};
+
+SitePrint PrintSite(const Site& s, int64_t error_pk) {
+  XXH3_state_t state;
+  XXH3_128bits_reset(&state);
+  auto bytes = [&](const void* data, size_t size) { XXH3_128bits_update(&state, data, size); };
+  auto text = [&](std::string_view v) {
+    uint64_t size = v.size();
+    bytes(&size, sizeof size);
+    bytes(v.data(), v.size());
+  };
+  auto number = [&](int64_t v) { bytes(&v, sizeof v); };
+  auto texts = [&](const std::vector<std::string>& vs) {
+    number(static_cast<int64_t>(vs.size()));
+    for (const std::string& v : vs) text(v);
+  };
+  number(error_pk);
+  // The body's texts, then the guard's, then the row's own columns: every
+  // input of WriteSites' body_text, guard_text and SiteRowKey.
+  text(s.statement);
+  text(s.excerpt);
+  number(static_cast<int64_t>(s.guards.size()));
+  for (const Guard& g : s.guards) {
+    text(g.kind);
+    text(g.code);
+    number(g.negated ? 1 : 0);
+    text(g.when);
+    number(g.line);
+    text(g.subject);
+    texts(g.values);
+    texts(g.meanings);
+  }
+  text(s.trigger);
+  text(s.signature);
+  text(s.entries);
+  text(s.language);
+  text(s.path);
+  number(s.line);
+  number(s.column);
+  number(s.end_line);
+  text(s.function);
+  number(static_cast<int64_t>(s.kind));
+  text(s.exception_written);
+  text(s.cause);
+  text(s.via);
+  number(s.internal ? 1 : 0);
+  number(s.excerpt_line);
+  XXH128_hash_t h = XXH3_128bits_digest(&state);
+  return {h.low64, h.high64};
+}
+
 // Catalog::memo_: one write's shared texts and site rows, for the next.
 struct SiteMemo {
   int64_t library_pk = -1;
   int64_t version = -1;  // DataVersion when the write that made it committed
   ByHash<std::vector<std::string>> bodies, guards;
   ByHash<SiteRowKey> rows;
+  // Each site's row, by the site's print: a site the last write stored as
+  // it is now is linked to its row without its texts being made again
+  // (between two jax releases, a third to a half of the sites; the rest
+  // moved lines).
+  struct Printed {
+    int64_t row_pk = 0, crc = 0, body_hash = 0, guard_hash = 0;
+  };
+  std::unordered_map<SitePrint, Printed, SitePrintHash> printed;
 };
 
 Catalog::Catalog(Catalog&&) noexcept = default;
@@ -1436,21 +1506,37 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
     next = std::make_shared<SiteMemo>();
     next->library_pk = library_pk;
   }
-  std::vector<std::vector<std::string>> body_text(sites.size()), guard_text(sites.size());
-  std::vector<int64_t> body_hash(sites.size()), guard_hash(sites.size());
+  // Sites the last write stored as they are now: their rows and crcs.
+  // The rest ("made") have their texts and rows made and found below.
+  std::vector<SitePrint> prints(sites.size());
+  std::vector<int64_t> links(sites.size(), -1);
+  std::vector<int64_t> crcs(sites.size());
+  std::vector<size_t> made;
   for (size_t i = 0; i < sites.size(); ++i) {
-    const Site& s = sites[i];
-    body_text[i] = {s.statement, s.excerpt};
+    if (next || memo) prints[i] = PrintSite(sites[i], error_pks[i]);
+    if (memo) {
+      if (auto it = memo->printed.find(prints[i]); it != memo->printed.end()) {
+        links[i] = it->second.row_pk;
+        crcs[i] = it->second.crc;
+        continue;
+      }
+    }
+    made.push_back(i);
+  }
+  std::vector<std::vector<std::string>> body_text(made.size()), guard_text(made.size());
+  std::vector<int64_t> body_hash(made.size()), guard_hash(made.size());
+  for (size_t m = 0; m < made.size(); ++m) {
+    const Site& s = sites[made[m]];
+    body_text[m] = {s.statement, s.excerpt};
     // Built relative at once: parsing the absolute text again cost 2% of
     // an index.
-    guard_text[i] = {GuardsToJson(s.guards, s.line)
+    guard_text[m] = {GuardsToJson(s.guards, s.line)
                          .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
-                     ToValidUtf8(s.trigger),
-                     ToValidUtf8(s.signature),
+                     ToValidUtf8(s.trigger), ToValidUtf8(s.signature),
                      LinesForStorage(ToValidUtf8(s.entries), s.line, ToValidUtf8(s.path))};
-    const auto& g = guard_text[i];
-    body_hash[i] = RowHasher().Text(s.statement).Text(s.excerpt).Digest();
-    guard_hash[i] = RowHasher().Text(g[0]).Text(g[1]).Text(g[2]).Text(g[3]).Digest();
+    const auto& g = guard_text[m];
+    body_hash[m] = RowHasher().Text(s.statement).Text(s.excerpt).Digest();
+    guard_hash[m] = RowHasher().Text(g[0]).Text(g[1]).Text(g[2]).Text(g[3]).Digest();
   }
   Result<std::vector<std::vector<int64_t>>> site_bodies =
       ShareTexts(db_, kBodies, body_text, body_hash, memo ? &memo->bodies : nullptr,
@@ -1464,14 +1550,14 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   // Each site's row as it would be stored, and the stored rows of the same
   // hash: a hash only nominates; the columns decide, so that two sites
   // whose hashes collide are still two rows.
-  std::vector<SiteRowKey> keys(sites.size());
-  std::vector<int64_t> crcs(sites.size());
-  for (size_t i = 0; i < sites.size(); ++i) {
-    const Site& s = sites[i];
-    SiteRowKey& k = keys[i];
-    k = SiteRowKey{error_pks[i],
-                   (*site_bodies)[i].front(),
-                   (*site_guards)[i].front(),
+  std::vector<SiteRowKey> keys(made.size());
+  std::vector<int64_t> made_crcs(made.size());
+  for (size_t m = 0; m < made.size(); ++m) {
+    const Site& s = sites[made[m]];
+    SiteRowKey& k = keys[m];
+    k = SiteRowKey{error_pks[made[m]],
+                   (*site_bodies)[m].front(),
+                   (*site_guards)[m].front(),
                    s.language,
                    ToValidUtf8(s.path),
                    s.line,
@@ -1484,26 +1570,26 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
                    ToValidUtf8(s.via),
                    s.internal ? 1 : 0,
                    s.excerpt_line};
-    crcs[i] = RowHasher()
-                  .Int(k.error_pk)
-                  .Text(k.language)
-                  .Text(k.path)
-                  .Int(k.line)
-                  .Int(k.col)
-                  .Int(k.end_line)
-                  .Text(k.function)
-                  .Text(k.kind)
-                  .Text(k.written)
-                  .Text(k.cause)
-                  .Text(k.via)
-                  .Int(k.internal)
-                  .Int(k.excerpt_line)
-                  .Int(body_hash[i])
-                  .Int(guard_hash[i])
-                  .Digest();
+    made_crcs[m] = RowHasher()
+                       .Int(k.error_pk)
+                       .Text(k.language)
+                       .Text(k.path)
+                       .Int(k.line)
+                       .Int(k.col)
+                       .Int(k.end_line)
+                       .Text(k.function)
+                       .Text(k.kind)
+                       .Text(k.written)
+                       .Text(k.cause)
+                       .Text(k.via)
+                       .Int(k.internal)
+                       .Int(k.excerpt_line)
+                       .Int(body_hash[m])
+                       .Int(guard_hash[m])
+                       .Digest();
   }
-  ByHash<SiteRowKey> rows;  // by crc, every stored row of the crcs of `sites`
-  std::set<int64_t> unknown = TakeFromMemo(crcs, memo ? &memo->rows : nullptr, rows);
+  ByHash<SiteRowKey> rows;  // by crc, every stored row of the crcs made
+  std::set<int64_t> unknown = TakeFromMemo(made_crcs, memo ? &memo->rows : nullptr, rows);
   ERRDEX_TRY(SelectIn(
       db_,
       "crc, pk, error_pk, text_pk, guard_pk, language, path, line, col, end_line, function, kind, "
@@ -1527,12 +1613,12 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   auto holds = [](const std::vector<int64_t>& v, int64_t pk) {
     return std::find(v.begin(), v.end(), pk) != v.end();
   };
-  std::vector<int64_t> links(sites.size());
-  for (size_t i = 0; i < sites.size(); ++i) {
-    const std::vector<int64_t>& my_bodies = (*site_bodies)[i];
-    const std::vector<int64_t>& my_guards = (*site_guards)[i];
-    SiteRowKey& k = keys[i];
-    int64_t crc = crcs[i];
+  for (size_t m = 0; m < made.size(); ++m) {
+    size_t i = made[m];
+    const std::vector<int64_t>& my_bodies = (*site_bodies)[m];
+    const std::vector<int64_t>& my_guards = (*site_guards)[m];
+    SiteRowKey& k = keys[m];
+    int64_t crc = made_crcs[m];
     int64_t found = -1;
     std::vector<std::pair<int64_t, SiteRowKey>>& stored = rows.at(crc);
     for (auto it = stored.begin(); it != stored.end() && found < 0; ++it) {
@@ -1544,17 +1630,22 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
     }
     if (found < 0) {
       found = (*row_pk)++;
-      ERRDEX_TRY((*row_out)->Add({found, k.error_pk, k.text_pk, k.guard_pk, k.language, k.path,
-                                  k.line, k.col, k.end_line, k.function, k.kind, k.written,
-                                  k.cause, k.via, k.internal, k.excerpt_line, body_hash[i],
-                                  guard_hash[i], crc}));
+      ERRDEX_TRY(
+          (*row_out)->Add({found, k.error_pk, k.text_pk, k.guard_pk, k.language, k.path, k.line,
+                           k.col, k.end_line, k.function, k.kind, k.written, k.cause, k.via,
+                           k.internal, k.excerpt_line, body_hash[m], guard_hash[m], crc}));
       stored.emplace_back(found, std::move(k));
       new_rows.insert(error_pks[i]);
     }
     links[i] = found;
+    crcs[i] = crc;
+    if (next)
+      next->printed.emplace(prints[i], SiteMemo::Printed{found, crc, body_hash[m], guard_hash[m]});
+  }
+  for (size_t i = 0; i < sites.size(); ++i) {
     auto& [n, sum] = moved[error_pks[i]];
     ++n;
-    sum = AddHashes(sum, crc);
+    sum = AddHashes(sum, crcs[i]);
   }
   ERRDEX_TRY((*row_out)->Finish());
   Result<std::unique_ptr<BulkWriter>> link_out = db_.BulkInsert("site_link", "snapshot_pk, row_pk");
@@ -1563,6 +1654,29 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   ERRDEX_TRY((*link_out)->Finish());
   if (next) {
     next->rows = std::move(rows);
+    // What the last write's memo held for the sites found by their print
+    // goes on to the next: a site that moves a line in the next release has
+    // the same texts, and would otherwise look them up in the tables. An
+    // entry this write did not take from the memo holds every stored text
+    // or row of its hash still: this write stored only what it looked up.
+    if (memo) {
+      auto carry = [](auto& from, auto& to, int64_t h) {
+        if (to.count(h) != 0) return;
+        if (auto it = from.find(h); it != from.end()) {
+          to.emplace(h, std::move(it->second));
+          from.erase(it);
+        }
+      };
+      for (size_t i = 0; i < sites.size(); ++i) {
+        auto it = memo->printed.find(prints[i]);
+        if (it == memo->printed.end()) continue;
+        const SiteMemo::Printed& p = it->second;
+        carry(memo->bodies, next->bodies, p.body_hash);
+        carry(memo->guards, next->guards, p.guard_hash);
+        carry(memo->rows, next->rows, p.crc);
+        next->printed.emplace(prints[i], p);
+      }
+    }
     pending_memo_ = std::move(next);
   }
 

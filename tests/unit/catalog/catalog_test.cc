@@ -6,13 +6,14 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <optional>
 #include <random>
-#include <tuple>
 #include <set>
 #include <sstream>
 #include <thread>
+#include <tuple>
 
 #include "catalog/json.h"
 #include "catalog/schema.h"
@@ -586,6 +587,86 @@ TEST(Catalog, AConnectionsMemoWritesWhatFreshConnectionsWrite) {
   Result<CheckReport> report = one->Check();
   ASSERT_TRUE(report.has_value());
   EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+}
+
+// A site the last write stored as it is now is linked to that row at
+// once, by a digest of the fields its row and texts are made of. Property:
+// whichever one of those fields the next release changes, one connection
+// writes what fresh connections write; a field the digest left out would
+// link the site to its old row.
+TEST(Catalog, AMemoSeesAChangeToAnyFieldOfASite) {
+  if (errdex::testing::TestingPostgres()) GTEST_SKIP() << "the memo is SQLite's (data_version)";
+  Site base = MakeSite("core.py", 20, "ValueError", Template::Literal("bad value"));
+  base.trigger = "when x is None";
+  base.signature = R"([["x", ""]])";
+  base.entries = nlohmann::json::array({{{"line", 12}, {"name", "f"}, {"path", "core.py"}}}).dump();
+  base.cause = "KeyError";
+  base.via = "check";
+  Guard g;
+  g.kind = "default-case";
+  g.code = "x";
+  g.when = "x not in (1, 2)";
+  g.line = 18;
+  g.subject = "x";
+  g.values = {"1", "2"};
+  g.meanings = {"one", "two"};
+  base.guards.push_back(g);
+  using Change = std::function<void(Site&)>;
+  const std::vector<std::pair<std::string, Change>> changes = {
+      {"statement", [](Site& s) { s.statement += " "; }},
+      {"excerpt", [](Site& s) { s.excerpt += "# more\n"; }},
+      {"guard kind", [](Site& s) { s.guards[0].kind = "case"; }},
+      {"guard code", [](Site& s) { s.guards[0].code = "y"; }},
+      {"guard negated", [](Site& s) { s.guards[0].negated = true; }},
+      {"guard when", [](Site& s) { s.guards[0].when = "x not in (1, 3)"; }},
+      {"guard line", [](Site& s) { s.guards[0].line = 17; }},
+      {"guard subject", [](Site& s) { s.guards[0].subject = "y"; }},
+      {"guard values", [](Site& s) { s.guards[0].values.push_back("3"); }},
+      {"guard meanings", [](Site& s) { s.guards[0].meanings[1] = "deux"; }},
+      {"a guard more", [](Site& s) { s.guards.push_back(s.guards[0]); }},
+      {"trigger", [](Site& s) { s.trigger = "when x is 0"; }},
+      {"signature", [](Site& s) { s.signature = R"([["y", ""]])"; }},
+      {"entries", [](Site& s) { s.entries = "[]"; }},
+      {"language", [](Site& s) { s.language = "cython"; }},
+      {"path", [](Site& s) { s.path = "base.py"; }},
+      {"line", [](Site& s) { s.line = 21; }},
+      {"column", [](Site& s) { s.column = 9; }},
+      {"end line", [](Site& s) { s.end_line = 22; }},
+      {"function", [](Site& s) { s.function = "g"; }},
+      {"kind", [](Site& s) { s.kind = SiteKind::kAssert; }},
+      {"type as written", [](Site& s) { s.exception_written = "errors.ValueError"; }},
+      {"cause", [](Site& s) { s.cause = "IndexError"; }},
+      {"via", [](Site& s) { s.via = "validate"; }},
+      {"internal", [](Site& s) { s.internal = true; }},
+      {"excerpt line", [](Site& s) { s.excerpt_line = 19; }},
+      {"type", [](Site& s) { s.exception = s.exception_written = "TypeError"; }},
+  };
+  for (const auto& [field, change] : changes) {
+    SCOPED_TRACE(field);
+    TempDir dir;
+    std::string kept = dir.Catalog("kept.db");
+    std::string fresh = dir.Catalog("fresh.db");
+    Result<Catalog> one = Catalog::Open(kept, OpenMode::kReadWrite);
+    ASSERT_TRUE(one.has_value()) << one.error().message;
+    Site changed = base;
+    change(changed);
+    // The site twice and a neighbour that stays, then the site changed.
+    Site other = MakeSite("core.py", 40, "KeyError", Template::Literal("no key"));
+    std::vector<std::vector<Site>> releases = {{base, other}, {changed, other}};
+    for (size_t v = 0; v < releases.size(); ++v) {
+      Extraction x;
+      x.sites = releases[v];
+      SnapshotInfo info = Info("v" + std::to_string(v));
+      ASSERT_TRUE(one->WriteSnapshot(info, x).has_value());
+      Result<Catalog> own = Catalog::Open(fresh, OpenMode::kReadWrite);
+      ASSERT_TRUE(own.has_value()) << own.error().message;
+      ASSERT_TRUE(own->WriteSnapshot(info, x).has_value());
+    }
+    std::string tables = SiteTables(kept);
+    EXPECT_EQ(tables, SiteTables(fresh));
+    // And the change made a row of its own: the test changes what it says.
+    EXPECT_EQ(SitesOf(*one, "v1"), 2u);
+  }
 }
 
 // What another connection committed since makes the memo stale: here it
