@@ -631,7 +631,7 @@ Result<void> RunIndex(const Common& common, const IndexArgs& args, std::ostream&
     }
     // Each revision frees what the one before made, and remakes about as
     // much: pages handed back to the kernel in between came back as page
-    // faults and zeroing, 7% of the CPU over jax's releases (bench/README.md,
+    // faults and zeroing, 4–7% of the CPU over jax's releases (bench/README.md,
     // "Freed pages kept through a run of revisions").
     if (std::count(unchanged.begin(), unchanged.end(), false) > 1) KeepFreedPages();
     // Three stages, each on its own thread and in revision order: a
