@@ -1505,17 +1505,22 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   if (!replaced && !db_.postgres()) {
     next = std::make_shared<SiteMemo>();
     next->library_pk = library_pk;
+  } else {
+    memo.reset();  // a write that keeps none reads none (prints are not made)
   }
-  // Sites the last write stored as they are now: their rows and crcs.
+  // Sites the last write stored as they are now (`printed`, into the
+  // memo): their rows and crcs.
   // The rest ("made") have their texts and rows made and found below.
   std::vector<SitePrint> prints(sites.size());
-  std::vector<int64_t> links(sites.size(), -1);
+  std::vector<const SiteMemo::Printed*> printed(sites.size(), nullptr);
+  std::vector<int64_t> links(sites.size());
   std::vector<int64_t> crcs(sites.size());
   std::vector<size_t> made;
   for (size_t i = 0; i < sites.size(); ++i) {
-    if (next || memo) prints[i] = PrintSite(sites[i], error_pks[i]);
+    if (next) prints[i] = PrintSite(sites[i], error_pks[i]);
     if (memo) {
       if (auto it = memo->printed.find(prints[i]); it != memo->printed.end()) {
+        printed[i] = &it->second;
         links[i] = it->second.row_pk;
         crcs[i] = it->second.crc;
         continue;
@@ -1668,9 +1673,8 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
         }
       };
       for (size_t i = 0; i < sites.size(); ++i) {
-        auto it = memo->printed.find(prints[i]);
-        if (it == memo->printed.end()) continue;
-        const SiteMemo::Printed& p = it->second;
+        if (printed[i] == nullptr) continue;
+        const SiteMemo::Printed& p = *printed[i];
         carry(memo->bodies, next->bodies, p.body_hash);
         carry(memo->guards, next->guards, p.guard_hash);
         carry(memo->rows, next->rows, p.crc);
