@@ -96,6 +96,15 @@ inline constexpr std::string_view kAllVersions = "*";
 class Catalog;
 struct SiteMemo;
 
+// The kinds and internal flags of the rows an error gained in one write:
+// an error's kind is its first row's and it is internal only if every row
+// is, so rows added under the error's kind, or internal ones, leave both
+// as they are.
+struct GainedRows {
+  std::set<std::string> kinds;
+  bool public_row = false;  // one of them is not internal
+};
+
 // Sets the catalog's version for a scope and restores the one before, also
 // when the scope is left by an exception (a web worker keeps its catalog).
 class VersionScope {
@@ -550,12 +559,13 @@ class Catalog {
   // that hold them already, new rows and texts for the others. `replaced`:
   // the snapshot's old links were deleted, so rows and texts no snapshot
   // holds any more are dropped. Adds each link to `moved`, by error: how
-  // many links it gained and the sum of their hashes; and to `new_rows`
-  // the errors that gained a row no snapshot held before.
+  // many links it gained and the sum of their hashes; and to `gained`
+  // the errors that gained a row no snapshot held before, with what those
+  // rows may change of the error.
   Result<void> WriteSites(int64_t library_pk, int64_t snapshot_pk, const std::vector<Site>& sites,
                           const std::vector<int64_t>& error_pks, bool replaced,
                           std::map<int64_t, std::pair<int64_t, int64_t>>& moved,
-                          std::set<int64_t>& new_rows);
+                          std::map<int64_t, GainedRows>& gained);
 
   Database db_;
   // Declared after db_: finalized before the database closes.

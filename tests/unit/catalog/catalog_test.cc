@@ -285,6 +285,55 @@ TEST(Catalog, AnErrorsKindFollowsARowDroppedByAVersionWrittenAgain) {
   EXPECT_TRUE(e->internal);
 }
 
+// A write refreshes an error's kind and internal flag only when the rows
+// it adds can change them: rows of another kind than the error's (even
+// with one of its kind among them), or a public row of an internal error.
+TEST(Catalog, RowsAddedUnderAnotherKindOrPublicChangeTheError) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open(dir.Catalog(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value()) << cat.error().message;
+  Template text = Template::Literal("shapes differ");
+  std::string id = ErrorId("jax-ml/jax", "ValueError", "shapes differ");
+  Site first = MakeSite("b.py", 10, "ValueError", text, SiteKind::kAssert);
+  first.internal = true;
+  Extraction x;
+  x.sites = {first};
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v1"), x).has_value());
+  auto expect = [&](const std::string& kind, bool internal, const std::string& after) {
+    Result<ErrorRecord> e = cat->Get(id);
+    ASSERT_TRUE(e.has_value()) << e.error().message;
+    EXPECT_EQ(e->kind, kind) << after;
+    EXPECT_EQ(e->internal, internal) << after;
+  };
+  expect("assert", true, "v1");
+  // Internal rows of its kind, first or not: nothing changes.
+  Site later = first;
+  later.line = 30;
+  Site earlier = first;
+  earlier.line = 2;
+  x.sites = {later, earlier};
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v2"), x).has_value());
+  expect("assert", true, "v2");
+  // Two rows, one of the error's kind and one first in order of another.
+  Site raised = MakeSite("a.py", 5, "ValueError", text);
+  raised.internal = true;
+  Site assert_too = first;
+  assert_too.line = 40;
+  x.sites = {assert_too, raised};
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v3"), x).has_value());
+  expect("raise", true, "v3");
+  // A public row of the error's kind, not first.
+  Site public_row = MakeSite("c.py", 50, "ValueError", text);
+  x.sites = {public_row};
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v4"), x).has_value());
+  expect("raise", false, "v4");
+  // One row, first in order, of another kind.
+  Site asserted = MakeSite("a.py", 1, "ValueError", text, SiteKind::kAssert);
+  x.sites = {asserted};
+  ASSERT_TRUE(cat->WriteSnapshot(Info("v5"), x).has_value());
+  expect("assert", false, "v5");
+}
+
 TEST(Catalog, SnapshotsOfOneLibraryShareErrors) {
   TempDir dir;
   Result<Catalog> cat = Catalog::Open(dir.Catalog(), OpenMode::kReadWrite);
