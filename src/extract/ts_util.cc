@@ -187,16 +187,57 @@ std::vector<TSInputEdit> LineEdits(std::string_view before, std::string_view aft
   }
   // Last first: each edit then leaves the positions of those before it, in
   // `before`'s terms, where they were.
+  // Each edit covers the bytes its lines differ in, not the lines whole:
+  // an edit that takes in a line's end takes in Python's newline and
+  // indentation tokens, and tree-sitter then reused far less of the old
+  // tree (one byte of a string changed in jax's tests/pjit_test.py: 89 ms
+  // from the old tree with the whole line as the edit, 0.2 ms with the one
+  // byte, 110 ms from scratch).
   std::vector<TSInputEdit> edits;
   for (auto it = hunks.rbegin(); it != hunks.rend(); ++it) {
+    std::string_view old_text =
+        before.substr(a.starts[it->i1], a.starts[it->i2] - a.starts[it->i1]);
+    std::string_view new_text = after.substr(b.starts[it->j1], b.starts[it->j2] - b.starts[it->j1]);
+    size_t prefix = 0;
+    while (prefix < old_text.size() && prefix < new_text.size() &&
+           old_text[prefix] == new_text[prefix]) {
+      ++prefix;
+    }
+    size_t suffix = 0;
+    while (suffix < old_text.size() - prefix && suffix < new_text.size() - prefix &&
+           old_text[old_text.size() - 1 - suffix] == new_text[new_text.size() - 1 - suffix]) {
+      ++suffix;
+    }
+    std::string removed(old_text.substr(prefix, old_text.size() - prefix - suffix));
+    std::string added(new_text.substr(prefix, new_text.size() - prefix - suffix));
+    size_t start = a.starts[it->i1] + prefix;
+    TSPoint start_point = Advance(a.PointAt(it->i1), old_text.substr(0, prefix));
+    // Lines inserted or deleted whole are described as far right as the
+    // text allows (the inserted "  @skip(...)\n  " before "@jit" is
+    // "@skip(...)\n  @" after "  "): an edit starting where a statement
+    // starts cost tree-sitter more of the old tree. Over 4,312 Python files
+    // of 16 jax releases, each parsed from its last version's tree, the
+    // parses took 10% less time than without this, each tree the same as
+    // from scratch. The edit stays short of the next one (edits.back(),
+    // later in the file).
+    size_t limit = edits.empty() ? before.size() : edits.back().start_byte;
+    if (removed.empty() != added.empty()) {
+      std::string& moved = removed.empty() ? added : removed;
+      while (start + removed.size() < limit && before[start + removed.size()] == moved[0]) {
+        char c = moved[0];
+        moved.erase(0, 1);
+        moved.push_back(c);
+        start_point = Advance(start_point, std::string_view(&c, 1));
+        ++start;
+      }
+    }
     TSInputEdit e{};
-    e.start_byte = a.starts[it->i1];
-    e.old_end_byte = a.starts[it->i2];
-    e.new_end_byte = e.start_byte + (b.starts[it->j2] - b.starts[it->j1]);
-    e.start_point = a.PointAt(it->i1);
-    e.old_end_point = a.PointAt(it->i2);
-    e.new_end_point =
-        Advance(e.start_point, after.substr(b.starts[it->j1], b.starts[it->j2] - b.starts[it->j1]));
+    e.start_byte = static_cast<uint32_t>(start);
+    e.old_end_byte = e.start_byte + static_cast<uint32_t>(removed.size());
+    e.new_end_byte = e.start_byte + static_cast<uint32_t>(added.size());
+    e.start_point = start_point;
+    e.old_end_point = Advance(e.start_point, removed);
+    e.new_end_point = Advance(e.start_point, added);
     edits.push_back(e);
   }
   return edits;
@@ -238,6 +279,8 @@ bool WorthReparsing(size_t before_size, size_t after_size, const std::vector<TSI
 
 TreePtr ParseBudget::Reparse(std::string_view text, ParsedText last) {
   if (!last.tree || ts_node_has_error(ts_tree_root_node(last.tree.get()))) return nullptr;
+  // The sizes alone rule out a file cut down to a stub, before the diff.
+  if (!WorthReparsing(last.text.size(), text.size(), {})) return nullptr;
   std::vector<TSInputEdit> edits = LineEdits(last.text, text);
   if (!WorthReparsing(last.text.size(), text.size(), edits)) return nullptr;
   for (const TSInputEdit& e : edits) ts_tree_edit(last.tree.get(), &e);

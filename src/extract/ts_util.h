@@ -31,10 +31,11 @@ struct ParsedText {
 };
 
 // The edits that turn `before` into `after`, as tree-sitter's ts_tree_edit
-// takes them, last first: each replaces a run of whole lines (the last line
-// may lack its newline) with another. They come from a shortest diff of the
-// lines; when that needs more than `max_changes` lines deleted and inserted,
-// one edit covers everything from the first differing line to the last.
+// takes them, last first. They come from a shortest diff of the lines; when
+// that needs more than `max_changes` lines deleted and inserted, one hunk
+// covers everything from the first differing line to the last. Each edit
+// is a hunk cut down to the bytes its two sides differ in, and lines
+// inserted or deleted whole are placed as far right as the text allows.
 // Applied in order to `before` they give `after` exactly.
 std::vector<TSInputEdit> LineEdits(std::string_view before, std::string_view after,
                                    size_t max_changes = 2000);

@@ -149,9 +149,38 @@ TEST(LineEdits, ALineChangedInALongFileIsOneSmallEdit) {
   after.replace(after.find("line 1000\n"), 10, "line one thousand\n");
   std::vector<TSInputEdit> edits = LineEdits(before, after);
   ASSERT_EQ(edits.size(), 1u);
+  // Only the bytes that differ: "1000" became "one thousand".
   EXPECT_EQ(edits[0].start_point.row, 1000u);
-  EXPECT_EQ(edits[0].old_end_byte - edits[0].start_byte, 10u);
+  EXPECT_EQ(edits[0].start_point.column, 5u);
+  EXPECT_EQ(edits[0].old_end_byte - edits[0].start_byte, 4u);
+  EXPECT_EQ(edits[0].new_end_byte - edits[0].start_byte, 12u);
   EXPECT_EQ(CheckEdits(before, after, edits), "");
+}
+
+// A line inserted or deleted whole is described as far right as the text
+// allows, never into the next edit.
+TEST(LineEdits, LinesInsertedOrDeletedWholeArePlacedAsFarRightAsTheTextAllows) {
+  std::string before = "class T:\n  @jit\n  def f(self):\n    pass\n";
+  std::string after = "class T:\n  @skip('slow')\n  @jit\n  def f(self):\n    pass\n";
+  std::vector<TSInputEdit> inserted = LineEdits(before, after);
+  ASSERT_EQ(inserted.size(), 1u);
+  // "  @skip('slow')\n" before "  @jit" is "skip('slow')\n  @" after "  @".
+  EXPECT_EQ(inserted[0].start_byte, before.find("jit"));
+  EXPECT_EQ(inserted[0].start_point.row, 1u);
+  EXPECT_EQ(inserted[0].start_point.column, 3u);
+  EXPECT_EQ(inserted[0].old_end_byte, inserted[0].start_byte);
+  EXPECT_EQ(CheckEdits(before, after, inserted), "");
+  std::vector<TSInputEdit> deleted = LineEdits(after, before);
+  ASSERT_EQ(deleted.size(), 1u);
+  EXPECT_EQ(deleted[0].start_byte, after.find("skip"));
+  EXPECT_EQ(deleted[0].new_end_byte, deleted[0].start_byte);
+  EXPECT_EQ(CheckEdits(after, before, deleted), "");
+  // Two insertions of the same line: the first stops where the second is.
+  std::string twice = "a\nb\na\nb\n";
+  std::string both = "a\nb\nb\na\nb\nb\n";
+  std::vector<TSInputEdit> two = LineEdits(twice, both);
+  EXPECT_EQ(CheckEdits(twice, both, two), "");
+  for (size_t i = 1; i < two.size(); ++i) EXPECT_LE(two[i].old_end_byte, two[i - 1].start_byte);
 }
 
 TreePtr ParseAlone(TSParser* parser, const std::string& text) {
