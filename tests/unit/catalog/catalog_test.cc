@@ -292,46 +292,34 @@ TEST(Catalog, RowsAddedUnderAnotherKindOrPublicChangeTheError) {
   TempDir dir;
   Result<Catalog> cat = Catalog::Open(dir.Catalog(), OpenMode::kReadWrite);
   ASSERT_TRUE(cat.has_value()) << cat.error().message;
-  Template text = Template::Literal("shapes differ");
   std::string id = ErrorId("jax-ml/jax", "ValueError", "shapes differ");
-  Site first = MakeSite("b.py", 10, "ValueError", text, SiteKind::kAssert);
-  first.internal = true;
-  Extraction x;
-  x.sites = {first};
-  ASSERT_TRUE(cat->WriteSnapshot(Info("v1"), x).has_value());
-  auto expect = [&](const std::string& kind, bool internal, const std::string& after) {
+  auto site = [](const std::string& path, int line, SiteKind kind, bool internal) {
+    Site s = MakeSite(path, line, "ValueError", Template::Literal("shapes differ"), kind);
+    s.internal = internal;
+    return s;
+  };
+  // Writes version `rev` with `sites`, then checks what the error became.
+  auto write = [&](const std::string& rev, std::vector<Site> sites, const std::string& kind,
+                   bool internal) {
+    Extraction x;
+    x.sites = std::move(sites);
+    ASSERT_TRUE(cat->WriteSnapshot(Info(rev), x).has_value());
     Result<ErrorRecord> e = cat->Get(id);
     ASSERT_TRUE(e.has_value()) << e.error().message;
-    EXPECT_EQ(e->kind, kind) << after;
-    EXPECT_EQ(e->internal, internal) << after;
+    EXPECT_EQ(e->kind, kind) << rev;
+    EXPECT_EQ(e->internal, internal) << rev;
   };
-  expect("assert", true, "v1");
+  write("v1", {site("b.py", 10, SiteKind::kAssert, true)}, "assert", true);
   // Internal rows of its kind, first or not: nothing changes.
-  Site later = first;
-  later.line = 30;
-  Site earlier = first;
-  earlier.line = 2;
-  x.sites = {later, earlier};
-  ASSERT_TRUE(cat->WriteSnapshot(Info("v2"), x).has_value());
-  expect("assert", true, "v2");
+  write("v2", {site("b.py", 30, SiteKind::kAssert, true), site("b.py", 2, SiteKind::kAssert, true)},
+        "assert", true);
   // Two rows, one of the error's kind and one first in order of another.
-  Site raised = MakeSite("a.py", 5, "ValueError", text);
-  raised.internal = true;
-  Site assert_too = first;
-  assert_too.line = 40;
-  x.sites = {assert_too, raised};
-  ASSERT_TRUE(cat->WriteSnapshot(Info("v3"), x).has_value());
-  expect("raise", true, "v3");
+  write("v3", {site("b.py", 40, SiteKind::kAssert, true), site("a.py", 5, SiteKind::kRaise, true)},
+        "raise", true);
   // A public row of the error's kind, not first.
-  Site public_row = MakeSite("c.py", 50, "ValueError", text);
-  x.sites = {public_row};
-  ASSERT_TRUE(cat->WriteSnapshot(Info("v4"), x).has_value());
-  expect("raise", false, "v4");
+  write("v4", {site("c.py", 50, SiteKind::kRaise, false)}, "raise", false);
   // One row, first in order, of another kind.
-  Site asserted = MakeSite("a.py", 1, "ValueError", text, SiteKind::kAssert);
-  x.sites = {asserted};
-  ASSERT_TRUE(cat->WriteSnapshot(Info("v5"), x).has_value());
-  expect("assert", false, "v5");
+  write("v5", {site("a.py", 1, SiteKind::kAssert, false)}, "assert", false);
 }
 
 TEST(Catalog, SnapshotsOfOneLibraryShareErrors) {
