@@ -221,15 +221,18 @@ std::vector<TSInputEdit> LineEdits(std::string_view before, std::string_view aft
     // from scratch. The edit stays short of the next one (edits.back(),
     // later in the file).
     size_t limit = edits.empty() ? before.size() : edits.back().start_byte;
+    // Each step right moves the text's first byte to its end, so the
+    // steps are counted first and the text turned once: a long run of
+    // equal lines costs its length, not its length times the text's.
     if (removed.empty() != added.empty()) {
       std::string& moved = removed.empty() ? added : removed;
-      while (start + removed.size() < limit && before[start + removed.size()] == moved[0]) {
-        char c = moved[0];
-        moved.erase(0, 1);
-        moved.push_back(c);
-        start_point = Advance(start_point, std::string_view(&c, 1));
-        ++start;
-      }
+      size_t from = start + removed.size();
+      size_t steps = 0;
+      while (from + steps < limit && before[from + steps] == moved[steps % moved.size()]) ++steps;
+      std::rotate(moved.begin(), moved.begin() + static_cast<long>(steps % moved.size()),
+                  moved.end());
+      start_point = Advance(start_point, before.substr(start, steps));
+      start += steps;
     }
     TSInputEdit e{};
     e.start_byte = static_cast<uint32_t>(start);
