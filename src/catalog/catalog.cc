@@ -1312,8 +1312,8 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
     std::set<int64_t> touched;
     for (const auto& [pk, rows] : gained) {
       auto stored = stored_kinds.find(pk);
-      if (stored == stored_kinds.end() || (stored->second.second && rows.public_row) ||
-          rows.kinds.size() > 1 || *rows.kinds.begin() != stored->second.first) {
+      if (stored == stored_kinds.end() ||
+          rows.CanChange(stored->second.first, stored->second.second)) {
         touched.insert(pk);
       }
     }

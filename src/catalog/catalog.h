@@ -103,6 +103,10 @@ struct SiteMemo;
 struct GainedRows {
   std::set<std::string> kinds;
   bool public_row = false;  // one of them is not internal
+  // Whether these rows can change an error stored with `kind` and `internal`.
+  bool CanChange(const std::string& kind, bool internal) const {
+    return (internal && public_row) || kinds.size() > 1 || *kinds.begin() != kind;
+  }
 };
 
 // Sets the catalog's version for a scope and restores the one before, also
