@@ -1540,39 +1540,54 @@ class Extractor {
   // One definition's alternatives: a declaration (with its initializer, or
   // an empty string to start with), an assignment, or what an append
   // (`+=`, `<<`, StrAppend) adds to each alternative of what it appends to.
-  // `chain`: the appends followed to get here (`m += ...` line after line).
-  std::vector<Template> EvalDef(const flow::Def& d, std::string_view name, int depth, DefMemo& memo,
-                                int chain = 0) {
-    if (auto it = memo.find(&d); it != memo.end()) return it->second;
-    std::vector<Template> out = EvalDefUncached(d, name, depth, memo, chain);
-    memo.emplace(&d, out);
-    return out;
+  // Past kMaxAppendChain appends followed (`m += ...` line after line), a
+  // base is a value named by the variable.
+  std::vector<Template> EvalDef(const flow::Def& d, std::string_view name, int depth,
+                                DefMemo& memo) {
+    using Texts = std::vector<Template>;
+    auto settled = [&](const flow::Def& def, int chain) -> std::optional<Texts> {
+      if (auto it = memo.find(&def); it != memo.end()) return it->second;
+      if (depth > kMaxEvalDepth || chain > kMaxAppendChain ||
+          ++eval_steps_ > kMaxEvalStepsPerFile) {
+        Texts any{Template::Value(name, ValueKind::kAny)};
+        memo.emplace(&def, any);
+        return any;
+      }
+      return std::nullopt;
+    };
+    auto combine = [&](const flow::Def& def, int, std::vector<Texts> base_values) {
+      Texts out = def.type == flow::Def::Type::kAppend
+                      ? EvalAppend(def, name, depth, std::move(base_values))
+                      : EvalDefValue(def, name, depth);
+      memo.emplace(&def, out);
+      return out;
+    };
+    return flow::EvalDefChain<Texts>(d, 0, settled, combine);
   }
 
-  std::vector<Template> EvalDefUncached(const flow::Def& d, std::string_view name, int depth,
-                                        DefMemo& memo, int chain) {
-    std::vector<Template> out;
-    if (depth > kMaxEvalDepth || chain > kMaxAppendChain || ++eval_steps_ > kMaxEvalStepsPerFile) {
-      out.push_back(Template::Value(name, ValueKind::kAny));
-      return out;
+  // An append's alternatives: each of its bases' with what it appends.
+  std::vector<Template> EvalAppend(const flow::Def& d, std::string_view name, int depth,
+                                   std::vector<std::vector<Template>> base_values) {
+    std::vector<Template> bases;
+    if (d.base.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
+    for (std::vector<Template>& ts : base_values) {
+      for (Template& t : ts) {
+        if (bases.size() < kMaxAlternatives) bases.push_back(std::move(t));
+      }
     }
     TSNode v = d.value;
-    if (d.type == flow::Def::Type::kAppend) {
-      std::vector<Template> bases;
-      if (d.base.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
-      for (const flow::DefPtr& b : d.base) {
-        for (Template& t : EvalDef(*b, name, depth, memo, chain + 1)) {
-          if (bases.size() < kMaxAlternatives) bases.push_back(std::move(t));
-        }
-      }
-      Template tail = Appended(v, depth);
-      for (Template& t : bases) {
-        if (IsUnset(t)) t = Template();
-        t.Append(tail);
-        Cap(t, v);
-      }
-      return bases;
+    Template tail = Appended(v, depth);
+    for (Template& t : bases) {
+      if (IsUnset(t)) t = Template();
+      t.Append(tail);
+      Cap(t, v);
     }
+    return bases;
+  }
+
+  std::vector<Template> EvalDefValue(const flow::Def& d, std::string_view name, int depth) {
+    std::vector<Template> out;
+    TSNode v = d.value;
     if (d.type != flow::Def::Type::kValue) {
       out.push_back(Template::Value(name, ValueKind::kAny));
       return out;

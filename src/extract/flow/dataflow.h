@@ -13,6 +13,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -181,5 +182,42 @@ void MarkLabels(FlowBody& body);
 DefList ReachingDefinitions(const FlowBody& body, std::string_view name, TSNode target,
                             int64_t* budget = nullptr, bool* from_entry = nullptr,
                             bool* truncated = nullptr);
+
+// A definition's value and those of the appends it builds on (`m += ...`,
+// line after line), evaluated as a recursion over `Def::base` would, but on
+// a stack of its own: a chain of appends, or a loop's append that is its own
+// base, is as long as the source makes it, and one native frame per link
+// overflowed the stack on adversarial input. `settled(def, chain)` gives a
+// definition's value without visiting its bases (a memo hit, a bound
+// reached), or nothing; otherwise the bases are visited in order, each at
+// `chain + 1`, and `combine(def, chain, bases)` makes the value from theirs.
+template <class Value, class Settled, class Combine>
+Value EvalDefChain(const Def& root, int chain, Settled&& settled, Combine&& combine) {
+  if (std::optional<Value> v = settled(root, chain)) return *std::move(v);
+  struct Frame {
+    const Def* def;
+    int chain;
+    size_t next = 0;
+    std::vector<Value> bases;
+  };
+  std::vector<Frame> stack;
+  stack.push_back({&root, chain, 0, {}});
+  while (true) {
+    Frame& f = stack.back();
+    if (f.def->type == Def::Type::kAppend && f.next < f.def->base.size()) {
+      const Def& b = *f.def->base[f.next++];
+      if (std::optional<Value> v = settled(b, f.chain + 1)) {
+        f.bases.push_back(*std::move(v));
+      } else {
+        stack.push_back({&b, f.chain + 1, 0, {}});  // `f` is not used past this
+      }
+      continue;
+    }
+    Value v = combine(*f.def, f.chain, std::move(f.bases));
+    stack.pop_back();
+    if (stack.empty()) return v;
+    stack.back().bases.push_back(std::move(v));
+  }
+}
 
 }  // namespace errdex::extract::flow

@@ -344,7 +344,7 @@ class Extractor {
       if (flow_budget_ < 0) return {};
       DefMemo memo;
       for (const flow::DefPtr& d : defs) {
-        std::vector<Template> ts = EvalDef(*d, name, depth, memo, 0);
+        std::vector<Template> ts = EvalDef(*d, name, depth, memo);
         unread = unread || ts.empty();
         for (Template& t : ts) AddAlternative(out, std::move(t));
       }
@@ -392,28 +392,33 @@ class Extractor {
   // One definition's alternatives, none when errdex cannot read its value;
   // appends evaluated once per look-up.
   using DefMemo = std::unordered_map<const flow::Def*, std::vector<Template>>;
-  std::vector<Template> EvalDef(const flow::Def& d, std::string_view name, int depth, DefMemo& memo,
-                                int chain) const {
-    if (auto it = memo.find(&d); it != memo.end()) return it->second;
-    std::vector<Template> out;
-    if (d.type == flow::Def::Type::kValue) {
-      out = Alternatives(d.value, depth + 1);
-    } else if (d.type == flow::Def::Type::kAppend && chain < kMaxAppendChain) {
-      std::vector<Template> bases;
-      if (d.base.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
-      for (const flow::DefPtr& b : d.base) {
-        for (Template& t : EvalDef(*b, name, depth, memo, chain + 1)) {
-          AddAlternative(bases, std::move(t));
-        }
+  std::vector<Template> EvalDef(const flow::Def& d, std::string_view name, int depth,
+                                DefMemo& memo) const {
+    using Texts = std::vector<Template>;
+    auto settled = [&](const flow::Def& def, int chain) -> std::optional<Texts> {
+      if (auto it = memo.find(&def); it != memo.end()) return it->second;
+      if (def.type == flow::Def::Type::kAppend && chain < kMaxAppendChain) return std::nullopt;
+      Texts out;
+      if (def.type == flow::Def::Type::kValue) out = Alternatives(def.value, depth + 1);
+      memo.emplace(&def, out);
+      return out;
+    };
+    auto combine = [&](const flow::Def& def, int, std::vector<Texts> base_values) {
+      Texts bases;
+      if (def.base.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
+      for (Texts& ts : base_values) {
+        for (Template& t : ts) AddAlternative(bases, std::move(t));
       }
-      std::optional<Template> tail = Eval(d.value, depth + 1);
+      std::optional<Template> tail = Eval(def.value, depth + 1);
+      Texts out;
       for (Template& t : bases) {
-        t.Append(tail ? *tail : Template::Value(Collapsed(d.value), ValueKind::kAny));
+        t.Append(tail ? *tail : Template::Value(Collapsed(def.value), ValueKind::kAny));
         AddAlternative(out, std::move(t));
       }
-    }
-    memo.emplace(&d, out);
-    return out;
+      memo.emplace(&def, out);
+      return out;
+    };
+    return flow::EvalDefChain<Texts>(d, 0, settled, combine);
   }
 
   // Every text an expression can give: a name's definitions, each arm of an

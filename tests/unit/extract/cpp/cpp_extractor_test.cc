@@ -2,6 +2,8 @@
 // pin down, and inputs no compiler would accept.
 #include <gtest/gtest.h>
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -581,6 +583,48 @@ TEST(CppExtractor, LongAndBranchingAppendChainsKeepTheirText) {
       "  return absl::InvalidArgumentError(s);\n}\n";
   std::vector<std::string> n = Messages("b.cc", ifs);
   EXPECT_NE(std::find(n.begin(), n.end(), "INVALID_ARGUMENT: later message"), n.end());
+}
+
+// Runs `body` on a thread whose stack is `bytes` long: what overflows it
+// there would have needed a stack per link of some chain.
+template <typename Body>
+void OnSmallStack(size_t bytes, Body body) {
+  pthread_attr_t attr;
+  ASSERT_EQ(pthread_attr_init(&attr), 0);
+  ASSERT_EQ(pthread_attr_setstacksize(&attr, bytes), 0);
+  pthread_t thread;
+  auto run = [](void* b) -> void* {
+    (*static_cast<Body*>(b))();
+    return nullptr;
+  };
+  ASSERT_EQ(pthread_create(&thread, &attr, run, &body), 0);
+  pthread_join(thread, nullptr);
+  pthread_attr_destroy(&attr);
+}
+
+TEST(CppExtractor, AppendChainsInsideEachOtherDoNotGrowTheStackPerLink) {
+  // Four texts of 600 appends each, one append of each taking in the one
+  // before (`"y" + m0`): each look-up starts a chain inside a chain. Read
+  // one native frame per link, this needed megabytes of stack.
+  std::string code = "void f() {\n";
+  for (int j = 0; j < 4; ++j) {
+    std::string m = "m" + std::to_string(j);
+    code += "  std::string " + m + " = \"a\";\n";
+    for (int i = 0; i < 600; ++i) {
+      bool takes_in = j > 0 && i == 100;
+      code +=
+          "  " + m + " += " + (takes_in ? "\"y\" + m" + std::to_string(j - 1) : "\"x\"") + ";\n";
+    }
+  }
+  code += "  throw std::runtime_error(m3);\n}\n";
+  Extraction x;
+  OnSmallStack(256 << 10, [&] { x = ExtractCppSource("chains.cc", code); });
+  ASSERT_EQ(x.sites.size(), 1u);
+  EXPECT_EQ(x.sites[0].line, 2 + 4 * 601);  // after the opening line and four texts
+  // Past the chain's bound the start is a value; the appends near the
+  // raise are still text.
+  EXPECT_NE(x.sites[0].message.Display().find("xxxxxxxx"), std::string::npos)
+      << x.sites[0].message.Display();
 }
 
 }  // namespace
