@@ -863,9 +863,15 @@ Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarge
   // analysis unless an older errdex left the library without one.
   auto written_at = std::chrono::steady_clock::now();
   std::optional<analyze::AnalyzeSummary> analysed;
-  Result<int64_t> unanalysed = cat->CountUnanalyzed(info.library);
-  if (!unanalysed) return tl::unexpected(unanalysed.error());
-  if (args.analyze && target.analyze && (!written->unchanged || *unanalysed > 0)) {
+  // Counted only where it can decide something: of many revisions, only
+  // the last is analysed, and the count is a scan of the library's errors.
+  bool analyze_now = args.analyze && target.analyze && !written->unchanged;
+  if (args.analyze && target.analyze && written->unchanged) {
+    Result<int64_t> unanalysed = cat->CountUnanalyzed(info.library);
+    if (!unanalysed) return tl::unexpected(unanalysed.error());
+    analyze_now = *unanalysed > 0;
+  }
+  if (analyze_now) {
     Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, info.library);
     if (!a) return tl::unexpected(a.error());
     analysed = *a;

@@ -292,6 +292,39 @@ TEST_F(IndexedFixture, AnalyzeRecordsWhenItRan) {
   EXPECT_GT(analysed_after, analysed);
 }
 
+// An unchanged re-index analyses only when errors were left without an
+// analysis (indexed with --no-analyze, or by an older errdex).
+TEST(Cli, AnUnchangedReindexAnalysesWhatWasLeftUnanalysed) {
+  TempDir dir;
+  fs::path root = CopyFixture(dir, "python/idioms");
+  std::string db = (dir.path() / "catalog.db").string();
+  auto analysed_at = [&] {
+    CommandResult stats = RunErrdex({"stats", "--json", "--db", db});
+    EXPECT_EQ(stats.exit_code, 0) << stats.err;
+    json s = json::parse(stats.out);
+    return s["analysed_at"].is_string() ? s["analysed_at"].get<std::string>() : "";
+  };
+  auto index = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = {"index", root.string(), "--name", "test/idioms", "--db",
+                                     db,      "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    CommandResult r = RunErrdex(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return r.out.empty() ? json() : json::parse(r.out);
+  };
+  json first = index({"--no-analyze"});
+  EXPECT_EQ(first["unchanged"], false);
+  EXPECT_EQ(analysed_at(), "");
+  json second = index({});
+  EXPECT_EQ(second["unchanged"], true);
+  std::string analysed = analysed_at();
+  ASSERT_EQ(analysed.size(), 20u) << analysed;
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+  json third = index({});
+  EXPECT_EQ(third["unchanged"], true);
+  EXPECT_EQ(analysed_at(), analysed);  // nothing left to analyse
+}
+
 TEST_F(IndexedFixture, ShowAndSearch) {
   CommandResult search = RunErrdex({"search", "TMEMLayout", "--json", "--db", db_});
   ASSERT_EQ(search.exit_code, 0);
