@@ -47,6 +47,10 @@ std::string_view TruncateUtf8(std::string_view text, size_t max_bytes);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 
+// How many bytes `a` and `b` share at their start, and at their end.
+size_t CommonPrefix(std::string_view a, std::string_view b);
+size_t CommonSuffix(std::string_view a, std::string_view b);
+
 // A CamelCase name as serde/strum's snake_case spells it: `IntParsing` ->
 // `int_parsing`, `UrlTooLong` -> `url_too_long`, `HTTPError` -> `http_error`.
 std::string SnakeCase(std::string_view camel);

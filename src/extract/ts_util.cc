@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/text.h"
+
 namespace errdex::extract {
 
 uint64_t ParseBudget::RemainingMicros() const {
@@ -198,16 +200,8 @@ std::vector<TSInputEdit> LineEdits(std::string_view before, std::string_view aft
     std::string_view old_text =
         before.substr(a.starts[it->i1], a.starts[it->i2] - a.starts[it->i1]);
     std::string_view new_text = after.substr(b.starts[it->j1], b.starts[it->j2] - b.starts[it->j1]);
-    size_t prefix = 0;
-    while (prefix < old_text.size() && prefix < new_text.size() &&
-           old_text[prefix] == new_text[prefix]) {
-      ++prefix;
-    }
-    size_t suffix = 0;
-    while (suffix < old_text.size() - prefix && suffix < new_text.size() - prefix &&
-           old_text[old_text.size() - 1 - suffix] == new_text[new_text.size() - 1 - suffix]) {
-      ++suffix;
-    }
+    size_t prefix = CommonPrefix(old_text, new_text);
+    size_t suffix = CommonSuffix(old_text.substr(prefix), new_text.substr(prefix));
     size_t old_start = a.starts[it->i1] + prefix;
     size_t new_start = b.starts[it->j1] + prefix;
     size_t old_size = old_text.size() - prefix - suffix;

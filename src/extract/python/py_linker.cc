@@ -76,12 +76,6 @@ std::vector<bool> PossibleWays(const std::vector<Way>& ways, ArgsOf args_of, con
   return possible;
 }
 
-size_t CommonPrefix(std::string_view a, std::string_view b) {
-  size_t n = 0;
-  while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;
-  return n;
-}
-
 // Among same-named definitions, the one in the file itself, else the one
 // whose path shares the longest prefix with `path` (the nearest package).
 template <typename T>

@@ -61,6 +61,16 @@ TEST(Text, CollapseWhitespaceAndTrim) {
   EXPECT_EQ(Trim("   "), "");
 }
 
+TEST(Text, CommonPrefixAndSuffixStopAtTheShorterText) {
+  EXPECT_EQ(CommonPrefix("raise ValueError", "raise TypeError"), 6u);
+  EXPECT_EQ(CommonSuffix("raise ValueError", "raise TypeError"), 6u);  // "eError"
+  EXPECT_EQ(CommonPrefix("ab", "abc"), 2u);
+  EXPECT_EQ(CommonSuffix("bc", "abc"), 2u);
+  EXPECT_EQ(CommonPrefix("", "abc"), 0u);
+  EXPECT_EQ(CommonSuffix("abc", ""), 0u);
+  EXPECT_EQ(CommonSuffix("same", "same"), 4u);
+}
+
 TEST(Text, CountedNounsAgreeWithTheirNumber) {
   EXPECT_EQ(Counted(1, "library"), "1 library");
   EXPECT_EQ(Counted(2, "library"), "2 libraries");
