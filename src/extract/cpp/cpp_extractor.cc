@@ -1555,14 +1555,14 @@ class Extractor {
       }
       return std::nullopt;
     };
-    auto combine = [&](const flow::Def& def, int, std::vector<Texts> base_values) {
+    auto combine = [&](const flow::Def& def, std::vector<Texts> base_values) {
       Texts out = def.type == flow::Def::Type::kAppend
                       ? EvalAppend(def, name, depth, std::move(base_values))
                       : EvalDefValue(def, name, depth);
       memo.emplace(&def, out);
       return out;
     };
-    return flow::EvalDefChain<Texts>(d, 0, settled, combine);
+    return flow::EvalDefChain<Texts>(d, settled, combine);
   }
 
   // An append's alternatives: each of its bases' with what it appends.

@@ -187,13 +187,13 @@ DefList ReachingDefinitions(const FlowBody& body, std::string_view name, TSNode 
 // line after line), evaluated as a recursion over `Def::base` would, but on
 // a stack of its own: a chain of appends, or a loop's append that is its own
 // base, is as long as the source makes it, and one native frame per link
-// overflowed the stack on adversarial input. `settled(def, chain)` gives a
-// definition's value without visiting its bases (a memo hit, a bound
-// reached), or nothing; otherwise the bases are visited in order, each at
-// `chain + 1`, and `combine(def, chain, bases)` makes the value from theirs.
+// overflowed the stack on adversarial input. `settled(def, chain)`, with
+// `def` `chain` appends away from `root`, gives its value without visiting
+// its bases (a memo hit, a bound reached), or nothing; otherwise its bases
+// are visited in order and `combine(def, bases)` makes its value from theirs.
 template <class Value, class Settled, class Combine>
-Value EvalDefChain(const Def& root, int chain, Settled&& settled, Combine&& combine) {
-  if (std::optional<Value> v = settled(root, chain)) return *std::move(v);
+Value EvalDefChain(const Def& root, Settled&& settled, Combine&& combine) {
+  if (std::optional<Value> v = settled(root, 0)) return *std::move(v);
   struct Frame {
     const Def* def;
     int chain;
@@ -201,7 +201,7 @@ Value EvalDefChain(const Def& root, int chain, Settled&& settled, Combine&& comb
     std::vector<Value> bases;
   };
   std::vector<Frame> stack;
-  stack.push_back({&root, chain, 0, {}});
+  stack.push_back({&root, 0, 0, {}});
   while (true) {
     Frame& f = stack.back();
     if (f.def->type == Def::Type::kAppend && f.next < f.def->base.size()) {
@@ -213,7 +213,7 @@ Value EvalDefChain(const Def& root, int chain, Settled&& settled, Combine&& comb
       }
       continue;
     }
-    Value v = combine(*f.def, f.chain, std::move(f.bases));
+    Value v = combine(*f.def, std::move(f.bases));
     stack.pop_back();
     if (stack.empty()) return v;
     stack.back().bases.push_back(std::move(v));

@@ -403,7 +403,7 @@ class Extractor {
       memo.emplace(&def, out);
       return out;
     };
-    auto combine = [&](const flow::Def& def, int, std::vector<Texts> base_values) {
+    auto combine = [&](const flow::Def& def, std::vector<Texts> base_values) {
       Texts bases;
       if (def.base.empty()) bases.push_back(Template::Value(name, ValueKind::kAny));
       for (Texts& ts : base_values) {
@@ -418,7 +418,7 @@ class Extractor {
       memo.emplace(&def, out);
       return out;
     };
-    return flow::EvalDefChain<Texts>(d, 0, settled, combine);
+    return flow::EvalDefChain<Texts>(d, settled, combine);
   }
 
   // Every text an expression can give: a name's definitions, each arm of an
