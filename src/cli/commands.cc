@@ -846,8 +846,10 @@ Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarge
   Result<catalog::WriteTransaction> tx = catalog::WriteTransaction::Begin(*cat);
   if (!tx) return tl::unexpected(tx.error());
   auto locked_at = std::chrono::steady_clock::now();
+  // Of several revisions in one run, only the last is analysed.
+  bool analyses = args.analyze && target.analyze;
   std::optional<analyze::ClassesBefore> classes;
-  if (args.analyze && target.analyze) {
+  if (analyses) {
     Result<analyze::ClassesBefore> c = analyze::ReadClassesBefore(*cat, info.library);
     if (!c) return tl::unexpected(c.error());
     classes = std::move(*c);
@@ -863,15 +865,15 @@ Result<void> WriteTarget(const Common& common, const IndexArgs& args, IndexTarge
   // analysis unless an older errdex left the library without one.
   auto written_at = std::chrono::steady_clock::now();
   std::optional<analyze::AnalyzeSummary> analysed;
-  // Counted only where it can decide something: of many revisions, only
-  // the last is analysed, and the count is a scan of the library's errors.
-  bool analyze_now = args.analyze && target.analyze && !written->unchanged;
-  if (args.analyze && target.analyze && written->unchanged) {
+  // Counted only where it decides something: the count scans the
+  // library's errors, after every revision's write.
+  bool analyse_now = analyses && !written->unchanged;
+  if (analyses && written->unchanged) {
     Result<int64_t> unanalysed = cat->CountUnanalyzed(info.library);
     if (!unanalysed) return tl::unexpected(unanalysed.error());
-    analyze_now = *unanalysed > 0;
+    analyse_now = *unanalysed > 0;
   }
-  if (analyze_now) {
+  if (analyse_now) {
     Result<analyze::AnalyzeSummary> a = analyze::AnalyzeCatalog(*cat, info.library);
     if (!a) return tl::unexpected(a.error());
     analysed = *a;
