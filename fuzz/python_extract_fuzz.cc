@@ -3,7 +3,9 @@
 // prose must neither crash nor hang on any input. And the call graph's
 // facts read with the memo of functions that indexing revisions keeps must
 // be those read without it: from an empty memo, from one filled by the same
-// text, and for the text moved down two lines. And the input's tree,
+// text, and for the text moved down two lines; so must the sites of the
+// memo of top-level definitions' walks, for the text moved down and back
+// up. And the input's tree,
 // edited into an edited copy's (a line dropped, one added) and parsed
 // again from there, must be the copy's tree parsed from scratch.
 #include <tree_sitter/api.h>
@@ -29,22 +31,23 @@ namespace {
 
 namespace python = errdex::extract::python;
 
-class Memo final : public python::DefinitionFactsMemo {
+template <typename T>
+class Memo final : public errdex::extract::DefinitionMemo<T> {
  public:
-  std::shared_ptr<const python::ModuleFacts> Find(const std::string& key) override {
+  std::shared_ptr<const T> Find(const std::string& key) override {
     auto it = kept_.find(key);
     return it == kept_.end() ? nullptr : it->second;
   }
-  void Put(const std::string& key, std::shared_ptr<const python::ModuleFacts> facts) override {
-    kept_[key] = std::move(facts);
+  void Put(const std::string& key, std::shared_ptr<const T> value) override {
+    kept_[key] = std::move(value);
   }
 
  private:
-  std::map<std::string, std::shared_ptr<const python::ModuleFacts>> kept_;
+  std::map<std::string, std::shared_ptr<const T>> kept_;
 };
 
 // Facts of `text` read whole, then twice with `memo`: all three the same.
-void CheckMemo(TSParser* parser, const std::string& text, Memo& memo) {
+void CheckMemo(TSParser* parser, const std::string& text, Memo<python::ModuleFacts>& memo) {
   ts_parser_set_timeout_micros(parser, errdex::fuzz::kParseMicros);
   TSTree* tree =
       ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size()));
@@ -57,6 +60,31 @@ void CheckMemo(TSParser* parser, const std::string& text, Memo& memo) {
     }
   }
   ts_tree_delete(tree);
+}
+
+// Sites of `text` extracted whole, then with `memo` twice: all three the
+// same, unless a work budget ran out (what is cut then depends on what was
+// spent before, which the memo changes). As the index, only for a text
+// read without syntax errors.
+void CheckSitesMemo(TSParser* parser, const std::string& text,
+                    Memo<python::DefinitionSites>& memo) {
+  ts_parser_set_timeout_micros(parser, errdex::fuzz::kParseMicros);
+  errdex::extract::TreePtr tree(
+      ts_parser_parse_string(parser, nullptr, text.data(), static_cast<uint32_t>(text.size())));
+  if (!tree || ts_node_has_error(ts_tree_root_node(tree.get()))) return;
+  python::PythonOptions options;
+  python::FileResult result = python::ExtractPythonFile("fuzz.py", text, tree.get(), options);
+  for (const errdex::FileIssue& issue : result.issues) {
+    if (issue.reason == "work-budget") return;
+  }
+  std::string whole = python::FileResultText(result);
+  options.sites_memo = &memo;
+  for (int pass = 0; pass < 2; ++pass) {
+    if (python::FileResultText(python::ExtractPythonFile("fuzz.py", text, tree.get(), options)) !=
+        whole) {
+      __builtin_trap();
+    }
+  }
 }
 
 // `text` parsed, then a copy with its k-th line dropped and a statement
@@ -125,9 +153,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
   TSParser* parser = ts_parser_new();
   ts_parser_set_language(parser, python::PythonLanguage());
-  Memo memo;
+  Memo<python::ModuleFacts> memo;
   CheckMemo(parser, std::string(text), memo);
   CheckMemo(parser, "import os\n\n" + std::string(text), memo);
+  Memo<python::DefinitionSites> sites_memo;
+  CheckSitesMemo(parser, std::string(text), sites_memo);
+  CheckSitesMemo(parser, "import os\n\n" + std::string(text), sites_memo);
+  CheckSitesMemo(parser, std::string(text), sites_memo);
   CheckReparse(parser, std::string(text));
   ts_parser_delete(parser);
   return 0;

@@ -171,6 +171,7 @@ void CythonSites(std::string_view source, const python::PythonOptions& options, 
 // is one a later version can start from, or nothing.
 python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::string bytes,
                               python::DefinitionFactsMemo* facts_memo = nullptr,
+                              python::DefinitionSitesMemo* sites_memo = nullptr,
                               ParsedText* last = nullptr) {
   ParsedText before;
   if (last != nullptr) before = std::move(*last);
@@ -216,6 +217,9 @@ python::FileResult ExtractOne(TSParser* parser, std::string_view path, std::stri
   python::PythonOptions options;
   options.cython = cython_source.has_value();
   options.facts_memo = facts_memo;
+  // A definition's text gives its tree only where the file was parsed as
+  // it is.
+  if (clean) options.sites_memo = sites_memo;
   result = python::ExtractPythonFile(path, *text, tree.get(), options);
   if (cython_source) CythonSites(*cython_source, options, python::IsTempitaPath(path), result);
   if (ts_node_has_error(root)) {
@@ -353,28 +357,37 @@ struct FileCache::Impl {
   // own, and files that change every other revision keep them.
   static constexpr uint64_t kDefinitionRuns = 1;
   Map<std::shared_ptr<const python::ModuleFacts>> definitions;
-  struct Definitions final : python::DefinitionFactsMemo {
-    explicit Definitions(Impl& cache) : owner(cache) {}
-    std::shared_ptr<const python::ModuleFacts> Find(const std::string& key) override {
-      std::shared_ptr<const python::ModuleFacts> out;
-      owner.Find(owner.definitions, key, out);
+  // And what the sites' walk made of each top-level Python function and
+  // class, by a digest of its text and path (python::PythonOptions::
+  // sites_memo; an entry says in which module around it it holds), kept as
+  // long.
+  Map<std::shared_ptr<const python::DefinitionSites>> definition_sites;
+  template <typename T>
+  struct Memo final : DefinitionMemo<T> {
+    Memo(Impl& cache, Map<std::shared_ptr<const T>> Impl::*entries) : owner(cache), map(entries) {}
+    std::shared_ptr<const T> Find(const std::string& key) override {
+      std::shared_ptr<const T> out;
+      owner.Find(owner.*map, key, out);
       return out;
     }
-    void Put(const std::string& key, std::shared_ptr<const python::ModuleFacts> facts) override {
-      owner.Put(owner.definitions, key, facts);
+    void Put(const std::string& key, std::shared_ptr<const T> value) override {
+      owner.Put(owner.*map, key, value);
     }
     bool Keeping() const override { return keep; }
     Impl& owner;
+    Map<std::shared_ptr<const T>> Impl::*map;
     bool keep = true;  // set by each run, which is one at a time
   };
   // The memo for a run, or null when it has nothing to find and is to keep
-  // nothing (one revision alone): its functions are then not even digested.
-  python::DefinitionFactsMemo* DefinitionsFor(bool later_runs) {
+  // nothing (one revision alone): its definitions are then not even digested.
+  template <typename T>
+  DefinitionMemo<T>* MemoFor(Memo<T>& memo, bool later_runs) {
     std::lock_guard<std::mutex> lock(mutex);
-    definition_memo.keep = later_runs;
-    return later_runs || !definitions.empty() ? &definition_memo : nullptr;
+    memo.keep = later_runs;
+    return later_runs || !(this->*memo.map).empty() ? &memo : nullptr;
   }
-  Definitions definition_memo{*this};
+  Memo<python::ModuleFacts> definition_memo{*this, &Impl::definitions};
+  Memo<python::DefinitionSites> definition_sites_memo{*this, &Impl::definition_sites};
 
   // The last parse, text and tree, of each Python path the last revision
   // parsed: when the next one changes the file again, its parse starts from
@@ -442,7 +455,10 @@ struct FileCache::Impl {
     Sweep(native, run);
     Sweep(rust, run);
     Sweep(trees, run);
-    if (run >= kDefinitionRuns) Sweep(definitions, run - kDefinitionRuns);
+    if (run >= kDefinitionRuns) {
+      Sweep(definitions, run - kDefinitionRuns);
+      Sweep(definition_sites, run - kDefinitionRuns);
+    }
     ++run;
   }
 };
@@ -514,7 +530,9 @@ ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Optio
   FileCache::Impl* cache = options.cache != nullptr ? &options.cache->impl() : nullptr;
   auto cached = [&](const source::SourceFile& f) { return cache != nullptr && !f.blob.empty(); };
   python::DefinitionFactsMemo* facts_memo =
-      cache != nullptr ? cache->DefinitionsFor(options.later_runs) : nullptr;
+      cache != nullptr ? cache->MemoFor(cache->definition_memo, options.later_runs) : nullptr;
+  python::DefinitionSitesMemo* sites_memo =
+      cache != nullptr ? cache->MemoFor(cache->definition_sites_memo, options.later_runs) : nullptr;
 
   // C/C++ files first, read once and kept: their sink macros are needed
   // before any file is extracted (a header's #define is used in the files
@@ -612,8 +630,9 @@ ParsedFiles ParseFiles(const std::vector<source::SourceFile>& files, const Optio
           if (!key.empty()) text = std::make_shared<const std::string>(*bytes);
           ParsedText last;
           if (!key.empty()) last = cache->TakeTree(f.path);
-          results[i] = std::make_shared<const python::FileResult>(ExtractOne(
-              parser.get(), f.path, std::move(*bytes), facts_memo, key.empty() ? nullptr : &last));
+          results[i] = std::make_shared<const python::FileResult>(
+              ExtractOne(parser.get(), f.path, std::move(*bytes), facts_memo, sites_memo,
+                         key.empty() ? nullptr : &last));
           if (!key.empty() && options.later_runs && last.tree) {
             cache->KeepTree(f.path, std::move(last));
           }

@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "extract/memo.h"
+
 namespace errdex::extract::python {
 
 struct SigParam {
@@ -91,16 +93,8 @@ std::vector<SigParam> ReadParameters(TSNode function, std::string_view source);
 // indexing revisions, a function that did not change is not read again
 // however its file changed around it. An entry is the function's facts with
 // lines counted from its first line (0) and function indexes from its own
-// (0). Implementations are thread-safe; `key` is a digest of the function's
-// text and place.
-class DefinitionFactsMemo {
- public:
-  virtual ~DefinitionFactsMemo() = default;
-  virtual std::shared_ptr<const ModuleFacts> Find(const std::string& key) = 0;
-  virtual void Put(const std::string& key, std::shared_ptr<const ModuleFacts> facts) = 0;
-  // False when nothing put would be read again: facts are then not copied.
-  virtual bool Keeping() const { return true; }
-};
+// (0).
+using DefinitionFactsMemo = DefinitionMemo<ModuleFacts>;
 
 // Never fails; nesting deeper than a bound is not entered. `every_node`
 // walks into call-free expressions too (the walk skips them otherwise):

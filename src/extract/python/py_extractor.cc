@@ -3,13 +3,19 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
+#include <sstream>
+#include <type_traits>
 #include <unordered_map>
 #include <utility>
 
 #include <nlohmann/json.hpp>
+
+#define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
+#include <xxhash.h>
 
 #include "core/text.h"
 #include "extract/cpp/cpp_extractor.h"
@@ -25,6 +31,40 @@
 extern "C" const TSLanguage* tree_sitter_python(void);
 
 namespace errdex::extract::python {
+
+// Lines are the file's where the entry was made (`line`: the definition's
+// first), site indexes count from the definition's first site and function
+// indexes from its first function; sites keep no excerpt, which is read
+// again where the definition now is.
+struct DefinitionSites {
+  // A question about the rest of the file, asked while the definition was
+  // walked, and its answer: the entry holds where every answer is the same.
+  struct Asked {
+    enum class What : uint8_t {
+      kLocalExceptionClass,  // answer: 1 or 0
+      kHelperText,           // answer: a digest of the module function's text, 0 if none
+    };
+    What what;
+    std::string name;
+    uint64_t answer = 0;
+  };
+  int line = 0;
+  // The names the walk read at module level (digests, sorted), and what the
+  // top-level statements that mention them were, around the definition.
+  std::vector<uint64_t> names;
+  XXH128_hash_t surroundings{};
+  std::vector<Asked> asked;
+  std::vector<ProtoSite> sites;
+  std::vector<NonSite> non_sites;
+  std::vector<ClassInfo> classes;
+  std::vector<FunctionInfo> functions;
+  std::vector<SinkCall> calls;
+  int cut_line = 0;  // GuardCache::first_cut_line, if the walk set it
+  // The file's budgets the walk spent, spent again when the entry is used.
+  int64_t eval_steps = 0;
+  int64_t flow_statements = 0;
+};
+
 namespace {
 
 constexpr std::string_view kBuiltinExceptions[] = {
@@ -403,6 +443,7 @@ class FileExtractor {
   std::string ShortName(std::string_view written) const {
     std::string_view last = LastComponent(written);
     if (written.find('.') == std::string_view::npos) {
+      Mention(written);
       auto it = aliases_.find(std::string(written));
       if (it != aliases_.end()) return it->second;
     }
@@ -411,9 +452,47 @@ class FileExtractor {
 
   // ------------------------------------------------------------------ walk
 
+  // The module, one top-level statement after another: a function or class
+  // the memo has, in a module that gives it the same answers, is taken from
+  // there; the others are walked (and put there).
   void Walk() {
+    DefinitionSitesMemo* memo = options_.sites_memo;
+    if (memo == nullptr || K(root_) != kModule) return WalkFrom(root_);
+    top_ = TopStatements();
+    size_t index = 0;
     TSTreeCursor c = ts_tree_cursor_new(root_);
-    bool descend = Enter(root_);
+    for (bool more = ts_tree_cursor_goto_first_child(&c); more;
+         more = ts_tree_cursor_goto_next_sibling(&c)) {
+      TSNode stmt = ts_tree_cursor_current_node(&c);
+      if (!ts_node_is_named(stmt) || K(stmt) == kComment) {
+        WalkFrom(stmt);
+        continue;
+      }
+      size_t at = index++;
+      if (!top_[at].unit) {
+        WalkFrom(stmt);
+        continue;
+      }
+      std::string key = UnitKey(stmt);
+      if (std::shared_ptr<const DefinitionSites> hit = memo->Find(key)) {
+        if (Replay(*hit, stmt, at)) continue;
+      }
+      if (!memo->Keeping()) {
+        WalkFrom(stmt);
+        continue;
+      }
+      Recording recording = StartRecording(stmt);
+      WalkFrom(stmt);
+      if (std::shared_ptr<const DefinitionSites> kept = StopRecording(recording, at)) {
+        memo->Put(key, std::move(kept));
+      }
+    }
+    ts_tree_cursor_delete(&c);
+  }
+
+  void WalkFrom(TSNode top) {
+    TSTreeCursor c = ts_tree_cursor_new(top);
+    bool descend = Enter(top);
     while (true) {
       if (descend && ts_tree_cursor_goto_first_child(&c)) {
         descend = Enter(ts_tree_cursor_current_node(&c));
@@ -432,6 +511,309 @@ class FileExtractor {
       if (done) break;
     }
     ts_tree_cursor_delete(&c);
+  }
+
+  // ------------------------------------------------- definitions from the memo
+  //
+  // A top-level definition's walk reads the rest of its module only by name:
+  // module-level definitions of the names it looks up (ResolveName), the
+  // imports and definitions it asks about (ShortName, ModuleFunction, ...),
+  // each noted by Mention. What it made holds wherever the top-level
+  // statements that mention those names are the same, in the same order
+  // around it. Besides: a statement that raises or asserts at module level,
+  // or imports `*`, may change what any look-up finds, and is always
+  // counted; what the walk asks of the file's classes and of its helpers'
+  // bodies is recorded as DefinitionSites::Asked; and a walk that reads the
+  // module's own flow (the guards of a raise at class level) is not kept.
+
+  // A top-level function or class, read without error: what the memo keeps.
+  bool IsDefinitionUnit(TSNode stmt) const {
+    TSNode def = K(stmt) == kDecoratedDefinition ? Field(stmt, "definition") : stmt;
+    return (K(def) == kFunctionDefinition || K(def) == kClassDefinition) &&
+           !ts_node_has_error(stmt);
+  }
+
+  // A top-level statement (comments aside) as the memo sees it.
+  struct TopStatement {
+    bool unit = false;            // a function or class the memo keeps
+    bool always = false;          // counted in every definition's context
+    std::vector<uint64_t> names;  // digests of the identifiers in it, sorted
+    uint64_t digest = 0;          // of its text; of a definition its kind and name
+  };
+
+  static uint64_t NameDigest(std::string_view name) {
+    return XXH3_64bits(name.data(), name.size());
+  }
+
+  std::vector<TopStatement> TopStatements() const {
+    std::vector<TopStatement> out;
+    for (TSNode stmt : NamedChildren(root_)) {
+      if (K(stmt) == kComment) continue;
+      TopStatement& t = out.emplace_back();
+      TSNode def = K(stmt) == kDecoratedDefinition ? Field(stmt, "definition") : stmt;
+      if (IsDefinitionUnit(stmt)) {
+        t.unit = true;
+        std::string_view name = Text(Field(def, "name"));
+        t.names = {NameDigest(name)};
+        // ScanModule tells a decorated class from a class.
+        std::string marker = std::string(K(stmt) == kDecoratedDefinition ? "@" : "") +
+                             (K(def) == kClassDefinition ? "class " : "def ") + std::string(name);
+        t.digest = NameDigest(marker);
+        continue;
+      }
+      std::string_view text = Text(stmt);
+      t.digest = XXH3_64bits(text.data(), text.size());
+      static const uint64_t kRaise = NameDigest("raise");
+      static const uint64_t kAssert = NameDigest("assert");
+      for (size_t i = 0; i < text.size();) {
+        auto word = [](unsigned char ch) { return ch == '_' || ch >= 0x80 || std::isalnum(ch); };
+        if (!word(static_cast<unsigned char>(text[i]))) {
+          ++i;
+          continue;
+        }
+        size_t j = i;
+        while (j < text.size() && word(static_cast<unsigned char>(text[j]))) ++j;
+        t.names.push_back(NameDigest(text.substr(i, j - i)));
+        i = j;
+      }
+      std::sort(t.names.begin(), t.names.end());
+      t.names.erase(std::unique(t.names.begin(), t.names.end()), t.names.end());
+      bool star = false;
+      if (K(stmt) == kImportFrom) {
+        for (TSNode c : NamedChildren(stmt)) star = star || K(c) == kWildcardImport;
+      }
+      t.always = star || std::binary_search(t.names.begin(), t.names.end(), kRaise) ||
+                 std::binary_search(t.names.begin(), t.names.end(), kAssert);
+    }
+    return out;
+  }
+
+  // The top-level statements that mention `names` (sorted digests), in
+  // order, with the place of the definition `self` among them.
+  XXH128_hash_t Surroundings(const std::vector<uint64_t>& names, size_t self) const {
+    XXH3_state_t state;
+    XXH3_128bits_reset(&state);
+    for (size_t i = 0; i < top_.size(); ++i) {
+      const TopStatement& t = top_[i];
+      bool counted = i == self || t.always;
+      for (size_t k = 0; k < t.names.size() && !counted; ++k) {
+        counted = std::binary_search(names.begin(), names.end(), t.names[k]);
+      }
+      if (!counted) continue;
+      uint64_t digest = i == self ? 0 : t.digest;
+      XXH3_128bits_update(&state, &digest, sizeof digest);
+    }
+    return XXH3_128bits_digest(&state);
+  }
+
+  // A definition is found by its text in its file (and the file's options);
+  // DefinitionSites::surroundings then says whether it may be used.
+  std::string UnitKey(TSNode stmt) const {
+    XXH3_state_t state;
+    XXH3_128bits_reset(&state);
+    XXH3_128bits_update(&state, result_.path.data(), result_.path.size());
+    XXH3_128bits_update(&state, options_.cython ? "c" : "p", 1);
+    std::string_view text = Text(stmt);
+    XXH3_128bits_update(&state, text.data(), text.size());
+    XXH128_hash_t h = XXH3_128bits_digest(&state);
+    std::string key(sizeof h.low64 + sizeof h.high64, '\0');
+    std::memcpy(key.data(), &h.low64, sizeof h.low64);
+    std::memcpy(key.data() + sizeof h.low64, &h.high64, sizeof h.high64);
+    return key;
+  }
+
+  bool IsModuleFunction(std::string_view name) const {
+    Mention(name);
+    return module_functions_.count(std::string(name)) > 0;
+  }
+  bool IsModuleClass(std::string_view name) const {
+    Mention(name);
+    return module_classes_.count(std::string(name)) > 0;
+  }
+  bool IsImported(std::string_view name) const {
+    Mention(name);
+    return imported_.count(std::string(name)) > 0;
+  }
+  bool IsWarningsModule(std::string_view name) const {
+    Mention(name);
+    return warnings_modules_.count(std::string(name)) > 0;
+  }
+  bool IsWarnFunction(std::string_view name) const {
+    Mention(name);
+    return warn_functions_.count(std::string(name)) > 0;
+  }
+
+  // The function a statement's guards are read within; the module's own
+  // flow, read past the definition being walked, where it is in none.
+  TSNode GuardScope(const Scope* function) {
+    if (function != nullptr) return function->node;
+    module_flow_read_ = true;
+    return root_;
+  }
+
+  // Notes a name whose module-level meaning a definition's walk reads.
+  void Mention(std::string_view name) const {
+    if (asking_ != nullptr) mentioned_.push_back(NameDigest(name));
+  }
+
+  using Asked = DefinitionSites::Asked;
+
+  uint64_t Answer(Asked::What what, const std::string& name) const {
+    if (what == Asked::What::kLocalExceptionClass) return DefinesExceptionClass(name) ? 1 : 0;
+    auto it = module_functions_.find(name);
+    if (it == module_functions_.end()) return 0;
+    std::string_view text = Text(it->second);
+    return XXH3_64bits(text.data(), text.size()) | 1;
+  }
+
+  // Notes a question a definition's walk asks of the rest of its file.
+  void Ask(Asked::What what, const std::string& name, uint64_t answer) const {
+    if (asking_ == nullptr) return;
+    for (const Asked& a : *asking_) {
+      if (a.what == what && a.name == name) return;
+    }
+    asking_->push_back(Asked{what, name, answer});
+  }
+
+  // What the file held before a definition's walk.
+  struct Recording {
+    int line = 0;
+    size_t sites = 0, non_sites = 0, classes = 0, functions = 0, calls = 0, issues = 0, budgets = 0;
+    int64_t eval_steps = 0;
+    int64_t flow_budget = 0;
+    bool cut = false;
+    std::vector<Asked> asked;
+  };
+
+  Recording StartRecording(TSNode stmt) {
+    Recording r;
+    r.line = StartLine(stmt);
+    r.sites = result_.sites.size();
+    r.non_sites = result_.non_sites.size();
+    r.classes = result_.classes.size();
+    r.functions = result_.functions.size();
+    r.calls = result_.calls.size();
+    r.issues = result_.issues.size();
+    r.budgets = budget_noted_.size();
+    r.eval_steps = eval_steps_;
+    r.flow_budget = flow_budget_;
+    r.cut = guards_.first_cut_line > 0;
+    asking_ = &r.asked;
+    mentioned_.clear();
+    guards_.module_names.clear();
+    module_flow_read_ = false;
+    return r;
+  }
+
+  // What the walk since `r` added, for the memo; null when it ran out of a
+  // budget (what it made then depends on what came before it) or reached
+  // past its own definition.
+  std::shared_ptr<const DefinitionSites> StopRecording(Recording& r, size_t self) {
+    for (const std::string& name : guards_.module_names) Mention(name);
+    asking_ = nullptr;
+    if (result_.issues.size() != r.issues || budget_noted_.size() != r.budgets || r.cut ||
+        module_flow_read_) {
+      return nullptr;
+    }
+    auto d = std::make_shared<DefinitionSites>();
+    d->line = r.line;
+    d->names = std::move(mentioned_);
+    std::sort(d->names.begin(), d->names.end());
+    d->names.erase(std::unique(d->names.begin(), d->names.end()), d->names.end());
+    d->surroundings = Surroundings(d->names, self);
+    d->asked = std::move(r.asked);
+    auto tail = [](const auto& all, size_t from) {
+      return std::vector<typename std::decay_t<decltype(all)>::value_type>(
+          all.begin() + static_cast<long>(from), all.end());
+    };
+    // A trigger sentence names lines: it is written again where the entry
+    // is used, and must be what it was written from.
+    auto rewritable = [](const Site& s) {
+      return s.trigger.empty() || s.trigger == TriggerSentence(s.guards);
+    };
+    d->sites = tail(result_.sites, r.sites);
+    for (ProtoSite& p : d->sites) {
+      if (!rewritable(p.site)) return nullptr;
+      p.site.excerpt.clear();  // excerpt_line says there was one
+    }
+    d->non_sites = tail(result_.non_sites, r.non_sites);
+    d->classes = tail(result_.classes, r.classes);
+    d->functions = tail(result_.functions, r.functions);
+    for (FunctionInfo& f : d->functions) {
+      for (std::vector<size_t>* indexes : {&f.returned_sites, &f.sink_sites}) {
+        for (size_t& i : *indexes) {
+          if (i < r.sites) return nullptr;
+          i -= r.sites;
+        }
+      }
+    }
+    d->calls = tail(result_.calls, r.calls);
+    for (SinkCall& c : d->calls) {
+      if (!rewritable(c.site)) return nullptr;
+      if (c.function < 0) continue;
+      if (static_cast<size_t>(c.function) < r.functions) return nullptr;
+      c.function -= static_cast<int>(r.functions);
+    }
+    d->cut_line = guards_.first_cut_line;
+    d->eval_steps = eval_steps_ - r.eval_steps;
+    d->flow_statements = r.flow_budget - flow_budget_;
+    return d;
+  }
+
+  // Adds what the memo kept for the definition `stmt`, moved to where it
+  // is; false, adding nothing, when the rest of the file answers one of its
+  // questions otherwise, or when the file's budgets would not have covered
+  // its walk.
+  bool Replay(const DefinitionSites& d, TSNode stmt, size_t self) {
+    if (eval_steps_ + d.eval_steps > kMaxEvalStepsPerFile || flow_budget_ < d.flow_statements) {
+      return false;
+    }
+    if (!XXH128_isEqual(Surroundings(d.names, self), d.surroundings)) return false;
+    for (const Asked& a : d.asked) {
+      if (Answer(a.what, a.name) != a.answer) return false;
+    }
+    int shift = StartLine(stmt) - d.line;
+    auto move = [shift](int& line) {
+      if (line > 0) line += shift;
+    };
+    auto move_site = [&](Site& s) {
+      move(s.line);
+      move(s.end_line);
+      for (Guard& g : s.guards) move(g.line);
+      if (!s.trigger.empty()) s.trigger = TriggerSentence(s.guards);
+      if (s.excerpt_line > 0) {
+        lines_.FillExcerpt(s, options_.excerpt_before, options_.excerpt_after,
+                           options_.max_excerpt_bytes);
+      }
+    };
+    size_t first_site = result_.sites.size();
+    size_t first_function = result_.functions.size();
+    for (ProtoSite p : d.sites) {
+      move_site(p.site);
+      result_.sites.push_back(std::move(p));
+    }
+    for (NonSite n : d.non_sites) {
+      move(n.line);
+      result_.non_sites.push_back(std::move(n));
+    }
+    for (ClassInfo c : d.classes) {
+      move(c.line);
+      result_.classes.push_back(std::move(c));
+    }
+    for (FunctionInfo f : d.functions) {
+      for (size_t& i : f.returned_sites) i += first_site;
+      for (size_t& i : f.sink_sites) i += first_site;
+      result_.functions.push_back(std::move(f));
+    }
+    for (SinkCall c : d.calls) {
+      move_site(c.site);
+      if (c.function >= 0) c.function += static_cast<int>(first_function);
+      result_.calls.push_back(std::move(c));
+    }
+    if (d.cut_line > 0 && guards_.first_cut_line == 0) guards_.first_cut_line = d.cut_line + shift;
+    eval_steps_ += d.eval_steps;
+    flow_budget_ -= d.flow_statements;
+    return true;
   }
 
   // Returns whether to descend into the node's children: only into nodes
@@ -675,6 +1057,7 @@ class FileExtractor {
     // Module level: before the statement when we are at module level,
     // everything assigned at module level when we are in a function.
     DefList found;
+    Mention(name);
     if (ctx.functions.empty()) {
       found = Reaching(name, root_, ctx.at);
     } else {
@@ -824,8 +1207,8 @@ class FileExtractor {
   // (jinja2's `t.cast(str, self.message)`): its second argument, else null.
   TSNode CastValue(std::string_view f, TSNode args) const {
     // typing's, not ctypes.cast(obj, type) or SQLAlchemy's cast(expr, type).
-    bool typing = (f == "cast" && imported_.count("cast") > 0) || f == "typing.cast" ||
-                  f == "t.cast" || f == "typing_extensions.cast";
+    bool typing = (f == "cast" && IsImported("cast")) || f == "typing.cast" || f == "t.cast" ||
+                  f == "typing_extensions.cast";
     if (!typing || ts_node_is_null(args) ||
         ts_node_named_child_count(args) != 2) {
       return TSNode{};
@@ -1317,8 +1700,8 @@ class FileExtractor {
       }
       return singular;
     }
-    if (IsTextPreserving("", f) && !module_functions_.count(std::string(f)) &&
-        ts_node_named_child_count(args) >= 1 && K(ts_node_named_child(args, 0)) != kKeywordArgument) {
+    if (IsTextPreserving("", f) && !IsModuleFunction(f) && ts_node_named_child_count(args) >= 1 &&
+        K(ts_node_named_child(args, 0)) != kKeywordArgument) {
       return EvalReflowed(ts_node_named_child(args, 0), ctx, depth);
     }
     if ((f == "str" || f == "repr") && ts_node_named_child_count(args) == 1) {
@@ -1330,8 +1713,11 @@ class FileExtractor {
     // fmt = "... {} ...".format; fmt(args): a bound str.format.
     if (Alternatives bound = EvalBoundFormat(fn, args, ctx, depth); !bound.empty()) return bound;
     // A helper of this module that returns a message: inline it, one level deep.
-    auto it = module_functions_.find(std::string(f));
+    std::string name(f);
+    Mention(name);
+    auto it = module_functions_.find(name);
     if (it == module_functions_.end() || ctx.inline_depth > 0) return out;
+    Ask(Asked::What::kHelperText, name, Answer(Asked::What::kHelperText, name));
     return InlineHelper(it->second, args, ctx, depth);
   }
 
@@ -1388,6 +1774,7 @@ class FileExtractor {
     std::vector<TSNode> out;
     TSNode scope = ctx.functions.empty() ? root_ : Field(ctx.functions.back(), "body");
     if (ts_node_is_null(scope)) return out;
+    if (ctx.functions.empty()) Mention(name);
     uint32_t from = ts_node_end_byte(def);
     uint32_t to = ts_node_is_null(ctx.at) ? UINT32_MAX : ts_node_start_byte(ctx.at);
     std::vector<std::pair<TSNode, int>> stack = {{scope, 0}};
@@ -1869,7 +2256,7 @@ class FileExtractor {
     lines_.FillExcerpt(s, options_.excerpt_before, options_.excerpt_after,
                        options_.max_excerpt_bytes);
     const Scope* function = FunctionScope();
-    s.guards = PythonGuards(function != nullptr ? function->node : root_, stmt, src_, &guards_);
+    s.guards = PythonGuards(GuardScope(function), stmt, src_, &guards_);
     s.trigger = TriggerSentence(s.guards);
     s.internal = LooksUnreachable(s.guards) || IsAbstractMethodRaise(stmt);
     return s;
@@ -2062,7 +2449,7 @@ class FileExtractor {
         std::string written = CollapseWhitespace(Text(fn));
         std::string short_name = ShortName(written);
         bool is_class = IsCapitalized(LastComponent(short_name)) ||
-                        IsBuiltinException(short_name) || module_classes_.count(short_name) > 0;
+                        IsBuiltinException(short_name) || IsModuleClass(short_name);
         // `SchemaError.create_from(e)`, `ValidationError.from_exception_data(...)`:
         // a class's alternative constructor returns one of its instances,
         // its arguments are not the message.
@@ -2115,7 +2502,7 @@ class FileExtractor {
       case kIdentifier: {
         std::string_view name = Text(expr);
         bool classy = IsCapitalized(ShortName(name)) || IsBuiltinException(ShortName(name)) ||
-                      module_classes_.count(std::string(name)) > 0;
+                      IsModuleClass(std::string(name));
         DefList defs;
         std::vector<EvalContext> where;
         if (!ResolveName(name, ctx, defs, where)) {
@@ -2190,8 +2577,7 @@ class FileExtractor {
   // builtin exception, or a class this module defines.
   bool NamesClass(std::string_view text) const {
     std::string short_name = ShortName(text);
-    return IsCapitalized(short_name) || IsBuiltinException(short_name) ||
-           module_classes_.count(short_name) > 0;
+    return IsCapitalized(short_name) || IsBuiltinException(short_name) || IsModuleClass(short_name);
   }
 
   // The classes, as written, a callee that is not itself a class name can
@@ -2437,7 +2823,7 @@ class FileExtractor {
       if (K(value) != kCall) return;
       std::string_view callee = LastComponent(Text(Field(value, "function")));
       std::string short_name = ShortName(callee);
-      if (LooksLikeExceptionClass(short_name) || module_classes_.count(short_name) > 0) {
+      if (LooksLikeExceptionClass(short_name) || IsModuleClass(short_name)) {
         out.push_back(value);
       }
     };
@@ -2746,7 +3132,7 @@ class FileExtractor {
     if (!text && !forwards) return;
     SinkCall c;
     c.site = LightSite(stmt, SiteKind::kRaise);
-    c.site.guards = PythonGuards(scope != nullptr ? scope->node : root_, stmt, src_, &guards_);
+    c.site.guards = PythonGuards(GuardScope(scope), stmt, src_, &guards_);
     c.site.trigger = TriggerSentence(c.site.guards);
     c.site.internal = LooksUnreachable(c.site.guards);
     c.callee = std::string(name);
@@ -2805,9 +3191,9 @@ class FileExtractor {
       std::string_view attr = Text(Field(fn, "attribute"));
       TSNode object = Field(fn, "object");
       return (attr == "warn" || attr == "warn_explicit") && K(object) == kIdentifier &&
-             (Text(object) == "warnings" || warnings_modules_.count(std::string(Text(object))));
+             (Text(object) == "warnings" || IsWarningsModule(Text(object)));
     }
-    return K(fn) == kIdentifier && warn_functions_.count(std::string(Text(fn))) > 0;
+    return K(fn) == kIdentifier && IsWarnFunction(Text(fn));
   }
 
   void OnCall(TSNode call) {
@@ -3055,15 +3441,15 @@ class FileExtractor {
         // `return error(msg, pos)` with `error` imported, or a class named
         // like one (`return errors.InvalidVersion(...)`, docker's factories):
         // maybe an exception class, which only the linker can tell.
-        bool maybe_class = module_functions_.count(short_name) == 0 &&
+        bool maybe_class = !IsModuleFunction(short_name) &&
                            (IsCapitalized(short_name) ||
-                            (K(fn) == kIdentifier && (imported_.count(short_name) > 0 || star_import_)));
+                            (K(fn) == kIdentifier && (IsImported(short_name) || star_import_)));
         // `return self.directive_error(3, message)` (docutils' Directive.error),
         // `return _make(...)` with `_make` of this module: a function that
         // may return an exception in turn, which the linker follows.
         std::string_view object = K(fn) == kAttribute ? Text(Field(fn, "object")) : "";
-        bool chained = (K(fn) == kIdentifier && module_functions_.count(short_name) > 0) ||
-                       object == "self" || object == "cls";
+        bool chained = (K(fn) == kIdentifier && IsModuleFunction(short_name)) || object == "self" ||
+                       object == "cls";
         if (!maybe_class && !chained) return;
         if (!maybe_class) {
           // Read by the linker only for what it calls and with what: no
@@ -3258,7 +3644,14 @@ class FileExtractor {
     }
   }
 
+  // Whether the file has defined `name` as an exception class so far.
   bool IsLocalExceptionClass(const std::string& name) const {
+    bool yes = DefinesExceptionClass(name);
+    Ask(Asked::What::kLocalExceptionClass, name, yes ? 1 : 0);
+    return yes;
+  }
+
+  bool DefinesExceptionClass(const std::string& name) const {
     for (const ClassInfo& c : result_.classes) {
       if (c.name != name) continue;
       for (const std::string& b : c.bases) {
@@ -3306,6 +3699,12 @@ class FileExtractor {
   std::set<std::string> budget_noted_;
   GuardCache guards_;
   std::map<std::pair<uint32_t, std::string>, bool> param_tested_;  // ParamTested
+  // While a definition is walked for the memo: its questions, the names it
+  // read at module level, and whether it read the module's own flow.
+  std::vector<Asked>* asking_ = nullptr;
+  mutable std::vector<uint64_t> mentioned_;
+  bool module_flow_read_ = false;
+  std::vector<TopStatement> top_;
 };
 
 }  // namespace
@@ -3373,6 +3772,118 @@ bool LooksLikeExceptionClass(std::string_view name) {
 FileResult ExtractPythonFile(std::string_view path, std::string_view source, TSTree* tree,
                              const PythonOptions& options) {
   return FileExtractor(path, source, tree, options).Run();
+}
+
+namespace {
+
+void Write(std::ostream& out, const Template& t) {
+  for (const Piece& p : t.pieces()) {
+    out << (p.is_value ? "{" : "[") << p.text << "|" << p.name << "|" << static_cast<int>(p.kind)
+        << "|" << p.spec << "|" << p.max_length << "|" << p.reflow << (p.is_value ? "}" : "]");
+  }
+  for (const Assumption& a : t.assumptions())
+    out << " assume " << a.name << static_cast<int>(a.test);
+  out << (t.repr_is_text() ? " repr-is-text" : "");
+}
+
+void Write(std::ostream& out, const flow::Arg& a) {
+  out << "(" << a.expression;
+  if (a.value) Write(out << " = ", *a.value);
+  out << ")";
+}
+
+void Write(std::ostream& out, const std::vector<CallArg>& args) {
+  for (const CallArg& a : args) {
+    out << " arg " << a.keyword << (a.splat ? " splat " : " ");
+    Write(out, a.arg);
+    if (a.call) {
+      out << " call " << a.call->callee << " <";
+      Write(out, a.call->args);
+      out << ">";
+    }
+  }
+}
+
+void Write(std::ostream& out, const Site& s) {
+  out << s.exception << "|" << s.exception_written << "|" << static_cast<int>(s.kind) << "|";
+  Write(out, s.message);
+  out << "|" << s.language << "|" << s.path << "|" << s.line << ":" << s.column << "-" << s.end_line
+      << "|" << s.function << "|" << s.signature << "|" << s.entries << "|" << s.statement << "|"
+      << s.excerpt_line << "|" << s.excerpt << "|" << s.cause << "|" << s.via << "|" << s.internal
+      << "|" << s.trigger << "\n";
+  for (const Guard& g : s.guards) {
+    out << "  guard " << g.kind << "|" << g.code << "|" << g.negated << "|" << g.when << "|"
+        << g.line << "|" << g.subject;
+    for (const std::string& v : g.values) out << "|v " << v;
+    for (const std::string& m : g.meanings) out << "|m " << m;
+    out << "\n";
+  }
+}
+
+void Write(std::ostream& out, const Param& p) {
+  out << " " << p.name << (p.variadic ? "*" : "");
+  if (p.default_value) Write(out << "=", *p.default_value);
+}
+
+}  // namespace
+
+std::string FileResultText(const FileResult& r) {
+  std::ostringstream out;
+  out << "path " << r.path << "\n";
+  for (const ProtoSite& p : r.sites) {
+    out << "site ";
+    Write(out, p.site);
+    out << "  proto " << p.callee << "|" << p.callee_is_class << p.has_call << p.tentative
+        << p.chained << "|" << p.type_param << "|" << p.callee_written;
+    Write(out, p.args);
+    out << "\n";
+  }
+  for (const NonSite& n : r.non_sites)
+    out << "non-site " << n.path << ":" << n.line << " " << n.reason << "\n";
+  for (const ClassInfo& c : r.classes) {
+    out << "class " << c.name << "|" << c.path << ":" << c.line << "|init " << c.has_init;
+    for (const std::string& b : c.bases) out << " base " << b;
+    for (const Param& p : c.init_params) Write(out, p);
+    if (c.super_args) {
+      for (const auto& args : *c.super_args) {
+        out << " super <";
+        Write(out, args);
+        out << ">";
+      }
+    }
+    out << " target " << c.super_target;
+    for (const auto& [name, arg] : c.self_attrs) Write(out << " self." << name << "=", arg);
+    for (const auto& [name, arg] : c.class_attrs) Write(out << " attr " << name << "=", arg);
+    for (const std::string& a : c.conditional_attrs) out << " conditional " << a;
+    for (const Template& t : c.str_templates) Write(out << " str ", t);
+    if (c.str_joined) {
+      Write(out << " joined ", c.str_joined->first);
+      for (const ClassInfo::JoinedPart& part : c.str_joined->second) {
+        Write(out << " part ", part.text);
+        out << "/" << part.unless_none << part.truthy << part.more;
+      }
+    }
+    out << "\n";
+  }
+  for (const FunctionInfo& f : r.functions) {
+    out << "function " << f.name << "|" << f.qualified << "|" << f.path;
+    for (const Param& p : f.params) Write(out, p);
+    for (size_t i : f.returned_sites) out << " returns-site " << i;
+    for (const Template& t : f.returned_messages) Write(out << " returns ", t);
+    for (size_t i : f.sink_sites) out << " sink-site " << i;
+    out << "\n";
+  }
+  for (const SinkCall& c : r.calls) {
+    out << "call " << c.callee << "|" << c.receiver << "|" << c.owner << "|" << c.function << " ";
+    Write(out, c.site);
+    for (const auto& args : c.arg_alternatives) {
+      out << "  args <";
+      Write(out, args);
+      out << ">\n";
+    }
+  }
+  for (const FileIssue& i : r.issues) out << "issue " << i.reason << " " << i.detail << "\n";
+  return out.str();
 }
 
 }  // namespace errdex::extract::python

@@ -16,6 +16,7 @@
 #include "core/record.h"
 #include "extract/flow/bind.h"
 #include "extract/flow/format.h"
+#include "extract/memo.h"
 #include "extract/python/py_calls.h"
 #include "extract/python/py_format.h"
 
@@ -120,6 +121,12 @@ struct FileResult {
   ModuleFacts facts;  // for the call graph
 };
 
+// What extracting one top-level function or class of a module made: its
+// sites, classes, helpers and calls, with the questions it asked of the
+// rest of its file and their answers (defined in py_extractor.cc).
+struct DefinitionSites;
+using DefinitionSitesMemo = DefinitionMemo<DefinitionSites>;
+
 struct PythonOptions {
   int excerpt_before = 20;  // lines of context above a site
   int excerpt_after = 20;   // and below its statement
@@ -130,12 +137,24 @@ struct PythonOptions {
   // Where the call graph's facts of functions and methods are kept from one
   // revision to the next; none if null.
   DefinitionFactsMemo* facts_memo = nullptr;
+  // Where the extraction of each top-level function and class is kept from
+  // one revision to the next: one that did not change, in a module whose
+  // top-level statements that mention the names it reads did not either, is
+  // not walked again. The result is the same as without, unless the file
+  // runs out of a work budget (what is cut then depends on what was spent
+  // before). Only for a tree parsed from `source` as it is, without
+  // errors; none if null.
+  DefinitionSitesMemo* sites_memo = nullptr;
 };
 
 // Extracts one parsed file. `source` must outlive the call and be what `tree`
 // was parsed from. Never throws on any input; recursion is bounded.
 FileResult ExtractPythonFile(std::string_view path, std::string_view source, TSTree* tree,
                              const PythonOptions& options);
+
+// Every field of a file's result, one site, class, function or call per
+// line (with its guards and arguments): two extractions compared as text.
+std::string FileResultText(const FileResult& result);
 
 const TSLanguage* PythonLanguage();
 

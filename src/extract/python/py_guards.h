@@ -32,6 +32,9 @@ inline constexpr size_t kMaxGuardsPerStep = 48;
 struct GuardCache {
   std::unordered_map<const void*, std::vector<std::pair<uint32_t, Guard>>> exits;
   int first_cut_line = 0;  // the first statement whose guards were cut; 0 if none
+  // The names whose module-level assignments were read, in the order asked:
+  // a caller that keeps guards apart from their module drains it.
+  std::vector<std::string> module_names;
 };
 
 // Guards of `target` within `scope` (a function definition or the module),
