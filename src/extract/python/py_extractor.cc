@@ -517,7 +517,7 @@ class FileExtractor {
   //
   // A top-level definition's walk reads the rest of its module only by name:
   // module-level definitions of the names it looks up (ResolveName), the
-  // imports and definitions it asks about (ShortName, ModuleFunction, ...),
+  // imports and definitions it asks about (ShortName, IsModuleFunction, ...),
   // each noted by Mention. What it made holds wherever the top-level
   // statements that mention those names are the same, in the same order
   // around it. Besides: a statement that raises or asserts at module level,
