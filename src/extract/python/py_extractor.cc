@@ -477,32 +477,33 @@ class FileExtractor {
       if (std::shared_ptr<const DefinitionSites> hit = memo->Find(key)) {
         if (Replay(*hit, stmt, at)) continue;
       }
+      unit_ = K(stmt) == kDecoratedDefinition ? Field(stmt, "definition") : stmt;
+      unit_index_ = at;
       if (!memo->Keeping()) {
         WalkFrom(stmt);
-        continue;
+      } else {
+        StartRecording(stmt, std::move(key), /*member=*/false);
+        WalkFrom(stmt);
+        FinishRecording();
       }
-      Recording recording = StartRecording(stmt);
-      WalkFrom(stmt);
-      if (std::shared_ptr<const DefinitionSites> kept = StopRecording(recording, at)) {
-        memo->Put(key, std::move(kept));
-      }
+      unit_ = TSNode{};
     }
     ts_tree_cursor_delete(&c);
   }
 
   void WalkFrom(TSNode top) {
     TSTreeCursor c = ts_tree_cursor_new(top);
-    bool descend = Enter(top);
+    bool descend = EnterOrReplay(top);
     while (true) {
       if (descend && ts_tree_cursor_goto_first_child(&c)) {
-        descend = Enter(ts_tree_cursor_current_node(&c));
+        descend = EnterOrReplay(ts_tree_cursor_current_node(&c));
         continue;
       }
       bool done = true;
       while (true) {
-        Leave(ts_tree_cursor_current_node(&c));
+        LeaveAndKeep(ts_tree_cursor_current_node(&c));
         if (ts_tree_cursor_goto_next_sibling(&c)) {
-          descend = Enter(ts_tree_cursor_current_node(&c));
+          descend = EnterOrReplay(ts_tree_cursor_current_node(&c));
           done = false;
           break;
         }
@@ -511,6 +512,44 @@ class FileExtractor {
       if (done) break;
     }
     ts_tree_cursor_delete(&c);
+  }
+
+  // A method of the top-level class being walked is taken from the memo, or
+  // walked and kept, as a top-level definition is: a class changes with any
+  // of its methods, most of which stay the same.
+  bool EnterOrReplay(TSNode node) {
+    DefinitionSitesMemo* memo = options_.sites_memo;
+    if (memo == nullptr || !IsMemberUnit(node)) return Enter(node);
+    std::string key = MemberKey(node);
+    if (std::shared_ptr<const DefinitionSites> hit = memo->Find(key)) {
+      if (Replay(*hit, node, unit_index_)) return false;
+    }
+    if (memo->Keeping()) StartRecording(node, std::move(key), /*member=*/true);
+    return Enter(node);
+  }
+
+  void LeaveAndKeep(TSNode node) {
+    Leave(node);
+    if (!recordings_.empty() && recordings_.back().member &&
+        ts_node_eq(recordings_.back().node, node)) {
+      FinishRecording();
+    }
+  }
+
+  // A method (decorated or not) directly in the body of the top-level class
+  // being walked, read without error. Not `__init__` or `__str__`, whose
+  // walks fill in their class's ClassInfo.
+  bool IsMemberUnit(TSNode node) const {
+    if (ts_node_is_null(unit_) || scopes_.size() != 1 || !scopes_[0].is_class ||
+        !ts_node_eq(scopes_[0].node, unit_)) {
+      return false;
+    }
+    TSNode def = K(node) == kDecoratedDefinition ? Field(node, "definition") : node;
+    if (K(def) != kFunctionDefinition || ts_node_has_error(node)) return false;
+    TSNode body = Parent(node);
+    if (K(body) != kBlock || !ts_node_eq(Parent(body), unit_)) return false;
+    std::string_view name = Text(Field(def, "name"));
+    return name != "__init__" && name != "__str__";
   }
 
   // ------------------------------------------------- definitions from the memo
@@ -606,14 +645,22 @@ class FileExtractor {
     return XXH3_128bits_digest(&state);
   }
 
-  // A definition is found by its text in its file (and the file's options);
-  // DefinitionSites::surroundings then says whether it may be used.
-  std::string UnitKey(TSNode stmt) const {
+  // A definition is found by its text in its file (and the file's options),
+  // a method by its class's qualified name too; DefinitionSites::
+  // surroundings then says whether it may be used.
+  std::string UnitKey(TSNode stmt) const { return Key("", Text(stmt)); }
+  std::string MemberKey(TSNode node) const {
+    return Key("member of " + scopes_[0].qualname, Text(node));
+  }
+
+  std::string Key(std::string_view owner, std::string_view text) const {
     XXH3_state_t state;
     XXH3_128bits_reset(&state);
-    XXH3_128bits_update(&state, result_.path.data(), result_.path.size());
-    XXH3_128bits_update(&state, options_.cython ? "c" : "p", 1);
-    std::string_view text = Text(stmt);
+    for (std::string_view part :
+         {std::string_view(result_.path), std::string_view(options_.cython ? "c" : "p"), owner}) {
+      XXH3_128bits_update(&state, part.data(), part.size());
+      XXH3_128bits_update(&state, "", 1);
+    }
     XXH3_128bits_update(&state, text.data(), text.size());
     XXH128_hash_t h = XXH3_128bits_digest(&state);
     std::string key(sizeof h.low64 + sizeof h.high64, '\0');
@@ -647,13 +694,19 @@ class FileExtractor {
   // flow, read past the definition being walked, where it is in none.
   TSNode GuardScope(const Scope* function) {
     if (function != nullptr) return function->node;
-    module_flow_read_ = true;
+    if (!recordings_.empty()) recordings_.back().module_flow_read = true;
     return root_;
+  }
+
+  // A walk read its class's whole body: a method's entry would not hold
+  // beside other methods.
+  void NoteClassRead() {
+    if (!recordings_.empty()) recordings_.back().class_read = true;
   }
 
   // Notes a name whose module-level meaning a definition's walk reads.
   void Mention(std::string_view name) const {
-    if (asking_ != nullptr) mentioned_.push_back(NameDigest(name));
+    if (!recordings_.empty()) recordings_.back().names.push_back(NameDigest(name));
   }
 
   using Asked = DefinitionSites::Asked;
@@ -668,26 +721,47 @@ class FileExtractor {
 
   // Notes a question a definition's walk asks of the rest of its file.
   void Ask(Asked::What what, const std::string& name, uint64_t answer) const {
-    if (asking_ == nullptr) return;
-    for (const Asked& a : *asking_) {
-      if (a.what == what && a.name == name) return;
-    }
-    asking_->push_back(Asked{what, name, answer});
+    if (!recordings_.empty()) Note(recordings_.back().asked, Asked{what, name, answer});
   }
 
-  // What the file held before a definition's walk.
+  static void Note(std::vector<Asked>& asked, const Asked& a) {
+    for (const Asked& b : asked) {
+      if (b.what == a.what && b.name == a.name) return;
+    }
+    asked.push_back(a);
+  }
+
+  // A definition being walked for the memo: what the file held before it,
+  // and what it has read of the rest of its file so far.
   struct Recording {
+    TSNode node{};
+    std::string key;
+    bool member = false;
     int line = 0;
     size_t sites = 0, non_sites = 0, classes = 0, functions = 0, calls = 0, issues = 0, budgets = 0;
     int64_t eval_steps = 0;
     int64_t flow_budget = 0;
     bool cut = false;
     std::vector<Asked> asked;
+    std::vector<uint64_t> names;
+    bool module_flow_read = false;
+    bool class_read = false;  // a member's walk read its class's body
   };
 
-  Recording StartRecording(TSNode stmt) {
-    Recording r;
-    r.line = StartLine(stmt);
+  // The names PythonGuards read at module level, for the walk they were
+  // read in.
+  void DrainGuardNames() {
+    for (const std::string& name : guards_.module_names) Mention(name);
+    guards_.module_names.clear();
+  }
+
+  void StartRecording(TSNode node, std::string key, bool member) {
+    DrainGuardNames();
+    Recording& r = recordings_.emplace_back();
+    r.node = node;
+    r.key = std::move(key);
+    r.member = member;
+    r.line = StartLine(node);
     r.sites = result_.sites.size();
     r.non_sites = result_.non_sites.size();
     r.classes = result_.classes.size();
@@ -698,29 +772,48 @@ class FileExtractor {
     r.eval_steps = eval_steps_;
     r.flow_budget = flow_budget_;
     r.cut = guards_.first_cut_line > 0;
-    asking_ = &r.asked;
-    mentioned_.clear();
-    guards_.module_names.clear();
-    module_flow_read_ = false;
-    return r;
+  }
+
+  // Ends the innermost recording: what it read is read by the one around it
+  // too, and what it made goes to the memo.
+  void FinishRecording() {
+    DrainGuardNames();
+    Recording r = std::move(recordings_.back());
+    recordings_.pop_back();
+    if (!recordings_.empty()) Absorb(r.names, r.asked);
+    if (!recordings_.empty()) {
+      Recording& outer = recordings_.back();
+      outer.module_flow_read = outer.module_flow_read || r.module_flow_read;
+      outer.class_read = outer.class_read || r.class_read;
+    }
+    if (std::shared_ptr<const DefinitionSites> kept = StopRecording(r)) {
+      options_.sites_memo->Put(r.key, std::move(kept));
+    }
+  }
+
+  // What a definition walked, or taken from the memo, read: read by the
+  // definition being recorded around it.
+  void Absorb(const std::vector<uint64_t>& names, const std::vector<Asked>& asked) {
+    if (recordings_.empty()) return;
+    Recording& outer = recordings_.back();
+    outer.names.insert(outer.names.end(), names.begin(), names.end());
+    for (const Asked& a : asked) Note(outer.asked, a);
   }
 
   // What the walk since `r` added, for the memo; null when it ran out of a
   // budget (what it made then depends on what came before it) or reached
   // past its own definition.
-  std::shared_ptr<const DefinitionSites> StopRecording(Recording& r, size_t self) {
-    for (const std::string& name : guards_.module_names) Mention(name);
-    asking_ = nullptr;
+  std::shared_ptr<const DefinitionSites> StopRecording(Recording& r) {
     if (result_.issues.size() != r.issues || budget_noted_.size() != r.budgets || r.cut ||
-        module_flow_read_) {
+        r.module_flow_read || (r.member && r.class_read)) {
       return nullptr;
     }
     auto d = std::make_shared<DefinitionSites>();
     d->line = r.line;
-    d->names = std::move(mentioned_);
+    d->names = std::move(r.names);
     std::sort(d->names.begin(), d->names.end());
     d->names.erase(std::unique(d->names.begin(), d->names.end()), d->names.end());
-    d->surroundings = Surroundings(d->names, self);
+    d->surroundings = Surroundings(d->names, unit_index_);
     d->asked = std::move(r.asked);
     auto tail = [](const auto& all, size_t from) {
       return std::vector<typename std::decay_t<decltype(all)>::value_type>(
@@ -772,6 +865,7 @@ class FileExtractor {
     for (const Asked& a : d.asked) {
       if (Answer(a.what, a.name) != a.answer) return false;
     }
+    Absorb(d.names, d.asked);
     int shift = StartLine(stmt) - d.line;
     auto move = [shift](int& line) {
       if (line > 0) line += shift;
@@ -2718,6 +2812,7 @@ class FileExtractor {
       std::string_view attr = Text(Field(container, "attribute"));
       for (size_t i = scopes_.size(); i-- > 0;) {
         if (!scopes_[i].is_class) continue;
+        NoteClassRead();
         TSNode body = Field(scopes_[i].node, "body");
         for (TSNode st : NamedChildren(body)) {
           TSNode a = K(st) == kExpressionStatement && ts_node_named_child_count(st) == 1
@@ -2779,6 +2874,7 @@ class FileExtractor {
       for (size_t i = scopes_.size(); i-- > 0;) {
         if (scopes_[i].is_class) {
           scope = scopes_[i].node;
+          NoteClassRead();
           break;
         }
       }
@@ -3699,12 +3795,12 @@ class FileExtractor {
   std::set<std::string> budget_noted_;
   GuardCache guards_;
   std::map<std::pair<uint32_t, std::string>, bool> param_tested_;  // ParamTested
-  // While a definition is walked for the memo: its questions, the names it
-  // read at module level, and whether it read the module's own flow.
-  std::vector<Asked>* asking_ = nullptr;
-  mutable std::vector<uint64_t> mentioned_;
-  bool module_flow_read_ = false;
+  // The definitions being walked for the memo, innermost last (a class,
+  // then one of its methods).
+  mutable std::vector<Recording> recordings_;
   std::vector<TopStatement> top_;
+  TSNode unit_{};          // the top-level function or class being walked, if any
+  size_t unit_index_ = 0;  // its place in top_
 };
 
 }  // namespace

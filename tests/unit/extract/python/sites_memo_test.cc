@@ -70,9 +70,10 @@ std::string Extract(const std::string& source, DefinitionSitesMemo* memo) {
 
 // Each fixture is extracted into the memo from a copy moved down three
 // lines under an extra import (lines, excerpts, guard lines and trigger
-// sentences are all rebased), then as it is.
+// sentences are all rebased), then as it is, then with each class changed.
 TEST(SitesMemo, DefinitionsTakenFromTheMemoGiveTheWholeFilesResultOnEveryFixture) {
   int found = 0;
+  int methods = 0;
   int files = 0;
   for (const auto& [path, source] : testing::PythonFixtures()) {
     CountingMemo memo;
@@ -85,9 +86,21 @@ TEST(SitesMemo, DefinitionsTakenFromTheMemoGiveTheWholeFilesResultOnEveryFixture
     EXPECT_EQ(memo.puts, puts) << path;
     found += memo.found - before;
     ++files;
+    // Each class grown by a line at the top of its body: walked again, its
+    // methods taken from the memo.
+    std::string grown;
+    std::istringstream lines(source);
+    for (std::string line; std::getline(lines, line);) {
+      grown += line + "\n";
+      if (line.rfind("class ", 0) == 0 && line.back() == ':') grown += "    _grown = 1\n";
+    }
+    before = memo.found;
+    EXPECT_TRUE(SameWithMemo(grown, memo)) << path;
+    methods += memo.found - before;
   }
   EXPECT_GT(files, 20);
-  EXPECT_GT(found, 100);  // definitions came from the memo, not walked again
+  EXPECT_GT(found, 100);   // definitions came from the memo, not walked again
+  EXPECT_GT(methods, 50);  // so did methods of classes that changed
 }
 
 // Modules whose definitions read the rest of their file in every way the
@@ -197,7 +210,8 @@ class ModuleWriter : public RandomSource {
 };
 
 // Random modules, each then edited as a revision edits a file: statements
-// inserted, dropped and rewritten, lines added above. The edited module
+// inserted, dropped and rewritten, a method of a class changed, lines added
+// above. The edited module
 // extracted with the memo of the one before gives the whole file's result.
 TEST(SitesMemo, DefinitionsTakenFromTheMemoGiveTheWholeFilesResultAfterRandomEdits) {
   int found = 0;
@@ -215,7 +229,7 @@ TEST(SitesMemo, DefinitionsTakenFromTheMemoGiveTheWholeFilesResultAfterRandomEdi
     std::string before = join();
     for (int edits = 1 + w.Pick(3); edits > 0; --edits) {
       size_t at = static_cast<size_t>(w.Pick(static_cast<int>(statements.size())));
-      switch (w.Pick(4)) {
+      switch (w.Pick(5)) {
         case 0:
           statements.insert(statements.begin() + static_cast<long>(at), w.TopLevel());
           break;
@@ -225,6 +239,13 @@ TEST(SitesMemo, DefinitionsTakenFromTheMemoGiveTheWholeFilesResultAfterRandomEdi
         case 2:
           statements[at] = w.TopLevel();
           break;
+        case 3: {
+          // One method of a class changed, the others not.
+          std::string& c = statements[at];
+          size_t check = c.find("    def check(self, x):\n");
+          if (check != std::string::npos) c.insert(check + 24, "        note(x)\n");
+          break;
+        }
         default:
           statements.insert(statements.begin(), "\n# moved\n");
           break;
@@ -265,6 +286,17 @@ TEST(SitesMemo, ADefinitionIsWalkedAgainExactlyWhenWhatItReadChanged) {
   std::string whole = Extract(reworded, nullptr);
   ASSERT_NE(whole.find("wrong value "), std::string::npos) << whole;
   EXPECT_TRUE(SameWithMemo(reworded, memo));
+
+  // A method raising what another method of its class stores reads its
+  // class's body: taken from the memo beside the other method changed, it
+  // would raise the old text.
+  auto conn = [](const std::string& text) {
+    return "class Conn:\n    def setup(self):\n        self._error = ValueError(\"" + text +
+           "\")\n    def fail(self):\n        raise self._error\n";
+  };
+  ASSERT_TRUE(SameWithMemo(conn("first text"), memo));
+  ASSERT_NE(Extract(conn("second text"), nullptr).find("[second text"), std::string::npos);
+  EXPECT_TRUE(SameWithMemo(conn("second text"), memo));
 
   // A class defined earlier in the file, where no top-level statement names
   // it (inside a function), makes the returned call an exception: a
