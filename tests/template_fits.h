@@ -6,9 +6,10 @@
 #include <re2/re2.h>
 
 #include <map>
-#include <random>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/record.h"
@@ -35,6 +36,45 @@ class RandomSource {
   std::mt19937 rng_;
   int n_ = 0;
 };
+
+// A module, as its top-level statements, and the same module edited as a
+// revision edits a file: one to three edits, each a statement inserted
+// (`make`), dropped, rewritten (`make`), changed in place (`change`, given
+// the statement and free to leave it), or blank lines and a comment added
+// above. Returns the texts before and after.
+template <typename Make, typename Change>
+std::pair<std::string, std::string> EditedModule(RandomSource& w, int statements, Make make,
+                                                 Change change) {
+  std::vector<std::string> module;
+  for (int i = 0; i < statements; ++i) module.push_back(make());
+  auto join = [&] {
+    std::string out;
+    for (const std::string& s : module) out += s;
+    return out;
+  };
+  std::string before = join();
+  for (int edits = 1 + w.Pick(3); edits > 0; --edits) {
+    size_t at = static_cast<size_t>(w.Pick(static_cast<int>(module.size())));
+    switch (w.Pick(5)) {
+      case 0:
+        module.insert(module.begin() + static_cast<long>(at), make());
+        break;
+      case 1:
+        if (module.size() > 1) module.erase(module.begin() + static_cast<long>(at));
+        break;
+      case 2:
+        module[at] = make();
+        break;
+      case 3:
+        change(module[at]);
+        break;
+      default:
+        module.insert(module.begin(), "\n# moved\n");
+        break;
+    }
+  }
+  return {before, join()};
+}
 
 inline bool Fits(Template t, const std::string& printed) {
   t.AssignNames();

@@ -5,10 +5,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "extract/memo.h"
 
 namespace errdex::testing {
 
@@ -33,6 +36,30 @@ class TempDir {
  private:
   std::filesystem::path path_;
   mutable std::map<std::string, std::string> databases_;  // name -> database
+};
+
+// A memo of definitions, as indexing revisions keeps one, that counts what
+// it was asked; `keeping` false is the last revision of a run.
+template <typename T>
+class CountingMemo final : public extract::DefinitionMemo<T> {
+ public:
+  std::shared_ptr<const T> Find(const std::string& key) override {
+    auto it = kept_.find(key);
+    if (it == kept_.end()) return nullptr;
+    ++found;
+    return it->second;
+  }
+  void Put(const std::string& key, std::shared_ptr<const T> value) override {
+    kept_[key] = std::move(value);
+    ++puts;
+  }
+  bool Keeping() const override { return keeping; }
+  int found = 0;
+  int puts = 0;
+  bool keeping = true;
+
+ private:
+  std::map<std::string, std::shared_ptr<const T>> kept_;
 };
 
 // Whether CTest runs this suite against PostgreSQL: ERRDEX_TEST_PG names

@@ -4,6 +4,8 @@
 // that did not are taken from here.
 #pragma once
 
+#include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -21,5 +23,13 @@ class DefinitionMemo {
   // nothing need be digested.
   virtual bool Keeping() const { return true; }
 };
+
+// A memo's key: the 16 bytes of a 128-bit digest (its low and high halves).
+inline std::string DigestKey(uint64_t low, uint64_t high) {
+  std::string key(sizeof low + sizeof high, '\0');
+  std::memcpy(key.data(), &low, sizeof low);
+  std::memcpy(key.data() + sizeof low, &high, sizeof high);
+  return key;
+}
 
 }  // namespace errdex::extract

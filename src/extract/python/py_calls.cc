@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <cstring>
 #include <map>
 #include <sstream>
 
@@ -130,10 +129,7 @@ class Reader {
     std::string_view text = Text(node);
     XXH3_128bits_update(&state, text.data(), text.size());
     XXH128_hash_t h = XXH3_128bits_digest(&state);
-    std::string key(sizeof h.low64 + sizeof h.high64, '\0');
-    std::memcpy(key.data(), &h.low64, sizeof h.low64);
-    std::memcpy(key.data() + sizeof h.low64, &h.high64, sizeof h.high64);
-    return key;
+    return DigestKey(h.low64, h.high64);
   }
 
   // True when `node`'s facts were taken from the memo (the walk then skips

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
-#include <cstring>
 #include <map>
 #include <memory>
 #include <set>
@@ -663,32 +662,20 @@ class FileExtractor {
     }
     XXH3_128bits_update(&state, text.data(), text.size());
     XXH128_hash_t h = XXH3_128bits_digest(&state);
-    std::string key(sizeof h.low64 + sizeof h.high64, '\0');
-    std::memcpy(key.data(), &h.low64, sizeof h.low64);
-    std::memcpy(key.data() + sizeof h.low64, &h.high64, sizeof h.high64);
-    return key;
+    return DigestKey(h.low64, h.high64);
   }
 
-  bool IsModuleFunction(std::string_view name) const {
+  // What ScanModule found of a name, which a definition's walk then read.
+  template <typename Names>
+  bool Lists(const Names& names, std::string_view name) const {
     Mention(name);
-    return module_functions_.count(std::string(name)) > 0;
+    return names.count(std::string(name)) > 0;
   }
-  bool IsModuleClass(std::string_view name) const {
-    Mention(name);
-    return module_classes_.count(std::string(name)) > 0;
-  }
-  bool IsImported(std::string_view name) const {
-    Mention(name);
-    return imported_.count(std::string(name)) > 0;
-  }
-  bool IsWarningsModule(std::string_view name) const {
-    Mention(name);
-    return warnings_modules_.count(std::string(name)) > 0;
-  }
-  bool IsWarnFunction(std::string_view name) const {
-    Mention(name);
-    return warn_functions_.count(std::string(name)) > 0;
-  }
+  bool IsModuleFunction(std::string_view name) const { return Lists(module_functions_, name); }
+  bool IsModuleClass(std::string_view name) const { return Lists(module_classes_, name); }
+  bool IsImported(std::string_view name) const { return Lists(imported_, name); }
+  bool IsWarningsModule(std::string_view name) const { return Lists(warnings_modules_, name); }
+  bool IsWarnFunction(std::string_view name) const { return Lists(warn_functions_, name); }
 
   // The function a statement's guards are read within; the module's own
   // flow, read past the definition being walked, where it is in none.

@@ -23,27 +23,7 @@
 namespace errdex::extract::python {
 namespace {
 
-// A memo of definitions' facts that counts what it was asked.
-class CountingMemo final : public DefinitionFactsMemo {
- public:
-  std::shared_ptr<const ModuleFacts> Find(const std::string& key) override {
-    auto it = kept_.find(key);
-    if (it == kept_.end()) return nullptr;
-    ++hits;
-    return it->second;
-  }
-  void Put(const std::string& key, std::shared_ptr<const ModuleFacts> facts) override {
-    kept_[key] = std::move(facts);
-    ++puts;
-  }
-  bool Keeping() const override { return keeping; }
-  int hits = 0;
-  int puts = 0;
-  bool keeping = true;
-
- private:
-  std::map<std::string, std::shared_ptr<const ModuleFacts>> kept_;
-};
+using CountingMemo = testing::CountingMemo<ModuleFacts>;
 
 std::string FactsOf(const std::string& source, DefinitionFactsMemo* memo, bool every_node = false) {
   TSParser* parser = ts_parser_new();
@@ -187,19 +167,19 @@ TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileOnEveryFi
     std::string moved = "import os\n\n\n" + source;
     EXPECT_EQ(FactsOf(moved, &memo), FactsOf(moved, nullptr)) << path;
     EXPECT_EQ(FactsOf(source, &memo), FactsOf(source, nullptr)) << path;
-    hits += memo.hits;
+    hits += memo.found;
     std::string grown;
     std::istringstream lines(source);
     for (std::string line; std::getline(lines, line);) {
       grown += line + "\n";
       if (line.rfind("class ", 0) == 0 && line.back() == ':') grown += "    _grown = 1\n";
     }
-    int before = memo.hits;
+    int before = memo.found;
     int puts = memo.puts;
     memo.keeping = false;  // the last revision of a run: found, not put
     EXPECT_EQ(FactsOf(grown, &memo), FactsOf(grown, nullptr)) << path;
     EXPECT_EQ(memo.puts, puts) << path;
-    method_hits += memo.hits - before;
+    method_hits += memo.found - before;
   }
   EXPECT_GT(hits, 100);  // definitions were taken from the memo, not read again
   EXPECT_GT(method_hits, 50);
@@ -213,45 +193,22 @@ TEST(ModuleFacts, DefinitionsTakenFromTheMemoGiveTheFactsOfTheWholeFileAfterRand
   int hits = 0;
   for (uint32_t seed = 0; seed < 300; ++seed) {
     ModuleWriter w(seed);
-    std::vector<std::string> statements;
     int n = 3 + w.Pick(12);
-    for (int i = 0; i < n; ++i) statements.push_back(w.Statement("", 0));
-    auto join = [&] {
-      std::string out;
-      for (const std::string& s : statements) out += s;
-      return out;
-    };
-    std::string before = join();
-    for (int edits = 1 + w.Pick(3); edits > 0; --edits) {
-      size_t at = static_cast<size_t>(w.Pick(static_cast<int>(statements.size())));
-      switch (w.Pick(5)) {
-        case 0:
-          statements.insert(statements.begin() + static_cast<long>(at), w.Statement("", 0));
-          break;
-        case 1:
-          if (statements.size() > 1) statements.erase(statements.begin() + static_cast<long>(at));
-          break;
-        case 2:
-          statements[at] = w.Statement("", 0);
-          break;
-        case 3:
-          if (statements[at].rfind("class ", 0) == 0) {
-            statements[at].insert(statements[at].find(":\n") + 2, w.Statement("    ", 3));
+    auto [before, after] = EditedModule(
+        w, n, [&] { return w.Statement("", 0); },
+        [&](std::string& statement) {
+          // A class's body grown at its top.
+          if (statement.rfind("class ", 0) == 0) {
+            statement.insert(statement.find(":\n") + 2, w.Statement("    ", 3));
           }
-          break;
-        default:
-          statements.insert(statements.begin(), "\n# moved\n");
-          break;
-      }
-    }
-    std::string after = join();
+        });
     CountingMemo memo;
     ASSERT_EQ(FactsOf(before, &memo), FactsOf(before, nullptr)) << "seed " << seed << ":\n"
                                                                 << before;
     ASSERT_EQ(FactsOf(after, &memo), FactsOf(after, nullptr)) << "seed " << seed << ", before:\n"
                                                               << before << "\nafter:\n"
                                                               << after;
-    hits += memo.hits;
+    hits += memo.found;
   }
   EXPECT_GT(hits, 150);
 }
@@ -277,7 +234,7 @@ TEST(ModuleFacts, AMethodTakenFromTheMemoKeepsItsOwnClassAndDocstring) {
   EXPECT_EQ(FactsOf(before, &memo), whole);
   EXPECT_EQ(FactsOf(before, &memo), whole);
   EXPECT_EQ(FactsOf(after, &memo), FactsOf(after, nullptr));
-  EXPECT_GT(memo.hits, 0);
+  EXPECT_GT(memo.found, 0);
 }
 
 }  // namespace

@@ -20,26 +20,7 @@
 namespace errdex::extract::python {
 namespace {
 
-class CountingMemo final : public DefinitionSitesMemo {
- public:
-  std::shared_ptr<const DefinitionSites> Find(const std::string& key) override {
-    auto it = kept_.find(key);
-    if (it == kept_.end()) return nullptr;
-    ++found;
-    return it->second;
-  }
-  void Put(const std::string& key, std::shared_ptr<const DefinitionSites> value) override {
-    kept_[key] = std::move(value);
-    ++puts;
-  }
-  bool Keeping() const override { return keeping; }
-  int found = 0;
-  int puts = 0;
-  bool keeping = true;
-
- private:
-  std::map<std::string, std::shared_ptr<const DefinitionSites>> kept_;
-};
+using CountingMemo = testing::CountingMemo<DefinitionSites>;
 
 std::string Extract(const std::string& source, DefinitionSitesMemo* memo) {
   TSParser* parser = ts_parser_new();
@@ -219,39 +200,13 @@ TEST(SitesMemo, DefinitionsTakenFromTheMemoGiveTheWholeFilesResultAfterRandomEdi
   uint32_t seed0 = testing::PropertySeed(0);
   for (uint32_t seed = seed0; seed < seed0 + 400; ++seed) {
     ModuleWriter w(seed);
-    std::vector<std::string> statements;
-    for (int n = 4 + w.Pick(12); n > 0; --n) statements.push_back(w.TopLevel());
-    auto join = [&] {
-      std::string out;
-      for (const std::string& s : statements) out += s;
-      return out;
-    };
-    std::string before = join();
-    for (int edits = 1 + w.Pick(3); edits > 0; --edits) {
-      size_t at = static_cast<size_t>(w.Pick(static_cast<int>(statements.size())));
-      switch (w.Pick(5)) {
-        case 0:
-          statements.insert(statements.begin() + static_cast<long>(at), w.TopLevel());
-          break;
-        case 1:
-          if (statements.size() > 1) statements.erase(statements.begin() + static_cast<long>(at));
-          break;
-        case 2:
-          statements[at] = w.TopLevel();
-          break;
-        case 3: {
+    auto [before, after] = EditedModule(
+        w, 4 + w.Pick(12), [&] { return w.TopLevel(); },
+        [](std::string& statement) {
           // One method of a class changed, the others not.
-          std::string& c = statements[at];
-          size_t check = c.find("    def check(self, x):\n");
-          if (check != std::string::npos) c.insert(check + 24, "        note(x)\n");
-          break;
-        }
-        default:
-          statements.insert(statements.begin(), "\n# moved\n");
-          break;
-      }
-    }
-    std::string after = join();
+          size_t check = statement.find("    def check(self, x):\n");
+          if (check != std::string::npos) statement.insert(check + 24, "        note(x)\n");
+        });
     CountingMemo memo;
     ASSERT_TRUE(SameWithMemo(before, memo)) << "seed " << seed << ":\n" << before;
     int puts = memo.puts;
