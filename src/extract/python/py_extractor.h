@@ -121,9 +121,9 @@ struct FileResult {
   ModuleFacts facts;  // for the call graph
 };
 
-// What extracting one top-level function or class of a module made: its
-// sites, classes, helpers and calls, with the questions it asked of the
-// rest of its file and their answers (defined in py_extractor.cc).
+// What extracting one top-level function or class of a module, or one
+// method of a top-level class, made: its sites, classes, helpers and calls,
+// with what it read of the rest of its file (defined in py_extractor.cc).
 struct DefinitionSites;
 using DefinitionSitesMemo = DefinitionMemo<DefinitionSites>;
 
@@ -137,10 +137,10 @@ struct PythonOptions {
   // Where the call graph's facts of functions and methods are kept from one
   // revision to the next; none if null.
   DefinitionFactsMemo* facts_memo = nullptr;
-  // Where the extraction of each top-level function and class is kept from
-  // one revision to the next: one that did not change, in a module whose
-  // top-level statements that mention the names it reads did not either, is
-  // not walked again. The result is the same as without, unless the file
+  // Where the extraction of each top-level function and class, and of each
+  // method of a top-level class, is kept from one revision to the next: one
+  // that did not change, in a module whose top-level statements that mention
+  // the names it reads did not either, is not walked again. The result is the same as without, unless the file
   // runs out of a work budget (what is cut then depends on what was spent
   // before). Only for a tree parsed from `source` as it is, without
   // errors; none if null.
