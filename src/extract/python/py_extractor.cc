@@ -7,6 +7,7 @@
 #include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <type_traits>
 #include <unordered_map>
 #include <utility>
@@ -649,7 +650,10 @@ class FileExtractor {
   // surroundings then says whether it may be used.
   std::string UnitKey(TSNode stmt) const { return Key("", Text(stmt)); }
   std::string MemberKey(TSNode node) const {
-    return Key("member of " + scopes_[0].qualname, Text(node));
+    // The text starts at its first line's indentation, which columns count.
+    return Key(
+        "member of " + scopes_[0].qualname + " at column " + std::to_string(StartColumn(node)),
+        Text(node));
   }
 
   std::string Key(std::string_view owner, std::string_view text) const {
@@ -693,7 +697,7 @@ class FileExtractor {
 
   // Notes a name whose module-level meaning a definition's walk reads.
   void Mention(std::string_view name) const {
-    if (!recordings_.empty()) recordings_.back().names.push_back(NameDigest(name));
+    if (options_.sites_memo != nullptr) read_names_.push_back(NameDigest(name));
   }
 
   using Asked = DefinitionSites::Asked;
@@ -708,7 +712,7 @@ class FileExtractor {
 
   // Notes a question a definition's walk asks of the rest of its file.
   void Ask(Asked::What what, const std::string& name, uint64_t answer) const {
-    if (!recordings_.empty()) Note(recordings_.back().asked, Asked{what, name, answer});
+    if (options_.sites_memo != nullptr) read_asked_.push_back(Asked{what, name, answer});
   }
 
   static void Note(std::vector<Asked>& asked, const Asked& a) {
@@ -729,8 +733,8 @@ class FileExtractor {
     int64_t eval_steps = 0;
     int64_t flow_budget = 0;
     bool cut = false;
-    std::vector<Asked> asked;
-    std::vector<uint64_t> names;
+    size_t names_from = 0;  // where its reads start in read_names_ and read_asked_
+    size_t asked_from = 0;
     bool module_flow_read = false;
     bool class_read = false;  // a member's walk read its class's body
   };
@@ -759,6 +763,8 @@ class FileExtractor {
     r.eval_steps = eval_steps_;
     r.flow_budget = flow_budget_;
     r.cut = guards_.first_cut_line > 0;
+    r.names_from = read_names_.size();
+    r.asked_from = read_asked_.size();
   }
 
   // Ends the innermost recording: what it read is read by the one around it
@@ -767,7 +773,6 @@ class FileExtractor {
     DrainGuardNames();
     Recording r = std::move(recordings_.back());
     recordings_.pop_back();
-    if (!recordings_.empty()) Absorb(r.names, r.asked);
     if (!recordings_.empty()) {
       Recording& outer = recordings_.back();
       outer.module_flow_read = outer.module_flow_read || r.module_flow_read;
@@ -778,30 +783,42 @@ class FileExtractor {
     }
   }
 
-  // What a definition walked, or taken from the memo, read: read by the
-  // definition being recorded around it.
-  void Absorb(const std::vector<uint64_t>& names, const std::vector<Asked>& asked) {
-    if (recordings_.empty()) return;
-    Recording& outer = recordings_.back();
-    outer.names.insert(outer.names.end(), names.begin(), names.end());
-    for (const Asked& a : asked) Note(outer.asked, a);
+  // What a definition taken from the memo, or a look-up taken from
+  // name_memo_, read when it was worked out: read again now.
+  void Reread(const std::vector<uint64_t>& names, const std::vector<Asked>& asked) const {
+    if (options_.sites_memo == nullptr) return;
+    read_names_.insert(read_names_.end(), names.begin(), names.end());
+    read_asked_.insert(read_asked_.end(), asked.begin(), asked.end());
+  }
+
+  // The names and questions read since `names_from` and `asked_from`, each
+  // once.
+  std::pair<std::vector<uint64_t>, std::vector<Asked>> ReadSince(size_t names_from,
+                                                                 size_t asked_from) const {
+    std::vector<uint64_t> names(read_names_.begin() + static_cast<long>(names_from),
+                                read_names_.end());
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    std::vector<Asked> asked;
+    for (size_t i = asked_from; i < read_asked_.size(); ++i) Note(asked, read_asked_[i]);
+    return {std::move(names), std::move(asked)};
   }
 
   // What the walk since `r` added, for the memo; null when it ran out of a
   // budget (what it made then depends on what came before it) or reached
   // past its own definition.
   std::shared_ptr<const DefinitionSites> StopRecording(Recording& r) {
-    if (result_.issues.size() != r.issues || budget_noted_.size() != r.budgets || r.cut ||
-        r.module_flow_read || (r.member && r.class_read)) {
+    // A budget spent before the walk cuts it silently (its kind is noted
+    // once per file): what it made then is no walk of the definition.
+    bool spent = !budget_noted_.empty() || eval_steps_ > kMaxEvalStepsPerFile || flow_budget_ < 0;
+    if (result_.issues.size() != r.issues || spent || r.cut || r.module_flow_read ||
+        (r.member && r.class_read)) {
       return nullptr;
     }
     auto d = std::make_shared<DefinitionSites>();
     d->line = r.line;
-    d->names = std::move(r.names);
-    std::sort(d->names.begin(), d->names.end());
-    d->names.erase(std::unique(d->names.begin(), d->names.end()), d->names.end());
+    std::tie(d->names, d->asked) = ReadSince(r.names_from, r.asked_from);
     d->surroundings = Surroundings(d->names, unit_index_);
-    d->asked = std::move(r.asked);
     auto tail = [](const auto& all, size_t from) {
       return std::vector<typename std::decay_t<decltype(all)>::value_type>(
           all.begin() + static_cast<long>(from), all.end());
@@ -852,7 +869,7 @@ class FileExtractor {
     for (const Asked& a : d.asked) {
       if (Answer(a.what, a.name) != a.answer) return false;
     }
-    Absorb(d.names, d.asked);
+    Reread(d.names, d.asked);
     int shift = StartLine(stmt) - d.line;
     auto move = [shift](int& line) {
       if (line > 0) line += shift;
@@ -1572,9 +1589,18 @@ class FileExtractor {
       key = {ts_node_start_byte(ctx.at),
              bytes_are_c_strings_ ? std::string(name) + "\x01c" : std::string(name)};
       auto it = name_memo_.find(key);
-      if (it != name_memo_.end()) return it->second;
+      if (it != name_memo_.end()) {
+        if (evaluating_.count(key) > 0) cycle_cut_ = true;
+        Reread(it->second.names, it->second.asked);
+        return it->second.out;
+      }
       name_memo_[key] = {};
+      evaluating_.insert(key);
     }
+    bool cut_before = cycle_cut_;
+    cycle_cut_ = false;
+    size_t names_from = read_names_.size();
+    size_t asked_from = read_asked_.size();
     DefList defs;
     std::vector<EvalContext> where;
     bool param_reaches = false;
@@ -1595,7 +1621,27 @@ class FileExtractor {
       // other alternative.
       if (param_reaches && !out.empty()) AddAlternative(out, AsValue(node, ValueKind::kAny));
     }
-    if (memo) name_memo_[key] = out;
+    bool cut = cycle_cut_;
+    cycle_cut_ = cut_before || cut;
+    if (memo) {
+      evaluating_.erase(key);
+      // Names defined from each other in a loop at module level: where the
+      // cycle is cut depends on which of them was asked first, so on which
+      // function of the file asked before. Not kept, every function's walk
+      // reads them alike, whatever was walked before it (as the walks kept
+      // across revisions need).
+      if (cut && ctx.functions.empty()) {
+        name_memo_.erase(key);
+      } else {
+        // What the look-up read goes with it: a definition that takes it
+        // from here reads it too.
+        NameLookUp& kept = name_memo_[key];
+        kept.out = out;
+        if (options_.sites_memo != nullptr) {
+          std::tie(kept.names, kept.asked) = ReadSince(names_from, asked_from);
+        }
+      }
+    }
     return out;
   }
 
@@ -3769,7 +3815,14 @@ class FileExtractor {
   using DefMemo = std::map<std::pair<const Def*, int>, Alternatives>;
   DefMemo* def_memo_ = nullptr;  // the look-up under way's, see EvalName
   flow::FlowBodies flow_bodies_;
-  std::map<std::pair<uint32_t, std::string>, Alternatives> name_memo_;
+  struct NameLookUp {
+    Alternatives out;
+    std::vector<uint64_t> names;  // what it read (with the sites memo on)
+    std::vector<DefinitionSites::Asked> asked;
+  };
+  std::map<std::pair<uint32_t, std::string>, NameLookUp> name_memo_;
+  std::set<std::pair<uint32_t, std::string>> evaluating_;  // EvalName's look-ups under way
+  bool cycle_cut_ = false;  // the look-up under way read one of those
   SourceLines lines_{src_};
   int64_t eval_steps_ = 0;
   // Inside a Python C-API call from Cython, where bytes literals are C strings.
@@ -3784,7 +3837,11 @@ class FileExtractor {
   std::map<std::pair<uint32_t, std::string>, bool> param_tested_;  // ParamTested
   // The definitions being walked for the memo, innermost last (a class,
   // then one of its methods).
-  mutable std::vector<Recording> recordings_;
+  std::vector<Recording> recordings_;
+  // What walks have read of the rest of the file, in order, with the sites
+  // memo on: a recording's reads are what was added while it ran.
+  mutable std::vector<uint64_t> read_names_;
+  mutable std::vector<DefinitionSites::Asked> read_asked_;
   std::vector<TopStatement> top_;
   TSNode unit_{};          // the top-level function or class being walked, if any
   size_t unit_index_ = 0;  // its place in top_

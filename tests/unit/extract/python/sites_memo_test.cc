@@ -253,6 +253,26 @@ TEST(SitesMemo, ADefinitionIsWalkedAgainExactlyWhenWhatItReadChanged) {
   ASSERT_NE(Extract(conn("second text"), nullptr).find("[second text"), std::string::npos);
   EXPECT_TRUE(SameWithMemo(conn("second text"), memo));
 
+  // Two functions read the same module constant, built from another: the
+  // second takes the look-up the first worked out, and what it read.
+  auto shared = [](const std::string& prefix, const std::string& made) {
+    return "def make():\n    return '" + made + "'\n\nPREFIX = '" + prefix +
+           "' + make()\nMSG = PREFIX + ': bad'\n\ndef a():\n    raise ValueError(MSG)\n\n"
+           "def b():\n    raise ValueError(MSG)\n";
+  };
+  ASSERT_TRUE(SameWithMemo(shared("p", "old"), memo));
+  EXPECT_TRUE(SameWithMemo(shared("q", "old"), memo));
+  ASSERT_NE(Extract(shared("q", "new"), nullptr).find("[qnew: bad"), std::string::npos);
+  EXPECT_TRUE(SameWithMemo(shared("q", "new"), memo));
+
+  // A one-line method of a class indented otherwise: the same text, another
+  // column.
+  auto indented = [](const std::string& indent) {
+    return "class A:\n" + indent + "x = 1\n" + indent + "def f(self): raise ValueError('x')\n";
+  };
+  ASSERT_TRUE(SameWithMemo(indented("    "), memo));
+  EXPECT_TRUE(SameWithMemo(indented("  "), memo));
+
   // A class defined earlier in the file, where no top-level statement names
   // it (inside a function), makes the returned call an exception: a
   // question the walk asks of the file's classes, and answered otherwise.
@@ -264,6 +284,31 @@ TEST(SitesMemo, ADefinitionIsWalkedAgainExactlyWhenWhatItReadChanged) {
   ASSERT_NE(alone.find("proto Broken|1110"), std::string::npos) << alone;  // tentative
   ASSERT_NE(after_class.find("proto Broken|1100"), std::string::npos) << after_class;
   EXPECT_TRUE(SameWithMemo(with_class, memo));
+}
+
+// Names built from each other in a loop at module level: the evaluation
+// cuts the cycle where it meets a name under way, so what one function
+// reads must not depend on which function of the file read the cycle first
+// (the function walked first may come from the memo, the other not).
+TEST(SitesMemo, NamesBuiltFromEachOtherAtModuleLevelReadAlikeWhateverWasWalkedBefore) {
+  std::string names = "A = 'a'\nB = 'b'\nfor k in KEYS:\n    A = B + 'x'\n    B = A + 'y'\n\n";
+  std::string first = "def first(x):\n    raise ValueError(A)\n\n";
+  std::string second = "def second(x):\n    raise ValueError(B)\n";
+  std::string second_changed = "def second(x, y):\n    raise ValueError(B)\n";
+  CountingMemo memo;
+  ASSERT_TRUE(SameWithMemo(names + first + second, memo));
+  int found = memo.found;
+  EXPECT_TRUE(SameWithMemo(names + first + second_changed, memo));
+  EXPECT_GT(memo.found, found);  // `first` from the memo, `second` walked
+  EXPECT_TRUE(SameWithMemo(names + second + "\n" + first, memo));
+  // Alone or after the other, a function reads the cycle the same.
+  std::string alone = Extract(names + second, nullptr);
+  std::string after = Extract(names + first + second, nullptr);
+  auto site_of_second = [](const std::string& dump) {
+    size_t at = dump.find("|second|");
+    return dump.substr(dump.rfind("site ", at), dump.find("\n", at) - dump.rfind("site ", at));
+  };
+  EXPECT_EQ(site_of_second(alone).substr(0, 60), site_of_second(after).substr(0, 60));
 }
 
 }  // namespace
