@@ -346,6 +346,7 @@ class FileExtractor {
   FileExtractor(std::string_view path, std::string_view source, TSTree* tree,
                 const PythonOptions& options)
       : src_(source), root_(ts_tree_root_node(tree)), options_(options) {
+    guards_.note_module_names = options_.sites_memo != nullptr;
     result_.path = std::string(path);
   }
 
@@ -1635,9 +1636,11 @@ class FileExtractor {
       } else {
         // What the look-up read goes with it: a definition that takes it
         // from here reads it too.
+        // Only a look-up at module level is found from another definition's
+        // walk: one inside a function is that function's.
         NameLookUp& kept = name_memo_[key];
         kept.out = out;
-        if (options_.sites_memo != nullptr) {
+        if (options_.sites_memo != nullptr && ctx.functions.empty()) {
           std::tie(kept.names, kept.asked) = ReadSince(names_from, asked_from);
         }
       }

@@ -184,7 +184,7 @@ class GuardReader {
   // `frozenset({...})` binds, when NAME is assigned once at module level;
   // a null node otherwise.
   TSNode ModuleConstant(TSNode from, std::string_view name) const {
-    cache_.module_names.emplace_back(name);
+    if (cache_.note_module_names) cache_.module_names.emplace_back(name);
     TSNode module = from;
     for (TSNode up = ts_node_parent(module); !ts_node_is_null(up); up = ts_node_parent(up)) {
       module = up;

@@ -32,8 +32,10 @@ inline constexpr size_t kMaxGuardsPerStep = 48;
 struct GuardCache {
   std::unordered_map<const void*, std::vector<std::pair<uint32_t, Guard>>> exits;
   int first_cut_line = 0;  // the first statement whose guards were cut; 0 if none
-  // The names whose module-level assignments were read, in the order asked:
-  // a caller that keeps guards apart from their module drains it.
+  // The names whose module-level assignments were read, in the order asked,
+  // when `note_module_names`: a caller that keeps guards apart from their
+  // module drains it.
+  bool note_module_names = false;
   std::vector<std::string> module_names;
 };
 
