@@ -412,17 +412,21 @@ class Parser {
       e.exception = name;
       std::string message = first;
       size_t k = i + 1;
+      // "... The error was:" announces what follows, blank lines between
+      // or not (werkzeug's "Original exception:\n\nModuleNotFoundError:
+      // ..."): an exception's text quoted inside this message, not an
+      // error of its own.
+      bool announced = EndsWith(Trim(first), ":");
       for (; k < lines_.size(); ++k) {
         std::string n2, f2;
-        // "... The error was:" announces the next line: an exception's text
-        // quoted inside this message, not an error of its own.
-        bool announced = !message.empty() && message.back() == ':';
-        if (!announced && RE2::FullMatch(lines_[k].text, P().named_exception, &n2, &f2) &&
+        const std::string& l = lines_[k].text;
+        if (!announced && RE2::FullMatch(l, P().named_exception, &n2, &f2) &&
             LooksLikeExceptionName(n2)) {
           break;
         }
+        if (!IsBlank(l)) announced = EndsWith(Trim(l), ":");
         message.push_back('\n');
-        message.append(lines_[k].text);
+        message.append(l);
       }
       e.message = std::move(message);
       Add(std::move(e));

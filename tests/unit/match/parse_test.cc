@@ -56,6 +56,30 @@ TEST(Parse, QuotedExceptionAfterAColonBelongsToTheMessage) {
             "TypeError: unhashable type: 'list'");
   // Without the colon, two pasted errors stay two.
   EXPECT_EQ(ParseRuntimeText("ValueError: one\nTypeError: two\n").size(), 2u);
+  EXPECT_EQ(ParseRuntimeText("ValueError: one\n\nTypeError: two\n").size(), 2u);
+}
+
+// werkzeug's ImportStringError ends its text with the error it wraps, a
+// blank line after the colon that announces it.
+TEST(Parse, QuotedExceptionAfterAColonAndABlankLineBelongsToTheMessage) {
+  const char* text =
+      "werkzeug.utils.ImportStringError: import_string() failed for 'no.mod'. Possible "
+      "reasons are:\n"
+      "\n"
+      "- missing __init__.py in a package;\n"
+      "\n"
+      "Original exception:\n"
+      "\n"
+      "ModuleNotFoundError: No module named 'no'\n";
+  std::vector<ParsedError> e = ParseRuntimeText(text);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].exception, "werkzeug.utils.ImportStringError");
+  EXPECT_TRUE(
+      e[0].message.ends_with("Original exception:\n\nModuleNotFoundError: No module "
+                             "named 'no'"))
+      << e[0].message;
+  // The announcement holds for the next text line only.
+  EXPECT_EQ(ParseRuntimeText("ValueError: see below:\n\nsome text\n\nTypeError: two\n").size(), 2u);
 }
 
 TEST(Parse, ChainedTracebackReportsBothWithFrames) {
