@@ -156,7 +156,8 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
         << " in " << Printable(frame.function)
         << " (an attribute or name missing, an operand of the wrong type, an index out of "
            "range...). The traceback enters no file of the errors below: they are raised "
-           "elsewhere, worded the same\n";
+           "elsewhere, worded "
+        << (matches.front().fuzzy ? "alike" : "the same") << '\n';
   } else if (matches.front().weak()) {
     out << "  no error in the catalog has this wording; the nearest wordings follow (compiled "
            "code, or a library not indexed, may have raised it)\n";

@@ -1022,8 +1022,13 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       if (!elsewhere) return tl::unexpected(elsewhere.error());
       if (*elsewhere) m.weak_reason = WeakReason::kOtherLibrary;
     }
-    if (m.weak_reason == WeakReason::kNone && interpreter_raised &&
-        NeverEntered(input.frames, e.sites)) {
+    // Of the reasons, this one says who raised it, so it comes first. The
+    // traceback enters none of the error's files; or the error only
+    // resembles the message and no frame stands on or near its raise
+    // (`'int' object is not iterable` at a library's `for` line, with a
+    // raise a few lines up or in another library worded alike).
+    if (interpreter_raised &&
+        (NeverEntered(input.frames, e.sites) || (a.fuzzy && best_frame < 2))) {
       m.weak_reason = WeakReason::kInterpreter;
     }
     m.error = std::move(e);

@@ -46,7 +46,9 @@ struct Match {
   // passing through its files. The interpreter: the message is worded as
   // CPython words what it raises itself (an attribute missing, an operand of
   // the wrong type), and the whole traceback enters none of this error's
-  // files: the interpreter raised it, this library only copied its wording.
+  // files (or the error is a fuzzy fit with no frame on or near its
+  // raise): the interpreter raised it, this library only copied its
+  // wording. The interpreter, when it applies, is the reason given.
   WeakReason weak_reason = WeakReason::kNone;
   bool weak() const { return weak_reason != WeakReason::kNone; }
   std::vector<std::pair<std::string, std::string>> values;  // placeholder name -> text

@@ -44,7 +44,7 @@
     for (const m of matches) {
       const div = el("div", "match");
       if (m.score !== undefined) {
-        const how = m.found_by === "words" ? "by words · " : m.weak_reason === "interpreter" ? "worded the same · " : m.weak ? "nearest wording · " : m.fuzzy ? "similar wording · " : "";
+        const how = m.found_by === "words" ? "by words · " : m.weak_reason === "interpreter" ? (m.fuzzy ? "worded alike · " : "worded the same · ") : m.weak ? "nearest wording · " : m.fuzzy ? "similar wording · " : "";
         div.append(el("span", "score", how + Math.round(m.score * 100) + "%"));
       }
       const a = el("a", "result");
@@ -87,7 +87,7 @@
     // or the traceback says Python itself raised it, in a file none enters.
     const first = doc.matches[0];
     const note = !first ? "No error in the catalog matches this text."
-      : first.weak_reason === "interpreter" ? "Python itself raised this on the traceback's last line; the errors below are only worded the same, elsewhere."
+      : first.weak_reason === "interpreter" ? `Python itself raised this on the traceback's last line; the errors below are only worded ${first.fuzzy ? "alike" : "the same"}, elsewhere.`
       : first.weak ? "No error in the catalog has this wording; the nearest follow." : "";
     show(doc.matches, note);
   }

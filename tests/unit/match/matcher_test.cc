@@ -429,6 +429,47 @@ TEST(Matcher, APartialFitInALibraryTheTracebackNeverEntersIsWeak) {
   EXPECT_FALSE(alone->weak());
 }
 
+// CPython's own wording, raised at a library line with no raise on it (a
+// `for` over what is not iterable): a raise elsewhere worded only alike is
+// no answer, and the reason given is who raised it, not the wording.
+TEST(Matcher, TheInterpreterComesBeforeANearWording) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  IndexPackages(dir, {"retry"}, "retry.py",
+                "class Retrying:\n"
+                "    def __iter__(self):\n"
+                "        raise TypeError('Retrying object is not iterable')\n"
+                "def each(items):\n"
+                "    for item in items:\n"
+                "        yield item\n",
+                db);
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  std::string retry_py = (dir.path() / "retry" / "retry" / "retry.py").string();
+  std::string text =
+      "Traceback (most recent call last):\n"
+      "  File \"/home/me/app.py\", line 4, in load\n    list(each(1))\n"
+      "  File \"" +
+      retry_py +
+      "\", line 5, in each\n    for item in items:\n"
+      "TypeError: 'int' object is not iterable\n";
+  Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(text).back(), {});
+  ASSERT_TRUE(m.has_value());
+  ASSERT_FALSE(m->empty());
+  EXPECT_TRUE((*m)[0].fuzzy);
+  EXPECT_EQ((*m)[0].weak_reason, WeakReason::kInterpreter);
+  // Not CPython's wording: the nearest raise is only near.
+  std::string other =
+      "Traceback (most recent call last):\n"
+      "  File \"/home/me/app.py\", line 4, in load\n    list(each(1))\n"
+      "TypeError: the Retry object is not iterable here\n";
+  Result<std::vector<Match>> n = opened.matcher->Explain(ParseRuntimeText(other).back(), {});
+  ASSERT_TRUE(n.has_value());
+  if (!n->empty()) {
+    EXPECT_NE((*n)[0].weak_reason, WeakReason::kInterpreter);
+  }
+}
+
 // A library's __getattr__ copies CPython's wording. A whole traceback that
 // ends in the user's own code and never enters the library's file says
 // Python itself raised it there: the library's raise is no answer.
