@@ -155,8 +155,8 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
         << Paint(color, "\x1b[36m", fmt::format("{}:{}", Printable(frame.path), frame.line))
         << " in " << Printable(frame.function)
         << " (an attribute or name missing, an operand of the wrong type, an index out of "
-           "range...). The traceback enters no file of the errors below: they are raised "
-           "elsewhere, worded "
+           "range...). No frame of the traceback stands on a raise below: those errors are "
+           "raised elsewhere, worded "
         << (matches.front().fuzzy ? "alike" : "the same") << '\n';
   } else if (matches.front().weak()) {
     out << "  no error in the catalog has this wording; the nearest wordings follow (compiled "

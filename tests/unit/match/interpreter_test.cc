@@ -72,6 +72,47 @@ const char* const kSnippets[] = {
     "import math\nmath.sqrt(-1)",
     "def f(): f()\nf()",
     "'%d' % 'x' if False else [1][None]",
+    "b'abc'.split('a')",
+    "str('a', 'utf-8')",
+    "str(1, 'utf-8')",
+    "int(None)",
+    "int(5, 2)",
+    "float(None)",
+    "complex(None)",
+    "bytes(None)",
+    "import os\nos.fspath(1)",
+    "import re\nre.match('a', 1)",
+    "'%d' % (1, 2)",
+    "b'%d' % (1, 2)",
+    "issubclass(1, int)",
+    "isinstance(1, 1)",
+    "b'' + {}",
+    "1 in 'a'",
+    "import math\nmath.floor('a')",
+    "b''.join([b'a', 'b'])",
+    "''.join([1])",
+    "'a'.replace(None, 'b')",
+    "str(b'a', 1)",
+    "import datetime\ndatetime.timedelta(seconds='a')",
+    "[][::0]",
+    "range(1, 2, 0)",
+    "1 << -1",
+    "open(-1)",
+    "import datetime\ndatetime.date(-1, 1, 1)",
+    "import datetime\ndatetime.date(2020, 13, 1)",
+    "import datetime\ndatetime.date(2020, 2, 30)",
+    "import datetime\ndatetime.time(25)",
+    "(2**70).to_bytes(1, 'big')",
+    "import array\narray.array('i', [2**40])",
+    "'a'.encode('nosuch')",
+    "bytearray()[0]",
+    "memoryview(b'')[0]",
+    "open('/nonexistent-errdex-dir/x')",
+    "import os\nos.stat('/nonexistent-errdex-dir')",
+    "import os\nos.fstat(-1)",
+    "import os\nos.mkdir('/')",
+    "open('/')",
+    "import os\nos.listdir('/dev/null')",
 };
 
 TEST(InterpreterWording, EveryWordingCPythonPrintsIsKnown) {
@@ -108,6 +149,9 @@ TEST(InterpreterWording, LibraryWordingsAreNotTheInterpreters) {
   EXPECT_FALSE(
       IsInterpreterWording("IndexError", "index 5 is out of bounds for axis 0 with size 3"));
   EXPECT_FALSE(IsInterpreterWording("TypeError", "expected str, bytes or os.PathLike object"));
+  EXPECT_FALSE(IsInterpreterWording("ValueError", "day is out of range for month: 2020-02-30"));
+  EXPECT_FALSE(IsInterpreterWording("FileNotFoundError", "No such file: 'x'"));
+  EXPECT_FALSE(IsInterpreterWording("ValueError", "[Errno 2] No such file or directory: 'x'"));
   // The same wordings, as a library that copies them raises them, are: only
   // the traceback can tell these apart.
   EXPECT_TRUE(IsInterpreterWording("AttributeError", "'Client' object has no attribute 'x'"));
