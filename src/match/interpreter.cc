@@ -103,6 +103,15 @@ const Wording kWordings[] = {
     {"LookupError", R"(unknown encoding: .*)"},
     {"IndexError", R"(bytearray index out of range)"},
     {"IndexError", R"(index out of bounds on dimension \d+)"},
+    // A C function called with the wrong arguments (its argument clinic's
+    // or PyArg_Parse's words, not a Python function's above).
+    {"TypeError",
+     R"([\w.]+\(\) takes (?:exactly one|no|exactly \d+|at (?:least|most) \d+) (?:positional )?arguments? \(\d+ given\))"},
+    {"TypeError", R"([\w.]+\(\) takes no arguments)"},
+    {"TypeError", R"([\w.]+ expected (?:at (?:least|most) )?\d+ arguments?, got \d+)"},
+    {"TypeError", R"((?:[\w.]+\(\)|function) missing required argument '[^']+' \(pos \d+\))"},
+    {"TypeError", R"('[^']+' is an invalid keyword argument for [\w.]+\(\))"},
+    {"TypeError", R"(unbound method [\w.]+\(\) needs an argument)"},
     // What the C library says through errno, for the path or descriptor a
     // library line passed to open(), os.stat()...
     {"OSError", R"(\[Errno \d+\] .+)"},
