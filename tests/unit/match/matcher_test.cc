@@ -429,6 +429,44 @@ TEST(Matcher, APartialFitInALibraryTheTracebackNeverEntersIsWeak) {
   EXPECT_FALSE(alone->weak());
 }
 
+// A template that fits only part of the message, raised as a type the
+// printed one has nothing to do with: a phrase in common, shown as the
+// nearest wording, never as the answer.
+TEST(Matcher, APartOfTheMessageInAnUnrelatedTypeIsTheNearestWording) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  IndexPackages(dir, {"keys"}, "keys.py",
+                "class KeyFormatError(ValueError):\n"
+                "    pass\n"
+                "def check(k):\n"
+                "    if not isinstance(k, str):\n"
+                "        raise ValueError('must be a str')\n"
+                "    if not k:\n"
+                "        raise KeyFormatError('must be a str')\n",
+                db);
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  auto first = [&](const std::string& text) {
+    Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(text).back(), {});
+    EXPECT_TRUE(m.has_value());
+    return m && !m->empty() ? std::optional<Match>((*m)[0]) : std::nullopt;
+  };
+  std::optional<Match> other = first("TypeError: note must be a str, not 'NoneType'");
+  ASSERT_TRUE(other);
+  EXPECT_EQ(other->weak_reason, WeakReason::kNearestWording);
+  // The printed type, a subclass of it, or no type at all: the part may
+  // be the error's own text, with more around it.
+  for (const char* text : {"ValueError: note must be a str, not 'NoneType'",
+                           "keys.KeyFormatError: note must be a str, not 'NoneType'",
+                           "note must be a str, not 'NoneType'"}) {
+    std::optional<Match> m = first(text);
+    ASSERT_TRUE(m) << text;
+    EXPECT_FALSE(m->weak()) << text;
+  }
+  // The whole message in another type is not a part.
+  EXPECT_FALSE(first("TypeError: must be a str")->weak());
+}
+
 // CPython's own wording, raised at a library line with no raise on it (a
 // `for` over what is not iterable): a raise elsewhere worded only alike is
 // no answer, and the reason given is who raised it, not the wording.
