@@ -78,6 +78,13 @@ Opened OpenMatcher(const std::string& db) {
   return out;
 }
 
+// The best match for the last error of `text`, if any.
+std::optional<Match> FirstMatch(Matcher& matcher, const std::string& text) {
+  Result<std::vector<Match>> m = matcher.Explain(ParseRuntimeText(text).back(), {});
+  EXPECT_TRUE(m.has_value());
+  return m && !m->empty() ? std::optional<Match>((*m)[0]) : std::nullopt;
+}
+
 class MatcherTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -411,11 +418,7 @@ TEST(Matcher, APartialFitInALibraryTheTracebackNeverEntersIsWeak) {
   Opened opened = OpenMatcher(db);
   ASSERT_TRUE(opened.matcher);
   const std::string message = "ValueError: could not convert string to float: 'abc'";
-  auto first = [&](const std::string& text) {
-    Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(text).back(), {});
-    EXPECT_TRUE(m.has_value());
-    return m && !m->empty() ? std::optional<Match>((*m)[0]) : std::nullopt;
-  };
+  auto first = [&](const std::string& text) { return FirstMatch(*opened.matcher, text); };
   std::string parse_py = (dir.path() / "numbers" / "numbers" / "parse.py").string();
   std::optional<Match> framed = first("Traceback (most recent call last):\n  File \"" + parse_py +
                                       "\", line 4, in to_float\n" + message + "\n");
@@ -446,11 +449,7 @@ TEST(Matcher, APartOfTheMessageInAnUnrelatedTypeIsTheNearestWording) {
                 db);
   Opened opened = OpenMatcher(db);
   ASSERT_TRUE(opened.matcher);
-  auto first = [&](const std::string& text) {
-    Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(text).back(), {});
-    EXPECT_TRUE(m.has_value());
-    return m && !m->empty() ? std::optional<Match>((*m)[0]) : std::nullopt;
-  };
+  auto first = [&](const std::string& text) { return FirstMatch(*opened.matcher, text); };
   std::optional<Match> other = first("TypeError: note must be a str, not 'NoneType'");
   ASSERT_TRUE(other);
   EXPECT_EQ(other->weak_reason, WeakReason::kNearestWording);
@@ -491,20 +490,18 @@ TEST(Matcher, TheInterpreterComesBeforeANearWording) {
       retry_py +
       "\", line 5, in each\n    for item in items:\n"
       "TypeError: 'int' object is not iterable\n";
-  Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(text).back(), {});
-  ASSERT_TRUE(m.has_value());
-  ASSERT_FALSE(m->empty());
-  EXPECT_TRUE((*m)[0].fuzzy);
-  EXPECT_EQ((*m)[0].weak_reason, WeakReason::kInterpreter);
+  std::optional<Match> m = FirstMatch(*opened.matcher, text);
+  ASSERT_TRUE(m);
+  EXPECT_TRUE(m->fuzzy);
+  EXPECT_EQ(m->weak_reason, WeakReason::kInterpreter);
   // Not CPython's wording: the nearest raise is only near.
   std::string other =
       "Traceback (most recent call last):\n"
       "  File \"/home/me/app.py\", line 4, in load\n    list(each(1))\n"
       "TypeError: the Retry object is not iterable here\n";
-  Result<std::vector<Match>> n = opened.matcher->Explain(ParseRuntimeText(other).back(), {});
-  ASSERT_TRUE(n.has_value());
-  if (!n->empty()) {
-    EXPECT_NE((*n)[0].weak_reason, WeakReason::kInterpreter);
+  std::optional<Match> n = FirstMatch(*opened.matcher, other);
+  if (n) {
+    EXPECT_NE(n->weak_reason, WeakReason::kInterpreter);
   }
 }
 
@@ -525,11 +522,7 @@ TEST(Matcher, ACopyOfThePythonWordingTheTracebackNeverEntersIsWeak) {
                 db);
   Opened opened = OpenMatcher(db);
   ASSERT_TRUE(opened.matcher);
-  auto first = [&](const std::string& text) {
-    Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(text).back(), {});
-    EXPECT_TRUE(m.has_value());
-    return m && !m->empty() ? std::optional<Match>((*m)[0]) : std::nullopt;
-  };
+  auto first = [&](const std::string& text) { return FirstMatch(*opened.matcher, text); };
   const std::string header = "Traceback (most recent call last):\n";
   const std::string user =
       "  File \"/home/me/app.py\", line 4, in load\n    return data.get('x')\n";
