@@ -1022,10 +1022,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       if (!elsewhere) return tl::unexpected(elsewhere.error());
       if (*elsewhere) m.weak_reason = WeakReason::kOtherLibrary;
     }
-    // Part of the message, in a type the printed one is neither nor related
-    // to, no frame on or near its raise: a phrase in common (`must be a
-    // str` in `TypeError: note must be a str, not 'NoneType'`), not the
-    // error. Measured in bench/README.md: never the right answer.
+    // Part of the message, raised as a type that is not the printed one
+    // nor related to it, no frame on or near its raise: a phrase in common
+    // (`must be a str` in `TypeError: note must be a str, not 'NoneType'`),
+    // not the error. Measured in bench/README.md: never the right answer.
     if (m.weak_reason == WeakReason::kNone && !a.full && !a.fuzzy && best_frame < 2 &&
         TypeFactor(type, input.status, e.exception) <= kTypeContradicts) {
       m.weak_reason = WeakReason::kNearestWording;

@@ -84,7 +84,7 @@
     const doc = await res.json();
     if (mine !== seq) return;
     // A weak first match shares only a phrase: no error has this wording;
-    // or the traceback says Python itself raised it, in a file none enters.
+    // or the traceback says Python itself raised it, on no raise of theirs.
     const first = doc.matches[0];
     const note = !first ? "No error in the catalog matches this text."
       : first.weak_reason === "interpreter" ? `Python itself raised this on the traceback's last line; the errors below are only worded ${first.fuzzy ? "alike" : "the same"}, elsewhere.`
