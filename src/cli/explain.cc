@@ -11,6 +11,7 @@
 #include "catalog/json.h"
 #include "cli/render.h"
 #include "core/text.h"
+#include "match/interpreter.h"
 #include "match/parse.h"
 #include "match/report.h"
 
@@ -161,6 +162,12 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
   } else if (matches.front().weak()) {
     out << "  no error in the catalog has this wording; the nearest wordings follow (compiled "
            "code, or a library not indexed, may have raised it)\n";
+  } else if (input.frames.empty() && match::IsInterpreterWording(input)) {
+    // Libraries copy these wordings, and the interpreter raises them
+    // everywhere: only frames say which raised this one.
+    out << "  CPython raises errors worded so itself, with no raise statement: without the "
+           "traceback, the library below may only have copied the wording (paste the whole "
+           "traceback to tell)\n";
   }
   for (size_t i = 0; i < matches.size(); ++i) {
     const match::Match& m = matches[i];

@@ -6,6 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "core/text.h"
+#include "match/parse.h"
+#include "match/pattern.h"
+
 namespace errdex::match {
 namespace {
 
@@ -150,6 +154,11 @@ bool IsInterpreterWording(std::string_view type, std::string_view message) {
     if (c.type == type && c.re->ok() && RE2::FullMatch(message, *c.re)) return true;
   }
   return false;
+}
+
+bool IsInterpreterWording(const ParsedError& e) {
+  return IsInterpreterWording(ShortExceptionName(e.exception),
+                              NormalizeText(ToValidUtf8(e.message)));
 }
 
 }  // namespace errdex::match

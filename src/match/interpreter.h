@@ -13,4 +13,9 @@ namespace errdex::match {
 // the short type `type` that it raises itself (3.8 and later).
 bool IsInterpreterWording(std::string_view type, std::string_view message);
 
+struct ParsedError;
+
+// The same of a pasted error: its short type and its message, normalised.
+bool IsInterpreterWording(const ParsedError& e);
+
 }  // namespace errdex::match

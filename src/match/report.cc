@@ -1,5 +1,7 @@
 #include "match/report.h"
 
+#include "match/interpreter.h"
+
 namespace errdex::match {
 namespace {
 
@@ -21,6 +23,7 @@ ordered_json InputJson(const ParsedError& e) {
   if (!e.key.empty()) input["key"] = e.key;
   input["source"] = e.source;
   if (e.ignored) input["ignored"] = true;
+  if (IsInterpreterWording(e)) input["interpreter_wording"] = true;
   return input;
 }
 

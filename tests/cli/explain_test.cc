@@ -201,6 +201,25 @@ TEST(ExplainInterpreter, PythonItselfRaisedWhatALibraryOnlyWordsTheSame) {
   ASSERT_GE(j["matches"].size(), 1u);
   EXPECT_EQ(j["matches"][0]["weak"], true);
   EXPECT_EQ(j["matches"][0]["weak_reason"], "interpreter");
+  EXPECT_EQ(j["input"]["interpreter_wording"], true);
+
+  // The message alone: the library's raise is listed as it is, with a word
+  // that CPython raises the same text and only frames tell which did.
+  const std::string message = "AttributeError: 'NoneType' object has no attribute 'get'";
+  r = RunErrdex({"explain", "--db", db, message});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("CPython raises errors worded so itself"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("Python itself raised this"), std::string::npos) << r.out;
+  r = RunErrdex({"explain", "--json", "--db", db, message});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  j = json::parse(r.out);
+  EXPECT_EQ(j["input"]["interpreter_wording"], true);
+  ASSERT_GE(j["matches"].size(), 1u);
+  EXPECT_FALSE(j["matches"][0].contains("weak"));
+  // A library's own words are not CPython's.
+  r = RunErrdex({"explain", "--json", "--db", db, "ValueError: name is required here"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_FALSE(json::parse(r.out)["input"].contains("interpreter_wording"));
 }
 
 // What C and C++ errors look like when they reach a user, each to its site.

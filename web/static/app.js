@@ -88,7 +88,10 @@
     const first = doc.matches[0];
     const note = !first ? "No error in the catalog matches this text."
       : first.weak_reason === "interpreter" ? `Python itself raised this on the traceback's last line; the errors below are only worded ${first.fuzzy ? "alike" : "the same"}, elsewhere.`
-      : first.weak ? "No error in the catalog has this wording; the nearest follow." : "";
+      : first.weak ? "No error in the catalog has this wording; the nearest follow."
+      : doc.input && doc.input.interpreter_wording && !doc.input.frames.length
+        ? "CPython raises errors worded so itself; without the traceback, the library below may only have copied the wording."
+      : "";
     show(doc.matches, note);
   }
 
