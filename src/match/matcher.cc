@@ -987,9 +987,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     // `raise type(e)(...)` raises the caught class or any subclass of it.
     bool caught_subclass = IsSubclass(type, e.exception, 0) && RaisesCaughtClass(e);
     if (caught_subclass) reraised_class.insert(e.pk);
-    double score = base +
-                   (caught_subclass ? kTypeAgrees : TypeFactor(type, input.status, e.exception)) +
-                   ValueFit(e.message, m.values);
+    double type_fit = TypeFactor(type, input.status, e.exception);
+    double score =
+        base + (caught_subclass ? kTypeAgrees : type_fit) + ValueFit(e.message, m.values);
     if (OnlyInTests(e.sites)) score -= 0.02;
     if (best_module_fit > kModuleNone && e.exception == type) {
       auto fit = module_fits.find(e.library);
@@ -1027,7 +1027,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     // (`must be a str` in `TypeError: note must be a str, not 'NoneType'`),
     // not the error. Measured in bench/README.md: never the right answer.
     if (m.weak_reason == WeakReason::kNone && !a.full && !a.fuzzy && best_frame < 2 &&
-        TypeFactor(type, input.status, e.exception) <= kTypeContradicts) {
+        type_fit <= kTypeContradicts) {
       m.weak_reason = WeakReason::kNearestWording;
     }
     // Of the reasons, this one says who raised it, so it comes first. The
