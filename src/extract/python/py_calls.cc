@@ -8,6 +8,7 @@
 #include <map>
 #include <sstream>
 
+#include "core/text.h"
 #include "extract/python/py_docstring.h"
 #include "extract/python/py_syntax.h"
 #include "extract/ts_util.h"
@@ -680,12 +681,121 @@ std::string FactsText(const ModuleFacts& f) {
   for (const Registration& r : f.registrations) {
     out << "reg " << r.key << " " << r.function << " " << r.local << " " << r.line << "\n";
   }
+  for (const TopImport& t : f.top_imports) {
+    out << "top-import " << t.level << " " << t.module << " " << t.star << " " << t.line << " "
+        << t.instead_of << " " << t.code << " :";
+    for (const std::string& n : t.names) out << " " << n;
+    out << "\n";
+  }
   return out.str();
 }
 
+namespace {
+
+// Whether an `except` clause catches a failed import: bare, or naming
+// ImportError, ModuleNotFoundError or a base of them.
+bool CatchesImportError(TSNode clause, std::string_view src) {
+  TSNode value = Field(clause, "value");
+  if (ts_node_is_null(value)) return true;
+  std::string_view text = NodeText(value, src);
+  size_t i = 0;
+  while (i < text.size()) {
+    size_t j = i;
+    while (j < text.size() && (std::isalnum(static_cast<unsigned char>(text[j])) || text[j] == '_'))
+      ++j;
+    if (j == i) {
+      ++i;
+      continue;
+    }
+    std::string_view word = text.substr(i, j - i);
+    if (word == "ImportError" || word == "ModuleNotFoundError" || word == "Exception" ||
+        word == "BaseException") {
+      return true;
+    }
+    i = j;
+  }
+  return false;
+}
+
+// `stmt` as a TopImport, when it is a `from` import.
+std::optional<TopImport> ReadTopImport(TSNode stmt, std::string_view src) {
+  if (K(stmt) != kImportFrom) return std::nullopt;
+  TopImport t;
+  TSNode module_node = Field(stmt, "module_name");
+  if (ts_node_is_null(module_node)) return std::nullopt;
+  if (K(module_node) == kDottedName) {
+    t.module = std::string(NodeText(module_node, src));
+  } else {
+    for (TSNode c : Children(module_node)) {
+      if (std::string_view(ts_node_type(c)) == "import_prefix") {
+        std::string_view dots = NodeText(c, src);
+        t.level = static_cast<int>(std::count(dots.begin(), dots.end(), '.'));
+      } else if (K(c) == kDottedName) {
+        t.module = std::string(NodeText(c, src));
+      }
+    }
+  }
+  for (TSNode n : NamedChildren(stmt)) {
+    if (SameNode(n, module_node)) continue;
+    if (K(n) == kWildcardImport) {
+      t.star = true;
+    } else if (K(n) == kAliasedImport) {
+      t.names.emplace_back(NodeText(Field(n, "alias"), src));
+    } else if (K(n) == kDottedName) {
+      t.names.emplace_back(NodeText(n, src));
+    }
+  }
+  if (!t.star && t.names.empty()) return std::nullopt;
+  t.line = StartLine(stmt);
+  t.code = CollapseWhitespace(NodeText(stmt, src));
+  return t;
+}
+
+// The module's top-level `from` imports, and those of its top-level tries'
+// bodies and ImportError handlers, in order.
+std::vector<TopImport> ReadTopImports(TSNode root, std::string_view src) {
+  std::vector<TopImport> out;
+  for (TSNode stmt : NamedChildren(root)) {
+    if (K(stmt) == kImportFrom) {
+      if (auto t = ReadTopImport(stmt, src)) out.push_back(std::move(*t));
+      continue;
+    }
+    if (K(stmt) != kTry) continue;
+    bool catches = false;
+    for (TSNode c : NamedChildren(stmt))
+      catches = catches || (K(c) == kExcept && CatchesImportError(c, src));
+    if (!catches) continue;
+    int tried = -1;
+    for (TSNode s : NamedChildren(Field(stmt, "body"))) {
+      if (auto t = ReadTopImport(s, src)) {
+        if (tried < 0) tried = static_cast<int>(out.size());
+        out.push_back(std::move(*t));
+      }
+    }
+    if (tried < 0) continue;
+    for (TSNode c : NamedChildren(stmt)) {
+      if (K(c) != kExcept || !CatchesImportError(c, src)) continue;
+      for (TSNode block : NamedChildren(c)) {
+        if (K(block) != kBlock) continue;
+        for (TSNode s : NamedChildren(block)) {
+          if (auto t = ReadTopImport(s, src)) {
+            t->instead_of = tried;
+            out.push_back(std::move(*t));
+          }
+        }
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node,
                             DefinitionFactsMemo* memo) {
-  return Reader(source, every_node).Run(root, memo);
+  ModuleFacts facts = Reader(source, every_node).Run(root, memo);
+  facts.top_imports = ReadTopImports(root, source);
+  return facts;
 }
 
 }  // namespace errdex::extract::python

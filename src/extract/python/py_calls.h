@@ -72,6 +72,24 @@ struct Registration {
   int line = 0;
 };
 
+// A `from m import ...` at module level, or in the body or an ImportError
+// handler of a try at module level: what may rebind the names the module
+// defined above it (`try: from _datetime import *` / `except ImportError:
+// pass` at the end of datetime.py), or stand in for an import that failed
+// (`except ImportError: from _pydecimal import *` in decimal.py).
+struct TopImport {
+  std::string module;              // as written, without the leading dots
+  int level = 0;                   // the leading dots
+  std::vector<std::string> names;  // the names it binds; empty for `*`
+  bool star = false;
+  int line = 0;
+  std::string code;  // the statement as written, on one line
+  // In the handler of a try catching ImportError: the first `from` import
+  // of the try's body (index into ModuleFacts::top_imports), whose failure
+  // this one answers; -1 elsewhere.
+  int instead_of = -1;
+};
+
 struct ModuleFacts {
   std::vector<DefinedFunction> functions;
   std::vector<DefinedClass> classes;
@@ -83,6 +101,7 @@ struct ModuleFacts {
   std::optional<std::vector<std::string>> all;  // __all__, when a literal
   std::vector<std::string> variables;  // module-level names assigned anything
   std::vector<Registration> registrations;
+  std::vector<TopImport> top_imports;
 };
 
 // The parameters of a function definition in order.
