@@ -1,5 +1,7 @@
 #include "core/guards.h"
 
+#include <algorithm>
+#include <iterator>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -139,8 +141,23 @@ std::string RenderWritten(const Guard& g) {
   return "not " + Tick(code);
 }
 
+// Whether a guard says the code runs only where another module's does not
+// (extract/python/py_replaced.h).
+bool Replacement(const Guard& g) {
+  return g.kind == "replaced" || g.kind == "replaced-if-defined" || g.kind == "stands-in";
+}
+
 // Renders one condition as words around code.
 std::string Render(const Guard& g) {
+  if (g.kind == "replaced" || g.kind == "replaced-if-defined") {
+    std::string s = Tick(g.code) + " at line " + std::to_string(g.line) + " fails";
+    if (g.kind == "replaced-if-defined") s += " or does not define " + Tick(g.subject);
+    return s;
+  }
+  if (g.kind == "stands-in") {
+    return Tick(g.code) + " at line " + std::to_string(g.line) + " of " + Tick(g.subject) +
+           " fails (this module stands in for it), or the module is imported by its own name";
+  }
   if (g.kind == "except" || g.kind == "catch") {
     std::string what = g.subject.empty() ? "the `try` block" : Tick(g.subject);
     return what + (g.kind == "catch" ? " threw " : " raised ") +
@@ -217,7 +234,17 @@ std::string TriggerSentence(const std::vector<Guard>& guards, size_t shown) {
              "statement at line " + std::to_string(g.line) + " always leaves before it";
     }
   }
-  return Fold(guards, shown);
+  // Where another module's code runs instead is said first, whatever the
+  // fold of the rest leaves out.
+  auto replacement = std::find_if(guards.begin(), guards.end(), Replacement);
+  if (replacement == guards.end()) return Fold(guards, shown);
+  std::string s = "raised only when " + Render(*replacement);
+  std::vector<Guard> rest;
+  std::copy_if(guards.begin(), guards.end(), std::back_inserter(rest),
+               [](const Guard& g) { return !Replacement(g); });
+  if (rest.empty()) return s;
+  constexpr std::string_view kRaised = "raised ";
+  return s + ", and then " + Fold(rest, shown).substr(kRaised.size());
 }
 
 bool LooksUnreachable(const std::vector<Guard>& guards) {

@@ -29,7 +29,11 @@ std::optional<SiteKind> SiteKindFromName(std::string_view name);
 // happens only when it holds (or, `negated`, when it does not).
 struct Guard {
   // if, elif, early-exit, while, for, except / catch, try-else, case,
-  // default-case, assert (an assertion's own condition)
+  // default-case, assert (an assertion's own condition); replaced (Python:
+  // `code`, a module-level import at `line`, rebinds `subject`, the
+  // definition the raise is in; replaced-if-defined: a star import that may
+  // not define it) and stands-in (the whole module runs in place of `code`,
+  // at `line` of the file `subject`, when it fails)
   std::string kind;
   std::string code;  // the condition as written; for except the types, for case the pattern
   bool negated = false;

@@ -3,6 +3,7 @@
 #include "core/text.h"
 #include "extract/flow/sinks.h"
 #include "extract/python/py_callgraph.h"
+#include "extract/python/py_replaced.h"
 #include "extract/python/py_syntax.h"
 
 #include <algorithm>
@@ -1564,6 +1565,7 @@ void LinkPython(const std::vector<const FileResult*>& files, Extraction& out,
   Linker linker(files);
   size_t first = out.sites.size();
   linker.Run(out);
+  MarkReplaced(files, out.sites, first);
   if (native != nullptr) linker.ComposeNative(*native);
   AssignEntryPoints(files, native_files != nullptr ? *native_files : std::vector<NativeFile>{},
                     out.sites, first, native);

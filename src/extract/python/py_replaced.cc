@@ -1,0 +1,248 @@
+#include "extract/python/py_replaced.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "core/guards.h"
+#include "core/text.h"
+#include "extract/python/py_callgraph.h"
+
+namespace errdex::extract::python {
+namespace {
+
+// The library's modules, and the packages above them (a directory of
+// modules is importable without an __init__.py).
+class Modules {
+ public:
+  explicit Modules(const std::vector<const FileResult*>& files) {
+    for (const FileResult* f : files) {
+      std::string name = ModuleName(f->path);
+      path_of_.try_emplace(name, f->path);
+      for (size_t dot = name.find('.'); dot != std::string::npos; dot = name.find('.', dot + 1)) {
+        packages_.insert(name.substr(0, dot));
+      }
+    }
+  }
+  bool Has(const std::string& module) const {
+    return path_of_.count(module) > 0 || packages_.count(module) > 0;
+  }
+  const std::string* PathOf(const std::string& module) const {
+    auto it = path_of_.find(module);
+    return it == path_of_.end() ? nullptr : &it->second;
+  }
+
+ private:
+  std::unordered_map<std::string, std::string> path_of_;
+  std::unordered_set<std::string> packages_;
+};
+
+// The public names of the standard library's C accelerators that a
+// module of it star-imports over its own Python definitions: what `from
+// _datetime import *` rebinds. A star import of any other module may or may
+// not rebind a definition (`_elementtree` defines five of the classes
+// ElementTree.py writes, not ElementTree or XMLPullParser), and the guard
+// says so (replaced-if-defined). Checked against CPython by
+// tests/cli/replaced_test.cc; a name CPython adds later is only left
+// unmarked.
+constexpr std::pair<std::string_view, std::string_view> kCompiledNames[] = {
+    {"_bisect", "bisect_left bisect_right insort_left insort_right"},
+    {"_datetime", "MAXYEAR MINYEAR UTC date datetime datetime_CAPI time timedelta timezone tzinfo"},
+    {"_elementtree", "Element ParseError SubElement TreeBuilder XMLParser"},
+    {"_heapq", "heapify heappop heappush heappushpop heapreplace"},
+    {"_operator",
+     "abs add and_ attrgetter call concat contains countOf delitem eq floordiv ge getitem gt iadd "
+     "iand iconcat ifloordiv ilshift imatmul imod imul index indexOf inv invert ior ipow irshift "
+     "is_ is_not isub itemgetter itruediv ixor le length_hint lshift lt matmul methodcaller mod "
+     "mul ne neg not_ or_ pos pow rshift setitem sub truediv truth xor"},
+};
+
+// The names a star import of `module` binds, when the table knows them.
+std::optional<std::vector<std::string>> StarNames(std::string_view module) {
+  for (const auto& [name, names] : kCompiledNames) {
+    if (name != module) continue;
+    std::vector<std::string> out;
+    for (size_t start = 0; start < names.size();) {
+      size_t end = std::min(names.find(' ', start), names.size());
+      out.emplace_back(names.substr(start, end - start));
+      start = end + 1;
+    }
+    return out;
+  }
+  return std::nullopt;
+}
+
+std::string Absolute(const FileResult& f, const TopImport& t) {
+  ImportFact i;
+  i.module = t.module;
+  i.level = t.level;
+  return AbsoluteImport(ModuleName(f.path), EndsWith(f.path, "__init__.py"), i);
+}
+
+std::string_view TopName(std::string_view function) {
+  return function.substr(0, function.find('.'));
+}
+
+struct Rebinding {
+  const TopImport* import = nullptr;
+  bool certain = true;  // false: a star import of a module the table does not know
+};
+
+// The top-level definitions of `f` that an import of another module
+// rebinds, with the import that does.
+std::map<std::string, Rebinding, std::less<>> Replaced(const FileResult& f,
+                                                       const Modules& modules) {
+  // Line of each top-level definition; a name defined twice keeps its first.
+  std::map<std::string, int, std::less<>> defined;
+  for (const DefinedFunction& d : f.facts.functions) {
+    if (d.qualified.find('.') == std::string::npos) defined.try_emplace(d.qualified, d.line);
+  }
+  for (const DefinedClass& c : f.facts.classes) {
+    if (c.qualified.find('.') == std::string::npos) defined.try_emplace(c.qualified, c.line);
+  }
+  std::map<std::string, Rebinding, std::less<>> replaced;
+  for (const TopImport& t : f.facts.top_imports) {
+    std::string module = Absolute(f, t);
+    if (t.instead_of >= 0 || modules.Has(module)) continue;
+    auto take = [&](const std::string& name, bool certain) {
+      auto d = defined.find(name);
+      if (d != defined.end() && d->second < t.line) {
+        replaced.try_emplace(name, Rebinding{&t, certain});
+      }
+    };
+    if (!t.star) {
+      for (const std::string& name : t.names) take(name, true);
+    } else if (auto names = StarNames(module)) {
+      for (const std::string& name : *names) take(name, true);
+    } else {
+      for (const auto& [name, line] : defined) {
+        if (name.empty() || name[0] != '_') take(name, false);
+      }
+    }
+  }
+  // A class defined before the import that subclasses a replaced one keeps
+  // the Python base and runs its methods, unless it is surely replaced too.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (const DefinedClass& c : f.facts.classes) {
+      if (c.qualified.find('.') != std::string::npos) continue;
+      if (auto self = replaced.find(c.qualified); self != replaced.end() && self->second.certain) {
+        continue;
+      }
+      for (const std::string& base : c.bases) {
+        auto r = replaced.find(base);
+        if (r != replaced.end() && c.line < r->second.import->line) {
+          replaced.erase(r);
+          changed = true;
+        }
+      }
+    }
+  }
+  return replaced;
+}
+
+// A test module: its imports say nothing of how the library runs.
+bool InTests(std::string_view path) {
+  for (std::string_view dir : {"test/", "tests/", "idle_test/"}) {
+    if (StartsWith(path, dir) || path.find("/" + std::string(dir)) != std::string_view::npos) {
+      return true;
+    }
+  }
+  std::string_view file = path.substr(path.rfind('/') + 1);
+  return StartsWith(file, "test_") || EndsWith(file, "_test.py");
+}
+
+// Whether a handler's import answers the try's own: it binds the same
+// names (`*` for `*`), as a fallback of the same code does; `except
+// ImportError: from collections import deque` after `from _collections
+// import deque` does too, which is why the module must also be imported
+// nowhere else (Fallbacks).
+bool SameNames(const TopImport& fallback, const TopImport& tried) {
+  if (fallback.star || tried.star) return fallback.star && tried.star;
+  return std::any_of(fallback.names.begin(), fallback.names.end(), [&](const std::string& n) {
+    return std::find(tried.names.begin(), tried.names.end(), n) != tried.names.end();
+  });
+}
+
+// The modules that run only in place of one that failed to import, with
+// the file and the import each stands in for: imported in an ImportError
+// handler, binding what the try's import of no library module binds, and
+// imported by no other code of the library (its tests aside).
+std::unordered_map<std::string, std::pair<const FileResult*, const TopImport*>> Fallbacks(
+    const std::vector<const FileResult*>& files, const Modules& modules) {
+  // Imports of each module by the library's code, those in handlers aside.
+  std::unordered_map<std::string, long> imported;
+  for (const FileResult* f : files) {
+    if (InTests(f->path)) continue;
+    std::string self = ModuleName(f->path);
+    bool package = EndsWith(f->path, "__init__.py");
+    for (const ImportFact& i : f->facts.imports) ++imported[AbsoluteImport(self, package, i)];
+    for (const TopImport& t : f->facts.top_imports) {
+      if (t.instead_of >= 0) imported[Absolute(*f, t)] -= static_cast<long>(t.names.size());
+    }
+  }
+  std::unordered_map<std::string, std::pair<const FileResult*, const TopImport*>> out;
+  for (const FileResult* f : files) {
+    for (const TopImport& t : f->facts.top_imports) {
+      if (t.instead_of < 0) continue;
+      const TopImport& tried = f->facts.top_imports[static_cast<size_t>(t.instead_of)];
+      if (!SameNames(t, tried) || modules.Has(Absolute(*f, tried))) continue;
+      std::string module = Absolute(*f, t);
+      const std::string* path = modules.PathOf(module);
+      if (path == nullptr || *path == f->path || imported[module] > 0) continue;
+      out.try_emplace(*path, f, &tried);
+    }
+  }
+  return out;
+}
+
+void AddGuard(Site& s, Guard g) {
+  s.guards.insert(s.guards.begin(), std::move(g));
+  s.trigger = TriggerSentence(s.guards);
+}
+
+}  // namespace
+
+void MarkReplaced(const std::vector<const FileResult*>& files, std::vector<Site>& sites,
+                  size_t first) {
+  Modules modules(files);
+  // Per path: the replaced definitions; the import a whole module stands in for.
+  std::unordered_map<std::string, std::map<std::string, Rebinding, std::less<>>> replaced;
+  for (const FileResult* f : files) {
+    if (f->facts.top_imports.empty()) continue;
+    auto r = Replaced(*f, modules);
+    if (!r.empty()) replaced.emplace(f->path, std::move(r));
+  }
+  auto stands_in = Fallbacks(files, modules);
+  if (replaced.empty() && stands_in.empty()) return;
+  for (size_t i = first; i < sites.size(); ++i) {
+    Site& s = sites[i];
+    if (auto file = replaced.find(s.path); file != replaced.end()) {
+      auto r = file->second.find(TopName(s.function));
+      if (r != file->second.end() && s.line < r->second.import->line) {
+        Guard g;
+        g.kind = r->second.certain ? "replaced" : "replaced-if-defined";
+        g.code = r->second.import->code;
+        g.subject = r->first;
+        g.line = r->second.import->line;
+        AddGuard(s, std::move(g));
+        continue;
+      }
+    }
+    if (auto m = stands_in.find(s.path); m != stands_in.end()) {
+      Guard g;
+      g.kind = "stands-in";
+      g.code = m->second.second->code;
+      g.subject = m->second.first->path;
+      g.line = m->second.second->line;
+      AddGuard(s, std::move(g));
+    }
+  }
+}
+
+}  // namespace errdex::extract::python

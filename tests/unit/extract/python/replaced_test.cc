@@ -1,0 +1,199 @@
+// Python code another module replaces where it imports: definitions a
+// later module-level import rebinds (datetime.py's classes, rebound by
+// `from _datetime import *`), and modules that run only in place of one
+// that failed to import (`except ImportError: from _pydecimal import *`).
+// tests/cli/replaced_test.cc holds the same against CPython's own library.
+#include "extract/python/py_replaced.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "core/guards.h"
+#include "extract/extractor.h"
+#include "source/walk.h"
+#include "test_util.h"
+
+namespace errdex::extract::python {
+namespace {
+
+using testing::TempDir;
+
+// Each site's message, with the kind and subject of its first guard when
+// that says another module replaces it ("" otherwise), and its trigger.
+struct Marked {
+  std::string kind;
+  std::string subject;
+  std::string trigger;
+};
+
+std::map<std::string, Marked> MarksByMessage(const TempDir& dir) {
+  source::WalkOptions walk;
+  walk.want = IsSourcePath;
+  Result<source::WalkResult> files = source::Walk(dir.path(), walk);
+  EXPECT_TRUE(files.has_value());
+  Options options;
+  options.jobs = 2;
+  Extraction x = ExtractFiles(files->files, options);
+  std::map<std::string, Marked> out;
+  for (const Site& s : x.sites) {
+    Marked m;
+    m.trigger = s.trigger;
+    for (const Guard& g : s.guards) {
+      if (g.kind == "replaced" || g.kind == "replaced-if-defined" || g.kind == "stands-in") {
+        m.kind = g.kind;
+        m.subject = g.subject;
+      }
+    }
+    out[s.message.Display()] = m;
+  }
+  return out;
+}
+
+TEST(Replaced, AnImportAfterADefinitionRebindsIt) {
+  TempDir dir;
+  dir.Write("pkg/__init__.py", "");
+  dir.Write("pkg/fast.py", R"py(
+def check(x):
+    if x < 0:
+        raise ValueError("check: negative")
+
+class Box:
+    def __init__(self, v):
+        raise TypeError("Box: no value")
+
+def keep(v):
+    raise LookupError("keep: not imported")
+
+def _private(v):
+    raise LookupError("private: star imports skip it")
+
+class Sub(Box):
+    pass
+
+def later(v):
+    raise ValueError("later: defined again after the import")
+
+try:
+    from _fast import check, Box, later
+except ImportError:
+    pass
+
+try:
+    from _other import *
+except ImportError:
+    pass
+
+def later(v):
+    raise ValueError("later: the definition that stays")
+)py");
+  std::map<std::string, Marked> m = MarksByMessage(dir);
+  ASSERT_EQ(m.size(), 6u);
+  ASSERT_EQ(m.count("keep: not imported"), 1u);
+  ASSERT_EQ(m.count("private: star imports skip it"), 1u);
+  EXPECT_EQ(m["check: negative"].kind, "replaced");
+  EXPECT_EQ(m["check: negative"].subject, "check");
+  EXPECT_EQ(m["check: negative"].trigger,
+            "raised only when `from _fast import check, Box, later` at line 23 fails, and then "
+            "when `x < 0`");
+  // Sub keeps the Python Box as its base, so Box's methods still run.
+  EXPECT_EQ(m["Box: no value"].kind, "");
+  EXPECT_EQ(m["later: defined again after the import"].kind, "replaced");
+  EXPECT_EQ(m["later: the definition that stays"].kind, "");
+  // A star import of a module errdex knows nothing of may rebind any
+  // public definition, and is said so.
+  EXPECT_EQ(m["keep: not imported"].kind, "replaced-if-defined");
+  EXPECT_EQ(m["keep: not imported"].trigger,
+            "raised only when `from _other import *` at line 28 fails or does not define `keep`");
+  EXPECT_EQ(m["private: star imports skip it"].kind, "");
+}
+
+TEST(Replaced, AKnownAcceleratorsStarImportRebindsWhatItDefines) {
+  TempDir dir;
+  dir.Write("heapq.py", R"py(
+def heappush(heap, item):
+    raise TypeError("heappush: not a list")
+
+def merge(*iterables):
+    raise TypeError("merge: the accelerator has no merge")
+
+try:
+    from _heapq import *
+except ImportError:
+    pass
+)py");
+  std::map<std::string, Marked> m = MarksByMessage(dir);
+  EXPECT_EQ(m["heappush: not a list"].kind, "replaced");
+  EXPECT_EQ(m["merge: the accelerator has no merge"].kind, "");
+}
+
+TEST(Replaced, AModuleOfTheLibraryReplacesNothing) {
+  TempDir dir;
+  dir.Write("pkg/__init__.py", "");
+  dir.Write("pkg/impl.py", "def check(x):\n    raise ValueError('impl: own')\n");
+  dir.Write("pkg/api.py", R"py(
+def check(x):
+    raise ValueError("api: rebound by a module errdex reads")
+
+from pkg.impl import check
+)py");
+  std::map<std::string, Marked> m = MarksByMessage(dir);
+  EXPECT_EQ(m["api: rebound by a module errdex reads"].kind, "");
+}
+
+TEST(Replaced, AFallbackModuleStandsInForTheImportThatFailed) {
+  TempDir dir;
+  dir.Write("num.py", R"py(
+try:
+    from _cnum import *
+except ImportError:
+    from _pynum import *
+)py");
+  dir.Write("_pynum.py", "def add(a, b):\n    raise OverflowError('pynum: too big')\n");
+  // Imported in a handler, but also by other code: a module of its own.
+  dir.Write("threads.py", R"py(
+try:
+    from _collections import deque
+except ImportError:
+    from shared import deque
+)py");
+  dir.Write("shared.py", "def deque():\n    raise ValueError('shared: used everywhere')\n");
+  dir.Write("user.py", "from shared import deque\n");
+  // Its tests importing it directly do not count.
+  dir.Write("tests/test_pynum.py", "import _pynum\n");
+  // A handler binding other names is no fallback of the same code.
+  dir.Write("hashes.py", R"py(
+try:
+    from _hash import pbkdf2
+except ImportError:
+    from warn import warn
+)py");
+  dir.Write("warn.py", "def warn(m):\n    raise RuntimeError('warn: a helper')\n");
+  std::map<std::string, Marked> m = MarksByMessage(dir);
+  EXPECT_EQ(m["pynum: too big"].kind, "stands-in");
+  EXPECT_EQ(m["pynum: too big"].subject, "num.py");
+  EXPECT_EQ(m["pynum: too big"].trigger,
+            "raised only when `from _cnum import *` at line 3 of `num.py` fails (this module "
+            "stands in for it), or the module is imported by its own name");
+  EXPECT_EQ(m["shared: used everywhere"].kind, "");
+  EXPECT_EQ(m["warn: a helper"].kind, "");
+}
+
+TEST(Replaced, TheTriggerSaysItFirstWhateverTheFoldLeavesOut) {
+  std::vector<Guard> guards(6);
+  for (size_t i = 0; i < guards.size(); ++i) {
+    guards[i].kind = "if";
+    guards[i].code = "c" + std::to_string(i);
+  }
+  guards[0].kind = "replaced";
+  guards[0].code = "from _m import f";
+  guards[0].subject = "f";
+  guards[0].line = 9;
+  EXPECT_EQ(TriggerSentence(guards),
+            "raised only when `from _m import f` at line 9 fails, and then when `c5`, and 4 "
+            "more conditions on the path");
+}
+
+}  // namespace
+}  // namespace errdex::extract::python
