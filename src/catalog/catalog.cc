@@ -205,9 +205,16 @@ constexpr int kSiteGuards = 17;
 constexpr int kSiteBody = 21;
 
 std::string SiteColumns(SiteDetail detail) {
-  std::string guards = detail == SiteDetail::kFull || detail == SiteDetail::kGuards
-                           ? "g.guards, g.trigger, g.signature, g.entries"
-                           : "'[]', '', '', ''";
+  // Locations carry the guards of a site another module's code replaces
+  // (core/record.h: replaced, stands-in), which the matcher ranks last; the
+  // LIKE leaves every other site's unread.
+  std::string guards =
+      detail == SiteDetail::kFull || detail == SiteDetail::kGuards
+          ? "g.guards, g.trigger, g.signature, g.entries"
+      : detail == SiteDetail::kLocations
+          ? "CASE WHEN g.guards LIKE '%\"replaced\"%' OR g.guards LIKE '%\"stands-in\"%' "
+            "THEN g.guards ELSE '[]' END, '', '', ''"
+          : "'[]', '', '', ''";
   std::string body = detail == SiteDetail::kFull ? "t.statement, t.excerpt" : "'', ''";
   return "SELECT l.snapshot_pk, " + Prefixed("s.", kSiteHashColumns) + ", s.crc, " + guards +
          ", " + body;

@@ -274,7 +274,8 @@ struct CheckReport {
 // How much of an error's sites a read loads.
 enum class SiteDetail {
   kNone,       // no sites: templates only
-  kLocations,  // path, line, function, snapshot; no statement or excerpt
+  kLocations,  // path, line, function, snapshot; no statement or excerpt; the
+               // guards only of a site another module replaces (core/record.h)
   kGuards,     // kLocations and the guards and trigger
   kFull,       // everything
 };

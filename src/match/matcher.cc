@@ -10,6 +10,8 @@
 #include <tuple>
 #include <unordered_set>
 
+#include <nlohmann/json.hpp>
+
 #include "core/native_errors.h"
 #include "core/text.h"
 #include "match/interpreter.h"
@@ -204,10 +206,29 @@ bool IsVendoredDir(std::string_view dir) {
          std::end(kVendoredDirs);
 }
 
+// Whether a guard of the site says another module's code runs in its place
+// (core/record.h: kinds replaced and stands-in). The text is searched before
+// the JSON is read: an error may have thousands of sites.
+bool IsReplacedSite(const catalog::SiteRecord& s) {
+  if (s.guards_json.find("\"replaced\"") == std::string::npos &&
+      s.guards_json.find("\"stands-in\"") == std::string::npos) {
+    return false;
+  }
+  nlohmann::json guards = nlohmann::json::parse(s.guards_json, nullptr, false);
+  if (!guards.is_array()) return false;
+  return std::any_of(guards.begin(), guards.end(), [](const nlohmann::json& g) {
+    if (!g.is_object()) return false;
+    auto kind = g.find("kind");
+    return kind != g.end() && kind->is_string() && (*kind == "replaced" || *kind == "stands-in");
+  });
+}
+
 // Sites users most likely hit first: the library's own code before its
-// vendored copies and its tests.
+// vendored copies and its tests, and code that runs before code another
+// module replaces.
 int SiteOrder(const catalog::SiteRecord& s) {
-  return (IsVendoredPath(s.path) ? 2 : 0) + (IsTestPath(s.path) ? 1 : 0);
+  return (IsReplacedSite(s) ? 4 : 0) + (IsVendoredPath(s.path) ? 2 : 0) +
+         (IsTestPath(s.path) ? 1 : 0);
 }
 
 }  // namespace
@@ -944,6 +965,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     m.vendored = !e.sites.empty() &&
                  std::all_of(e.sites.begin(), e.sites.end(),
                              [](const catalog::SiteRecord& s) { return IsVendoredPath(s.path); });
+    m.replaced = !e.sites.empty() && std::all_of(e.sites.begin(), e.sites.end(), IsReplacedSite);
     std::vector<catalog::SiteRecord> on_frames, others;
     for (catalog::SiteRecord& s : e.sites) {
       FrameFit fit = FrameEvidence(frames, s);
@@ -1102,9 +1124,9 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
     return Explain(as_message, options);
   }
   // Equal scores are ordered by evidence, then by where the errors are
-  // (never by the id, a hash): the frame's own copy, the original before a
-  // vendored copy, the standard library before a package copying its text,
-  // more literal text.
+  // (never by the id, a hash): the frame's own copy, code that runs before
+  // code another module replaces, the original before a vendored copy, the standard library before
+  // a package copying its text, more literal text.
   auto where = [](const Match& m) {
     const catalog::SiteRecord* s = m.error.sites.empty() ? nullptr : &m.error.sites.front();
     return std::make_tuple(m.error.library, s ? s->path : std::string(), s ? s->line : 0,
@@ -1113,6 +1135,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   std::sort(matches.begin(), matches.end(), [&](const Match& x, const Match& y) {
     if (x.rank != y.rank) return x.rank > y.rank;
     if (x.frame_depth != y.frame_depth) return x.frame_depth > y.frame_depth;
+    if (x.replaced != y.replaced) return !x.replaced;
     if (x.vendored != y.vendored) return !x.vendored;
     bool xs = IsStandardLibrary(x.error.library), ys = IsStandardLibrary(y.error.library);
     if (xs != ys) return xs;

@@ -59,6 +59,10 @@ struct Match {
   // original from a vendored copy of the same text.
   int module_fit = 0;     // a ModuleFit
   bool vendored = false;  // every site lies under a vendored directory (pip/_vendor/...)
+  // Every site is Python code that another module's replaces where that
+  // one imports (datetime.py's classes, rebound by `from _datetime import *`):
+  // its text is not what runs there, so it comes after an equal match.
+  bool replaced = false;
   // An error of the printed qualified type in the library whose module the
   // type names (5. in Explain); type_only: its template did not fit, its
   // message has no words of the template's.

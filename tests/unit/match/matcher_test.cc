@@ -899,6 +899,34 @@ TEST(Matcher, OnEqualEvidenceTheOriginalComesBeforeItsVendoredCopies) {
   EXPECT_EQ(m[0].error.library, "python/cpython");
 }
 
+TEST(Matcher, CodeAnotherModuleReplacesComesAfterCodeThatRuns) {
+  // datetime.py's Python tzinfo, rebound by `from _datetime import *`,
+  // words an error a package also raises; CPython never runs the former.
+  // Without the import the standard library would come first (above).
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  const std::string tz =
+      "class tzinfo:\n    def fromutc(self, dt):\n"
+      "        raise TypeError('fromutc() requires a datetime argument')\n";
+  IndexFiles(dir.path() / "lib" / "python3.11", "python/cpython", db,
+             {{"datetime.py", tz + "\ntry:\n    from _datetime import *\nexcept ImportError:\n"
+                                   "    pass\n"}});
+  IndexFiles(dir.path() / "site-packages" / "dateutil", "pypi/dateutil", db,
+             {{"tz/_common.py", tz}});
+  std::vector<Match> m = ExplainIn(db, "TypeError: fromutc() requires a datetime argument");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].error.library, "pypi/dateutil");
+  EXPECT_FALSE(m[0].replaced);
+  EXPECT_TRUE(m[1].replaced);
+  EXPECT_DOUBLE_EQ(m[0].score, m[1].score) << "a tie, broken by evidence";
+  // Only the guard sets it apart: the same file with no import comes first.
+  IndexFiles(dir.path() / "lib" / "python3.11", "python/cpython", db, {{"datetime.py", tz}});
+  m = ExplainIn(db, "TypeError: fromutc() requires a datetime argument");
+  ASSERT_EQ(m.size(), 2u);
+  EXPECT_EQ(m[0].error.library, "python/cpython");
+  EXPECT_FALSE(m[0].replaced);
+}
+
 TEST(Matcher, TemplatesDifferingOnlyInPlaceholderNamesAreOneMatch) {
   TempDir dir;
   std::string db = (dir.path() / "c.db").string();
