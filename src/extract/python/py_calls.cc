@@ -747,7 +747,9 @@ std::optional<TopImport> ReadTopImport(TSNode stmt, std::string_view src) {
   }
   if (!t.star && t.names.empty()) return std::nullopt;
   t.line = StartLine(stmt);
-  t.code = CollapseWhitespace(NodeText(stmt, src));
+  // As a guard's code is (py_guards.cc): a generated import of a thousand
+  // names is not copied to every site it rebinds.
+  t.code = std::string(TruncateUtf8(CollapseWhitespace(NodeText(stmt, src)), 300));
   return t;
 }
 

@@ -105,42 +105,57 @@ std::map<std::string, Rebinding, std::less<>> Replaced(const FileResult& f,
   for (const DefinedClass& c : f.facts.classes) {
     if (c.qualified.find('.') == std::string::npos) defined.try_emplace(c.qualified, c.line);
   }
+  // Public definitions in line order: a star import of an unknown module
+  // takes those above it that no earlier one took (each once, however many
+  // star imports a generated module has).
+  std::vector<std::pair<int, const std::string*>> public_defs;
+  for (const auto& [name, line] : defined) {
+    if (!name.empty() && name[0] != '_') public_defs.emplace_back(line, &name);
+  }
+  std::sort(public_defs.begin(), public_defs.end());
+  size_t next_public = 0;
   std::map<std::string, Rebinding, std::less<>> replaced;
   for (const TopImport& t : f.facts.top_imports) {
     std::string module = Absolute(f, t);
     if (t.instead_of >= 0 || modules.Has(module)) continue;
     auto take = [&](const std::string& name, bool certain) {
       auto d = defined.find(name);
-      if (d != defined.end() && d->second < t.line) {
-        replaced.try_emplace(name, Rebinding{&t, certain});
-      }
+      if (d == defined.end() || d->second >= t.line) return;
+      auto [at, fresh] = replaced.try_emplace(name, Rebinding{&t, certain});
+      if (!fresh && certain && !at->second.certain) at->second = Rebinding{&t, true};
     };
     if (!t.star) {
       for (const std::string& name : t.names) take(name, true);
     } else if (auto names = StarNames(module)) {
       for (const std::string& name : *names) take(name, true);
     } else {
-      for (const auto& [name, line] : defined) {
-        if (name.empty() || name[0] != '_') take(name, false);
+      for (; next_public < public_defs.size() && public_defs[next_public].first < t.line;
+           ++next_public) {
+        take(*public_defs[next_public].second, false);
       }
     }
   }
   // A class defined before the import that subclasses a replaced one keeps
-  // the Python base and runs its methods, unless it is surely replaced too.
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (const DefinedClass& c : f.facts.classes) {
-      if (c.qualified.find('.') != std::string::npos) continue;
-      if (auto self = replaced.find(c.qualified); self != replaced.end() && self->second.certain) {
-        continue;
-      }
-      for (const std::string& base : c.bases) {
-        auto r = replaced.find(base);
-        if (r != replaced.end() && c.line < r->second.import->line) {
-          replaced.erase(r);
-          changed = true;
-        }
-      }
+  // the Python base and runs its methods, unless it is surely replaced too;
+  // the base, running, does the same for its own bases.
+  std::vector<const DefinedClass*> running;
+  for (const DefinedClass& c : f.facts.classes) {
+    if (c.qualified.find('.') != std::string::npos) continue;
+    auto self = replaced.find(c.qualified);
+    if (self == replaced.end() || !self->second.certain) running.push_back(&c);
+  }
+  std::map<std::string_view, const DefinedClass*> class_named;
+  for (const DefinedClass& c : f.facts.classes) class_named.try_emplace(c.qualified, &c);
+  while (!running.empty()) {
+    const DefinedClass* c = running.back();
+    running.pop_back();
+    for (const std::string& base : c->bases) {
+      auto r = replaced.find(base);
+      if (r == replaced.end() || c->line >= r->second.import->line) continue;
+      bool was_certain = r->second.certain;
+      replaced.erase(r);
+      auto b = class_named.find(base);
+      if (was_certain && b != class_named.end()) running.push_back(b->second);
     }
   }
   return replaced;

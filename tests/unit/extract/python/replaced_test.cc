@@ -128,6 +128,74 @@ except ImportError:
   EXPECT_EQ(m["merge: the accelerator has no merge"].kind, "");
 }
 
+TEST(Replaced, ASubclassThatRunsKeepsEveryBaseBelowItRunning) {
+  TempDir dir;
+  dir.Write("shapes.py", R"py(
+class A:
+    def area(self):
+        raise ValueError("A: no area")
+
+class B(A):
+    def scale(self):
+        raise ValueError("B: no scale")
+
+class C(B):
+    pass
+
+class D:
+    def name(self):
+        raise ValueError("D: replaced, nothing subclasses it")
+
+try:
+    from _shapes import A, B, D
+except ImportError:
+    pass
+)py");
+  std::map<std::string, Marked> m = MarksByMessage(dir);
+  EXPECT_EQ(m["A: no area"].kind, "");
+  EXPECT_EQ(m["B: no scale"].kind, "");
+  EXPECT_EQ(m["D: replaced, nothing subclasses it"].kind, "replaced");
+}
+
+TEST(Replaced, EachStarImportTakesTheDefinitionsAboveItThatNoneTook) {
+  // Definitions and star imports of an unknown module in turn, as a
+  // generated module might have thousands: each definition is said to be
+  // rebound by the first import after it.
+  TempDir dir;
+  std::string code;
+  int line = 1;
+  std::map<std::string, int> import_line;
+  for (int i = 0; i < 200; ++i) {
+    std::string name = "f" + std::to_string(i);
+    code += "def " + name + "():\n    raise ValueError('" + name + "')\n";
+    line += 2;
+    if (i % 3 == 2) {
+      code += "from _gen" + std::to_string(i) + " import *\n";
+      for (int j = i - 2; j <= i; ++j) import_line["f" + std::to_string(j)] = line;
+      ++line;
+    }
+  }
+  dir.Write("gen.py", code);
+  source::WalkOptions walk;
+  walk.want = IsSourcePath;
+  Result<source::WalkResult> files = source::Walk(dir.path(), walk);
+  ASSERT_TRUE(files.has_value());
+  Options options;
+  Extraction x = ExtractFiles(files->files, options);
+  ASSERT_EQ(x.sites.size(), 200u);
+  for (const Site& s : x.sites) {
+    std::string name = s.message.Display();
+    auto want = import_line.find(name);
+    if (want == import_line.end()) {  // after the last import
+      EXPECT_TRUE(s.guards.empty()) << name;
+      continue;
+    }
+    ASSERT_FALSE(s.guards.empty()) << name;
+    EXPECT_EQ(s.guards[0].kind, "replaced-if-defined") << name;
+    EXPECT_EQ(s.guards[0].line, want->second) << name;
+  }
+}
+
 TEST(Replaced, AModuleOfTheLibraryReplacesNothing) {
   TempDir dir;
   dir.Write("pkg/__init__.py", "");
