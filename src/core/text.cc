@@ -261,6 +261,16 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
   return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
 }
 
+bool IsTestPath(std::string_view path) {
+  for (std::string_view dir : {"test/", "tests/", "idle_test/"}) {
+    for (size_t at = path.find(dir); at != std::string_view::npos; at = path.find(dir, at + 1)) {
+      if (at == 0 || path[at - 1] == '/') return true;
+    }
+  }
+  std::string_view file = path.substr(path.rfind('/') + 1);
+  return StartsWith(file, "test_") || EndsWith(file, "_test.py");
+}
+
 size_t CommonPrefix(std::string_view a, std::string_view b) {
   size_t n = 0;
   while (n < a.size() && n < b.size() && a[n] == b[n]) ++n;

@@ -47,6 +47,11 @@ std::string_view TruncateUtf8(std::string_view text, size_t max_bytes);
 bool StartsWith(std::string_view text, std::string_view prefix);
 bool EndsWith(std::string_view text, std::string_view suffix);
 
+// A path of a library's tests ('/'-separated, relative to its root): under
+// a test/, tests/ or idle_test/ directory, or a test_*.py or *_test.py
+// file. Its raises are the tests', not the library's users'.
+bool IsTestPath(std::string_view path);
+
 // How many bytes `a` and `b` share at their start, and at their end.
 size_t CommonPrefix(std::string_view a, std::string_view b);
 size_t CommonSuffix(std::string_view a, std::string_view b);

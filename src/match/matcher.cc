@@ -103,15 +103,6 @@ std::string LiteralText(const Template& t) {
   return NormalizeText(out);
 }
 
-// Code under a test directory raises errors at the library's own tests, not
-// at its users: on a tie, library code wins.
-bool IsTestPath(std::string_view p) {
-  return p.find("/test/") != std::string_view::npos ||
-         p.find("/tests/") != std::string_view::npos || StartsWith(p, "test/") ||
-         StartsWith(p, "tests/") || p.find("/test_") != std::string_view::npos ||
-         StartsWith(p, "test_") || EndsWith(p, "_test.py");
-}
-
 // True when a site raises the class of a caught exception (`type(e)(...)`,
 // `e.__class__(...)`), catalogued under the class the handler catches.
 bool RaisesCaughtClass(const catalog::ErrorRecord& e) {

@@ -161,17 +161,6 @@ std::map<std::string, Rebinding, std::less<>> Replaced(const FileResult& f,
   return replaced;
 }
 
-// A test module: its imports say nothing of how the library runs.
-bool InTests(std::string_view path) {
-  for (std::string_view dir : {"test/", "tests/", "idle_test/"}) {
-    if (StartsWith(path, dir) || path.find("/" + std::string(dir)) != std::string_view::npos) {
-      return true;
-    }
-  }
-  std::string_view file = path.substr(path.rfind('/') + 1);
-  return StartsWith(file, "test_") || EndsWith(file, "_test.py");
-}
-
 // Whether a handler's import answers the try's own: it binds the same
 // names (`*` for `*`), as a fallback of the same code does; `except
 // ImportError: from collections import deque` after `from _collections
@@ -193,7 +182,7 @@ std::unordered_map<std::string, std::pair<const FileResult*, const TopImport*>> 
   // Imports of each module by the library's code, those in handlers aside.
   std::unordered_map<std::string, long> imported;
   for (const FileResult* f : files) {
-    if (InTests(f->path)) continue;
+    if (IsTestPath(f->path)) continue;  // its imports say nothing of how the library runs
     std::string self = ModuleName(f->path);
     bool package = EndsWith(f->path, "__init__.py");
     for (const ImportFact& i : f->facts.imports) ++imported[AbsoluteImport(self, package, i)];

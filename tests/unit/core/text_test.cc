@@ -61,6 +61,18 @@ TEST(Text, CollapseWhitespaceAndTrim) {
   EXPECT_EQ(Trim("   "), "");
 }
 
+TEST(Text, TestPathsAreTheTestsDirectoriesAndFiles) {
+  EXPECT_TRUE(IsTestPath("tests/test_core.py"));
+  EXPECT_TRUE(IsTestPath("pkg/test/helpers.py"));
+  EXPECT_TRUE(IsTestPath("idlelib/idle_test/mock_tk.py"));
+  EXPECT_TRUE(IsTestPath("pkg/test_io.py"));
+  EXPECT_TRUE(IsTestPath("pkg/io_test.py"));
+  EXPECT_FALSE(IsTestPath("pkg/contest/io.py"));  // a directory only ending in "test"
+  EXPECT_FALSE(IsTestPath("pkg/latest/io.py"));
+  EXPECT_FALSE(IsTestPath("pkg/testing.py"));
+  EXPECT_FALSE(IsTestPath("unittest/case.py"));
+}
+
 TEST(Text, CommonPrefixAndSuffixStopAtTheShorterText) {
   EXPECT_EQ(CommonPrefix("raise ValueError", "raise TypeError"), 6u);
   EXPECT_EQ(CommonSuffix("raise ValueError", "raise TypeError"), 6u);  // "eError"
