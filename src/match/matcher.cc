@@ -323,16 +323,32 @@ std::vector<std::string> PathSuffixes(std::string_view path) {
   return out;
 }
 
-// A site at a package's own `__init__.py` (indexed with the package as its
-// root, so the path is the bare name) is named by its directory: a frame in
-// markupsafe/__init__.py is not on jsonschema/__init__.py.
+// Whether a frame's file is the site's file, its path ending with the
+// site's: the directory the site's path hangs from must be named as the
+// library's root is. A package indexed at its own directory has paths
+// without its name (`core.py` for docutils/core.py), which a frame in
+// idna/core.py ends with too. Checked for a package's own `__init__.py`
+// everywhere (a frame in markupsafe/__init__.py is not on
+// jsonschema/__init__.py), and for any file below site-packages, where the
+// directory after it names the distribution; elsewhere (a checkout, a
+// frame whose path is the site's) the path decides alone.
 bool SamePackageFile(std::string_view frame_path, const catalog::SiteRecord& site) {
-  if (site.path.find('/') != std::string::npos || !StartsWith(site.path, "__")) return true;
-  std::string root = NormalizePath(site.root);
+  std::string root = NormalizePath(site.subdir.empty() ? site.root : site.root + "/" + site.subdir);
   while (!root.empty() && root.back() == '/') root.pop_back();
   if (root.empty()) return true;
   std::string_view dir = frame_path.substr(0, frame_path.size() - site.path.size());
   if (!dir.empty()) dir.remove_suffix(1);
+  bool dunder = site.path.find('/') == std::string::npos && StartsWith(site.path, "__");
+  if (!dunder) {
+    size_t below = std::string_view::npos;
+    for (std::string_view packages : {"site-packages/", "dist-packages/"}) {
+      size_t at = frame_path.rfind(packages);
+      if (at != std::string_view::npos && (below == std::string_view::npos || at > below)) {
+        below = at + packages.size();
+      }
+    }
+    if (below == std::string_view::npos || below > dir.size()) return true;
+  }
   return PathEndsWith(dir, root.substr(root.rfind('/') + 1));
 }
 

@@ -871,6 +871,41 @@ TEST(Matcher, AFrameInAnotherPackagesInitFileIsNotOnTheRaise) {
   EXPECT_EQ(other[0].frame_level, 0);
 }
 
+TEST(Matcher, AFrameInAnotherPackagesFileOfTheSameNameIsNotOnTheRaise) {
+  // docutils indexed at its own directory lists core.py; a frame in
+  // idna/core.py ends with that path too, at a line near its raise.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "docutils", "pypi/docutils", db,
+             {{"core.py", "def f(label):\n    raise TypeError('no len() for that')\n"}});
+  std::string in =
+      "Traceback (most recent call last):\n"
+      "  File \"/env/lib/python3.11/site-packages/DIR/core.py\", line 2, in f\n"
+      "TypeError: no len() for that\n";
+  auto with = [&](const std::string& d) {
+    std::string t = in;
+    t.replace(t.find("DIR"), 3, d);
+    return ExplainIn(db, t);
+  };
+  std::vector<Match> own = with("docutils");
+  ASSERT_EQ(own.size(), 1u);
+  EXPECT_EQ(own[0].frame_level, 3);
+  std::vector<Match> other = with("idna");
+  ASSERT_EQ(other.size(), 1u);
+  EXPECT_EQ(other[0].frame_level, 0);
+  // A module of its own right below site-packages is its path.
+  IndexFiles(site, "pypi/six", db, {{"six.py", "def g():\n    raise TypeError('six says no')\n"}});
+  std::string six =
+      "Traceback (most recent call last):\n"
+      "  File \"/env/lib/python3.11/site-packages/six.py\", line 2, in g\n"
+      "TypeError: six says no\n";
+  std::vector<Match> m = ExplainIn(db, six);
+  ASSERT_FALSE(m.empty());
+  EXPECT_EQ(m[0].error.library, "pypi/six");
+  EXPECT_EQ(m[0].frame_level, 3);
+}
+
 TEST(Matcher, OnEqualEvidenceTheOriginalComesBeforeItsVendoredCopies) {
   // A builtin type names no module: only where the copies live decides.
   // (By name, pypi/pip and pypi/pkg_resources would sort first.)
