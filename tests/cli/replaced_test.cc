@@ -1,7 +1,9 @@
 // What errdex says CPython replaces, CPython replaces: the local standard
 // library indexed, every site whose guard says a later import rebinds its
 // definition (datetime.py's classes, operator.py's functions) must be code
-// the imported module no longer runs, and every module said to stand in
+// the imported module no longer holds, by its name or any other global
+// (asyncio keeps `_py_get_event_loop = get_event_loop`), and every module
+// said to stand in
 // for a failed import (_pydecimal for _decimal) must stay unloaded when its
 // importer is imported. The reference is the python3 whose library it is.
 #include <gtest/gtest.h>
@@ -58,7 +60,15 @@ for path, guards in sqlite3.connect(db).execute("SELECT path, guards FROM site")
             except Exception:
                 out["unimportable"].append(path)
                 continue
-            live = defined_in(getattr(module, g["subject"], None)) == os.path.join(root, path)
+            here = os.path.join(root, path)
+            # The name itself, or any global that still holds the Python
+            # definition (`_py_f = f`) or an instance of the class.
+            held = [getattr(module, g["subject"], None)]
+            for v in list(vars(module).values()):
+                held += [v, type(v)]
+            live = any(defined_in(v) == here and
+                       getattr(v, "__qualname__", "").split(".")[0] == g["subject"]
+                       for v in held)
             if kind == "replaced":
                 out["replaced"] += 1
                 if live:

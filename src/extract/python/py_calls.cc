@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "core/text.h"
@@ -96,7 +97,7 @@ class Reader {
     std::string key;
     int depth = 0;
     int line = 0;
-    size_t functions, classes, calls, imports, aliases, variables, registrations;
+    size_t functions, classes, calls, imports, aliases, variables, registrations, imported;
     std::optional<size_t> all;
   };
 
@@ -148,6 +149,7 @@ class Reader {
     reading_.push_back({std::move(key), depth, line, facts_.functions.size(), facts_.classes.size(),
                         facts_.calls.size(), facts_.imports.size(), facts_.aliases.size(),
                         facts_.variables.size(), facts_.registrations.size(),
+                        facts_.imported.size(),
                         facts_.all ? std::optional<size_t>(facts_.all->size()) : std::nullopt});
     return false;
   }
@@ -193,6 +195,9 @@ class Reader {
       if (!index(r.local)) return nullptr;
       r.line -= line;
     }
+    d->imported.assign(facts_.imported.begin() + static_cast<long>(m.imported),
+                       facts_.imported.end());
+    for (ImportedModule& i : d->imported) i.line -= line;
     return d;
   }
 
@@ -219,6 +224,10 @@ class Reader {
       r.local = index(r.local);
       r.line += line;
       facts_.registrations.push_back(std::move(r));
+    }
+    for (ImportedModule i : d.imported) {
+      i.line += line;
+      facts_.imported.push_back(std::move(i));
     }
   }
 
@@ -535,8 +544,15 @@ class Reader {
         }
       }
     }
+    int line = StartLine(stmt);
+    if (from) facts_.imported.push_back({module, level, line});
     for (TSNode n : NamedChildren(stmt)) {
       if (from && SameNode(n, module_node)) continue;
+      if (K(n) == kAliasedImport || K(n) == kDottedName) {
+        std::string dotted(Text(K(n) == kAliasedImport ? Field(n, "name") : n));
+        facts_.imported.push_back(
+            {from && !module.empty() ? module + "." + dotted : dotted, from ? level : 0, line});
+      }
       std::string original;
       std::string local;
       if (K(n) == kAliasedImport) {
@@ -681,10 +697,22 @@ std::string FactsText(const ModuleFacts& f) {
   for (const Registration& r : f.registrations) {
     out << "reg " << r.key << " " << r.function << " " << r.local << " " << r.line << "\n";
   }
+  for (const ImportedModule& i : f.imported) {
+    out << "imported " << i.level << " " << i.module << " " << i.line << "\n";
+  }
   for (const TopImport& t : f.top_imports) {
     out << "top-import " << t.level << " " << t.module << " " << t.star << " " << t.line << " "
         << t.instead_of << " " << t.code << " :";
     for (const std::string& n : t.names) out << " " << n;
+    out << " del";
+    for (const std::string& n : t.deletes) out << " " << n;
+    out << "\n";
+  }
+  for (const TopReference& r : f.top_references) {
+    out << "top-reference " << r.line;
+    for (const std::string& h : r.holders) out << " " << h;
+    out << " :";
+    for (const std::string& n : r.names) out << " " << n;
     out << "\n";
   }
   return out.str();
@@ -753,6 +781,26 @@ std::optional<TopImport> ReadTopImport(TSNode stmt, std::string_view src) {
   return t;
 }
 
+// The names `del` statements of `block` delete (`del (a, b)`, `del a, b`).
+std::vector<std::string> Deleted(TSNode block, std::string_view src) {
+  std::vector<std::string> out;
+  for (TSNode s : NamedChildren(block)) {
+    if (std::string_view(ts_node_type(s)) != "delete_statement") continue;
+    std::vector<TSNode> pending = NamedChildren(s);
+    while (!pending.empty()) {
+      TSNode n = pending.back();
+      pending.pop_back();
+      if (K(n) == kIdentifier) {
+        out.emplace_back(NodeText(n, src));
+      } else if (K(n) == kTuple || K(n) == kList || K(n) == kParenthesized ||
+                 std::string_view(ts_node_type(n)) == "expression_list") {
+        for (TSNode c : NamedChildren(n)) pending.push_back(c);
+      }
+    }
+  }
+  return out;
+}
+
 // The module's top-level `from` imports, and those of its top-level tries'
 // bodies and ImportError handlers, in order.
 std::vector<TopImport> ReadTopImports(TSNode root, std::string_view src) {
@@ -776,6 +824,15 @@ std::vector<TopImport> ReadTopImports(TSNode root, std::string_view src) {
     }
     if (tried < 0) continue;
     for (TSNode c : NamedChildren(stmt)) {
+      if (K(c) != kElse) continue;
+      for (TSNode block : NamedChildren(c)) {
+        if (K(block) != kBlock) continue;
+        for (std::string& name : Deleted(block, src)) {
+          out[static_cast<size_t>(tried)].deletes.push_back(std::move(name));
+        }
+      }
+    }
+    for (TSNode c : NamedChildren(stmt)) {
       if (K(c) != kExcept || !CatchesImportError(c, src)) continue;
       for (TSNode block : NamedChildren(c)) {
         if (K(block) != kBlock) continue;
@@ -791,12 +848,121 @@ std::vector<TopImport> ReadTopImports(TSNode root, std::string_view src) {
   return out;
 }
 
+// The names of `defined` that `stmt` names as the module runs it: not in a
+// function's or a lambda's body, nor as the target of a plain assignment.
+std::vector<std::string> NamesRun(TSNode stmt, std::string_view src,
+                                  const std::set<std::string, std::less<>>& defined) {
+  std::vector<std::string> out;
+  TSTreeCursor c = ts_tree_cursor_new(stmt);
+  int depth = 0;
+  for (;;) {
+    TSNode n = ts_tree_cursor_current_node(&c);
+    bool descend = ts_node_is_named(n);
+    if (descend && depth > 0) {
+      std::string_view field = ts_tree_cursor_current_field_name(&c) != nullptr
+                                   ? ts_tree_cursor_current_field_name(&c)
+                                   : "";
+      TSNode parent = ts_node_parent(n);
+      uint16_t pk = K(parent);
+      if (field == "body" && (pk == kFunctionDefinition || pk == kLambda)) descend = false;
+      // `V = ...` binds V; `X.a = ...` is held by X (the caller's holder).
+      if (field == "left" && pk == kAssignment) descend = false;
+      if (field == "name" && (pk == kFunctionDefinition || pk == kClassDefinition)) {
+        descend = false;
+      }
+    }
+    if (descend && K(n) == kIdentifier) {
+      std::string_view name = NodeText(n, src);
+      if (defined.count(name) && std::find(out.begin(), out.end(), name) == out.end()) {
+        out.emplace_back(name);
+      }
+      descend = false;
+    }
+    if (descend && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&c)) {
+      ++depth;
+      continue;
+    }
+    bool more = depth > 0;
+    while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
+      more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
+    }
+    if (!more) break;
+  }
+  ts_tree_cursor_delete(&c);
+  return out;
+}
+
+// What holds what a module-level statement names (TopReference::holders).
+std::vector<std::string> Holders(TSNode stmt, std::string_view src) {
+  if (K(stmt) == kDecoratedDefinition) stmt = Field(stmt, "definition");
+  if (K(stmt) == kFunctionDefinition || K(stmt) == kClassDefinition) {
+    return {std::string(NodeText(Field(stmt, "name"), src))};
+  }
+  if (K(stmt) != kExpressionStatement || ts_node_named_child_count(stmt) != 1) return {};
+  std::vector<std::string> out;
+  // `V = X.a = value`: an assignment whose right side is the next one.
+  for (TSNode a = ts_node_named_child(stmt, 0); K(a) == kAssignment; a = Field(a, "right")) {
+    TSNode left = Field(a, "left");
+    while (K(left) == kAttribute || K(left) == kSubscript) {
+      left = Field(left, K(left) == kAttribute ? "object" : "value");
+    }
+    if (K(left) != kIdentifier) return {};
+    out.emplace_back(NodeText(left, src));
+  }
+  return out;
+}
+
+// The module-level statements' references to the module's definitions
+// (TopReference), each compound statement's arms read as statements.
+void ReadTopReferences(TSNode block, std::string_view src,
+                       const std::set<std::string, std::less<>>& defined, int depth,
+                       std::vector<TopReference>& out) {
+  for (TSNode stmt : NamedChildren(block)) {
+    uint16_t k = K(stmt);
+    if (k == kImport || k == kImportFrom || k == kComment) continue;
+    if ((k == kIf || k == kTry || k == kWith || k == kFor || k == kWhile) && depth < 16) {
+      // Their own test or items are read whole; their blocks, statement by
+      // statement (`if c: default = C()`).
+      for (TSNode part : NamedChildren(stmt)) {
+        if (K(part) == kBlock) {
+          ReadTopReferences(part, src, defined, depth + 1, out);
+        } else if (std::vector<TSNode> kids = NamedChildren(part);
+                   std::any_of(kids.begin(), kids.end(), [](TSNode c) { return K(c) == kBlock; })) {
+          // elif, else, except, finally: their blocks (an elif's test holds
+          // nothing after it ran)
+          for (TSNode b : kids) {
+            if (K(b) == kBlock) ReadTopReferences(b, src, defined, depth + 1, out);
+          }
+        } else if (std::vector<std::string> names = NamesRun(part, src, defined); !names.empty()) {
+          out.push_back({StartLine(part), {}, std::move(names)});
+        }
+      }
+      continue;
+    }
+    std::vector<std::string> names = NamesRun(stmt, src, defined);
+    if (names.empty()) continue;
+    out.push_back({StartLine(stmt), Holders(stmt, src), std::move(names)});
+  }
+}
+
 }  // namespace
 
 ModuleFacts ReadModuleFacts(TSNode root, std::string_view source, bool every_node,
                             DefinitionFactsMemo* memo) {
   ModuleFacts facts = Reader(source, every_node).Run(root, memo);
   facts.top_imports = ReadTopImports(root, source);
+  bool may_rebind = std::any_of(facts.top_imports.begin(), facts.top_imports.end(),
+                                [](const TopImport& t) { return t.instead_of < 0; });
+  if (may_rebind) {
+    std::set<std::string, std::less<>> defined;
+    for (const DefinedFunction& f : facts.functions) {
+      if (f.qualified.find('.') == std::string::npos) defined.insert(f.qualified);
+    }
+    for (const DefinedClass& c : facts.classes) {
+      if (c.qualified.find('.') == std::string::npos) defined.insert(c.qualified);
+    }
+    ReadTopReferences(root, source, defined, 0, facts.top_references);
+  }
   return facts;
 }
 

@@ -72,6 +72,16 @@ struct Registration {
   int line = 0;
 };
 
+// A module an import statement names, wherever it is: `import a.b` names
+// a.b, `from a import b` names a and a.b (b may be a module), `from .m
+// import *` names .m. What py_replaced.h asks: which modules are imported
+// at all, in full, where ImportFact records the names bound.
+struct ImportedModule {
+  std::string module;  // dotted, without the leading dots
+  int level = 0;
+  int line = 0;
+};
+
 // A `from m import ...` at module level, or in the body or an ImportError
 // handler of a try at module level: what may rebind the names the module
 // defined above it (`try: from _datetime import *` / `except ImportError:
@@ -88,6 +98,25 @@ struct TopImport {
   // of the try's body (index into ModuleFacts::top_imports), whose failure
   // this one answers; -1 elsewhere.
   int instead_of = -1;
+  // The first import of a try's body: what the try's `else:` deletes once
+  // it succeeded (`del (_check_date_fields, ...)` in datetime.py).
+  std::vector<std::string> deletes;
+};
+
+// A module-level statement that names top-level definitions of its module
+// while the module runs (not inside a function's body, which looks the
+// name up when it is called): `_py_f = f`, `default = C()`, `class B(A)`,
+// a decorator, a default argument. It keeps the Python definition reachable
+// past an import that rebinds the name, unless what holds it goes too.
+// Read only in modules with a top-level import that may rebind.
+struct TopReference {
+  int line = 0;
+  // What holds the reference: the def or class statement's own name, X of
+  // `X.attr = ...`, V of `V = ...`, each target's of `V = X.a = ...`; none
+  // for anything else (an expression, a tuple target), which holds it for
+  // good.
+  std::vector<std::string> holders;
+  std::vector<std::string> names;  // the top-level definitions named
 };
 
 struct ModuleFacts {
@@ -102,6 +131,8 @@ struct ModuleFacts {
   std::vector<std::string> variables;  // module-level names assigned anything
   std::vector<Registration> registrations;
   std::vector<TopImport> top_imports;
+  std::vector<ImportedModule> imported;
+  std::vector<TopReference> top_references;
 };
 
 // The parameters of a function definition in order.

@@ -115,10 +115,16 @@ std::map<std::string, Rebinding, std::less<>> Replaced(const FileResult& f,
   std::sort(public_defs.begin(), public_defs.end());
   size_t next_public = 0;
   std::map<std::string, Rebinding, std::less<>> replaced;
+  // Every name an import surely rebinds, or its try's `else:` deletes,
+  // defined here or not (a variable that holds a definition goes with it),
+  // with the line of the import.
+  std::map<std::string, int, std::less<>> gone;
   for (const TopImport& t : f.facts.top_imports) {
     std::string module = Absolute(f, t);
-    if (t.instead_of >= 0 || modules.Has(module)) continue;
+    // A relative import above the root resolves to nothing: CPython fails it.
+    if (t.instead_of >= 0 || module.empty() || modules.Has(module)) continue;
     auto take = [&](const std::string& name, bool certain) {
+      if (certain) gone.try_emplace(name, t.line);
       auto d = defined.find(name);
       if (d == defined.end() || d->second >= t.line) return;
       auto [at, fresh] = replaced.try_emplace(name, Rebinding{&t, certain});
@@ -134,28 +140,44 @@ std::map<std::string, Rebinding, std::less<>> Replaced(const FileResult& f,
         take(*public_defs[next_public].second, false);
       }
     }
+    for (const std::string& name : t.deletes) take(name, true);
   }
-  // A class defined before the import that subclasses a replaced one keeps
-  // the Python base and runs its methods, unless it is surely replaced too;
-  // the base, running, does the same for its own bases.
-  std::vector<const DefinedClass*> running;
-  for (const DefinedClass& c : f.facts.classes) {
-    if (c.qualified.find('.') != std::string::npos) continue;
-    auto self = replaced.find(c.qualified);
-    if (self == replaced.end() || !self->second.certain) running.push_back(&c);
+  // A reference the module took before the import (`_py_f = f`, `default =
+  // C()`, `class B(A)`, a decorator) keeps the Python definition running,
+  // unless what holds it is itself surely rebound or deleted: a replaced
+  // class's attributes (`timedelta.min = timedelta(...)`), a variable the
+  // try's `else:` deletes. A definition kept running keeps what it holds.
+  const std::vector<TopReference>& refs = f.facts.top_references;
+  auto dead = [&](const TopReference& r) {
+    return !r.holders.empty() &&
+           std::all_of(r.holders.begin(), r.holders.end(), [&](const std::string& holder) {
+             if (defined.count(holder)) {
+               auto h = replaced.find(holder);
+               return h != replaced.end() && h->second.certain;
+             }
+             auto g = gone.find(holder);
+             return g != gone.end() && g->second > r.line;
+           });
+  };
+  std::multimap<std::string_view, size_t> held_by;
+  std::vector<size_t> work;
+  for (size_t i = refs.size(); i-- > 0;) {
+    for (const std::string& holder : refs[i].holders) held_by.emplace(holder, i);
+    work.push_back(i);
   }
-  std::map<std::string_view, const DefinedClass*> class_named;
-  for (const DefinedClass& c : f.facts.classes) class_named.try_emplace(c.qualified, &c);
-  while (!running.empty()) {
-    const DefinedClass* c = running.back();
-    running.pop_back();
-    for (const std::string& base : c->bases) {
-      auto r = replaced.find(base);
-      if (r == replaced.end() || c->line >= r->second.import->line) continue;
-      bool was_certain = r->second.certain;
-      replaced.erase(r);
-      auto b = class_named.find(base);
-      if (was_certain && b != class_named.end()) running.push_back(b->second);
+  while (!work.empty()) {
+    const TopReference& r = refs[work.back()];
+    work.pop_back();
+    if (dead(r)) continue;  // looked at again if its holder is kept
+    for (const std::string& name : r.names) {
+      auto it = replaced.find(name);
+      bool own = std::find(r.holders.begin(), r.holders.end(), name) != r.holders.end();
+      if (it == replaced.end() || own || r.line >= it->second.import->line) continue;
+      bool was_certain = it->second.certain;
+      replaced.erase(it);
+      if (!was_certain) continue;
+      auto [from, to] = held_by.equal_range(name);
+      for (auto h = from; h != to; ++h) work.push_back(h->second);
     }
   }
   return replaced;
@@ -176,30 +198,67 @@ bool SameNames(const TopImport& fallback, const TopImport& tried) {
 // The modules that run only in place of one that failed to import, with
 // the file and the import each stands in for: imported in an ImportError
 // handler, binding what the try's import of no library module binds, and
-// imported by no other code of the library (its tests aside).
+// imported by no other code of the library (its tests aside), by its own
+// name, one ending with it (`mylib._py` where the library is indexed at
+// mylib's own directory) or a module below it. A package's `__init__.py` never does: it runs
+// whenever any of its modules is imported.
 std::unordered_map<std::string, std::pair<const FileResult*, const TopImport*>> Fallbacks(
     const std::vector<const FileResult*>& files, const Modules& modules) {
-  // Imports of each module by the library's code, those in handlers aside.
-  std::unordered_map<std::string, long> imported;
+  std::vector<std::string> imported;
   for (const FileResult* f : files) {
     if (IsTestPath(f->path)) continue;  // its imports say nothing of how the library runs
     std::string self = ModuleName(f->path);
     bool package = EndsWith(f->path, "__init__.py");
-    for (const ImportFact& i : f->facts.imports) ++imported[AbsoluteImport(self, package, i)];
+    std::set<int> handler_lines;
     for (const TopImport& t : f->facts.top_imports) {
-      if (t.instead_of >= 0) imported[Absolute(*f, t)] -= static_cast<long>(t.names.size());
+      if (t.instead_of >= 0) handler_lines.insert(t.line);
+    }
+    for (const ImportedModule& i : f->facts.imported) {
+      if (handler_lines.count(i.line)) continue;
+      ImportFact fact;
+      fact.module = i.module;
+      fact.level = i.level;
+      if (std::string name = AbsoluteImport(self, package, fact); !name.empty()) {
+        imported.push_back(std::move(name));
+      }
     }
   }
+  std::sort(imported.begin(), imported.end());
+  imported.erase(std::unique(imported.begin(), imported.end()), imported.end());
+  auto imported_elsewhere = [&](const std::string& module) {
+    return std::any_of(imported.begin(), imported.end(), [&](const std::string& name) {
+      // `import a.b` runs a too.
+      for (size_t end = name.size(); end != std::string::npos && end > 0;
+           end = name.rfind('.', end - 1)) {
+        std::string_view head = std::string_view(name).substr(0, end);
+        if (head == module || EndsWith(head, "." + module)) return true;
+      }
+      return false;
+    });
+  };
   std::unordered_map<std::string, std::pair<const FileResult*, const TopImport*>> out;
   for (const FileResult* f : files) {
     for (const TopImport& t : f->facts.top_imports) {
       if (t.instead_of < 0) continue;
       const TopImport& tried = f->facts.top_imports[static_cast<size_t>(t.instead_of)];
-      if (!SameNames(t, tried) || modules.Has(Absolute(*f, tried))) continue;
-      std::string module = Absolute(*f, t);
-      const std::string* path = modules.PathOf(module);
-      if (path == nullptr || *path == f->path || imported[module] > 0) continue;
-      out.try_emplace(*path, f, &tried);
+      std::string tried_module = Absolute(*f, tried);
+      if (!SameNames(t, tried) || tried_module.empty() || modules.Has(tried_module)) continue;
+      // `from . import impl` imports the module pkg.impl, not pkg.
+      std::string from = Absolute(*f, t);
+      std::vector<std::string> candidates;
+      for (const std::string& name : t.names) {
+        std::string sub = from.empty() ? name : from + "." + name;
+        if (modules.PathOf(sub) != nullptr) candidates.push_back(std::move(sub));
+      }
+      if (candidates.empty()) candidates.push_back(from);
+      for (const std::string& module : candidates) {
+        const std::string* path = modules.PathOf(module);
+        if (path == nullptr || *path == f->path || EndsWith(*path, "__init__.py") ||
+            imported_elsewhere(module)) {
+          continue;
+        }
+        out.try_emplace(*path, f, &tried);
+      }
     }
   }
   return out;

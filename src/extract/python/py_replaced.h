@@ -25,14 +25,14 @@ namespace errdex::extract::python {
 // Adds the guards to `sites[first...]`, the Python sites of `files`.
 //
 // A definition is replaced when a `from m import ...` at module level, or in
-// the body of a module-level try that catches ImportError, names it (or is
-// `*` of a C accelerator of the standard library that defines it; `*` of
-// another module marks every public name "replaced-if-defined") after it is
-// defined, `m` is no module of the
-// library, and no class defined above the import subclasses it (the
-// subclass keeps the Python base). A module stands in when such a try's
-// ImportError handler imports from it, the try's own import being of no
-// module of the library.
+// the body of a module-level try that catches ImportError, names it after
+// it is defined (or is `*` of a C accelerator of the standard library that
+// defines it; `*` of another module marks every public name
+// "replaced-if-defined"), or the try's `else:` deletes it; `m` is no module
+// of the library, and no module-level statement before the import keeps a
+// reference to it that outlives the import (TopReference in py_calls.h).
+// A module stands in when such a try's ImportError handler imports from it,
+// binding what the try's import binds, and nothing else imports it.
 void MarkReplaced(const std::vector<const FileResult*>& files, std::vector<Site>& sites,
                   size_t first);
 

@@ -196,6 +196,105 @@ TEST(Replaced, EachStarImportTakesTheDefinitionsAboveItThatNoneTook) {
   }
 }
 
+TEST(Replaced, AReferenceTakenBeforeTheImportKeepsTheDefinitionRunning) {
+  TempDir dir;
+  dir.Write("mod.py", R"py(
+def aliased():
+    raise ValueError("aliased: _py_aliased keeps it")
+
+class Made:
+    def go(self):
+        raise ValueError("Made: an instance is kept")
+
+def registered():
+    raise ValueError("registered: the decorator's table keeps it")
+
+def defaulted():
+    raise ValueError("defaulted: a default argument keeps it")
+
+class Clock:
+    def tick(self):
+        raise ValueError("Clock: only its own attribute holds it")
+
+def helper():
+    raise ValueError("helper: the else deletes what held it")
+
+def inner():
+    raise ValueError("inner: called in a function body, found rebound")
+
+def user():
+    return inner()
+
+_table = []
+def register(f):
+    _table.append(f)
+    return f
+
+@register
+def registered2():
+    pass
+
+_py_aliased = aliased
+default = Made()
+decorated = register(registered)
+def caller(fn=defaulted):
+    return fn()
+Clock.zero = Clock()
+_held = helper
+UTC = Clock.utc = Clock()
+
+try:
+    from _mod import aliased, Made, registered, defaulted, Clock, helper, inner, UTC
+except ImportError:
+    pass
+else:
+    del _held
+)py");
+  std::map<std::string, Marked> m = MarksByMessage(dir);
+  EXPECT_EQ(m["aliased: _py_aliased keeps it"].kind, "");
+  EXPECT_EQ(m["Made: an instance is kept"].kind, "");
+  EXPECT_EQ(m["registered: the decorator's table keeps it"].kind, "");
+  EXPECT_EQ(m["defaulted: a default argument keeps it"].kind, "");
+  EXPECT_EQ(m["Clock: only its own attribute holds it"].kind, "replaced");
+  EXPECT_EQ(m["helper: the else deletes what held it"].kind, "replaced");
+  EXPECT_EQ(m["inner: called in a function body, found rebound"].kind, "replaced");
+}
+
+TEST(Replaced, WhatATrysElseDeletesIsReplacedToo) {
+  TempDir dir;
+  dir.Write("dt.py", R"py(
+def _check(y):
+    raise ValueError("check: year out of range")
+
+class date:
+    pass
+
+try:
+    from _dt import *
+except ImportError:
+    pass
+else:
+    del (_check,)
+)py");
+  std::map<std::string, Marked> m = MarksByMessage(dir);
+  EXPECT_EQ(m["check: year out of range"].kind, "replaced");
+  EXPECT_EQ(m["check: year out of range"].subject, "_check");
+}
+
+TEST(Replaced, ARelativeImportAboveTheRootReplacesNothing) {
+  TempDir dir;
+  dir.Write("flat.py", R"py(
+def f():
+    raise ValueError("flat: CPython fails the import")
+
+try:
+    from . import f
+except ImportError:
+    pass
+)py");
+  EXPECT_EQ(MarksByMessage(dir)["flat: CPython fails the import"].kind, "");
+}
+
 TEST(Replaced, AModuleOfTheLibraryReplacesNothing) {
   TempDir dir;
   dir.Write("pkg/__init__.py", "");
@@ -246,6 +345,37 @@ except ImportError:
             "stands in for it), or the module is imported by its own name");
   EXPECT_EQ(m["shared: used everywhere"].kind, "");
   EXPECT_EQ(m["warn: a helper"].kind, "");
+}
+
+TEST(Replaced, AModuleImportedAnyOtherWayDoesNotStandIn) {
+  TempDir dir;
+  auto fallback = [&](const std::string& importer, const std::string& module,
+                      const std::string& text) {
+    dir.Write(importer, "try:\n    from _c" + module + " import *\nexcept ImportError:\n" +
+                            "    from " + module + " import *\n");
+    dir.Write(module + ".py", "def f():\n    raise ValueError('" + text + "')\n");
+  };
+  fallback("a.py", "_pya", "pya: a star import elsewhere");
+  dir.Write("b.py", "from _pya import *\n");
+  fallback("c.py", "_pyc", "pyc: a dotted import elsewhere");
+  dir.Write("d.py", "import _pyc.sub\n");
+  fallback("e.py", "_pye", "pye: only in the handler");
+  // `from . import impl` in the handler imports pkg.impl, not pkg.
+  dir.Write("pkg/__init__.py",
+            "def helper():\n    raise ValueError('pkg: runs with any module')\n");
+  dir.Write("pkg/api.py", R"py(
+try:
+    from _cimpl import impl
+except ImportError:
+    from . import impl
+)py");
+  dir.Write("pkg/impl.py", "def impl():\n    raise ValueError('impl: the fallback')\n");
+  std::map<std::string, Marked> m = MarksByMessage(dir);
+  EXPECT_EQ(m["pya: a star import elsewhere"].kind, "");
+  EXPECT_EQ(m["pyc: a dotted import elsewhere"].kind, "");
+  EXPECT_EQ(m["pye: only in the handler"].kind, "stands-in");
+  EXPECT_EQ(m["pkg: runs with any module"].kind, "");
+  EXPECT_EQ(m["impl: the fallback"].kind, "stands-in");
 }
 
 TEST(Replaced, TheTriggerSaysItFirstWhateverTheFoldLeavesOut) {
