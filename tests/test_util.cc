@@ -19,6 +19,9 @@
 #include <random>
 #include <sstream>
 
+#include "extract/extractor.h"
+#include "source/walk.h"
+
 namespace errdex::testing {
 
 namespace fs = std::filesystem;
@@ -167,6 +170,17 @@ CommandResult RunCommand(const std::string& command) {
   int status = pclose(pipe);
   r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
+}
+
+Extraction ExtractTree(const std::filesystem::path& root) {
+  source::WalkOptions walk;
+  walk.want = extract::IsSourcePath;
+  Result<source::WalkResult> files = source::Walk(root, walk);
+  EXPECT_TRUE(files.has_value());
+  if (!files) return {};
+  extract::Options options;
+  options.jobs = 2;
+  return extract::ExtractFiles(files->files, options);
 }
 
 CommandResult RunPython(const std::filesystem::path& script, const std::string& args) {

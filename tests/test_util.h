@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/record.h"
 #include "extract/memo.h"
 
 namespace errdex::testing {
@@ -82,6 +83,11 @@ struct CommandResult {
   std::string out;
   std::string err;
 };
+
+// Every error site of the source files under `root`, extracted and linked
+// as `errdex index` does (on two threads); a walk that fails is a test
+// failure.
+Extraction ExtractTree(const std::filesystem::path& root);
 
 // Runs `python3 SCRIPT ARGS...` (stdout and stderr together in `out`): the
 // reference the property tests check errdex's facts against.

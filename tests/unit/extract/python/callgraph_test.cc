@@ -8,8 +8,6 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
-#include "extract/extractor.h"
-#include "source/walk.h"
 #include "test_util.h"
 
 namespace errdex::extract::python {
@@ -19,13 +17,7 @@ using nlohmann::json;
 using testing::TempDir;
 
 std::map<std::string, json> EntriesByMessage(const TempDir& dir) {
-  source::WalkOptions walk;
-  walk.want = IsSourcePath;
-  Result<source::WalkResult> files = source::Walk(dir.path(), walk);
-  EXPECT_TRUE(files.has_value());
-  Options options;
-  options.jobs = 2;
-  Extraction x = ExtractFiles(files->files, options);
+  Extraction x = testing::ExtractTree(dir.path());
   std::map<std::string, json> out;
   for (const Site& s : x.sites) {
     out[s.message.Display()] = s.entries.empty() ? json::array() : json::parse(s.entries);

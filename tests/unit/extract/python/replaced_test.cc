@@ -11,8 +11,6 @@
 #include <string>
 
 #include "core/guards.h"
-#include "extract/extractor.h"
-#include "source/walk.h"
 #include "test_util.h"
 
 namespace errdex::extract::python {
@@ -29,13 +27,7 @@ struct Marked {
 };
 
 std::map<std::string, Marked> MarksByMessage(const TempDir& dir) {
-  source::WalkOptions walk;
-  walk.want = IsSourcePath;
-  Result<source::WalkResult> files = source::Walk(dir.path(), walk);
-  EXPECT_TRUE(files.has_value());
-  Options options;
-  options.jobs = 2;
-  Extraction x = ExtractFiles(files->files, options);
+  Extraction x = testing::ExtractTree(dir.path());
   std::map<std::string, Marked> out;
   for (const Site& s : x.sites) {
     Marked m;
@@ -176,12 +168,7 @@ TEST(Replaced, EachStarImportTakesTheDefinitionsAboveItThatNoneTook) {
     }
   }
   dir.Write("gen.py", code);
-  source::WalkOptions walk;
-  walk.want = IsSourcePath;
-  Result<source::WalkResult> files = source::Walk(dir.path(), walk);
-  ASSERT_TRUE(files.has_value());
-  Options options;
-  Extraction x = ExtractFiles(files->files, options);
+  Extraction x = testing::ExtractTree(dir.path());
   ASSERT_EQ(x.sites.size(), 200u);
   for (const Site& s : x.sites) {
     std::string name = s.message.Display();
