@@ -106,6 +106,11 @@ const Wording kWordings[] = {
      R"((?:signed|unsigned) integer is (?:greater than maximum|less than minimum))"},
     {"LookupError", R"(unknown encoding: .*)"},
     {"IndexError", R"(bytearray index out of range)"},
+    {"IndexError", R"(index out of range)"},  // bytes
+    {"IndexError", R"(pop from (?:empty list|an empty deque))"},
+    // KeyError prints its argument's repr, quotes included.
+    {"KeyError", R"('(?:popitem\(\): dictionary is empty|pop from an empty set)')"},
+    {"TypeError", R"(must be str, not [\w.]+)"},  // str.find(None), str.count(1)...
     {"IndexError", R"(index out of bounds on dimension \d+)"},
     // A C function called with the wrong arguments (its argument clinic's
     // or PyArg_Parse's words, not a Python function's above).

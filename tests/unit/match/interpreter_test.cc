@@ -106,6 +106,12 @@ const char* const kSnippets[] = {
     "import array\narray.array('i', [2**40])",
     "'a'.encode('nosuch')",
     "bytearray()[0]",
+    "b''[0]",
+    "[].pop()",
+    "import collections\ncollections.deque().pop()",
+    "{}.popitem()",
+    "set().pop()",
+    "'abc'.find(None)",
     "memoryview(b'')[0]",
     "open('/nonexistent-errdex-dir/x')",
     "import os\nos.stat('/nonexistent-errdex-dir')",
@@ -167,6 +173,8 @@ TEST(InterpreterWording, LibraryWordingsAreNotTheInterpreters) {
   EXPECT_FALSE(IsInterpreterWording("TypeError", "expected str, bytes or os.PathLike object"));
   EXPECT_FALSE(IsInterpreterWording("ValueError", "day is out of range for month: 2020-02-30"));
   EXPECT_FALSE(IsInterpreterWording("FileNotFoundError", "No such file: 'x'"));
+  EXPECT_FALSE(IsInterpreterWording("KeyError", "popitem(): dictionary is empty"));
+  EXPECT_FALSE(IsInterpreterWording("TypeError", "value must be str, not int"));
   EXPECT_FALSE(IsInterpreterWording("ValueError", "[Errno 2] No such file or directory: 'x'"));
   // The same wordings, as a library that copies them raises them, are: only
   // the traceback can tell these apart.
