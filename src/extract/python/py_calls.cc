@@ -8,6 +8,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "core/text.h"
 #include "extract/python/py_docstring.h"
@@ -50,6 +51,25 @@ std::optional<std::string> StringValue(TSNode n, std::string_view src) {
       out += NodeText(c, src);
     } else if (type != "string_start" && type != "string_end") {
       return std::nullopt;  // an interpolation or an escape
+    }
+  }
+  return out;
+}
+
+// The module a `from ... import` statement names, without its leading
+// dots, and how many dots lead it (`from ..a.b import x`: "a.b", 2); ""
+// and 0 without a module name.
+std::pair<std::string, int> FromModule(TSNode stmt, std::string_view src) {
+  TSNode module_node = Field(stmt, "module_name");
+  if (ts_node_is_null(module_node)) return {"", 0};
+  if (K(module_node) == kDottedName) return {std::string(NodeText(module_node, src)), 0};
+  std::pair<std::string, int> out{"", 0};  // relative_import: dots, then maybe a dotted name
+  for (TSNode c : Children(module_node)) {
+    if (std::string_view(ts_node_type(c)) == "import_prefix") {
+      std::string_view dots = NodeText(c, src);
+      out.second = static_cast<int>(std::count(dots.begin(), dots.end(), '.'));
+    } else if (K(c) == kDottedName) {
+      out.first = std::string(NodeText(c, src));
     }
   }
   return out;
@@ -527,23 +547,9 @@ class Reader {
   }
 
   void OnImport(TSNode stmt) {
-    std::string module;
-    int level = 0;
     bool from = K(stmt) == kImportFrom;
     TSNode module_node = Field(stmt, "module_name");
-    if (from && !ts_node_is_null(module_node)) {
-      if (K(module_node) == kDottedName) {
-        module = std::string(Text(module_node));
-      } else {  // relative_import: dots, then maybe a dotted name
-        for (TSNode c : Children(module_node)) {
-          if (std::string_view(ts_node_type(c)) == "import_prefix") {
-            level = static_cast<int>(std::count(Text(c).begin(), Text(c).end(), '.'));
-          } else if (K(c) == kDottedName) {
-            module = std::string(Text(c));
-          }
-        }
-      }
-    }
+    auto [module, level] = from ? FromModule(stmt, src_) : std::pair<std::string, int>{"", 0};
     int line = StartLine(stmt);
     if (from) facts_.imported.push_back({module, level, line});
     for (TSNode n : NamedChildren(stmt)) {
@@ -751,18 +757,7 @@ std::optional<TopImport> ReadTopImport(TSNode stmt, std::string_view src) {
   TopImport t;
   TSNode module_node = Field(stmt, "module_name");
   if (ts_node_is_null(module_node)) return std::nullopt;
-  if (K(module_node) == kDottedName) {
-    t.module = std::string(NodeText(module_node, src));
-  } else {
-    for (TSNode c : Children(module_node)) {
-      if (std::string_view(ts_node_type(c)) == "import_prefix") {
-        std::string_view dots = NodeText(c, src);
-        t.level = static_cast<int>(std::count(dots.begin(), dots.end(), '.'));
-      } else if (K(c) == kDottedName) {
-        t.module = std::string(NodeText(c, src));
-      }
-    }
-  }
+  std::tie(t.module, t.level) = FromModule(stmt, src);
   for (TSNode n : NamedChildren(stmt)) {
     if (SameNode(n, module_node)) continue;
     if (K(n) == kWildcardImport) {
@@ -855,15 +850,16 @@ std::vector<std::string> NamesRun(TSNode stmt, std::string_view src,
   std::vector<std::string> out;
   TSTreeCursor c = ts_tree_cursor_new(stmt);
   int depth = 0;
+  // The kind of each node above the cursor: asking a node for its parent
+  // walks down from the root.
+  std::vector<uint16_t> above;
   for (;;) {
     TSNode n = ts_tree_cursor_current_node(&c);
     bool descend = ts_node_is_named(n);
     if (descend && depth > 0) {
-      std::string_view field = ts_tree_cursor_current_field_name(&c) != nullptr
-                                   ? ts_tree_cursor_current_field_name(&c)
-                                   : "";
-      TSNode parent = ts_node_parent(n);
-      uint16_t pk = K(parent);
+      const char* f = ts_tree_cursor_current_field_name(&c);
+      std::string_view field = f != nullptr ? f : "";
+      uint16_t pk = above.back();
       if (field == "body" && (pk == kFunctionDefinition || pk == kLambda)) descend = false;
       // `V = ...` binds V; `X.a = ...` is held by X (the caller's holder).
       if (field == "left" && pk == kAssignment) descend = false;
@@ -880,11 +876,17 @@ std::vector<std::string> NamesRun(TSNode stmt, std::string_view src,
     }
     if (descend && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&c)) {
       ++depth;
+      above.push_back(K(n));
       continue;
     }
     bool more = depth > 0;
     while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
-      more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
+      if (!ts_tree_cursor_goto_parent(&c)) {
+        more = false;
+        break;
+      }
+      above.pop_back();
+      more = --depth > 0;
     }
     if (!more) break;
   }
