@@ -216,10 +216,13 @@ bool IsReplacedSite(const catalog::SiteRecord& s) {
 
 // Sites users most likely hit first: the library's own code before its
 // vendored copies and its tests, and code that runs before code another
-// module replaces.
+// module replaces. The order is a sum of these bits, the smallest first.
+constexpr int kSiteTest = 1;
+constexpr int kSiteVendored = 2;
+constexpr int kSiteReplaced = 4;
 int SiteOrder(const catalog::SiteRecord& s) {
-  return (IsReplacedSite(s) ? 4 : 0) + (IsVendoredPath(s.path) ? 2 : 0) +
-         (IsTestPath(s.path) ? 1 : 0);
+  return (IsReplacedSite(s) ? kSiteReplaced : 0) + (IsVendoredPath(s.path) ? kSiteVendored : 0) +
+         (IsTestPath(s.path) ? kSiteTest : 0);
 }
 
 }  // namespace
@@ -969,27 +972,32 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       continue;
     }
     int best_frame = 0;
-    m.vendored = !e.sites.empty() &&
-                 std::all_of(e.sites.begin(), e.sites.end(),
-                             [](const catalog::SiteRecord& s) { return IsVendoredPath(s.path); });
-    m.replaced = !e.sites.empty() && std::all_of(e.sites.begin(), e.sites.end(), IsReplacedSite);
-    std::vector<catalog::SiteRecord> on_frames, others;
+    // Each site's order once (reading a replaced site's guards is a JSON
+    // parse); the error is vendored or replaced when every site is.
+    int every_site = e.sites.empty() ? 0 : kSiteReplaced | kSiteVendored;
+    std::vector<catalog::SiteRecord> on_frames;
+    std::vector<std::pair<int, catalog::SiteRecord>> others;
     for (catalog::SiteRecord& s : e.sites) {
+      int order = SiteOrder(s);
+      every_site &= order;
       FrameFit fit = FrameEvidence(frames, s);
       if (fit.level > best_frame || (fit.level == best_frame && fit.depth > m.frame_depth)) {
         m.frame_depth = fit.depth;
       }
       best_frame = std::max(best_frame, fit.level);
-      (fit.level >= 2 ? on_frames : others).push_back(std::move(s));
+      if (fit.level >= 2) {
+        on_frames.push_back(std::move(s));
+      } else {
+        others.emplace_back(order, std::move(s));
+      }
     }
+    m.vendored = (every_site & kSiteVendored) != 0;
+    m.replaced = (every_site & kSiteReplaced) != 0;
     std::stable_sort(others.begin(), others.end(),
-                     [](const catalog::SiteRecord& x, const catalog::SiteRecord& y) {
-                       return SiteOrder(x) < SiteOrder(y);
-                     });
+                     [](const auto& x, const auto& y) { return x.first < y.first; });
     m.frame_sites = static_cast<int>(on_frames.size());
     e.sites = std::move(on_frames);
-    e.sites.insert(e.sites.end(), std::make_move_iterator(others.begin()),
-                   std::make_move_iterator(others.end()));
+    for (auto& [order, s] : others) e.sites.push_back(std::move(s));
     double base = a.base;
     m.fuzzy = a.fuzzy;
     m.strong = a.strong || best_frame >= 2;
@@ -1132,8 +1140,8 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   }
   // Equal scores are ordered by evidence, then by where the errors are
   // (never by the id, a hash): the frame's own copy, code that runs before
-  // code another module replaces, the original before a vendored copy, the standard library before
-  // a package copying its text, more literal text.
+  // code another module replaces, the original before a vendored copy, the
+  // standard library before a package copying its text, more literal text.
   auto where = [](const Match& m) {
     const catalog::SiteRecord* s = m.error.sites.empty() ? nullptr : &m.error.sites.front();
     return std::make_tuple(m.error.library, s ? s->path : std::string(), s ? s->line : 0,
