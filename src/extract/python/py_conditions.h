@@ -15,6 +15,8 @@
 #include <utility>
 #include <vector>
 
+#include "extract/flow/conditions.h"
+
 namespace errdex::extract::python {
 
 // An expression's text and how tightly it binds (Python's precedence, low to
@@ -29,43 +31,30 @@ enum Precedence : int {
   kPrecOperand,  // arithmetic, calls, names, literals
 };
 
-struct Expr {
-  std::string text;
-  int precedence = kPrecOperand;
-};
+using flow::Expr;
+using flow::Formula;
+using flow::Simplify;
+using flow::Wrap;
 
 // The operator tokens of a comparison or boolean operator: "not in", "and".
 std::string Operator(TSNode n, std::string_view source);
-
-// `text` in parentheses when it binds less tightly than `at_least`.
-std::string Wrap(const Expr& e, int at_least);
 
 // The condition `cond` as written (whitespace collapsed), or its exact
 // negation. `source` is the text the tree was parsed from.
 Expr Positive(TSNode cond, std::string_view source);
 Expr Negative(TSNode cond, std::string_view source);
 
-// A Boolean formula over conditions of the syntax tree.
-struct Formula {
-  enum Op : uint8_t { kTrue, kFalse, kAtom, kAnd, kOr };
-  Op op = kTrue;
-  TSNode atom{};          // kAtom: the condition
-  bool negated = false;   // kAtom: the condition is false
-  std::vector<Formula> parts;  // kAnd, kOr
+// Python's way of writing conditions (for flow::Render and the guard reader).
+class PythonConditions : public flow::ConditionWriter {
+ public:
+  explicit PythonConditions(std::string_view source) : source_(source) {}
+  Expr Positive(TSNode cond) const override;
+  Expr Negative(TSNode cond) const override;
+  const Words& Connectives() const override;
 
-  static Formula True() { return {}; }
-  static Formula False() { return Formula{kFalse, {}, false, {}}; }
-  static Formula Atom(TSNode n, bool negated) { return Formula{kAtom, n, negated, {}}; }
-  static Formula And(std::vector<Formula> parts) { return Formula{kAnd, {}, false, std::move(parts)}; }
-  static Formula Or(std::vector<Formula> parts) { return Formula{kOr, {}, false, std::move(parts)}; }
-  size_t Atoms() const;
+ private:
+  std::string_view source_;
 };
-
-// The same truth function, smaller: constants folded, nesting flattened,
-// `x or not x` and `(a and x) or (a and not x)` merged, literals shared by
-// every alternative factored out, absorbed alternatives dropped. Exact: no
-// rule assumes anything about what the conditions test.
-Formula Simplify(Formula f);
 
 // The formula as one Python expression.
 Expr Render(const Formula& f, std::string_view source);

@@ -1,0 +1,499 @@
+#include "extract/flow/guards.h"
+
+#include <algorithm>
+#include <cctype>
+#include <optional>
+
+#include "core/text.h"
+#include "extract/ts_util.h"
+
+namespace errdex::extract::flow {
+namespace {
+
+constexpr int kMaxDepth = 200;
+constexpr size_t kMaxCodeBytes = 300;
+constexpr size_t kMaxWhenBytes = 400;
+// A fall-through condition with more conditions than this is not spelled
+// out: the statement is named instead (see BlockExits).
+constexpr size_t kMaxFormulaAtoms = 16;
+// ... and one with more than this before it is simplified is not built.
+constexpr size_t kMaxBuiltAtoms = 64;
+// Earlier asserts of a block beyond this many are one guard.
+constexpr size_t kMaxAssertsSpelledOut = 3;
+// The kind of a cached entry that is no guard: a label, past which the
+// early exits before it say nothing (a goto arrives from elsewhere).
+constexpr std::string_view kBarrier = "";
+
+// Statements and clauses whose children are statements or clauses: the
+// only places a return, raise, break or continue can be (an expression
+// holds none, a nested definition's are its own).
+bool HoldsStatements(GuardNode k) {
+  switch (k) {
+    case GuardNode::kBlock:
+    case GuardNode::kIf:
+    case GuardNode::kElif:
+    case GuardNode::kElse:
+    case GuardNode::kWhile:
+    case GuardNode::kDo:
+    case GuardNode::kFor:
+    case GuardNode::kWith:
+    case GuardNode::kTry:
+    case GuardNode::kHandler:
+    case GuardNode::kHandlerGroup:
+    case GuardNode::kFinally:
+    case GuardNode::kMatch:
+    case GuardNode::kCase:
+    case GuardNode::kLabel:
+    case GuardNode::kHolder:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool IsLoop(GuardNode k) {
+  return k == GuardNode::kWhile || k == GuardNode::kDo || k == GuardNode::kFor;
+}
+
+// A condition too long to show whole is cut where the reader can see it.
+std::string When(const Expr& e) {
+  if (e.text.size() <= kMaxWhenBytes) return e.text;
+  return std::string(TruncateUtf8(e.text, kMaxWhenBytes)) + " …";
+}
+
+class GuardReader {
+ public:
+  GuardReader(const GuardSyntax& syntax, GuardCache& cache) : syn_(syntax), cache_(cache) {}
+
+  std::vector<Guard> Read(TSNode scope, TSNode target) {
+    std::vector<TSNode> path{scope};
+    uint32_t at = ts_node_start_byte(target);
+    // Down from the scope to the target: the child that holds it, each time.
+    for (int depth = 0; depth < kMaxDepth && !ts_node_eq(path.back(), target); ++depth) {
+      TSNode next = ts_node_first_named_child_for_byte(path.back(), at);
+      if (ts_node_is_null(next) || ts_node_start_byte(next) > at) break;
+      // A nested function has guards of its own (the scope is the innermost).
+      if (syn_.Kind(next) == GuardNode::kScope) return {};
+      path.push_back(next);
+    }
+    std::vector<Guard> out;
+    for (size_t i = 0; i + 1 < path.size(); ++i) {
+      Step(i > 0 ? path[i - 1] : TSNode{}, path[i], path[i + 1], out);
+    }
+    if (out.size() > kMaxGuards) {
+      out.resize(kMaxGuards);
+      cut_ = true;
+    }
+    if (cut_ && cache_.first_cut_line == 0) cache_.first_cut_line = StartLine(target);
+    if (cut_) {
+      // The sentence must not pass for the whole condition.
+      Guard more;
+      more.kind = "cut";
+      more.line = StartLine(target);
+      out.insert(out.begin(), std::move(more));
+    }
+    return out;
+  }
+
+ private:
+  GuardNode Kind(TSNode n) const { return syn_.Kind(n); }
+
+  // What `parent` says about reaching its child `child`.
+  void Step(TSNode grandparent, TSNode parent, TSNode child, std::vector<Guard>& out) {
+    switch (Kind(parent)) {
+      case GuardNode::kBlock:
+        EarlyExits(parent, child, out);
+        if (Kind(child) == GuardNode::kCase) syn_.CaseGuards(grandparent, parent, child, out);
+        return;
+      case GuardNode::kCase:
+        // C's case holds its statements without a block.
+        if (Kind(child) != GuardNode::kBlock) EarlyExits(parent, child, out);
+        return;
+      case GuardNode::kIf: {
+        TSNode cond = syn_.Condition(parent);
+        if (SameNode(child, syn_.Body(parent))) {
+          out.push_back(syn_.Make("if", cond, false));
+          return;
+        }
+        // An elif or else: every condition before it was false.
+        out.push_back(syn_.Make("if", cond, true));
+        auto [it, fresh] = cache_.exits.try_emplace(parent.id);
+        if (fresh) {
+          for (TSNode alt : NamedChildren(parent)) {
+            if (Kind(alt) != GuardNode::kElif) continue;
+            it->second.emplace_back(ts_node_start_byte(alt),
+                                    syn_.Make("elif", syn_.Condition(alt), true));
+          }
+        }
+        AddBefore(it->second, ts_node_start_byte(child), out);
+        if (Kind(child) == GuardNode::kElif) {
+          out.push_back(syn_.Make("elif", syn_.Condition(child), false));
+        }
+        return;
+      }
+      case GuardNode::kWhile: {
+        // `while True:` says nothing about when the raise happens.
+        TSNode cond = syn_.Condition(parent);
+        if (SameNode(child, syn_.Body(parent)) && !syn_.AlwaysTrue(cond)) {
+          out.push_back(syn_.Make("while", cond, false));
+        }
+        return;
+      }
+      case GuardNode::kFor:
+        if (SameNode(child, syn_.Body(parent))) {
+          Guard g;
+          if (syn_.LoopGuard(parent, g)) out.push_back(std::move(g));
+        }
+        return;
+      case GuardNode::kTry:
+        if (Kind(child) == GuardNode::kHandler || Kind(child) == GuardNode::kHandlerGroup) {
+          out.push_back(syn_.HandlerGuard(parent, child));
+        } else if (Kind(child) == GuardNode::kElse) {
+          // try: ... else: runs only when the tried code raised nothing.
+          Guard g;
+          g.kind = "try-else";
+          g.subject = syn_.Tried(parent);
+          g.line = StartLine(child);
+          out.push_back(std::move(g));
+        }
+        return;
+      default:
+        return;  // a match's case clause is one level further down, in its block
+    }
+  }
+
+  // `if cond: return/raise` (no else) before `child` in `block`: reaching the
+  // child means cond was false.
+  void EarlyExits(TSNode block, TSNode child, std::vector<Guard>& out) {
+    auto [it, fresh] = cache_.exits.try_emplace(block.id);
+    if (fresh) BlockExits(block, it->second);
+    AddBefore(it->second, ts_node_start_byte(child), out);
+  }
+
+  // The guards of `list` (by statement start) before `at`, after the last
+  // label at or before it: the nearest kMaxGuardsPerStep of them.
+  void AddBefore(const std::vector<std::pair<uint32_t, Guard>>& list, uint32_t at,
+                 std::vector<Guard>& out) {
+    auto end = std::lower_bound(list.begin(), list.end(), at,
+                                [](const auto& e, uint32_t a) { return e.first < a; });
+    auto begin = list.begin();
+    for (auto e = list.begin(); e != list.end() && e->first <= at; ++e) {
+      if (e->second.kind == kBarrier) begin = e + 1;
+    }
+    if (begin > end) return;
+    // Test code runs assert after assert: past a few, the ones before are
+    // one condition ("the 12 assertions before it held"), not 12 copies.
+    size_t asserted = static_cast<size_t>(
+        std::count_if(begin, end, [](const auto& e) { return e.second.kind == "asserted"; }));
+    bool fold = asserted > kMaxAssertsSpelledOut;
+    size_t others = static_cast<size_t>(end - begin) - (fold ? asserted : 0);
+    size_t skip = others > kMaxGuardsPerStep ? others - kMaxGuardsPerStep : 0;
+    if (skip > 0) cut_ = true;
+    for (auto e = begin; e != end; ++e) {
+      if (fold && e->second.kind == "asserted") {
+        if (asserted == 0) continue;
+        Guard held;
+        held.kind = "asserts";
+        held.code = std::to_string(asserted);
+        held.line = e->second.line;
+        out.push_back(std::move(held));
+        asserted = 0;
+      } else if (skip > 0) {
+        --skip;  // the farthest go first
+      } else {
+        out.push_back(e->second);
+      }
+    }
+  }
+
+  // What each statement of `block` requires for control to reach the next
+  // one, by the statement's start: `if ok: return` requires `not ok`;
+  // `if a: if b: return` requires `not a or not b`; `assert c` requires c.
+  void BlockExits(TSNode block, std::vector<std::pair<uint32_t, Guard>>& exits) {
+    for (TSNode s : NamedChildren(block)) {
+      uint32_t at = ts_node_start_byte(s);
+      if (syn_.HasLabels() && HoldsLabel(s)) {
+        Guard barrier;
+        barrier.kind = kBarrier;
+        exits.emplace_back(at, std::move(barrier));
+      }
+      std::optional<Formula> f = FallThrough(s, 0);
+      if (f) f = Simplify(std::move(*f));
+      if (f && f->Atoms() > kMaxFormulaAtoms) f.reset();
+      if (!f) {
+        // Loops, handlers and cases that may leave: named, not spelled out.
+        Guard g;
+        g.line = StartLine(s);
+        g.code = Keyword(s);
+        if (!NoException(s, g)) g.kind = "opaque";
+        exits.emplace_back(at, std::move(g));
+        continue;
+      }
+      if (f->op == Formula::kTrue) continue;
+      if (f->op == Formula::kFalse) {
+        Guard g;
+        g.kind = "never";  // dead code after it
+        g.code = Keyword(s);
+        g.line = StartLine(s);
+        exits.emplace_back(at, std::move(g));
+        continue;
+      }
+      std::vector<Formula> required =
+          f->op == Formula::kAnd ? std::move(f->parts) : std::vector<Formula>{std::move(*f)};
+      for (Formula& r : required) {
+        if (r.op == Formula::kAtom) {
+          exits.emplace_back(
+              at, syn_.Make(Kind(s) == GuardNode::kAssert ? "asserted" : "early-exit", r.atom,
+                            r.negated));
+          continue;
+        }
+        Guard g;
+        g.kind = "early-exit";
+        g.when = When(Render(r, syn_));
+        g.code = g.when;
+        g.line = StartLine(s);
+        exits.emplace_back(at, std::move(g));
+      }
+    }
+  }
+
+  // `for`, `try`, ...: what a statement is, for a sentence that names it.
+  std::string Keyword(TSNode s) const {
+    std::string_view text = NodeText(s, syn_.source());
+    size_t end = 0;
+    while (end < text.size() && (std::isalpha(static_cast<unsigned char>(text[end])) != 0)) ++end;
+    return std::string(text.substr(0, end));
+  }
+
+  // Whether `n` is or holds a node of a kind `found` accepts, entering only
+  // nodes `into` accepts; a cursor walk, since this runs over every compound
+  // statement before a raise.
+  template <class Found, class Into>
+  bool Holds(TSNode n, Found found, Into into) const {
+    if (found(Kind(n))) return true;
+    if (!into(Kind(n))) return false;
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    bool hit = false;
+    int depth = 0;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      depth = 1;
+      for (;;) {
+        TSNode cur = ts_tree_cursor_current_node(&c);
+        GuardNode k = ts_node_is_named(cur) ? Kind(cur) : GuardNode::kOther;
+        if (found(k)) {
+          hit = true;
+          break;
+        }
+        if (into(k) && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&c)) {
+          ++depth;
+          continue;
+        }
+        bool more = true;
+        while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
+          more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
+        }
+        if (!more) break;
+      }
+    }
+    ts_tree_cursor_delete(&c);
+    return hit;
+  }
+
+  // Whether the statement's body or handlers hold a return, raise, break,
+  // continue or goto (a nested function's do not count).
+  bool MayLeave(TSNode n) const {
+    return Holds(
+        n,
+        [](GuardNode k) {
+          return k == GuardNode::kReturn || k == GuardNode::kRaise || k == GuardNode::kBreak ||
+                 k == GuardNode::kContinue || k == GuardNode::kGoto;
+        },
+        HoldsStatements);
+  }
+
+  bool HasReturnOrRaise(TSNode n) const {
+    return Holds(
+        n,
+        [](GuardNode k) {
+          return k == GuardNode::kReturn || k == GuardNode::kRaise || k == GuardNode::kGoto;
+        },
+        HoldsStatements);
+  }
+
+  // A break that ends this loop, not one of a loop (or a switch) inside it.
+  bool HasOwnBreak(TSNode n) const {
+    bool owns = syn_.MatchOwnsBreak();
+    return Holds(
+        n, [](GuardNode k) { return k == GuardNode::kBreak; },
+        [owns](GuardNode k) {
+          return !IsLoop(k) && !(owns && k == GuardNode::kMatch) && HoldsStatements(k);
+        });
+  }
+
+  // A continue that goes round a loop outside `n`.
+  bool HasOuterContinue(TSNode n) const {
+    return Holds(
+        n, [](GuardNode k) { return k == GuardNode::kContinue; },
+        [](GuardNode k) { return !IsLoop(k) && HoldsStatements(k); });
+  }
+
+  bool HoldsLabel(TSNode n) const {
+    return Holds(
+        n, [](GuardNode k) { return k == GuardNode::kLabel; }, HoldsStatements);
+  }
+
+  // The condition under which control gets past `s`; none when it depends
+  // on more than the conditions written (how many times a loop runs, what
+  // a call raises).
+  std::optional<Formula> FallThrough(TSNode s, int depth) const {
+    if (depth > kMaxDepth) return std::nullopt;
+    GuardNode kind = Kind(s);
+    switch (kind) {
+      case GuardNode::kReturn:
+      case GuardNode::kRaise:
+      case GuardNode::kBreak:
+      case GuardNode::kContinue:
+      case GuardNode::kGoto:
+        return Formula::False();
+      case GuardNode::kAssert: {
+        TSNode cond = syn_.Asserted(s);
+        if (ts_node_is_null(cond)) return Formula::True();
+        return Formula::Atom(cond, false);
+      }
+      case GuardNode::kBlock: {
+        std::vector<Formula> all;
+        size_t atoms = 0;
+        for (TSNode c : NamedChildren(s)) {
+          std::optional<Formula> f = FallThrough(c, depth + 1);
+          // Bounded while it is built: an elif chain of thousands would
+          // otherwise carry every earlier condition into each branch.
+          if (!f || (atoms += f->Atoms()) > kMaxBuiltAtoms) return std::nullopt;
+          all.push_back(std::move(*f));
+        }
+        return Formula::And(std::move(all));
+      }
+      case GuardNode::kIf:
+        return IfFallThrough(s, depth);
+      case GuardNode::kWith:
+        return FallThrough(syn_.Body(s), depth + 1);
+      case GuardNode::kWhile:
+      case GuardNode::kDo:
+        // `while True:` gets past only by a break.
+        if (syn_.AlwaysTrue(syn_.Condition(s)) && !HasOwnBreak(syn_.Body(s))) {
+          return Formula::False();
+        }
+        [[fallthrough]];
+      case GuardNode::kFor: {
+        // A break or continue is the loop's own; a return or raise may leave.
+        for (TSNode c : NamedChildren(s)) {
+          if (Kind(c) == GuardNode::kBlock ? HasReturnOrRaise(c) : MayLeave(c)) {
+            return std::nullopt;
+          }
+        }
+        return Formula::True();
+      }
+      case GuardNode::kMatch:
+        if (syn_.MatchOwnsBreak()) {
+          if (HasReturnOrRaise(s) || HasOuterContinue(s)) return std::nullopt;
+          return Formula::True();
+        }
+        [[fallthrough]];
+      case GuardNode::kTry:
+        if (MayLeave(s)) return std::nullopt;
+        return Formula::True();
+      default:
+        return Formula::True();
+    }
+  }
+
+  std::optional<Formula> IfFallThrough(TSNode s, int depth) const {
+    std::vector<Formula> alternatives;
+    std::vector<Formula> before;  // every condition so far was false
+    size_t atoms = 0;
+    auto branch = [&](TSNode cond, TSNode body) -> bool {
+      std::optional<Formula> f = FallThrough(body, depth + 1);
+      if (!f || (atoms += before.size() + 1 + f->Atoms()) > kMaxBuiltAtoms) return false;
+      std::vector<Formula> path = before;
+      if (!ts_node_is_null(cond)) {
+        path.push_back(Formula::Atom(cond, false));
+        before.push_back(Formula::Atom(cond, true));
+      }
+      path.push_back(std::move(*f));
+      alternatives.push_back(Formula::And(std::move(path)));
+      return true;
+    };
+    if (!branch(syn_.Condition(s), syn_.Body(s))) return std::nullopt;
+    bool has_else = false;
+    for (TSNode alt : NamedChildren(s)) {
+      GuardNode k = Kind(alt);
+      if (k == GuardNode::kElif && !branch(syn_.Condition(alt), syn_.Body(alt))) {
+        return std::nullopt;
+      }
+      if (k == GuardNode::kElse) {
+        has_else = true;
+        if (!branch(TSNode{}, syn_.Body(alt))) return std::nullopt;
+      }
+    }
+    if (!has_else) alternatives.push_back(Formula::And(std::move(before)));
+    return Formula::Or(std::move(alternatives));
+  }
+
+  // A try whose handlers all leave, with a body that cannot: control gets
+  // past it exactly when the tried code raised none of the handled types.
+  // A match whose every case leaves: when the subject matched none.
+  bool NoException(TSNode s, Guard& g) const {
+    if (Kind(s) == GuardNode::kMatch) return syn_.MatchFallThrough(s, g);
+    if (Kind(s) != GuardNode::kTry) return false;
+    std::string types;
+    bool bare = false;
+    for (TSNode c : NamedChildren(s)) {
+      GuardNode k = Kind(c);
+      if (k == GuardNode::kComment) continue;
+      if (k == GuardNode::kBlock || k == GuardNode::kElse || k == GuardNode::kFinally) {
+        if (MayLeave(c)) return false;
+        continue;
+      }
+      if (k != GuardNode::kHandler) return false;
+      TSNode body = syn_.Body(c);
+      std::optional<Formula> f = ts_node_is_null(body) ? std::nullopt : FallThrough(body, 1);
+      if (!f || Simplify(std::move(*f)).op != Formula::kFalse) return false;
+      std::string handled = syn_.HandledTypes(c);
+      // A bare `except:` handles everything: the tried code raised nothing.
+      bare |= handled.empty();
+      if (!handled.empty()) types += (types.empty() ? "" : ", ") + handled;
+    }
+    g.kind = "no-exception";
+    g.subject = syn_.Tried(s);
+    g.code = bare ? "" : types;
+    return true;
+  }
+
+  const GuardSyntax& syn_;
+  GuardCache& cache_;
+  bool cut_ = false;
+};
+
+}  // namespace
+
+std::string GuardSyntax::Code(TSNode n) const {
+  return std::string(TruncateUtf8(CollapseWhitespace(NodeText(n, source_)), kMaxCodeBytes));
+}
+
+Guard GuardSyntax::Make(const char* kind, TSNode cond, bool negated) const {
+  Guard g;
+  g.kind = kind;
+  g.code = Code(cond);
+  g.negated = negated;
+  g.line = StartLine(cond);
+  if (WritesWhen()) g.when = When(negated ? Negative(cond) : Positive(cond));
+  ValidValues(cond, negated, g);
+  return g;
+}
+
+std::vector<Guard> ReadGuards(TSNode scope, TSNode target, const GuardSyntax& syntax,
+                              GuardCache& cache) {
+  if (ts_node_is_null(scope) || ts_node_is_null(target)) return {};
+  return GuardReader(syntax, cache).Read(scope, target);
+}
+
+}  // namespace errdex::extract::flow
