@@ -175,6 +175,10 @@ std::string Render(const Guard& g) {
     return "the " + (g.code.empty() ? std::string("statement") : Tick(g.code) + " statement") +
            " at line " + std::to_string(g.line) + " runs to its end";
   }
+  if (g.kind == "label") {
+    return "control reaches " + Tick(g.code + ":") + " (line " + std::to_string(g.line) +
+           "; a `goto` jumps there)";
+  }
   if (g.kind == "asserts") {
     return "the " + g.code + " assertions before it from line " + std::to_string(g.line) + " held";
   }

@@ -29,7 +29,8 @@ std::optional<SiteKind> SiteKindFromName(std::string_view name);
 // happens only when it holds (or, `negated`, when it does not).
 struct Guard {
   // if, elif, early-exit, while, for, except / catch, try-else, case,
-  // default-case, assert (an assertion's own condition); replaced (Python:
+  // default-case, assert (an assertion's own condition), label (C: a label
+  // a goto jumps to, between the raise and the exits above it); replaced (Python:
   // `code`, a module-level import at `line`, rebinds `subject`, the
   // definition the raise is in; replaced-if-defined: a star import that may
   // not define it) and stands-in (the whole module runs in place of `code`,

@@ -13,6 +13,7 @@
 #include "core/text.h"
 #include "extract/cpp/cpp_flow.h"
 #include "extract/cpp/cpp_format.h"
+#include "extract/cpp/cpp_guards.h"
 #include "extract/cpp/cpp_syntax.h"
 #include "extract/flow/format.h"
 #include "extract/flow/sinks.h"
@@ -2138,162 +2139,12 @@ class Extractor {
 
   // ------------------------------------------------------------- guards
 
-  // The condition an if/while/switch tests, without C++'s condition_clause
-  // or C's parentheses.
-  TSNode Condition(TSNode statement) const {
-    TSNode c = Field(statement, "condition");
-    if (K(c) == kConditionClause) c = Field(c, "value");
-    while (K(c) == kParenthesized && ts_node_named_child_count(c) == 1) {
-      c = ts_node_named_child(c, 0);
-    }
-    return c;
-  }
-
-  Guard MakeGuard(const char* kind, TSNode cond, bool negated) const {
-    Guard g;
-    g.kind = kind;
-    g.code = std::string(TruncateUtf8(CollapseWhitespace(Text(cond)), 300));
-    g.negated = negated;
-    g.line = StartLine(cond);
-    return g;
-  }
-
-  // Whether `statement` always leaves the rest of its block: return, throw,
-  // break or continue, or a block ending in one. Not goto: its label may be
-  // further down the same block, where the raise is.
-  bool Leaves(TSNode statement) const {
-    uint16_t k = K(statement);
-    if (k == kReturn || k == kThrow || k == kBreak || k == kContinue) return true;
-    if (k != kCompoundStatement) return false;
-    uint32_t n = ts_node_named_child_count(statement);
-    return n > 0 && Leaves(ts_node_named_child(statement, n - 1));
-  }
-
   // The conditions on the way from the enclosing function's body to the
   // node the walk is at, outermost first.
-  std::vector<Guard> Guards() const {
-    std::vector<Guard> out;
+  std::vector<Guard> Guards() {
     size_t fn = EnclosingFunctionIndex(ancestors_.size());
-    if (fn == std::string::npos) return out;
-    for (size_t i = fn + 1; i < ancestors_.size(); ++i) {
-      TSNode parent = ancestors_[i - 1];
-      TSNode child = ancestors_[i];
-      switch (K(parent)) {
-        case kCompoundStatement:
-          for (TSNode s : NamedChildren(parent)) {
-            if (SameNode(s, child)) break;
-            if (K(s) == kIfStatement && ts_node_is_null(Field(s, "alternative")) &&
-                Leaves(Field(s, "consequence"))) {
-              out.push_back(MakeGuard("early-exit", Condition(s), true));
-            }
-          }
-          if (K(child) == kCaseStatement && i >= 2 && K(ancestors_[i - 2]) == kSwitch) {
-            out.push_back(CaseGuard(ancestors_[i - 2], parent, child));
-          }
-          break;
-        case kIfStatement:
-          // else_clause children: every condition of the chain so far failed.
-          out.push_back(
-              MakeGuard("if", Condition(parent), !SameNode(child, Field(parent, "consequence"))));
-          break;
-        case kWhileStatement:
-          if (SameNode(child, Field(parent, "body"))) {
-            out.push_back(MakeGuard("while", Condition(parent), false));
-          }
-          break;
-        case kForRange:
-          if (SameNode(child, Field(parent, "body"))) {
-            Guard g;
-            g.kind = "for";
-            std::string name = CollapseWhitespace(Text(Field(parent, "declarator")));
-            size_t start = name.find_first_not_of("&* ");  // `auto& x`: the name is x
-            g.code = (start == std::string::npos ? name : name.substr(start)) + " in " +
-                     CollapseWhitespace(Text(Field(parent, "right")));
-            g.line = StartLine(parent);
-            out.push_back(std::move(g));
-          }
-          break;
-        case kTryStatement:
-          if (K(child) == kCatchClause) {
-            Guard g;
-            g.kind = "catch";
-            // The caught type without qualifiers or the variable's name:
-            // `const std::invalid_argument& e` -> `std::invalid_argument`.
-            TSNode param = ts_node_named_child(Field(child, "parameters"), 0);
-            TSNode type = Field(param, "type");
-            g.code = ts_node_is_null(type) ? "" : CollapseWhitespace(Text(type));
-            TSNode first = ts_node_named_child(Field(parent, "body"), 0);
-            std::string tried = CollapseWhitespace(Text(first));
-            while (!tried.empty() && tried.back() == ';') tried.pop_back();
-            g.subject = std::string(TruncateUtf8(tried, 300));
-            g.line = StartLine(child);
-            out.push_back(std::move(g));
-          }
-          break;
-        default:
-          break;
-      }
-    }
-    return out;
-  }
-
-  // `case X:` or `default:` of a switch: the subject, and for default the
-  // values the cases list.
-  Guard CaseGuard(TSNode sw, TSNode body, TSNode clause) const {
-    Guard g;
-    g.subject = CollapseWhitespace(Text(Condition(sw)));
-    g.line = StartLine(clause);
-    TSNode value = Field(clause, "value");
-    if (!ts_node_is_null(value)) {
-      g.kind = "case";
-      g.code = CollapseWhitespace(Text(value));
-      return g;
-    }
-    g.kind = "default-case";
-    size_t waiting = 0;  // cases falling through to the next one's body
-    bool any_meaning = false;
-    for (TSNode c : NamedChildren(body)) {
-      TSNode v = Field(c, "value");
-      if (K(c) != kCaseStatement || ts_node_is_null(v)) continue;
-      g.values.push_back(CollapseWhitespace(Text(v)));
-      g.meanings.emplace_back();
-      ++waiting;
-      std::optional<std::string> meaning = CaseMeaning(c, v);
-      if (!meaning) continue;  // no statement: falls through
-      for (size_t i = g.meanings.size() - waiting; i < g.meanings.size(); ++i) {
-        g.meanings[i] = *meaning;
-      }
-      any_meaning = any_meaning || !meaning->empty();
-      waiting = 0;
-    }
-    if (!any_meaning) g.meanings.clear();
-    return g;
-  }
-
-  // What a case maps its value to when its first statement says so at once:
-  // the name assigned or returned (`x = Stage::kPreScheduler;`, `return
-  // kFoo;`), its last component. "" for any other first statement; nothing
-  // for a case with no statement, which falls through.
-  std::optional<std::string> CaseMeaning(TSNode clause, TSNode value) const {
-    for (TSNode s : NamedChildren(clause)) {
-      if (SameNode(s, value) || K(s) == kComment) continue;
-      TSNode named{};
-      if (K(s) == kReturn && ts_node_named_child_count(s) > 0) {
-        named = ts_node_named_child(s, 0);
-      } else if (K(s) == kExpressionStatement && ts_node_named_child_count(s) > 0) {
-        TSNode e = ts_node_named_child(s, 0);
-        if (std::string_view(ts_node_type(e)) == "assignment_expression") named = Field(e, "right");
-      }
-      if (ts_node_is_null(named) ||
-          (K(named) != kQualifiedIdentifier && K(named) != kIdentifier &&
-           K(named) != kFieldExpression)) {
-        return std::string();
-      }
-      std::string text = CollapseWhitespace(Text(named));
-      size_t cut = text.find_last_of(":.>");
-      return cut == std::string::npos ? text : text.substr(cut + 1);
-    }
-    return std::nullopt;
+    if (fn == std::string::npos || fn + 1 >= ancestors_.size()) return {};
+    return CppGuards(ancestors_[fn], ancestors_.back(), src_, is_c_, guards_);
   }
 
   Site BaseSite(TSNode at, SiteKind kind) {
@@ -2363,6 +2214,7 @@ class Extractor {
 
   std::string path_;
   std::string_view src_;
+  flow::GuardCache guards_;  // early exits of the blocks, read once per file
   mutable bool imports_read_ = false;
   mutable std::vector<ImportedClass> imports_;  // ImportedClasses()
   bool is_c_;

@@ -66,6 +66,7 @@ class GuardReader {
   GuardReader(const GuardSyntax& syntax, GuardCache& cache) : syn_(syntax), cache_(cache) {}
 
   std::vector<Guard> Read(TSNode scope, TSNode target) {
+    scope_ = scope;
     std::vector<TSNode> path{scope};
     uint32_t at = ts_node_start_byte(target);
     // Down from the scope to the target: the child that holds it, each time.
@@ -103,7 +104,9 @@ class GuardReader {
     switch (Kind(parent)) {
       case GuardNode::kBlock:
         EarlyExits(parent, child, out);
-        if (Kind(child) == GuardNode::kCase) syn_.CaseGuards(grandparent, parent, child, out);
+        if (Kind(child) == GuardNode::kCase) {
+          syn_.CaseGuards(grandparent, parent, child, FallsOutOf(), out);
+        }
         return;
       case GuardNode::kCase:
         // C's case holds its statements without a block.
@@ -170,15 +173,24 @@ class GuardReader {
     AddBefore(it->second, ts_node_start_byte(child), out);
   }
 
-  // The guards of `list` (by statement start) before `at`, after the last
-  // label at or before it: the nearest kMaxGuardsPerStep of them.
+  // The guards of `list` (by statement start) before `at`: the nearest
+  // kMaxGuardsPerStep of them. Past a label a goto jumps to, the exits
+  // above it need not have run: the label is the condition instead.
   void AddBefore(const std::vector<std::pair<uint32_t, Guard>>& list, uint32_t at,
                  std::vector<Guard>& out) {
     auto end = std::lower_bound(list.begin(), list.end(), at,
                                 [](const auto& e, uint32_t a) { return e.first < a; });
     auto begin = list.begin();
+    const Guard* label = nullptr;
     for (auto e = list.begin(); e != list.end() && e->first <= at; ++e) {
-      if (e->second.kind == kBarrier) begin = e + 1;
+      if (e->second.kind != kBarrier) continue;
+      begin = e + 1;
+      label = &e->second;
+    }
+    if (label != nullptr) {
+      Guard g = *label;
+      g.kind = "label";
+      out.push_back(std::move(g));
     }
     if (begin > end) return;
     // Test code runs assert after assert: past a few, the ones before are
@@ -212,10 +224,14 @@ class GuardReader {
   void BlockExits(TSNode block, std::vector<std::pair<uint32_t, Guard>>& exits) {
     for (TSNode s : NamedChildren(block)) {
       uint32_t at = ts_node_start_byte(s);
-      if (syn_.HasLabels() && HoldsLabel(s)) {
-        Guard barrier;
-        barrier.kind = kBarrier;
-        exits.emplace_back(at, std::move(barrier));
+      if (syn_.HasLabels()) {
+        if (std::optional<std::string> label = JumpedTo(s)) {
+          Guard barrier;
+          barrier.kind = kBarrier;
+          barrier.code = std::move(*label);
+          barrier.line = StartLine(s);
+          exits.emplace_back(at, std::move(barrier));
+        }
       }
       std::optional<Formula> f = FallThrough(s, 0);
       if (f) f = Simplify(std::move(*f));
@@ -337,9 +353,67 @@ class GuardReader {
         [](GuardNode k) { return !IsLoop(k) && HoldsStatements(k); });
   }
 
-  bool HoldsLabel(TSNode n) const {
-    return Holds(
-        n, [](GuardNode k) { return k == GuardNode::kLabel; }, HoldsStatements);
+  // Calls `visit` on `n` and every node below it that a statement can be
+  // (a nested function's are its own), until it returns true.
+  template <class Visitor>
+  bool Visit(TSNode n, Visitor visit) const {
+    if (visit(n)) return true;
+    if (!HoldsStatements(Kind(n))) return false;
+    TSTreeCursor c = ts_tree_cursor_new(n);
+    bool hit = false;
+    int depth = 0;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      depth = 1;
+      for (;;) {
+        TSNode cur = ts_tree_cursor_current_node(&c);
+        GuardNode k = ts_node_is_named(cur) ? Kind(cur) : GuardNode::kOther;
+        if (k != GuardNode::kOther && visit(cur)) {
+          hit = true;
+          break;
+        }
+        if (HoldsStatements(k) && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&c)) {
+          ++depth;
+          continue;
+        }
+        bool more = true;
+        while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
+          more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
+        }
+        if (!more) break;
+      }
+    }
+    ts_tree_cursor_delete(&c);
+    return hit;
+  }
+
+  // The labels the scope's gotos jump to, read once per scope.
+  const std::vector<std::string>& GotoTargets() const {
+    auto [it, fresh] = cache_.goto_targets.try_emplace(scope_.id);
+    std::vector<std::string>& targets = it->second;
+    if (fresh) {
+      for (TSNode body : NamedChildren(scope_)) {
+        Visit(body, [&](TSNode n) {
+          if (Kind(n) == GuardNode::kGoto) targets.emplace_back(syn_.LabelOf(n));
+          return false;
+        });
+      }
+    }
+    return targets;
+  }
+
+  // The first label at or inside `s` that a goto of the scope jumps to.
+  std::optional<std::string> JumpedTo(TSNode s) const {
+    const std::vector<std::string>& targets = GotoTargets();
+    if (targets.empty()) return std::nullopt;
+    std::optional<std::string> found;
+    Visit(s, [&](TSNode n) {
+      if (Kind(n) != GuardNode::kLabel) return false;
+      std::string_view name = syn_.LabelOf(n);
+      if (std::find(targets.begin(), targets.end(), name) == targets.end()) return false;
+      found = std::string(name);
+      return true;
+    });
+    return found;
   }
 
   // The condition under which control gets past `s`; none when it depends
@@ -374,6 +448,8 @@ class GuardReader {
       }
       case GuardNode::kIf:
         return IfFallThrough(s, depth);
+      case GuardNode::kLabel:
+        return FallThrough(syn_.Body(s), depth + 1);
       case GuardNode::kWith:
         return FallThrough(syn_.Body(s), depth + 1);
       case GuardNode::kWhile:
@@ -394,6 +470,7 @@ class GuardReader {
       }
       case GuardNode::kMatch:
         if (syn_.MatchOwnsBreak()) {
+          if (CasesAllLeave(s)) return Formula::False();
           if (HasReturnOrRaise(s) || HasOuterContinue(s)) return std::nullopt;
           return Formula::True();
         }
@@ -404,6 +481,35 @@ class GuardReader {
       default:
         return Formula::True();
     }
+  }
+
+  // A switch with a default whose last case cannot run off its end and
+  // none of whose cases breaks out: no value gets past it.
+  bool CasesAllLeave(TSNode match) const {
+    bool has_default = false;
+    TSNode last{};
+    for (TSNode c : NamedChildren(syn_.Body(match))) {
+      GuardNode k = Kind(c);
+      if (k == GuardNode::kComment) continue;
+      if (k != GuardNode::kCase || HasOwnBreak(c)) return false;
+      has_default = has_default || syn_.IsDefault(c);
+      last = c;
+    }
+    return has_default && !FallsOutOf()(last);
+  }
+
+  // Whether control can run off the end of a case's statements: unless they
+  // certainly leave.
+  GuardSyntax::FallsOut FallsOutOf() const {
+    return [this](TSNode clause) {
+      std::vector<Formula> all;
+      for (TSNode c : NamedChildren(clause)) {
+        std::optional<Formula> f = FallThrough(c, 1);
+        if (!f) return true;
+        all.push_back(std::move(*f));
+      }
+      return Simplify(Formula::And(std::move(all))).op != Formula::kFalse;
+    };
   }
 
   std::optional<Formula> IfFallThrough(TSNode s, int depth) const {
@@ -442,7 +548,7 @@ class GuardReader {
   // past it exactly when the tried code raised none of the handled types.
   // A match whose every case leaves: when the subject matched none.
   bool NoException(TSNode s, Guard& g) const {
-    if (Kind(s) == GuardNode::kMatch) return syn_.MatchFallThrough(s, g);
+    if (Kind(s) == GuardNode::kMatch) return syn_.MatchFallThrough(s, FallsOutOf(), g);
     if (Kind(s) != GuardNode::kTry) return false;
     std::string types;
     bool bare = false;
@@ -470,6 +576,7 @@ class GuardReader {
 
   const GuardSyntax& syn_;
   GuardCache& cache_;
+  TSNode scope_{};
   bool cut_ = false;
 };
 

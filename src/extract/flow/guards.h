@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -42,6 +43,8 @@ struct GuardCache {
   // module drains it.
   bool note_module_names = false;
   std::vector<std::string> module_names;
+  // Per function (by its node), the labels its gotos jump to.
+  std::unordered_map<const void*, std::vector<std::string>> goto_targets;
 };
 
 // What a node is to the reader.
@@ -96,13 +99,18 @@ class GuardSyntax : public ConditionWriter {
   virtual std::string HandledTypes(TSNode handler) const = 0;
   // What a try statement tries, for a sentence: its first statement.
   virtual std::string Tried(TSNode try_statement) const = 0;
+  // Whether control can run off the end of a case's statements (into the
+  // next case, where cases fall through), as the reader works it out.
+  using FallsOut = std::function<bool(TSNode clause)>;
   // A kCase `clause` in `block`, the body of `match` (which may be no kMatch
   // when the tree is damaged): its guards.
-  virtual void CaseGuards(TSNode match, TSNode block, TSNode clause,
+  virtual void CaseGuards(TSNode match, TSNode block, TSNode clause, const FallsOut& falls_out,
                           std::vector<Guard>& out) const = 0;
+  // A kCase that every value reaches that no other case takes (`default:`).
+  virtual bool IsDefault(TSNode) const { return false; }
   // A kMatch before the statement whose every case leaves: `g` says no
   // case matched. False when that cannot be said.
-  virtual bool MatchFallThrough(TSNode, Guard&) const { return false; }
+  virtual bool MatchFallThrough(TSNode, const FallsOut&, Guard&) const { return false; }
   // Beside a condition, the values its subject should have had (`x not in
   // (a, b)`, `not isinstance(x, T)`).
   virtual void ValidValues(TSNode, bool, Guard&) const {}
@@ -113,6 +121,8 @@ class GuardSyntax : public ConditionWriter {
   virtual bool MatchOwnsBreak() const = 0;
   // Whether the language has labels a goto can reach from anywhere.
   virtual bool HasLabels() const = 0;
+  // kGoto: the label it jumps to; kLabel: its name.
+  virtual std::string_view LabelOf(TSNode) const { return {}; }
 
   // The node's text, whitespace collapsed, cut to a size a sentence shows.
   std::string Code(TSNode n) const;

@@ -111,7 +111,7 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     return ts_node_is_null(value) ? "" : Code(value);
   }
 
-  bool MatchFallThrough(TSNode match, Guard& g) const override {
+  bool MatchFallThrough(TSNode match, const FallsOut& /*falls_out*/, Guard& g) const override {
     std::vector<Guard> one;
     MatchCases(match, one);
     if (one.empty()) return false;
@@ -224,7 +224,7 @@ class PythonGuardSyntax : public flow::GuardSyntax {
   }
 
   // `case` clauses sit in the match statement's block.
-  void CaseGuards(TSNode match, TSNode block, TSNode clause,
+  void CaseGuards(TSNode match, TSNode block, TSNode clause, const FallsOut& /*falls_out*/,
                   std::vector<Guard>& out) const override {
     if (KindOf(match) != kMatch) return;
     std::string subject = Code(Field(match, "subject"));

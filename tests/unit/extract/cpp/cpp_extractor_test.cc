@@ -259,8 +259,10 @@ TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
             (std::vector<std::string>{
                 "raised when `p != nullptr` and not `ok(p)`",
                 "raised when `p != nullptr` and `ok(p)` and `stage > 2`",
-                "raised when `p != nullptr` and `g()` threw `std::exception`",
-                "raised when `p != nullptr` and iterating `for x in xs` and `x.busy()`"}));
+                // Both arms above throw: getting past them says ok(p) and not stage > 2.
+                "raised when `p != nullptr` and `ok(p)` and not `stage > 2` and `g()` threw "
+                "`std::exception`",
+                "raised when `x.busy()`, and 5 more conditions on the path"}));
   EXPECT_EQ(Triggers("m.c",
                      "int f(int s) {\n"
                      "  if (s < 0) { return -1; }\n"
@@ -268,6 +270,60 @@ TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
                      "  return 0;\n"
                      "}\n"),
             std::vector<std::string>{"raised when not `s < 0` and `s` matches `3`"});
+}
+
+TEST(CppGuards, ExitsOfAnyShapeBeforeTheRaise) {
+  EXPECT_EQ(Triggers("a.cc",
+                     "void h() {\n"
+                     "  for (auto& x : xs) if (x.busy()) throw std::runtime_error(\"busy\");\n"
+                     "}\n"),
+            std::vector<std::string>{"raised when iterating `for x in xs` and `x.busy()`"});
+  // Nested ifs that leave, an if/else whose arms both leave, a goto out.
+  EXPECT_EQ(Triggers("m.c",
+                     "int f(int a, int b, int *p) {\n"
+                     "  if (a > 0) { if (b == 2) { return -1; } }\n"
+                     "  if (p == NULL) goto done;\n"
+                     "  PyErr_SetString(PyExc_ValueError, \"one\");\n"
+                     "  if (b) { return 1; } else { return 2; }\n"
+                     "  PyErr_SetString(PyExc_ValueError, \"dead\");\n"
+                     "done:\n"
+                     "  return 0;\n"
+                     "}\n"),
+            (std::vector<std::string>{
+                // Exact: `a <= 0` would be false for NaN.
+                "raised when `!(a > 0) || b != 2` and `p != NULL`",
+                "never raised: the `if` statement at line 5 always leaves before it"}));
+  // A label a goto jumps to: the exits above it need not have run.
+  EXPECT_EQ(Triggers("m.c",
+                     "int f(int a, int b) {\n"
+                     "  if (a) goto fail;\n"
+                     "  if (b) return 0;\n"
+                     "fail:\n"
+                     "  PyErr_SetString(PyExc_ValueError, \"failed\");\n"
+                     "  return -1;\n"
+                     "}\n"),
+            std::vector<std::string>{
+                "raised when control reaches `fail:` (line 4; a `goto` jumps there)"});
+  // A switch whose every case returns: past it, the subject matched none.
+  // A loop that leaves only by a return: what follows runs when it ends.
+  EXPECT_EQ(Triggers("m.c",
+                     "int f(int k, int n) {\n"
+                     "  switch (k) { case 1: case 2: return 3; case 4: return 5; }\n"
+                     "  for (int i = 0; i < n; i++) { if (i == k) return i; }\n"
+                     "  PyErr_SetString(PyExc_ValueError, \"k\");\n"
+                     "  return -1;\n"
+                     "}\n"),
+            std::vector<std::string>{"raised when `k` matches no case (valid: `1`, `2`, `4`) and "
+                                     "the `for` statement at line 3 runs to its end"});
+  // A break inside a case lets control past the switch with the case matched.
+  EXPECT_EQ(
+      Triggers("m.c",
+               "int f(int k) {\n"
+               "  switch (k) { case 1: if (g()) break; return 3; }\n"
+               "  PyErr_SetString(PyExc_ValueError, \"k\");\n"
+               "  return -1;\n"
+               "}\n"),
+      std::vector<std::string>{"raised when the `switch` statement at line 2 runs to its end"});
 }
 
 TEST(CppExtractor, NotErrors) {
