@@ -118,6 +118,8 @@ class GuardReader {
           out.push_back(syn_.Make("if", cond, false));
           return;
         }
+        // Inside the condition itself: the test has not been made yet.
+        if (Kind(child) != GuardNode::kElif && Kind(child) != GuardNode::kElse) return;
         // An elif or else: every condition before it was false.
         out.push_back(syn_.Make("if", cond, true));
         auto [it, fresh] = cache_.exits.try_emplace(parent.id);

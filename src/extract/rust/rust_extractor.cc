@@ -16,6 +16,7 @@
 #include "extract/flow/dataflow.h"
 #include "extract/flow/format.h"
 #include "extract/rust/rust_flow.h"
+#include "extract/rust/rust_guards.h"
 #include "extract/rust/rust_sinks.h"
 #include "extract/rust/rust_syntax.h"
 #include "extract/source_lines.h"
@@ -869,15 +870,9 @@ class Extractor {
     for (const auto& [arm, value] : arms) {
       TSNode pattern = Field(arm, "pattern");
       for (const Variant& v : Variants(pattern)) {
-        // The arm, not the whole match: a page would mark every arm.
+        // The arm, not the whole match: a page would mark every arm. Its
+        // guards end with the arm's pattern.
         Site site = BaseSite(value, SiteKind::kReturn, arm);
-        Guard g;
-        g.kind = "case";
-        g.code = Collapsed(pattern);
-        g.line = StartLine(arm);
-        g.subject = subject;
-        site.guards.push_back(std::move(g));
-        site.trigger = TriggerSentence(site.guards);
         site.exception = v.type;
         site.exception_written = v.type + "::" + v.name;
         // A named field is filled in later by the code that renders the
@@ -952,68 +947,14 @@ class Extractor {
     return s;
   }
 
-  // The `if`, `while` and `match` arms on the way from the function to `at`.
-  std::vector<Guard> Guards(TSNode at) const {
-    std::vector<Guard> out;
-    size_t start = 0;
+  // The conditions on the way from the function to `at`, outermost first.
+  std::vector<Guard> Guards(TSNode at) {
     for (size_t i = ancestors_.size(); i-- > 0;) {
       if (K(ancestors_[i]) == kFunctionItem || K(ancestors_[i]) == kClosure) {
-        start = i + 1;
-        break;
+        return RustGuards(ancestors_[i], at, src_, guards_);
       }
     }
-    for (size_t i = start; i < ancestors_.size(); ++i) {
-      TSNode a = ancestors_[i];
-      switch (K(a)) {
-        case kIfExpression: {
-          TSNode cond = Field(a, "condition");
-          if (ts_node_is_null(cond) || Contains(cond, at)) break;
-          Guard g;
-          g.kind = "if";
-          g.code = Collapsed(cond);
-          g.line = StartLine(a);
-          TSNode alt = Field(a, "alternative");
-          g.negated = !ts_node_is_null(alt) && Contains(alt, at);
-          bool is_let = std::string_view(ts_node_type(cond)) == "let_condition" ||
-                        std::string_view(ts_node_type(cond)) == "let_chain";
-          if (!g.negated && !is_let) g.when = g.code;
-          out.push_back(std::move(g));
-          break;
-        }
-        case kWhileExpression: {
-          TSNode cond = Field(a, "condition");
-          if (ts_node_is_null(cond) || Contains(cond, at)) break;
-          out.push_back(Guard{"while", Collapsed(cond), false, "", StartLine(a), "", {}, {}});
-          break;
-        }
-        case kMatchArm: {
-          TSNode pattern = Field(a, "pattern");
-          if (Contains(pattern, at)) break;
-          Guard g;
-          g.kind = "case";
-          g.code = Collapsed(pattern);
-          g.line = StartLine(a);
-          // The arm's match block and match are the ancestors above it
-          // (ts_node_parent searches down from the root).
-          if (i >= 2 && K(ancestors_[i - 2]) == kMatchExpression) {
-            g.subject = Collapsed(Field(ancestors_[i - 2], "value"));
-          }
-          // `_ => ...` is the arm of every value the arms above do not list.
-          if (g.code == "_" && i >= 1) {
-            g.kind = "default-case";
-            for (TSNode p : NamedChildren(ancestors_[i - 1])) {
-              if (SameNode(p, a) || g.values.size() >= 64) break;
-              if (K(p) == kMatchArm) g.values.push_back(Collapsed(Field(p, "pattern")));
-            }
-          }
-          out.push_back(std::move(g));
-          break;
-        }
-        default:
-          break;
-      }
-    }
-    return out;
+    return {};
   }
 
   void Emit(Site site, Template message) {
@@ -1031,6 +972,7 @@ class Extractor {
 
   std::string path_;
   std::string_view src_;
+  flow::GuardCache guards_;  // early exits of the blocks, read once per file
   SourceLines lines_;
   const SymbolTable& symbols_;
   FileResult result_;
