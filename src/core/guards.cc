@@ -93,11 +93,14 @@ bool Compound(std::string_view code, bool c_like) {
   }
   if (!c_like) return false;
   // `!` binds tighter than any binary operator of C and C++.
-  for (std::string_view op : {" ", "=", "<", ">", "&", "|", "^", "+", "*", "/", "%", "~"}) {
+  for (std::string_view op : {" ", "=", "<", ">", "&", "|", "^", "+", "-", "*", "/", "%", "~"}) {
     for (size_t at : TopLevel(code, op)) {
-      // `->` is member access, not a comparison.
-      bool arrow = (op == ">" && at > 0 && code[at - 1] == '-');
-      if (!arrow) return true;
+      // `->` is member access, not a comparison or a subtraction; a leading
+      // `-` is a sign, which binds as tightly as `!`.
+      bool arrow = (op == ">" && at > 0 && code[at - 1] == '-') ||
+                   (op == "-" && at + 1 < code.size() && code[at + 1] == '>');
+      bool sign = op == "-" && at == 0;
+      if (!arrow && !sign) return true;
     }
   }
   return false;
@@ -178,6 +181,15 @@ std::string Render(const Guard& g) {
   if (g.kind == "label") {
     return "control reaches " + Tick(g.code + ":") + " (line " + std::to_string(g.line) +
            "; a `goto` jumps there)";
+  }
+  if (g.kind == "case-or-above") {
+    return "either " + Tick(g.subject) + " matches " +
+           (g.code.empty() ? "no other case" : Tick(g.code)) + " or the cases from line " +
+           std::to_string(g.line) + " run into it";
+  }
+  if (g.kind == "case-entry") {
+    return Tick(g.subject) + " selects a case that leads here (the `switch` at line " +
+           std::to_string(g.line) + " has case labels inside its statements)";
   }
   if (g.kind == "asserts") {
     return "the " + g.code + " assertions before it from line " + std::to_string(g.line) + " held";

@@ -30,7 +30,10 @@ std::optional<SiteKind> SiteKindFromName(std::string_view name);
 struct Guard {
   // if, elif, early-exit, while, for, except / catch, try-else, case,
   // default-case, assert (an assertion's own condition), label (C: a label
-  // a goto jumps to, between the raise and the exits above it); replaced (Python:
+  // a goto jumps to, between the raise and the exits above it), case-entry
+  // (C: a switch with case labels below its top level, `subject` its
+  // subject), case-or-above (C: `subject` matches `code`, or the cases from
+  // `line` fall into it); replaced (Python:
   // `code`, a module-level import at `line`, rebinds `subject`, the
   // definition the raise is in; replaced-if-defined: a star import that may
   // not define it) and stands-in (the whole module runs in place of `code`,

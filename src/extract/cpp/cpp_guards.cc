@@ -14,6 +14,9 @@ namespace {
 using flow::Expr;
 using flow::GuardNode;
 
+// Cases falling into a case beyond this many are named, not spelled out.
+constexpr size_t kMaxChain = 16;
+
 // C's precedence, low to high.
 enum Precedence : int {
   kPrecComma = 0,
@@ -87,6 +90,8 @@ class CppGuardSyntax : public flow::GuardSyntax {
       case kPreprocElif:
       case kPreprocElifdef:
         return GuardNode::kHolder;
+      case kAttributedStatement:
+        return GuardNode::kWrapper;
       case kReturn:
         return GuardNode::kReturn;
       case kThrow:
@@ -119,7 +124,8 @@ class CppGuardSyntax : public flow::GuardSyntax {
           if (K(c) != kComment) return c;
         }
         return {};
-      case kLabeledStatement: {  // the statement after `name:`
+      case kAttributedStatement:  // the statement after `[[...]]`
+      case kLabeledStatement: {   // the statement after `name:`
         uint32_t count = ts_node_named_child_count(n);
         return count < 2 ? TSNode{} : ts_node_named_child(n, count - 1);
       }
@@ -186,6 +192,10 @@ class CppGuardSyntax : public flow::GuardSyntax {
     std::vector<TSNode> chain;  // the cases that fall into this one, nearest first
     bool stacked = true;        // all of them without a statement
     for (size_t i = before.size(); i-- > 0 && falls_out(before[i]);) {
+      if (chain.size() == kMaxChain) {  // too many to say: named instead
+        stacked = false;
+        break;
+      }
       chain.push_back(before[i]);
       stacked = stacked && ts_node_is_null(LastStatement(before[i])) &&
                 !ts_node_is_null(Field(before[i], "value"));
@@ -195,9 +205,9 @@ class CppGuardSyntax : public flow::GuardSyntax {
     g.subject = subject;
     g.line = StartLine(clause);
     if (!chain.empty() && !stacked) {
-      g.kind = "opaque";
-      g.code = "case";
-      g.subject.clear();
+      // Either way in: the jump to this case, or the statements above.
+      g.kind = "case-or-above";
+      g.code = ts_node_is_null(value) ? "" : CollapseWhitespace(NodeText(value, source()));
       g.line = StartLine(chain.back());
       out.push_back(std::move(g));
       return;
@@ -283,10 +293,50 @@ class CppGuardSyntax : public flow::GuardSyntax {
   bool WritesWhen() const override { return false; }
   bool MatchOwnsBreak() const override { return true; }
   bool HasLabels() const override { return true; }
+  // Case labels below the switch's top level: inside an if, a block or an
+  // #if arm (not those of a switch inside it).
+  bool Irregular(TSNode sw) const override {
+    TSNode body = Field(sw, "body");
+    if (ts_node_is_null(body)) return false;
+    TSTreeCursor c = ts_tree_cursor_new(body);
+    bool found = false;
+    int depth = 0;
+    if (ts_tree_cursor_goto_first_child(&c)) {
+      depth = 1;
+      for (;;) {
+        TSNode cur = ts_tree_cursor_current_node(&c);
+        uint16_t k = ts_node_is_named(cur) ? K(cur) : static_cast<uint16_t>(kOther);
+        if (k == kCaseStatement && depth > 1) {
+          found = true;
+          break;
+        }
+        bool into = k != kSwitch && k != kFunctionDefinition && k != kLambda && depth < 400;
+        if (into && ts_tree_cursor_goto_first_child(&c)) {
+          ++depth;
+          continue;
+        }
+        bool more = true;
+        while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
+          more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
+        }
+        if (!more) break;
+      }
+    }
+    ts_tree_cursor_delete(&c);
+    return found;
+  }
+
   bool IsDefault(TSNode clause) const override {
     return K(clause) == kCaseStatement && ts_node_is_null(Field(clause, "value"));
   }
   std::string_view LabelOf(TSNode n) const override {
+    // GNU's computed `goto *p;` reads as a goto to a label `p`, with the
+    // `*` an error before it: a jump to any label.
+    if (K(n) == kGoto) {
+      std::string_view text = NodeText(n, source());
+      size_t star = text.find_first_not_of(" \t\r\n", 4);
+      if (star != std::string_view::npos && text[star] == '*') return {};
+    }
     return NodeText(Field(n, "label"), source());
   }
 

@@ -94,6 +94,7 @@ const std::vector<std::pair<std::string_view, uint16_t>>& Names() {
       {"preproc_else", kPreprocElse},
       {"preproc_elif", kPreprocElif},
       {"preproc_elifdef", kPreprocElifdef},
+      {"attributed_statement", kAttributedStatement},
       {"linkage_specification", kLinkage},
   };
   return names;

@@ -95,6 +95,7 @@ enum Kind : uint16_t {
   kPreprocElif,
   kPreprocElifdef,
   kLinkage,
+  kAttributedStatement,
 };
 
 // The table for the grammar of `language` (C or C++); built once, thread-safe.

@@ -45,6 +45,7 @@ bool HoldsStatements(GuardNode k) {
     case GuardNode::kCase:
     case GuardNode::kLabel:
     case GuardNode::kHolder:
+    case GuardNode::kWrapper:
       return true;
     default:
       return false;
@@ -77,10 +78,46 @@ class GuardReader {
       if (syn_.Kind(next) == GuardNode::kScope) return {};
       path.push_back(next);
     }
+    path_ = path;
+    target_at_ = at;
     std::vector<Guard> out;
-    for (size_t i = 0; i + 1 < path.size(); ++i) {
+    // Control can enter the path below its top at a label a goto jumps to,
+    // or at a case label a switch jumps to from outside the statements
+    // around it: what the path says above such an entry need not hold. The
+    // deepest entry says it instead.
+    size_t from = 0;
+    size_t to = path.size();  // the steps read: [from, to - 1)
+    Guard entry_case;         // a switch's case label entered below its top
+    if (syn_.HasLabels()) {
+      const GuardCache::Label* entry = nullptr;
+      for (const GuardCache::Label& label : Targets()) {
+        if (!Reaches(label.at)) continue;
+        size_t i = Deepest(label.at);
+        if (entry == nullptr || i >= from) {
+          from = i;
+          entry = &label;
+        }
+      }
+      if (entry != nullptr) {
+        Guard g;
+        g.kind = "label";
+        g.code = entry->name;
+        g.line = entry->line;
+        out.push_back(std::move(g));
+      }
+      for (size_t i = from; i + 1 < path.size(); ++i) {
+        if (Kind(path[i]) != GuardNode::kMatch || !Irregular(path[i])) continue;
+        entry_case.kind = "case-entry";
+        entry_case.subject = syn_.Code(syn_.Condition(path[i]));
+        entry_case.line = StartLine(path[i]);
+        to = i + 1;  // nothing below the switch is said
+        break;
+      }
+    }
+    for (size_t i = from; i + 1 < to; ++i) {
       Step(i > 0 ? path[i - 1] : TSNode{}, path[i], path[i + 1], out);
     }
+    if (!entry_case.kind.empty()) out.push_back(std::move(entry_case));
     if (out.size() > kMaxGuards) {
       out.resize(kMaxGuards);
       cut_ = true;
@@ -110,7 +147,12 @@ class GuardReader {
         return;
       case GuardNode::kCase:
         // C's case holds its statements without a block.
-        if (Kind(child) != GuardNode::kBlock) EarlyExits(parent, child, out);
+        EarlyExits(parent, child, out);
+        return;
+      case GuardNode::kHolder:
+        // An #if arm's statements before the child, not those of the arm
+        // before an #else it holds.
+        if (Kind(child) != GuardNode::kHolder) EarlyExits(parent, child, out);
         return;
       case GuardNode::kIf: {
         TSNode cond = syn_.Condition(parent);
@@ -183,16 +225,12 @@ class GuardReader {
     auto end = std::lower_bound(list.begin(), list.end(), at,
                                 [](const auto& e, uint32_t a) { return e.first < a; });
     auto begin = list.begin();
-    const Guard* label = nullptr;
     for (auto e = list.begin(); e != list.end() && e->first <= at; ++e) {
-      if (e->second.kind != kBarrier) continue;
-      begin = e + 1;
-      label = &e->second;
-    }
-    if (label != nullptr) {
-      Guard g = *label;
-      g.kind = "label";
-      out.push_back(std::move(g));
+      // The barrier's line is its label's start byte (the statement it is
+      // in may be the child, whose label can come after the target).
+      if (e->second.kind == kBarrier && Reaches(static_cast<uint32_t>(e->second.line))) {
+        begin = e + 1;
+      }
     }
     if (begin > end) return;
     // Test code runs assert after assert: past a few, the ones before are
@@ -227,11 +265,10 @@ class GuardReader {
     for (TSNode s : NamedChildren(block)) {
       uint32_t at = ts_node_start_byte(s);
       if (syn_.HasLabels()) {
-        if (std::optional<std::string> label = JumpedTo(s)) {
+        if (const GuardCache::Label* label = JumpedTo(s, /*at_start=*/true)) {
           Guard barrier;
           barrier.kind = kBarrier;
-          barrier.code = std::move(*label);
-          barrier.line = StartLine(s);
+          barrier.line = static_cast<int>(label->at);
           exits.emplace_back(at, std::move(barrier));
         }
       }
@@ -388,34 +425,73 @@ class GuardReader {
     return hit;
   }
 
-  // The labels the scope's gotos jump to, read once per scope.
-  const std::vector<std::string>& GotoTargets() const {
-    auto [it, fresh] = cache_.goto_targets.try_emplace(scope_.id);
-    std::vector<std::string>& targets = it->second;
+  // The labels of the scope that its gotos jump to, by start byte: one walk
+  // per scope. A computed goto (`goto *p`) may jump to any.
+  const std::vector<GuardCache::Label>& Targets() const {
+    auto [it, fresh] = cache_.jumped_to.try_emplace(scope_.id);
+    std::vector<GuardCache::Label>& targets = it->second;
     if (fresh) {
+      std::vector<std::string_view> gotos;
+      std::vector<GuardCache::Label> labels;
       for (TSNode body : NamedChildren(scope_)) {
         Visit(body, [&](TSNode n) {
-          if (Kind(n) == GuardNode::kGoto) targets.emplace_back(syn_.LabelOf(n));
+          GuardNode k = Kind(n);
+          if (k == GuardNode::kGoto) gotos.push_back(syn_.LabelOf(n));
+          if (k == GuardNode::kLabel) {
+            labels.push_back({ts_node_start_byte(n), StartLine(n), std::string(syn_.LabelOf(n))});
+          }
           return false;
         });
+      }
+      bool computed = std::find(gotos.begin(), gotos.end(), "") != gotos.end();
+      for (GuardCache::Label& label : labels) {
+        if (computed || std::find(gotos.begin(), gotos.end(), label.name) != gotos.end()) {
+          targets.push_back(std::move(label));
+        }
       }
     }
     return targets;
   }
 
-  // The first label at or inside `s` that a goto of the scope jumps to.
-  std::optional<std::string> JumpedTo(TSNode s) const {
-    const std::vector<std::string>& targets = GotoTargets();
-    if (targets.empty()) return std::nullopt;
-    std::optional<std::string> found;
-    Visit(s, [&](TSNode n) {
-      if (Kind(n) != GuardNode::kLabel) return false;
-      std::string_view name = syn_.LabelOf(n);
-      if (std::find(targets.begin(), targets.end(), name) == targets.end()) return false;
-      found = std::string(name);
-      return true;
-    });
-    return found;
+  // The first label in `s` that a goto of the scope jumps to; with
+  // `at_start` false, not the label of `s` itself (entering there is
+  // entering at its top).
+  const GuardCache::Label* JumpedTo(TSNode s, bool at_start) const {
+    const std::vector<GuardCache::Label>& targets = Targets();
+    uint32_t start = ts_node_start_byte(s);
+    auto at = std::lower_bound(targets.begin(), targets.end(), start,
+                               [](const GuardCache::Label& t, uint32_t b) { return t.at < b; });
+    if (!at_start && at != targets.end() && at->at == start && Kind(s) == GuardNode::kLabel) ++at;
+    if (at == targets.end() || at->at >= ts_node_end_byte(s)) return nullptr;
+    return &*at;
+  }
+
+  // Whether control entering at byte `at` can reach the target: the entry
+  // is before it, or inside a loop around it that comes round again.
+  bool Reaches(uint32_t at) const {
+    if (at <= target_at_) return true;
+    for (size_t i = 1; i < path_.size(); ++i) {
+      if (IsLoop(Kind(path_[i])) && ts_node_start_byte(path_[i]) <= at &&
+          at < ts_node_end_byte(path_[i])) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  bool Irregular(TSNode match) const {
+    auto [it, fresh] = cache_.irregular.try_emplace(match.id);
+    if (fresh) it->second = syn_.Irregular(match);
+    return it->second;
+  }
+
+  // The deepest node of the path that holds byte `at`.
+  size_t Deepest(uint32_t at) const {
+    size_t deepest = 0;
+    for (size_t i = 0; i < path_.size(); ++i) {
+      if (ts_node_start_byte(path_[i]) <= at && at < ts_node_end_byte(path_[i])) deepest = i;
+    }
+    return deepest;
   }
 
   // The condition under which control gets past `s`; none when it depends
@@ -424,6 +500,8 @@ class GuardReader {
   std::optional<Formula> FallThrough(TSNode s, int depth) const {
     if (depth > kMaxDepth) return std::nullopt;
     GuardNode kind = Kind(s);
+    // A goto may enter it in the middle, past the conditions at its top.
+    if (syn_.HasLabels() && JumpedTo(s, /*at_start=*/false) != nullptr) return std::nullopt;
     switch (kind) {
       case GuardNode::kReturn:
       case GuardNode::kRaise:
@@ -451,7 +529,12 @@ class GuardReader {
       case GuardNode::kIf:
         return IfFallThrough(s, depth);
       case GuardNode::kLabel:
+      case GuardNode::kWrapper:
         return FallThrough(syn_.Body(s), depth + 1);
+      case GuardNode::kHolder:
+        // Compiled in or not: an exit in it may or may not be there.
+        if (MayLeave(s)) return std::nullopt;
+        return Formula::True();
       case GuardNode::kWith:
         return FallThrough(syn_.Body(s), depth + 1);
       case GuardNode::kWhile:
@@ -471,6 +554,7 @@ class GuardReader {
         return Formula::True();
       }
       case GuardNode::kMatch:
+        if (Irregular(s)) return std::nullopt;
         if (syn_.MatchOwnsBreak()) {
           if (CasesAllLeave(s)) return Formula::False();
           if (HasReturnOrRaise(s) || HasOuterContinue(s)) return std::nullopt;
@@ -550,7 +634,9 @@ class GuardReader {
   // past it exactly when the tried code raised none of the handled types.
   // A match whose every case leaves: when the subject matched none.
   bool NoException(TSNode s, Guard& g) const {
-    if (Kind(s) == GuardNode::kMatch) return syn_.MatchFallThrough(s, FallsOutOf(), g);
+    if (Kind(s) == GuardNode::kMatch) {
+      return !Irregular(s) && syn_.MatchFallThrough(s, FallsOutOf(), g);
+    }
     if (Kind(s) != GuardNode::kTry) return false;
     std::string types;
     bool bare = false;
@@ -579,6 +665,8 @@ class GuardReader {
   const GuardSyntax& syn_;
   GuardCache& cache_;
   TSNode scope_{};
+  std::vector<TSNode> path_;  // from the scope to the target
+  uint32_t target_at_ = 0;
   bool cut_ = false;
 };
 

@@ -43,8 +43,16 @@ struct GuardCache {
   // module drains it.
   bool note_module_names = false;
   std::vector<std::string> module_names;
-  // Per function (by its node), the labels its gotos jump to.
-  std::unordered_map<const void*, std::vector<std::string>> goto_targets;
+  // Per function (by its node), the labels its gotos jump to, in source
+  // order.
+  struct Label {
+    uint32_t at = 0;  // start byte
+    int line = 0;
+    std::string name;
+  };
+  std::unordered_map<const void*, std::vector<Label>> jumped_to;
+  // Per match (by its node), whether it is GuardSyntax::Irregular.
+  std::unordered_map<const void*, bool> irregular;
 };
 
 // What a node is to the reader.
@@ -64,10 +72,11 @@ enum class GuardNode : uint8_t {
   kHandler,       // except / catch: Body
   kHandlerGroup,  // except*: leaves only some of a group's exceptions
   kFinally,
-  kMatch,   // match / switch: a block of cases
-  kCase,    // case / default
-  kLabel,   // a goto's target: control arrives here from elsewhere
-  kHolder,  // holds statements and says nothing of control (#if arms)
+  kMatch,    // match / switch: a block of cases
+  kCase,     // case / default
+  kLabel,    // a goto's target: control arrives here from elsewhere
+  kHolder,   // statements that may or may not be compiled in (#if arms)
+  kWrapper,  // Body: one statement with something attached (`[[likely]] s;`)
   kReturn,
   kRaise,
   kBreak,
@@ -116,12 +125,17 @@ class GuardSyntax : public ConditionWriter {
   virtual void ValidValues(TSNode, bool, Guard&) const {}
   // Whether a guard of one condition carries its exact `when`.
   virtual bool WritesWhen() const = 0;
+  // A kMatch with case labels below its top level (inside an if, a block,
+  // an #if arm: Duff's device): a case may be entered in the middle of
+  // anything in it.
+  virtual bool Irregular(TSNode) const { return false; }
   // Whether a `break` inside a kMatch ends the match (C's switch) rather
   // than the loop around it (Python's match).
   virtual bool MatchOwnsBreak() const = 0;
   // Whether the language has labels a goto can reach from anywhere.
   virtual bool HasLabels() const = 0;
-  // kGoto: the label it jumps to; kLabel: its name.
+  // kGoto: the label it jumps to ("" for a computed goto, which may jump to
+  // any); kLabel: its name.
   virtual std::string_view LabelOf(TSNode) const { return {}; }
 
   // The node's text, whitespace collapsed, cut to a size a sentence shows.

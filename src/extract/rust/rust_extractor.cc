@@ -866,7 +866,6 @@ class Extractor {
       arms.emplace_back(arm, value);
     }
     if (arms.size() < 2 || arms.size() * 2 < total) return;
-    std::string subject = Collapsed(Field(match, "value"));
     for (const auto& [arm, value] : arms) {
       TSNode pattern = Field(arm, "pattern");
       for (const Variant& v : Variants(pattern)) {

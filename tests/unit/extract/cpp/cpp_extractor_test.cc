@@ -326,6 +326,64 @@ TEST(CppGuards, ExitsOfAnyShapeBeforeTheRaise) {
       std::vector<std::string>{"raised when the `switch` statement at line 2 runs to its end"});
 }
 
+// Ways into the middle of a function that the conditions above need not
+// have seen: each sentence here was wrong once, as running it showed.
+TEST(CppGuards, EntriesBelowTheTopAreSaidNotGuessed) {
+  auto one = [](const std::string& code) {
+    std::vector<std::string> t = Triggers("m.c", code);
+    return t.size() == 1 ? t[0] : "sites: " + std::to_string(t.size());
+  };
+  const std::string kRaise = "PyErr_SetString(PyExc_ValueError, \"r\");";
+  // A label after the raise, not in a loop with it, is no way in.
+  EXPECT_EQ(one("int f(int a, int b) { if (a) return 0; if (b) goto L; { " + kRaise +
+                " return -1; L: return 2; } }"),
+            "raised when not `a` and not `b`");
+  // A goto into an if's body skips its test, into a loop's body its
+  // condition.
+  EXPECT_EQ(one("int f(int a, int b) { if (a) goto L; if (b) { L: " + kRaise + " } return -1; }"),
+            "raised when control reaches `L:` (line 1; a `goto` jumps there)");
+  EXPECT_EQ(one("int f(int a, int n) { if (a) goto L; while (n > 0) { L: " + kRaise +
+                " return -1; } return 0; }"),
+            "raised when control reaches `L:` (line 1; a `goto` jumps there)");
+  EXPECT_EQ(one("int f(int a, int b) { if (a) goto L; if (b) { L:; } else { return 0; } " + kRaise +
+                " return -1; }"),
+            "raised when control reaches `L:` (line 1; a `goto` jumps there) and the `if` "
+            "statement at line 1 runs to its end");
+  // A computed goto may jump to any label.
+  EXPECT_EQ(one("int f(int a, int b) { void *p = b ? &&L : &&M; if (a) goto *p; if (b) return 0; "
+                "L: " +
+                kRaise + " M: return -1; }"),
+            "raised when control reaches `L:` (line 1; a `goto` jumps there)");
+  // Case labels inside the statements of a switch (Duff's device).
+  EXPECT_EQ(one("int f(int x, int a) { switch (x) { case 1: if (a) { case 2: " + kRaise +
+                " } } return -1; }"),
+            "raised when `x` selects a case that leads here (the `switch` at line 1 has case "
+            "labels inside its statements)");
+  EXPECT_EQ(
+      one("int f(int x, int a) { switch (x) { case 1: if (a) { case 2: a = 5; } return 0; } " +
+          kRaise + " return -1; }"),
+      "raised when the `switch` statement at line 1 runs to its end");
+  // Cases that run into the one with the raise.
+  EXPECT_EQ(
+      one("int f(int x, int a) { switch (x) { case 0: a++; case 1: " + kRaise + " } return -1; }"),
+      "raised when either `x` matches `1` or the cases from line 1 run into it");
+  // A case whose statements are a bare block, after an exit.
+  EXPECT_EQ(one("int f(int x, int a) { switch (x) { case 1: if (a) break; { " + kRaise +
+                " } } return -1; }"),
+            "raised when `x` matches `1` and not `a`");
+  // An #if arm may or may not be compiled in; an attribute hides no exit.
+  EXPECT_EQ(
+      one("int f(int a, int b) { if (b) return 0;\n#ifndef X\n  if (a) return 1;\n#endif\n  " +
+          kRaise + " return -1; }"),
+      "raised when not `b` and the statement at line 2 runs to its end");
+  EXPECT_EQ(Triggers("a.cc",
+                     "int g(int a, int b) { if (b) return 0; if (a) [[unlikely]] return 1; "
+                     "throw std::runtime_error(\"r\"); }"),
+            std::vector<std::string>{"raised when not `b` and not `a`"});
+  // `!x-1` is (!x) - 1: the `!` is not dropped.
+  EXPECT_EQ(one("int f(int x) { if (!x-1) " + kRaise + " return -1; }"), "raised when `!x-1`");
+}
+
 TEST(CppExtractor, NotErrors) {
   Extraction x = ExtractCppSource("a.cc",
                                   "void f() {\n"
