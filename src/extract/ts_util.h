@@ -159,4 +159,37 @@ std::string FirstErrorLine(TSNode root);
 // True when `node` is an anonymous token with exactly this text.
 bool IsToken(TSNode node, std::string_view type);
 
+// Whether `stop` holds for some named node below `node` (not `node`
+// itself), in source order, entering only the nodes `into` accepts and at
+// most `max_depth` levels down: a cursor walk, cheaper than child lists on
+// the paths that run it for every statement before a raise.
+template <class Into, class Stop>
+bool AnyBelow(TSNode node, Into into, Stop stop, int max_depth) {
+  TSTreeCursor c = ts_tree_cursor_new(node);
+  bool hit = false;
+  int depth = 0;
+  if (ts_tree_cursor_goto_first_child(&c)) {
+    depth = 1;
+    for (;;) {
+      TSNode cur = ts_tree_cursor_current_node(&c);
+      bool named = ts_node_is_named(cur);
+      if (named && stop(cur, depth)) {
+        hit = true;
+        break;
+      }
+      if (named && depth < max_depth && into(cur) && ts_tree_cursor_goto_first_child(&c)) {
+        ++depth;
+        continue;
+      }
+      bool more = true;
+      while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
+        more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
+      }
+      if (!more) break;
+    }
+  }
+  ts_tree_cursor_delete(&c);
+  return hit;
+}
+
 }  // namespace errdex::extract

@@ -298,32 +298,13 @@ class CppGuardSyntax : public flow::GuardSyntax {
   bool Irregular(TSNode sw) const override {
     TSNode body = Field(sw, "body");
     if (ts_node_is_null(body)) return false;
-    TSTreeCursor c = ts_tree_cursor_new(body);
-    bool found = false;
-    int depth = 0;
-    if (ts_tree_cursor_goto_first_child(&c)) {
-      depth = 1;
-      for (;;) {
-        TSNode cur = ts_tree_cursor_current_node(&c);
-        uint16_t k = ts_node_is_named(cur) ? K(cur) : static_cast<uint16_t>(kOther);
-        if (k == kCaseStatement && depth > 1) {
-          found = true;
-          break;
-        }
-        bool into = k != kSwitch && k != kFunctionDefinition && k != kLambda && depth < 400;
-        if (into && ts_tree_cursor_goto_first_child(&c)) {
-          ++depth;
-          continue;
-        }
-        bool more = true;
-        while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
-          more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
-        }
-        if (!more) break;
-      }
-    }
-    ts_tree_cursor_delete(&c);
-    return found;
+    return AnyBelow(
+        body,
+        [&](TSNode n) {
+          uint16_t k = K(n);
+          return k != kSwitch && k != kFunctionDefinition && k != kLambda;
+        },
+        [&](TSNode n, int depth) { return depth > 1 && K(n) == kCaseStatement; }, 400);
   }
 
   bool IsDefault(TSNode clause) const override {
@@ -363,17 +344,9 @@ class CppGuardSyntax : public flow::GuardSyntax {
         std::string_view op = NodeText(Field(cond, "operator"), source());
         TSNode left = Field(cond, "left");
         TSNode right = Field(cond, "right");
-        if (op == "&&" || op == "||" || op == "and" || op == "or") {
-          bool conj = op == "&&" || op == "and";
-          int p = conj ? kPrecOr : kPrecAnd;
-          return {flow::Wrap(Negative(left), p) + (conj ? " || " : " && ") +
-                      flow::Wrap(Negative(right), p),
-                  p};
-        }
-        if (op == "==" || op == "!=") {
-          return {CollapseWhitespace(NodeText(left, source())) + (op == "==" ? " != " : " == ") +
-                      CollapseWhitespace(NodeText(right, source())),
-                  kPrecEquality};
+        if (std::optional<Expr> e =
+                flow::NegatedCBinary(op, left, right, source(), *this, kPrecEquality)) {
+          return *e;
         }
         break;
       }

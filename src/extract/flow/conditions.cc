@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <climits>
 
+#include "core/text.h"
+#include "extract/ts_util.h"
+
 namespace errdex::extract::flow {
 
 namespace {
@@ -228,6 +231,25 @@ Expr Render(const Formula& f, const ConditionWriter& writer) {
     }
   }
   return {w.true_word, w.operand_precedence};
+}
+
+std::optional<Expr> NegatedCBinary(std::string_view op, TSNode left, TSNode right,
+                                   std::string_view source, const ConditionWriter& writer,
+                                   int equality_precedence) {
+  const ConditionWriter::Words& w = writer.Connectives();
+  if (op == "&&" || op == "||" || op == "and" || op == "or") {
+    bool conj = op == "&&" || op == "and";
+    int p = conj ? w.or_precedence : w.and_precedence;
+    return Expr{Wrap(writer.Negative(left), p) + (conj ? w.or_word : w.and_word) +
+                    Wrap(writer.Negative(right), p),
+                p};
+  }
+  if (op == "==" || op == "!=") {
+    return Expr{CollapseWhitespace(NodeText(left, source)) + (op == "==" ? " != " : " == ") +
+                    CollapseWhitespace(NodeText(right, source)),
+                equality_precedence};
+  }
+  return std::nullopt;
 }
 
 }  // namespace errdex::extract::flow

@@ -9,7 +9,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -75,5 +77,13 @@ class ConditionWriter {
 
 // The formula as one expression of the writer's language.
 Expr Render(const Formula& f, const ConditionWriter& writer);
+
+// The exact negation of `left op right` in C, C++ or Rust, when there is
+// one without a `!` in front: De Morgan over `&&` and `||` (the operands
+// negated by `writer`), `==` and `!=` swapped. None for any other
+// operator: `!(x < 5)` is not `x >= 5` for NaN.
+std::optional<Expr> NegatedCBinary(std::string_view op, TSNode left, TSNode right,
+                                   std::string_view source, const ConditionWriter& writer,
+                                   int equality_precedence);
 
 }  // namespace errdex::extract::flow

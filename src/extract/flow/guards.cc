@@ -321,37 +321,14 @@ class GuardReader {
   }
 
   // Whether `n` is or holds a node of a kind `found` accepts, entering only
-  // nodes `into` accepts; a cursor walk, since this runs over every compound
-  // statement before a raise.
+  // nodes `into` accepts.
   template <class Found, class Into>
   bool Holds(TSNode n, Found found, Into into) const {
     if (found(Kind(n))) return true;
     if (!into(Kind(n))) return false;
-    TSTreeCursor c = ts_tree_cursor_new(n);
-    bool hit = false;
-    int depth = 0;
-    if (ts_tree_cursor_goto_first_child(&c)) {
-      depth = 1;
-      for (;;) {
-        TSNode cur = ts_tree_cursor_current_node(&c);
-        GuardNode k = ts_node_is_named(cur) ? Kind(cur) : GuardNode::kOther;
-        if (found(k)) {
-          hit = true;
-          break;
-        }
-        if (into(k) && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&c)) {
-          ++depth;
-          continue;
-        }
-        bool more = true;
-        while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
-          more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
-        }
-        if (!more) break;
-      }
-    }
-    ts_tree_cursor_delete(&c);
-    return hit;
+    return AnyBelow(
+        n, [&](TSNode cur) { return into(Kind(cur)); },
+        [&](TSNode cur, int) { return found(Kind(cur)); }, kMaxDepth);
   }
 
   // Whether the statement's body or handlers hold a return, raise, break,
@@ -398,31 +375,9 @@ class GuardReader {
   bool Visit(TSNode n, Visitor visit) const {
     if (visit(n)) return true;
     if (!HoldsStatements(Kind(n))) return false;
-    TSTreeCursor c = ts_tree_cursor_new(n);
-    bool hit = false;
-    int depth = 0;
-    if (ts_tree_cursor_goto_first_child(&c)) {
-      depth = 1;
-      for (;;) {
-        TSNode cur = ts_tree_cursor_current_node(&c);
-        GuardNode k = ts_node_is_named(cur) ? Kind(cur) : GuardNode::kOther;
-        if (k != GuardNode::kOther && visit(cur)) {
-          hit = true;
-          break;
-        }
-        if (HoldsStatements(k) && depth < kMaxDepth && ts_tree_cursor_goto_first_child(&c)) {
-          ++depth;
-          continue;
-        }
-        bool more = true;
-        while (more && !ts_tree_cursor_goto_next_sibling(&c)) {
-          more = ts_tree_cursor_goto_parent(&c) && --depth > 0;
-        }
-        if (!more) break;
-      }
-    }
-    ts_tree_cursor_delete(&c);
-    return hit;
+    return AnyBelow(
+        n, [&](TSNode cur) { return HoldsStatements(Kind(cur)); },
+        [&](TSNode cur, int) { return Kind(cur) != GuardNode::kOther && visit(cur); }, kMaxDepth);
   }
 
   // The labels of the scope that its gotos jump to, by start byte: one walk

@@ -166,17 +166,9 @@ class RustGuardSyntax : public flow::GuardSyntax {
       std::string_view op = NodeText(Field(cond, "operator"), source());
       TSNode left = Field(cond, "left");
       TSNode right = Field(cond, "right");
-      if (op == "&&" || op == "||") {
-        bool conj = op == "&&";
-        int p = conj ? kPrecOr : kPrecAnd;
-        return {flow::Wrap(Negative(left), p) + (conj ? " || " : " && ") +
-                    flow::Wrap(Negative(right), p),
-                p};
-      }
-      if (op == "==" || op == "!=") {
-        return {CollapseWhitespace(NodeText(left, source())) + (op == "==" ? " != " : " == ") +
-                    CollapseWhitespace(NodeText(right, source())),
-                kPrecComparison};
+      if (std::optional<Expr> e =
+              flow::NegatedCBinary(op, left, right, source(), *this, kPrecComparison)) {
+        return *e;
       }
     }
     return {"!" + flow::Wrap(Positive(cond), kPrecUnary), kPrecUnary};

@@ -19,6 +19,7 @@
 #include "core/guards.h"
 #include "extract/extractor.h"
 #include "test_util.h"
+#include "trigger_parts.h"
 
 namespace errdex::extract {
 namespace {
@@ -221,20 +222,8 @@ class Generator {
   int raises_ = 0;
 };
 
-// The sentence's conditions: split at " and " outside backticks.
 std::vector<std::string> Parts(std::string_view conditions) {
-  std::vector<std::string> out(1);
-  bool code = false;
-  for (size_t i = 0; i < conditions.size(); ++i) {
-    if (conditions[i] == '`') code = !code;
-    if (!code && conditions.substr(i, 5) == " and ") {
-      out.emplace_back();
-      i += 4;
-      continue;
-    }
-    out.back() += conditions[i];
-  }
-  return out;
+  return testing::TriggerParts(conditions);
 }
 
 // The code quoted at the start of `text` and what follows it.
