@@ -102,12 +102,13 @@ class GuardSyntax : public ConditionWriter {
   virtual TSNode Asserted(TSNode) const { return {}; }
   // kFor: the guard of its body ("for" with the loop as code), if any.
   virtual bool LoopGuard(TSNode, Guard&) const { return false; }
-  // kHandler / kHandlerGroup of kTry: the guard of its body.
-  virtual Guard HandlerGuard(TSNode try_statement, TSNode handler) const = 0;
+  // kHandler / kHandlerGroup of kTry: the guard of its body. These three
+  // default to nothing for a language without try statements (Rust).
+  virtual Guard HandlerGuard(TSNode, TSNode) const { return {}; }
   // kHandler: the types it catches as written, "" for all of them.
-  virtual std::string HandledTypes(TSNode handler) const = 0;
+  virtual std::string HandledTypes(TSNode) const { return ""; }
   // What a try statement tries, for a sentence: its first statement.
-  virtual std::string Tried(TSNode try_statement) const = 0;
+  virtual std::string Tried(TSNode) const { return ""; }
   // Whether control can run off the end of a case's statements (into the
   // next case, where cases fall through), as the reader works it out.
   using FallsOut = std::function<bool(TSNode clause)>;

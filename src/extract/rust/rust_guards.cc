@@ -119,9 +119,6 @@ class RustGuardSyntax : public flow::GuardSyntax {
     return true;
   }
 
-  Guard HandlerGuard(TSNode, TSNode) const override { return {}; }
-  std::string HandledTypes(TSNode) const override { return ""; }
-  std::string Tried(TSNode) const override { return ""; }
 
   // An arm of a match: its pattern; `_` is every value the arms above do
   // not list.
