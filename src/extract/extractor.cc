@@ -666,6 +666,7 @@ Extraction LinkFiles(ParsedFiles parsed, const std::vector<source::SourceFile>& 
   }
   out.files_scanned = static_cast<int64_t>(files.size());
   cpp::LinkHelpers(native);  // C helpers that raise with their caller's text
+  rust::LinkHelpers(rusts);  // and Rust's
   std::vector<Site> native_sites;
   for (cpp::FileResult& r : native) {
     for (Site& s : r.sites) native_sites.push_back(std::move(s));
@@ -747,7 +748,10 @@ Extraction ExtractRustSource(std::string_view path, std::string_view text,
                              uint64_t parse_timeout_micros) {
   ParserPtr parser(ts_parser_new());
   ts_parser_set_timeout_micros(parser.get(), parse_timeout_micros);
-  rust::FileResult r = rust::ExtractRustBytes(parser.get(), path, std::string(text));
+  std::vector<rust::FileResult> one(1);
+  one[0] = rust::ExtractRustBytes(parser.get(), path, std::string(text));
+  rust::LinkHelpers(one);
+  rust::FileResult& r = one[0];
   Extraction out = OneFile(text, r);
   out.classes = std::move(r.classes);
   return out;

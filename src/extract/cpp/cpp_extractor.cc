@@ -2009,19 +2009,20 @@ class Extractor {
   // function around it: that function is a helper its callers raise through.
   void NoteHelper(const SinkInfo& info, std::string_view callee, const std::vector<TSNode>& args) {
     size_t msg_at = 1;
-    HelperSink h;
+    flow::HelperSink h;
+    bool printf = false;
     switch (info.sink) {
       case Sink::kPyErrSetString:
         break;
       case Sink::kPyErrFormat:
-        h.printf = true;
+        printf = true;
         break;
       case Sink::kPyWarn:
         h.kind = SiteKind::kWarning;
         break;
       case Sink::kPyWarnFormat:
         h.kind = SiteKind::kWarning;
-        h.printf = true;
+        printf = true;
         msg_at = 2;
         break;
       case Sink::kNumpyDeprecate:
@@ -2038,55 +2039,56 @@ class Extractor {
     if (args.size() <= msg_at) return;
     TSNode m = Unwrapped(args[msg_at]);
     std::vector<std::string> params = ParamList();
-    auto index = [&](std::string_view name) {
-      auto it = std::find(params.begin(), params.end(), name);
-      return it == params.end() ? -1 : static_cast<int>(it - params.begin());
+    auto is_param = [&](std::string_view name) {
+      return std::find(params.begin(), params.end(), name) != params.end();
     };
     if (info.sink == Sink::kPyErrObject) {
       // Only the type passed in: the value is the helper's own object.
-      h.type_param = index(Trim(Text(Unwrapped(args[0]))));
-      if (h.type_param < 0 || (K(m) == kIdentifier && index(Text(m)) >= 0)) return;
-      h.object_message = Message(args[msg_at]);
+      std::string type(Trim(Text(Unwrapped(args[0]))));
+      if (!is_param(type) || (K(m) == kIdentifier && is_param(Text(m)))) return;
+      h.type_param = std::move(type);
+      h.message = Message(args[msg_at]);
     } else {
-      if (K(m) != kIdentifier) return;
-      h.message_param = index(Text(m));
-      if (h.message_param < 0) return;
+      if (K(m) != kIdentifier || !is_param(Text(m))) return;
+      h.message = Template::Value(std::string(Text(m)), ValueKind::kAny);
     }
     auto [name, is_static] = PlainFunction();
     if (name.empty()) return;
     h.name = name;
     h.path = path_;
     h.file_local = is_static;
-    h.params = params;
     if (info.sink != Sink::kNumpyDeprecate && info.sink != Sink::kPyErrObject) {
       if (!info.exception.empty()) {
         h.exception = info.exception;
+      } else if (std::string type(Trim(Text(Unwrapped(args[0])))); is_param(type)) {
+        h.type_param = std::move(type);
       } else {
-        h.type_param = index(Trim(Text(Unwrapped(args[0]))));
-        if (h.type_param < 0) h.exception = PythonTypeOf(Text(args[0]));
+        h.exception = PythonTypeOf(Text(args[0]));
       }
     }
-    if (h.printf) {
+    if (printf) {
+      flow::SinkRaise::Fill fill;
+      fill.format = flow::Format::kPyPrintf;
       if (EndsWith(callee, "FormatV")) {
         // `...`, or the va_list parameter its own caller fills.
-        h.first_vararg = index("...");
-        if (h.first_vararg < 0 && args.size() > msg_at + 1) {
-          h.first_vararg = index(Trim(Text(Unwrapped(args[msg_at + 1]))));
-        }
+        fill.variadic = is_param("...") || (args.size() > msg_at + 1 &&
+                                            is_param(Trim(Text(Unwrapped(args[msg_at + 1])))));
       } else {
         for (size_t i = msg_at + 1; i < args.size(); ++i) {
-          h.format_args.push_back(CollapseWhitespace(Text(args[i])));
+          fill.args.push_back(Arg{CollapseWhitespace(Text(args[i])), std::nullopt});
         }
       }
+      h.fill = std::move(fill);
     }
-    result_.helpers.push_back(std::move(h));
+    h.params = std::move(params);
+    result_.helpers.sinks.push_back(std::move(h));
   }
 
   // A call of a plain function that passes text (or one of its caller's
   // parameters, for chains of helpers): kept for LinkHelpers.
   void RecordCall(TSNode call, std::string_view callee) {
     if (macro_depth_ > 0 || IsMacroName(callee) ||
-        result_.helper_calls.size() >= kMaxHelperCallsPerFile) {
+        result_.helpers.calls.size() >= kMaxHelperCallsPerFile) {
       return;
     }
     std::vector<TSNode> args = Args(call);
@@ -2095,7 +2097,7 @@ class Extractor {
     bool useful = false;
     bool text = false;  // else only a parameter passed on: a chain, never a site
     bool typed = false;  // an exception type passed: a site of a type-only helper
-    HelperCall c;
+    flow::HelperCall c;
     for (TSNode a : args) {
       TSNode u = Unwrapped(a);
       c.args.push_back(CollapseWhitespace(Text(a)));
@@ -2122,14 +2124,14 @@ class Extractor {
     c.callee = std::string(callee);
     auto fn = PlainFunction();
     c.caller = fn.first;
-    c.caller_static = fn.second;
+    c.caller_file_local = fn.second;
     c.caller_params = std::move(params);
     if (text || typed) {
       c.site = BaseSite(call, SiteKind::kRaise);
     } else {
       c.site.path = path_;  // where LinkHelpers looks the callee up
     }
-    result_.helper_calls.push_back(std::move(c));
+    result_.helpers.calls.push_back(std::move(c));
   }
 
   // `x.c_str()`, `s.data()`: text, but none of the call's own.
@@ -2275,161 +2277,20 @@ bool MentionsSink(std::string_view body) {
 }  // namespace
 
 void LinkHelpers(std::vector<FileResult>& files) {
-  // Helpers and their callers, lowered to the shared sink linker
-  // (flow/sinks.h): parameters by position, `...` variadic.
-  struct Function {
-    std::string name;
-    std::string path;
-    bool file_local = false;
-    std::vector<flow::Param> params;
+  flow::HelperLanguage c;
+  c.type_named = [](std::string_view written, int) -> std::optional<std::string> {
+    std::string type = PythonTypeOf(written);
+    if (!NamesExceptionType(written, type)) return std::nullopt;
+    return type;
   };
-  std::deque<Function> functions;  // by the linker's id; the linker keeps pointers to params
-  std::map<std::pair<std::string, std::string>, int> by_place;  // (path, name)
-  std::unordered_map<std::string, std::vector<int>> by_name;
-  flow::SinkLinker sinks(flow::Printing::kNative,
-                         [](std::string_view written, int) -> std::optional<std::string> {
-                           std::string type = PythonTypeOf(written);
-                           if (!NamesExceptionType(written, type)) return std::nullopt;
-                           return type;
-                         });
-  auto function = [&](const std::string& name, const std::string& path, bool file_local,
-                      const std::vector<std::string>& params) {
-    auto [it, added] = by_place.emplace(std::make_pair(path, name), 0);
-    if (!added) return it->second;
-    Function& f = functions.emplace_back();
-    f.name = name;
-    f.path = path;
-    f.file_local = file_local;
-    for (const std::string& p : params) {
-      f.params.push_back(flow::Param{p, std::nullopt, p == "..."});
-    }
-    it->second = sinks.AddFunction(&f.params);
-    by_name[name].push_back(it->second);
-    return it->second;
-  };
+  c.max_depth = kMaxHelperDepth;
+  std::vector<flow::HelperFacts*> facts;
+  std::vector<std::vector<Site>*> sites;
   for (FileResult& f : files) {
-    for (HelperSink& h : f.helpers) {
-      int id = function(h.name, h.path, h.file_local, h.params);
-      // Two functions of one short name in a file (`A::fail`, `B::fail`):
-      // calls name neither apart, so the first one's parameters stand.
-      const std::vector<flow::Param>& known = functions[static_cast<size_t>(id)].params;
-      if (known.size() != h.params.size() ||
-          !std::equal(known.begin(), known.end(), h.params.begin(),
-                      [](const flow::Param& p, const std::string& n) { return p.name == n; })) {
-        continue;
-      }
-      auto param = [&](int i) {
-        return i >= 0 && static_cast<size_t>(i) < h.params.size() ? h.params[static_cast<size_t>(i)]
-                                                                  : std::string();
-      };
-      flow::SinkRaise r;
-      r.exception = h.exception;
-      r.exception_written = h.name;
-      r.type_param = param(h.type_param);
-      r.kind = h.kind;
-      if (h.message_param < 0) {
-        // A helper for the type alone: its callers raise this, which the
-        // class's __str__ then spells.
-        if (r.type_param.empty()) continue;
-        r.message = h.object_message;
-      } else {
-        std::string message = param(h.message_param);
-        if (message.empty()) continue;
-        r.message = Template::Value(message, ValueKind::kAny);
-        if (h.printf) {
-          flow::SinkRaise::Fill fill;
-          fill.format = flow::Format::kPyPrintf;
-          fill.variadic = h.first_vararg >= 0;
-          for (const std::string& e : h.format_args) fill.args.push_back(Arg{e, std::nullopt});
-          r.fill = std::move(fill);
-        }
-      }
-      sinks.AddRaise(id, std::move(r));
-    }
-    f.helpers.clear();
+    facts.push_back(&f.helpers);
+    sites.push_back(&f.sites);
   }
-  // Every call, with each way its arguments can be: a text argument's
-  // alternatives, one at a time.
-  constexpr size_t kMaxWays = 16;
-  struct Call {
-    const HelperCall* call;
-    std::vector<std::vector<flow::CallArg>> ways;
-  };
-  std::vector<Call> calls;
-  std::vector<flow::SinkCall> sink_calls;
-  for (const FileResult& f : files) {
-    for (const HelperCall& c : f.helper_calls) {
-      Call& call = calls.emplace_back();
-      call.call = &c;
-      call.ways.emplace_back();
-      for (size_t i = 0; i < c.args.size(); ++i) {
-        static const std::vector<Template> kNoValues;
-        const std::vector<Template>& values = i < c.values.size() ? c.values[i] : kNoValues;
-        size_t n =
-            values.empty() || call.ways.size() * values.size() > kMaxWays ? 1 : values.size();
-        std::vector<std::vector<flow::CallArg>> ways;
-        for (const std::vector<flow::CallArg>& way : call.ways) {
-          for (size_t k = 0; k < n; ++k) {
-            flow::CallArg a;
-            a.arg.expression = c.args[i];
-            if (!values.empty() && (n > 1 || values.size() == 1)) a.arg.value = values[k];
-            ways.push_back(way);
-            ways.back().push_back(std::move(a));
-          }
-        }
-        call.ways = std::move(ways);
-      }
-      flow::SinkCall s;
-      if (!c.caller.empty())
-        s.caller = function(c.caller, c.site.path, c.caller_static, c.caller_params);
-      sink_calls.push_back(s);
-    }
-  }
-  for (size_t i = 0; i < calls.size(); ++i) sink_calls[i].ways = &calls[i].ways;
-  // A file's own static sink of the name, else the first one visible to all.
-  auto callee = [&](size_t i) {
-    const HelperCall& c = *calls[i].call;
-    auto it = by_name.find(c.callee);
-    if (it == by_name.end()) return -1;
-    int global = -1;
-    for (int id : it->second) {
-      if (!sinks.IsSink(id)) continue;
-      const Function& fn = functions[static_cast<size_t>(id)];
-      if (fn.file_local && fn.path == c.site.path) return id;
-      if (!fn.file_local && global < 0) global = id;
-    }
-    return global;
-  };
-  sinks.Propagate(sink_calls, callee, kMaxHelperDepth);
-  // Every call that passes text to a helper (or names the class a helper
-  // for the type raises) raises it there.
-  size_t next = 0;
-  for (FileResult& f : files) {
-    std::unordered_set<std::string> emitted;
-    for (size_t k = 0; k < f.helper_calls.size(); ++k) {
-      size_t i = next++;
-      const HelperCall& c = f.helper_calls[k];
-      int sink = c.site.line > 0 ? callee(i) : -1;
-      if (sink < 0) continue;
-      const Function& fn = functions[static_cast<size_t>(sink)];
-      for (flow::SinkRaise& bound : sinks.Made(sink_calls[i], sink)) {
-        Site s = c.site;
-        s.kind = bound.kind;
-        s.exception = std::move(bound.exception);
-        s.exception_written = fn.name;
-        s.via = fn.name;
-        s.message = std::move(bound.message);
-        s.message.AssignNames();
-        std::string key = std::to_string(s.line) + ":" + std::to_string(s.column) + ":" +
-                          s.exception + ":" + s.message.Display();
-        if (emitted.insert(std::move(key)).second) f.sites.push_back(std::move(s));
-      }
-    }
-  }
-  for (FileResult& f : files) {
-    f.helper_calls.clear();
-    f.helper_calls.shrink_to_fit();
-  }
+  flow::LinkHelpers(facts, sites, c);
 }
 
 bool IsCppSourcePath(std::string_view path, bool* is_c) {

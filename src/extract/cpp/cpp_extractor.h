@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/record.h"
+#include "extract/flow/helpers.h"
 
 namespace errdex::extract::cpp {
 
@@ -53,39 +54,6 @@ void CollectMacros(std::string_view path, std::string_view text, std::vector<Mac
 // Of `defs` (in file order; the first definition of a name wins), the macros
 // that raise: a sink in the body, or a call of another such macro.
 MacroTable SinkMacros(std::vector<MacroDef> defs);
-
-// A function that raises with a message (or format) its caller passes:
-// `static int type_error(const char *fmt, PyObject *obj) { PyErr_Format(
-// PyExc_TypeError, fmt, Py_TYPE(obj)->tp_name); ...}`.
-struct HelperSink {
-  std::string name;
-  std::string path;
-  bool file_local = false;  // `static`: only calls in its own file reach it
-  std::vector<std::string> params;  // by position; `...` for a C variadic
-  int message_param = -1;   // which parameter holds the message or format
-  int type_param = -1;      // the parameter holding the exception type, if any
-  std::string exception;    // else the type it raises
-  SiteKind kind = SiteKind::kRaise;
-  bool printf = false;                   // the message is a printf format (Python's dialect)
-  int first_vararg = -1;                 // `...` or a va_list: the caller's arguments fill it
-  std::vector<std::string> format_args;  // else the helper's own arguments do
-  // message_param -1: a helper for the type alone (`PyErr_SetObject(type,
-  // value)` with `value` built inside, numpy's raise_casting_error); its
-  // callers raise this, which the class's __str__ then spells.
-  Template object_message;
-};
-
-// A call of a plain function with text or a parameter of its caller among
-// its arguments: a site when LinkHelpers finds the function to be a helper.
-struct HelperCall {
-  std::string callee;
-  std::string caller;  // the enclosing function
-  bool caller_static = false;
-  std::vector<std::string> caller_params;
-  std::vector<std::string> args;              // argument text
-  std::vector<std::vector<Template>> values;  // alternatives of text arguments
-  Site site;                                  // at the call, message and type unset
-};
 
 // What one C/C++ file defines, calls and binds to Python: the facts the
 // library's call graph (python/py_callgraph.h) joins to the Python side.
@@ -127,8 +95,7 @@ struct FileResult {
   std::vector<Site> sites;
   std::vector<NonSite> non_sites;
   std::vector<FileIssue> issues;  // not UTF-8, syntax errors, parse timeouts
-  std::vector<HelperSink> helpers;
-  std::vector<HelperCall> helper_calls;
+  flow::HelperFacts helpers;      // for LinkHelpers
 };
 
 // The post-pass over a library's C/C++ files: helpers (and helpers that

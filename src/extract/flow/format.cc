@@ -573,8 +573,13 @@ Template Braces(const Template& format, const FormatArgs& call) {
       const Arg* a = by_name ? &*by_name : At(args, index);
       if (a != nullptr && !spec.empty() && spec != "d" && spec != "s") {
         // An alignment, width, precision or base (`{:>8}`, `{:5}`, `{:.3}`,
-        // `{:b}`) changes what is printed: known text is a value there.
-        out.AppendValue(a->expression, kind);
+        // `{:b}`) changes what is printed: known text is a value there,
+        // named after what it passes through (`let t = msg.to_string()`
+        // printed `{t:?}` prints `msg`, which a helper's caller fills).
+        const std::vector<Piece>* held = a->value ? &a->value->pieces() : nullptr;
+        bool through = held != nullptr && held->size() == 1 && (*held)[0].is_value &&
+                       (*held)[0].kind == ValueKind::kAny;
+        out.AppendValue(through ? (*held)[0].text : a->expression, kind);
       } else if (a != nullptr) {
         AppendNativeArg(*a, kind, "", -1, out);
       } else {
@@ -611,10 +616,55 @@ Printing PrintingOf(Format format) {
                                                                     : Printing::kNative;
 }
 
+// `{:?}` of a Rust `str`: quoted, with `\\`, `"`, the usual control escapes
+// and other control characters as `\u{..}` (core's char::escape_debug;
+// printable non-ASCII stays as it is).
+std::string RustDebug(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\\':
+        out += "\\\\";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      case '\0':
+        out += "\\0";
+        break;
+      default:
+        if (u < 0x20 || u == 0x7f) {
+          static constexpr char kHex[] = "0123456789abcdef";
+          out += "\\u{";
+          if (u >= 0x10) out += kHex[u >> 4];
+          out += kHex[u & 15];
+          out += '}';
+        } else {
+          out += c;
+        }
+    }
+  }
+  return out + "\"";
+}
+
 void AppendArg(Printing printing, const Arg& arg, ValueKind kind, std::string_view spec,
                int max_length, Template& out) {
   if (printing == Printing::kPython) {
     AppendPythonArg(arg, kind, spec, max_length, out);
+  } else if (printing == Printing::kRust && kind == ValueKind::kRepr && arg.value &&
+             arg.value->pieces().size() == 1 && !arg.value->pieces()[0].is_value &&
+             max_length < 0 && (spec.empty() || spec == "?")) {
+    out.AppendText(RustDebug(arg.value->pieces()[0].text));
   } else {
     AppendNativeArg(arg, kind, spec, max_length, out);
   }

@@ -62,8 +62,10 @@ Template ApplyFormat(Format format, const Template& pattern, const FormatArgs& a
 
 // How a language prints a value into a slot. Python: str() and repr() of a
 // resolved string (repr quotes it as Python would), and of 3, True, None.
-// Native (C, C++, Rust): a resolved string or a number literal in a %s/%d slot.
-enum class Printing : uint8_t { kPython, kNative };
+// Native (C, C++): a resolved string or a number literal in a %s/%d slot.
+// Rust: as native, and a resolved string's Debug (`{:?}`) quoted and
+// escaped as `str`'s Debug does.
+enum class Printing : uint8_t { kPython, kNative, kRust };
 
 Printing PrintingOf(Format format);
 

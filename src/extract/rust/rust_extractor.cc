@@ -36,6 +36,10 @@ constexpr size_t kMaxAlternatives = 16;
 constexpr int kMaxAppendChain = 512;
 // Statements the data flow may visit in one file.
 constexpr int64_t kMaxFlowStatementsPerFile = 4'000'000;
+// Calls kept per file that may pass text to a helper; a helper's callers
+// are followed this many helpers deep.
+constexpr size_t kMaxHelperCallsPerFile = 20000;
+constexpr int kMaxHelperDepth = 3;
 
 // One comma-separated argument of a macro's token tree.
 struct TokenArg {
@@ -98,6 +102,7 @@ class Extractor {
     if ((k == kModItem || k == kFunctionItem) && IsTestItem(attributes)) return;
 
     size_t functions = functions_.size();
+    size_t items = items_.size();
     size_t impls = impls_.size();
     size_t bodies = bodies_.size();
     if (k == kImplItem) {
@@ -107,6 +112,7 @@ class Extractor {
     } else if (k == kFunctionItem) {
       std::string name(Text(Field(n, "name")));
       functions_.push_back(impls_.empty() ? name : impls_.back().type + "::" + name);
+      items_.push_back(ItemOf(n, functions_.back()));
       bodies_.push_back({Field(n, "body"), TSNode{}});
     } else if (k == kClosure) {
       bodies_.push_back({Field(n, "body"), n});
@@ -139,6 +145,7 @@ class Extractor {
     }
 
     functions_.resize(functions);
+    items_.resize(items);
     bodies_.resize(bodies);
     impls_.resize(impls);
   }
@@ -153,6 +160,37 @@ class Extractor {
     std::string_view trait = out.trait;
     if (trait == "Error" || trait == "Exception") error_types_.insert(out.type);
     return out;
+  }
+
+  // A function item as its callers and its helpers' linking see it.
+  struct Item {
+    std::string name;  // `f`, or `Type::f` for a method
+    // By position, `self` first for a method taking it (`x.f(a)` is
+    // `T::f(x, a)`); `_` for a pattern.
+    std::vector<std::string> params;
+    bool file_local = true;  // no `pub`: its module's calls alone reach it
+  };
+
+  Item ItemOf(TSNode fn, const std::string& name) const {
+    Item item;
+    item.name = name;
+    for (TSNode c : NamedChildren(fn)) {
+      if (K(c) == kVisibilityModifier) item.file_local = false;
+    }
+    for (TSNode p : NamedChildren(Field(fn, "parameters"))) {
+      if (K(p) == kSelfParameter) {
+        item.params.emplace_back("self");
+      } else if (K(p) == kVariadicParameter) {
+        item.params.emplace_back("...");
+      } else if (K(p) == kParameter) {
+        TSNode pattern = Field(p, "pattern");
+        if (K(pattern) == kMutPattern) {
+          pattern = ts_node_named_child(pattern, ts_node_named_child_count(pattern) - 1);
+        }
+        item.params.emplace_back(K(pattern) == kIdentifier ? Text(pattern) : "_");
+      }
+    }
+    return item;
   }
 
   // `fmt::Display` -> `Display`, `Foo<'a, T>` -> `Foo`.
@@ -513,6 +551,14 @@ class Extractor {
         return ts_node_named_child_count(e) == 1 ? Eval(ts_node_named_child(e, 0), depth + 1)
                                                  : std::nullopt;
       case kIdentifier:
+        // A parameter is what the caller passes: a value its helpers'
+        // linking fills (`let text = msg.to_string();` holds `msg`).
+        if (std::vector<Template> ts = Alternatives(e, depth); !ts.empty()) {
+          return One(ts);
+        } else if (!items_.empty() && IsParam(items_.back(), Text(e))) {
+          return Template::Value(Text(e), ValueKind::kAny);
+        }
+        return std::nullopt;
       case kIfExpression:
       case kMatchExpression:
       case kBlock:
@@ -634,10 +680,9 @@ class Extractor {
       }
       site.internal =
           site.internal || name == "unreachable" || name == "todo" || name == "unimplemented";
-      for (Template& m : messages) {
-        PanicText(name, args, m);
-        Emit(site, std::move(m));
-      }
+      for (Template& m : messages) PanicText(name, args, m);
+      NoteHelper(site, messages);
+      for (Template& m : messages) Emit(site, std::move(m));
       return;
     }
     if (const Sink* sink = FindSink(SinkForm::kTypedMacro, name)) {
@@ -647,8 +692,10 @@ class Extractor {
       Site site = BaseSite(n, sink->kind);
       site.exception_written = TokensText(type);
       site.exception = PythonExceptionName(site.exception_written);
-      EmitEach(site,
-               args.empty() ? std::vector<Template>{Template()} : FormatAlternatives(args, 0));
+      std::vector<Template> messages =
+          args.empty() ? std::vector<Template>{Template()} : FormatAlternatives(args, 0);
+      NoteHelper(site, messages);
+      EmitEach(site, std::move(messages));
     }
   }
 
@@ -718,7 +765,9 @@ class Extractor {
         // A method of that name on anything: only text makes it an error.
         Site site = BaseSite(Field(f, "field"), sink->kind);
         site.exception = site.exception_written = std::string(sink->exception);
-        for (Template& t : Alternatives(arg(sink->message_arg), 0)) {
+        std::vector<Template> messages = Messages(arg(sink->message_arg));
+        NoteHelper(site, messages);
+        for (Template& t : messages) {
           if (!t.IsDynamic() && !t.empty()) Emit(site, std::move(t));
         }
       } else if (method == "write_str" && InDisplayImpl()) {
@@ -728,6 +777,8 @@ class Extractor {
           site.message = std::move(*t);
           display_.push_back({impls_.back().type, std::move(site)});
         }
+      } else if (K(Field(f, "value")) == kSelf && !impls_.empty()) {
+        RecordCall(n, impls_.back().type + "::" + std::string(method), /*receiver=*/true);
       }
       return;
     }
@@ -735,6 +786,15 @@ class Extractor {
       std::string_view name = Text(Field(f, "name"));
       const Sink* sink = FindSink(SinkForm::kNewErr, name);
       TSNode path = Field(f, "path");
+      if (sink == nullptr && !ts_node_is_null(path)) {
+        // `Self::f`, `Type::f`, `module::f`: a method of that type, or a
+        // function by its name.
+        std::string type = BaseTypeName(path);
+        if (type == "Self") type = impls_.empty() ? "" : impls_.back().type;
+        bool is_type = !type.empty() && std::isupper(static_cast<unsigned char>(type[0])) != 0;
+        RecordCall(n, is_type ? type + "::" + std::string(name) : std::string(name));
+        return;
+      }
       if (sink == nullptr || ts_node_is_null(path)) return;
       Site site = BaseSite(n, sink->kind);
       site.exception_written = Collapsed(path);
@@ -742,7 +802,13 @@ class Extractor {
       if (site.exception_written == "Self" && !impls_.empty())
         site.exception_written = impls_.back().type;
       site.exception = PythonExceptionName(site.exception_written);
-      EmitEach(site, Messages(arg(sink->message_arg)));
+      std::vector<Template> messages = Messages(arg(sink->message_arg));
+      NoteHelper(site, messages);
+      EmitEach(site, std::move(messages));
+      return;
+    }
+    if (K(f) == kIdentifier) {
+      RecordCall(n, std::string(Text(f)));
       return;
     }
     if (K(f) == kGenericFunction) {
@@ -755,7 +821,134 @@ class Extractor {
       Site site = BaseSite(n, sink->kind);
       site.exception_written = Collapsed(ts_node_named_child(types, 0));
       site.exception = PythonExceptionName(site.exception_written);
-      EmitEach(site, Messages(arg(sink->message_arg)));
+      std::vector<Template> messages = Messages(arg(sink->message_arg));
+      NoteHelper(site, messages);
+      EmitEach(site, std::move(messages));
+    }
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  // A sink raising with what the function around it was passed: its
+  // callers raise each message with their text in it (LinkHelpers).
+  void NoteHelper(const Site& site, const std::vector<Template>& messages) {
+    if (items_.empty() || items_.back().params.empty()) return;
+    const Item& fn = items_.back();
+    for (const Template& m : messages) {
+      Template t = m;
+      bool mentions = false;
+      for (Piece& p : t.mutable_pieces()) {
+        if (!p.is_value) continue;
+        p.text = PassedName(p.text);
+        mentions = mentions || IsParam(fn, p.text);
+      }
+      if (!mentions) continue;
+      flow::HelperSink h;
+      h.name = fn.name;
+      h.path = path_;
+      h.file_local = fn.file_local;
+      h.params = fn.params;
+      h.exception = site.exception;
+      h.kind = site.kind;
+      h.message = std::move(t);
+      result_.helpers.sinks.push_back(std::move(h));
+    }
+  }
+
+  // A parameter that may carry text: `self` does not, as far as its
+  // callers can tell.
+  static bool IsParam(const Item& fn, std::string_view name) {
+    return name != "self" && std::find(fn.params.begin(), fn.params.end(), name) != fn.params.end();
+  }
+
+  // What a value written as `msg.to_string()`, `&msg` or `msg.into()`
+  // prints: `msg`'s text.
+  static std::string PassedName(std::string_view e) {
+    for (bool more = true; more;) {
+      more = false;
+      while (!e.empty() && (e.front() == '&' || e.front() == '*')) {
+        e.remove_prefix(1);
+        more = true;
+      }
+      for (std::string_view suffix : {".to_string()", ".to_owned()", ".into()", ".as_str()",
+                                      ".as_ref()", ".clone()", ".borrow()"}) {
+        if (e.size() > suffix.size() && EndsWith(e, suffix)) {
+          e.remove_suffix(suffix.size());
+          more = true;
+        }
+      }
+    }
+    return std::string(e);
+  }
+
+  // A call `callee` (a function's name, `Type::method` for a method of a
+  // type) passing text, or a parameter of the function around it (a helper
+  // calling a helper): a site of its own if the callee is a helper.
+  void RecordCall(TSNode call, std::string callee, bool receiver = false) {
+    if (items_.empty() || result_.helpers.calls.size() >= kMaxHelperCallsPerFile) return;
+    TSNode args = Field(call, "arguments");
+    uint32_t count = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+    if (count == 0) return;
+    const Item& fn = items_.back();
+    flow::HelperCall c;
+    if (receiver) {
+      c.args.emplace_back("self");
+      c.values.emplace_back();
+    }
+    bool useful = false;
+    bool text = false;  // else only a parameter passed on: a chain, never a site
+    for (uint32_t i = 0; i < count; ++i) {
+      TSNode a = ts_node_named_child(args, i);
+      if (K(a) == kLineComment || K(a) == kBlockComment || K(a) == kAttributeItem) continue;
+      c.args.push_back(Collapsed(a));
+      c.values.emplace_back();
+      if (!MayBeText(a)) continue;
+      std::string passed = PassedName(Text(a));
+      if (IsParam(fn, passed)) {
+        c.args.back() = std::move(passed);
+        useful = true;
+        continue;
+      }
+      std::vector<Template> values = Alternatives(a, 0);
+      if (std::any_of(values.begin(), values.end(),
+                      [](const Template& t) { return t.LiteralSize() > 0; })) {
+        c.values.back() = std::move(values);
+        text = useful = true;
+      }
+    }
+    if (!useful) return;
+    c.callee = std::move(callee);
+    c.caller = fn.name;
+    c.caller_file_local = fn.file_local;
+    c.caller_params = fn.params;
+    if (text) {
+      c.site = BaseSite(call, SiteKind::kRaise);
+    } else {
+      c.site.path = path_;  // where LinkHelpers looks the callee up
+    }
+    result_.helpers.calls.push_back(std::move(c));
+  }
+
+  // Whether an argument can be text: a literal, `format!`, a name, a
+  // reference to or a conversion of one, a branch.
+  bool MayBeText(TSNode a) const {
+    switch (K(a)) {
+      case kStringLiteral:
+      case kRawStringLiteral:
+      case kIdentifier:
+      case kReferenceExpression:
+      case kIfExpression:
+      case kMatchExpression:
+      case kBlock:
+      case kParenthesized:
+        return true;
+      case kMacroInvocation:
+        return IsFormatMacro(Text(Field(a, "macro")));
+      case kCall:
+        return K(Field(a, "function")) == kFieldExpression ||
+               K(Field(a, "function")) == kScopedIdentifier;
+      default:
+        return false;
     }
   }
 
@@ -977,6 +1170,7 @@ class Extractor {
   FileResult result_;
   std::vector<TSNode> ancestors_;
   std::vector<std::string> functions_;
+  std::vector<Item> items_;  // the function items around the walk
   std::vector<Impl> impls_;
   // The bodies around the walk, innermost last: a function's, or a
   // closure's (with the closure, whose parameters it binds).
@@ -999,6 +1193,23 @@ class Extractor {
 }  // namespace
 
 bool IsRustSourcePath(std::string_view path) { return EndsWith(path, ".rs"); }
+
+void LinkHelpers(std::vector<FileResult>& files) {
+  flow::HelperLanguage rust;
+  rust.printing = flow::Printing::kRust;
+  // A type passed as a value is no Rust idiom: PyO3 takes it as a type argument.
+  rust.type_named = [](std::string_view, int) -> std::optional<std::string> {
+    return std::nullopt;
+  };
+  rust.max_depth = kMaxHelperDepth;
+  std::vector<flow::HelperFacts*> facts;
+  std::vector<std::vector<Site>*> sites;
+  for (FileResult& f : files) {
+    facts.push_back(&f.helpers);
+    sites.push_back(&f.sites);
+  }
+  flow::LinkHelpers(facts, sites, rust);
+}
 
 namespace {
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/record.h"
+#include "extract/flow/helpers.h"
 
 namespace errdex::extract::rust {
 
@@ -21,7 +22,15 @@ struct FileResult {
   std::vector<FileIssue> issues;  // not UTF-8, syntax errors, parse timeouts
   // Python exception classes PyO3's create_exception! defines.
   std::vector<ExceptionClass> classes;
+  flow::HelperFacts helpers;  // for LinkHelpers
 };
+
+// The post-pass over a library's Rust files: functions that raise with
+// text their caller passes (`fn invalid(what: &str) -> PyErr {
+// PyValueError::new_err(format!("invalid {what}")) }`), found in any file;
+// each call passing text becomes a site of its own in the caller's file.
+// Clears the helper data it read.
+void LinkHelpers(std::vector<FileResult>& files);
 
 // True for the file names the Rust front end reads (.rs).
 bool IsRustSourcePath(std::string_view path);

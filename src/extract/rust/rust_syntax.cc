@@ -69,6 +69,12 @@ const SymbolTable& Symbols() {
                                      {"async_block", kAsyncBlock},
                                      {"const_block", kConstBlock},
                                      {"try_block", kTryBlock},
+                                     {"parameters", kParameters},
+                                     {"parameter", kParameter},
+                                     {"self_parameter", kSelfParameter},
+                                     {"variadic_parameter", kVariadicParameter},
+                                     {"visibility_modifier", kVisibilityModifier},
+                                     {"mut_pattern", kMutPattern},
                                  });
   return table;
 }

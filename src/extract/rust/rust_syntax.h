@@ -71,6 +71,12 @@ enum Kind : uint16_t {
   kAsyncBlock,
   kConstBlock,
   kTryBlock,
+  kParameters,
+  kParameter,
+  kSelfParameter,
+  kVariadicParameter,
+  kVisibilityModifier,
+  kMutPattern,
 };
 
 const SymbolTable& Symbols();

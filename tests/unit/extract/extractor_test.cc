@@ -296,5 +296,33 @@ TEST(ExtractFiles, ACallReachesTheFunctionItNames) {
   EXPECT_TRUE(HasMessage(run.extraction, "Cannot serialize '<L'"));
 }
 
+// Rust helpers link across a crate's files as C's do: a `pub` function
+// from any file, a private one from its own file only.
+TEST(ExtractFiles, RustHelpersLinkAcrossFilesByVisibility) {
+  TempDir dir;
+  dir.Write("src/errors.rs",
+            "pub fn invalid(what: &str) -> PyErr {\n"
+            "    PyValueError::new_err(format!(\"invalid {what}\"))\n"
+            "}\n"
+            "fn private_fail(msg: &str) -> PyErr {\n"
+            "    PyTypeError::new_err(format!(\"private: {}\", msg))\n"
+            "}\n");
+  dir.Write("src/lib.rs",
+            "fn api(w: i32) -> PyResult<()> {\n"
+            "    if w < 0 { return Err(invalid(\"width\")); }\n"
+            "    Err(private_fail(\"from another file\"))\n"
+            "}\n");
+  TreeRun run = ExtractTree(dir);
+  EXPECT_TRUE(HasMessage(run.extraction, "invalid width"));
+  EXPECT_FALSE(HasMessage(run.extraction, "private: from another file"));
+  for (const Site& s : run.extraction.sites) {
+    if (s.message.Display() != "invalid width") continue;
+    EXPECT_EQ(s.path, "src/lib.rs");
+    EXPECT_EQ(s.line, 2);
+    EXPECT_EQ(s.exception, "ValueError");
+    EXPECT_EQ(s.via, "invalid");
+  }
+}
+
 }  // namespace
 }  // namespace errdex::extract

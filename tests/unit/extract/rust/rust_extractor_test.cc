@@ -335,6 +335,52 @@ TEST(RustExtractor, MacrosNamedLikePrimitiveTypesParse) {
   EXPECT_EQ(rust::ParseableRust("fn f() { panic!(\"x\"); let r#str = 1; }"), "");
 }
 
+// A function raising with what it is passed is a helper: each call passing
+// text raises that text where the call is written. Methods are named with
+// their type: `self.m(..)`, `Self::m(..)` and `Type::m(x, ..)` reach
+// `Type::m`, a method of another type of that name is not reached, and a
+// call on a receiver of unknown type reaches nothing.
+TEST(RustExtractor, HelpersRaiseTheirCallersText) {
+  std::vector<std::string> m = Messages(
+      "fn invalid(what: &str) -> PyErr {\n"
+      "    PyValueError::new_err(format!(\"invalid {what}\"))\n"
+      "}\n"
+      "fn fail(msg: String) -> ! {\n"
+      "    let text = msg.to_string();\n"
+      "    panic!(\"failed: {:?}\", text)\n"
+      "}\n"
+      "fn again(m: &str) -> PyErr { invalid(m) }\n"
+      "struct P { pos: usize }\n"
+      "impl P {\n"
+      "    fn error(&self, msg: &str) -> PyErr {\n"
+      "        PySyntaxError::new_err(format!(\"{} at {}\", msg, self.pos))\n"
+      "    }\n"
+      "    fn run(&self, q: &Q) -> PyErr {\n"
+      "        let e = self.error(\"unexpected end\");\n"
+      "        let f = Self::error(self, \"bad token\");\n"
+      "        let g = P::error(self, &format!(\"line {}\", 3));\n"
+      "        let h = q.error(\"not P's\");\n"
+      "        fail(\"quote\\\"d\".to_string());\n"
+      "        again(if self.pos > 0 { \"later\" } else { \"first\" })\n"
+      "    }\n"
+      "}\n"
+      "struct Q;\n"
+      "impl Q { fn error(&self, other: &str) -> PyErr { PyKeyError::new_err(other.to_owned()) } }\n"
+      "fn unrelated() { let r = Regex::new(\"a+b\"); let s = String::from(\"x y\"); }\n");
+  EXPECT_TRUE(Has(m, "ValueError: invalid {what}"));
+  EXPECT_TRUE(Has(m, "SyntaxError: unexpected end at {self.pos}"));
+  EXPECT_TRUE(Has(m, "SyntaxError: bad token at {self.pos}"));
+  EXPECT_TRUE(Has(m, "SyntaxError: line 3 at {self.pos}"));
+  EXPECT_TRUE(Has(m, "panic: failed: \"quote\\\"d\""));
+  EXPECT_TRUE(Has(m, "ValueError: invalid later"));
+  EXPECT_TRUE(Has(m, "ValueError: invalid first"));
+  for (const std::string& s : m) {
+    EXPECT_EQ(s.find("not P's"), std::string::npos) << s;
+    EXPECT_EQ(s.find("a+b"), std::string::npos) << s;
+    EXPECT_EQ(s.find("x y"), std::string::npos) << s;
+  }
+}
+
 TEST(RustSinks, TableIsUniquePerFormAndNames) {
   for (const rust::Sink& s : rust::Sinks()) {
     EXPECT_EQ(rust::FindSink(s.form, s.name), &s) << s.name;
