@@ -4,6 +4,7 @@
 #include <cctype>
 #include <functional>
 #include <iterator>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -311,13 +312,8 @@ class Extractor {
   // A macro argument's template: a literal, a nested format!, else none.
   std::optional<Template> EvalTokens(const std::vector<TSNode>& tokens, int depth) const {
     if (tokens.size() == 1 && IsString(tokens[0])) return Template::Literal(StringValue(tokens[0]));
-    // A number prints as written (without a type suffix such as `1u8`).
-    if (tokens.size() == 1 && std::string_view(ts_node_type(tokens[0])) == "integer_literal") {
-      std::string_view t = Text(tokens[0]);
-      if (!t.empty() &&
-          std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) {
-        return Template::Literal(t);
-      }
+    if (tokens.size() == 1) {
+      if (std::optional<Template> n = DecimalLiteral(tokens[0])) return n;
     }
     if (tokens.size() == 3 && K(tokens[0]) == kIdentifier && Text(tokens[1]) == "!" &&
         K(tokens[2]) == kTokenTree && IsFormatMacro(Text(tokens[0]))) {
@@ -332,16 +328,21 @@ class Extractor {
   }
 
   // `format!(fmt, args...)` from argument `at`: positional arguments fill
-  // `{}`/`{0}`, named ones and inline captures fill `{name}`.
-  std::optional<Template> FormatTemplate(const std::vector<TokenArg>& args, size_t at,
-                                         int depth) const {
+  // `{}`/`{0}`, named ones and inline captures fill `{name}`; `chosen`
+  // gives some arguments' texts (one alternative each of a variable
+  // assigned in branches).
+  std::optional<Template> FormatTemplate(const std::vector<TokenArg>& args, size_t at, int depth,
+                                         const std::map<size_t, Template>* chosen = nullptr) const {
     if (at >= args.size() || depth > kMaxEvalDepth) return std::nullopt;
     const TokenArg& format = args[at];
     if (format.tokens.size() != 1 || !IsString(format.tokens[0]))
       return EvalTokens(format.tokens, depth);
     flow::FormatArgs call = RustFormatArgs();
     for (size_t i = at + 1; i < args.size(); ++i) {
-      flow::Arg a{TokensText(args[i].tokens), EvalTokens(args[i].tokens, depth + 1)};
+      auto it = chosen != nullptr ? chosen->find(i) : std::map<size_t, Template>::const_iterator{};
+      flow::Arg a{TokensText(args[i].tokens), chosen != nullptr && it != chosen->end()
+                                                  ? std::optional<Template>(it->second)
+                                                  : EvalTokens(args[i].tokens, depth + 1)};
       if (args[i].name.empty()) {
         call.positional.push_back(std::move(a));
       } else {
@@ -538,8 +539,15 @@ class Extractor {
         return Template::Literal(StringValue(e));
       case kMacroInvocation: {
         TSNode tree = ts_node_named_child(e, ts_node_named_child_count(e) - 1);
-        if (IsFormatMacro(Text(Field(e, "macro"))) && K(tree) == kTokenTree) {
-          return FormatTemplate(MacroArgs(tree), 0, depth + 1);
+        std::string_view name = Text(Field(e, "macro"));
+        if (K(tree) != kTokenTree) return std::nullopt;
+        if (IsFormatMacro(name)) return FormatTemplate(MacroArgs(tree), 0, depth + 1);
+        if (name == "write" || name == "writeln") {
+          // What `write!(m, ...)` appends to `m` (a definition the data
+          // flow makes of it).
+          std::optional<Template> t = FormatTemplate(MacroArgs(tree), 1, depth + 1);
+          if (t && name == "writeln") t->AppendText("\n");
+          return t;
         }
         return std::nullopt;
       }
@@ -581,8 +589,19 @@ class Extractor {
         return std::nullopt;
       }
       default:
-        return std::nullopt;
+        return DecimalLiteral(e);
     }
+  }
+
+  // A number written in decimal digits prints as written (a type suffix,
+  // `1u8`, or another base does not).
+  std::optional<Template> DecimalLiteral(TSNode e) const {
+    if (std::string_view(ts_node_type(e)) != "integer_literal") return std::nullopt;
+    std::string_view t = Text(e);
+    if (t.empty() ||
+        !std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
+      return std::nullopt;
+    return Template::Literal(t);
   }
 
   // The texts a message argument can have: each branch's where it was
@@ -707,7 +726,31 @@ class Extractor {
       std::vector<Template> names = Names(tokens[0], 0);
       if (!names.empty()) return names;
     }
-    if (std::optional<Template> t = FormatTemplate(args, at, 0)) return {*t};
+    // A variable with several texts among the arguments (a message built
+    // in branches, or in a loop that may not run): one message per choice.
+    std::vector<std::map<size_t, Template>> choices(1);
+    for (size_t i = at + 1; i < args.size() && tokens.size() == 1 && IsString(tokens[0]); ++i) {
+      if (args[i].tokens.size() != 1 || K(args[i].tokens[0]) != kIdentifier) continue;
+      std::vector<Template> texts = Names(args[i].tokens[0], 0);
+      if (texts.size() < 2 || choices.size() * texts.size() > kMaxAlternatives ||
+          std::any_of(texts.begin(), texts.end(), [](const Template& t) { return t.IsDynamic(); }))
+        continue;
+      std::vector<std::map<size_t, Template>> more;
+      for (const std::map<size_t, Template>& c : choices) {
+        for (const Template& t : texts) {
+          more.push_back(c);
+          more.back().emplace(i, t);
+        }
+      }
+      choices = std::move(more);
+    }
+    std::vector<Template> out;
+    for (const std::map<size_t, Template>& c : choices) {
+      if (std::optional<Template> t = FormatTemplate(args, at, 0, c.empty() ? nullptr : &c)) {
+        AddAlternative(out, std::move(*t));
+      }
+    }
+    if (!out.empty()) return out;
     return {Template::Value(TokensText(tokens), ValueKind::kAny)};
   }
 

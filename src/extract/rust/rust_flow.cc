@@ -166,9 +166,34 @@ class Lowerer : flow::FlowBuilder {
       }
       return true;
     }
+    if (k == kMacroInvocation) {
+      // `write!(m, ...)`, `writeln!(&mut m, ...)`: the text formatted is
+      // appended to `m` (the evaluator reads the macro as that text).
+      std::string_view name = MacroName(x, src_);
+      if (name != "write" && name != "writeln") return false;
+      TSNode tree = ts_node_named_child(x, ts_node_named_child_count(x) - 1);
+      std::string_view target = WrittenTo(tree);
+      if (target.empty()) return false;
+      out.push_back({target, Def::Type::kAppend, x, stmt});
+      return true;
+    }
     if (k == kCall) {
       TSNode f = Field(x, "function");
       TSNode args = Field(x, "arguments");
+      // `push_list(&mut m, names)`: the callee may append to `m`; what, is
+      // not known here, but what `m` held stays its start.
+      std::vector<std::string_view> lent;
+      for (TSNode a : NamedChildren(args)) {
+        if (K(a) == kReferenceExpression && IsMutBorrow(Text(a)) &&
+            K(Field(a, "value")) == kIdentifier) {
+          lent.push_back(Text(Field(a, "value")));
+        }
+      }
+      if (!lent.empty()) {
+        Collect(args, stmt, parent, depth, out);
+        for (std::string_view name : lent) out.push_back({name, Def::Type::kAppend, x, stmt});
+        return true;
+      }
       if (K(f) != kFieldExpression || ts_node_named_child_count(args) != 1) return false;
       TSNode target = Field(f, "value");
       if (K(target) != kIdentifier || !OneOf(Text(Field(f, "field")), kAppendMethods)) return false;
@@ -178,6 +203,31 @@ class Lowerer : flow::FlowBuilder {
       return true;
     }
     return false;
+  }
+
+  static bool IsMutBorrow(std::string_view e) {
+    e.remove_prefix(1);  // `&`
+    while (!e.empty() && (e.front() == ' ' || e.front() == '\t' || e.front() == '\n'))
+      e.remove_prefix(1);
+    return e.substr(0, 3) == "mut" && e.size() > 3 && (e[3] == ' ' || e[3] == '\t' || e[3] == '\n');
+  }
+
+  // The variable a `write!` token tree writes to: `m` in `(m, ...)` or
+  // `(&mut m, ...)`; empty for anything else (`f`, `self.buf`, `&mut *x`).
+  std::string_view WrittenTo(TSNode tree) const {
+    std::vector<TSNode> tokens;
+    uint32_t n = ts_node_child_count(tree);
+    for (uint32_t i = 1; i < n && tokens.size() < 4; ++i) {
+      TSNode c = ts_node_child(tree, i);
+      if (Text(c) == ",") break;
+      tokens.push_back(c);
+    }
+    if (tokens.size() == 1 && K(tokens[0]) == kIdentifier) return Text(tokens[0]);
+    if (tokens.size() == 3 && Text(tokens[0]) == "&" && Text(tokens[1]) == "mut" &&
+        K(tokens[2]) == kIdentifier) {
+      return Text(tokens[2]);
+    }
+    return {};
   }
 
   // A statement of `parent` covering `node` with the definitions its

@@ -3,7 +3,9 @@
 // write them: the message as passed, inside a format with words around it
 // (positional, inline capture, named, Debug), with a number the caller
 // passes, through a conversion (`msg.to_string()`, `String::from`), through
-// `.expect(msg)`, through a local, a helper calling a helper with a format
+// `.expect(msg)`, through a local (assigned, appended to with `push_str`
+// and `write!`, lent as `&mut` to a function that appends to it), a helper
+// calling a helper with a format
 // of its parameter, and a method called as `Type::method(&x, ...)`. Random
 // calls pass literals, `format!`s and locals. rustc builds the program and
 // runs every call under catch_unwind: the site errdex lists at the call
@@ -54,7 +56,7 @@ class Generator : public RandomSource {
       calls.push_back(locals + f + "(" + args + ");");
       locals.clear();
     };
-    switch (Pick(9)) {
+    switch (Pick(10)) {
       case 0:
         code += "fn " + f + "(msg: &str) -> ! {\n    panic!(\"{}\", msg)\n}\n";
         call(TextArg(locals));
@@ -98,6 +100,14 @@ class Generator : public RandomSource {
                         ");");
         break;
       }
+      case 8:
+        // Built up in a local: appended to, written to, lent to a function
+        // that appends what errdex cannot see.
+        code += "fn " + f + "(msg: &str, n: i32) -> ! {\n    let mut m = String::from(\"" + Word() +
+                " \");\n    m.push_str(msg);\n    write!(m, \" " + Word() +
+                " {}\", n).unwrap();\n    add_tail(&mut m);\n    panic!(\"{}\", m)\n}\n";
+        call(TextArg(locals) + ", " + std::to_string(Pick(50)));
+        break;
       default:
         code += "fn " + f + "(msg: String) -> ! {\n    panic!(\"" + Word() + " {}\", msg)\n}\n";
         calls.push_back(f + "(String::from(" + Text() + "));");
@@ -154,7 +164,8 @@ TEST(RustHelperProperty, WhatACallPassesToAHelperIsListedAtTheCall) {
       << "rustc is needed (./dev setup installs Debian's)";
   constexpr int kHelpers = 60;
   Generator gen(testing::PropertySeed(20261206u));
-  std::string code;
+  std::string code =
+      "use std::fmt::Write;\nfn add_tail(m: &mut String) {\n    m.push_str(\" (tail)\");\n}\n";
   std::vector<std::string> calls;
   for (int k = 0; k < kHelpers; ++k) gen.Shape(k, code, calls);
   std::map<int, size_t> at;

@@ -381,6 +381,32 @@ TEST(RustExtractor, HelpersRaiseTheirCallersText) {
   }
 }
 
+// A message built up in a local: `write!`/`writeln!` append their text, a
+// function the local is lent to (`&mut m`) may append what errdex cannot
+// see (the template ends in a value, not cut short); a local assigned in
+// branches passed to a format gives one message per branch; a number
+// prints as written.
+TEST(RustExtractor, MessagesBuiltUpInALocal) {
+  std::vector<std::string> m = Messages(
+      "use std::fmt::Write;\n"
+      "fn f(names: &[&str], wide: bool) -> PyResult<()> {\n"
+      "    let mut msg = String::from(\"missing: \");\n"
+      "    push_list(&mut msg, names);\n"
+      "    if names.is_empty() { return Err(PyTypeError::new_err(msg)); }\n"
+      "    let mut w = String::from(\"found:\");\n"
+      "    for n in names { write!(&mut w, \" {}\", n).unwrap(); }\n"
+      "    writeln!(w, \" end\").unwrap();\n"
+      "    if wide { bail!(\"{}\", w); }\n"
+      "    let bits = match wide { true => 64, false => 32 };\n"
+      "    bail!(\"need {}-bit, not {}\", bits, names.len())\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "TypeError: missing: {push_list(&mut msg, names)}"));
+  EXPECT_TRUE(Has(m, "anyhow::Error: found: end\n"));
+  EXPECT_TRUE(Has(m, "anyhow::Error: found: {n} end\n"));
+  EXPECT_TRUE(Has(m, "anyhow::Error: need 64-bit, not {names.len()}"));
+  EXPECT_TRUE(Has(m, "anyhow::Error: need 32-bit, not {names.len()}"));
+}
+
 TEST(RustSinks, TableIsUniquePerFormAndNames) {
   for (const rust::Sink& s : rust::Sinks()) {
     EXPECT_EQ(rust::FindSink(s.form, s.name), &s) << s.name;
