@@ -241,6 +241,8 @@ void RenderText(catalog::Catalog& catalog, const match::ParsedError& input,
       out << "     " << heading << " "
           << Paint(color, "\x1b[36m", fmt::format("{}:{}", site->path, site->line)) << " in "
           << Printable(site->function);
+      // A call of a helper: the raise itself is inside the helper.
+      if (!site->via.empty()) out << " via " << Printable(site->via);
       if (m.error.sites.size() > 1)
         out << " (and " << Counted(static_cast<int64_t>(m.error.sites.size() - 1), "more site")
             << ")";

@@ -122,6 +122,13 @@ TEST_F(ExplainCli, TextReportShowsTemplateValuesAndSource) {
                  "TypeError: Mesh must be a `plgpu.Mesh`, got <class 'int'> and 3 3 3"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_NE(r.out.find("type(mesh) = <class 'int'>"), std::string::npos) << r.out;
+
+  // Text written at a call of a helper: raised inside the helper.
+  r = RunErrdex({"explain", "--db", db_, "ValueError: x must be positive, got -3"});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("raised at sinks.py:55 in check_positive via _raise_error"),
+            std::string::npos)
+      << r.out;
 }
 
 // A message that only shares a phrase with the nearest template is said to

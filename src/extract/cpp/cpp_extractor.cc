@@ -2284,13 +2284,7 @@ void LinkHelpers(std::vector<FileResult>& files) {
     return type;
   };
   c.max_depth = kMaxHelperDepth;
-  std::vector<flow::HelperFacts*> facts;
-  std::vector<std::vector<Site>*> sites;
-  for (FileResult& f : files) {
-    facts.push_back(&f.helpers);
-    sites.push_back(&f.sites);
-  }
-  flow::LinkHelpers(facts, sites, c);
+  flow::LinkHelpers(files, c);
 }
 
 bool IsCppSourcePath(std::string_view path, bool* is_c) {

@@ -74,4 +74,17 @@ struct HelperLanguage {
 void LinkHelpers(const std::vector<HelperFacts*>& facts,
                  const std::vector<std::vector<Site>*>& sites, const HelperLanguage& language);
 
+// The same over a front end's per-file results, each with its `helpers`
+// and `sites`.
+template <typename FileResult>
+void LinkHelpers(std::vector<FileResult>& files, const HelperLanguage& language) {
+  std::vector<HelperFacts*> facts;
+  std::vector<std::vector<Site>*> sites;
+  for (FileResult& f : files) {
+    facts.push_back(&f.helpers);
+    sites.push_back(&f.sites);
+  }
+  LinkHelpers(facts, sites, language);
+}
+
 }  // namespace errdex::extract::flow

@@ -1245,13 +1245,7 @@ void LinkHelpers(std::vector<FileResult>& files) {
     return std::nullopt;
   };
   rust.max_depth = kMaxHelperDepth;
-  std::vector<flow::HelperFacts*> facts;
-  std::vector<std::vector<Site>*> sites;
-  for (FileResult& f : files) {
-    facts.push_back(&f.helpers);
-    sites.push_back(&f.sites);
-  }
-  flow::LinkHelpers(facts, sites, rust);
+  flow::LinkHelpers(files, rust);
 }
 
 namespace {
