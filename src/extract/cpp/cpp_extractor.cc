@@ -916,7 +916,74 @@ class Extractor {
       case Sink::kNone:
         return;
     }
+    if (info.sink == Sink::kPyErrSetString || info.sink == Sink::kPyErrFormat ||
+        info.sink == Sink::kPyWarn || info.sink == Sink::kPyWarnFormat) {
+      NoteTemplateHelper(site, msg);
+      for (const Template& t : alternatives_) NoteTemplateHelper(site, t);
+    }
     Emit(std::move(site), std::move(msg), call);
+  }
+
+  // The names some condition of function `fn` tests (if, while, do, for,
+  // switch), kept for the function last asked.
+  const std::unordered_set<std::string>& TestedNames(TSNode fn) {
+    uint32_t key = ts_node_is_null(fn) ? 0 : ts_node_start_byte(fn) + 1;
+    if (key == tested_in_) return tested_;
+    tested_in_ = key;
+    tested_.clear();
+    std::vector<TSNode> stack;
+    if (!ts_node_is_null(fn)) stack.push_back(fn);
+    while (!stack.empty()) {
+      TSNode x = stack.back();
+      stack.pop_back();
+      uint16_t k = K(x);
+      if (k == kIfStatement || k == kWhileStatement || k == kDoStatement || k == kSwitch ||
+          k == kForStatement) {
+        std::vector<TSNode> names{Field(x, "condition")};
+        while (!names.empty()) {
+          TSNode c = names.back();
+          names.pop_back();
+          if (ts_node_is_null(c)) continue;
+          if (K(c) == kIdentifier) tested_.emplace(Text(c));
+          for (TSNode d : NamedChildren(c)) names.push_back(d);
+        }
+      }
+      for (TSNode c : NamedChildren(x)) stack.push_back(c);
+    }
+    return tested_;
+  }
+
+  // A Python C-API raise whose text fills a parameter of the function
+  // around it into words of its own (`PyErr_Format(PyExc_ValueError, "bad
+  // %s value", what)`): the function is a helper, and a caller passing text
+  // raises the whole sentence. The message passed whole is NoteHelper's.
+  void NoteTemplateHelper(const Site& site, const Template& t) {
+    if (macro_depth_ > 0 || site.exception.empty() || t.IsDynamic()) return;
+    std::vector<std::string> params = ParamList();
+    auto is_param = [&](std::string_view name) {
+      return std::find(params.begin(), params.end(), name) != params.end();
+    };
+    // A parameter it only prints: one the function tests (numpy's
+    // _parse_signature parsing `signature`) decides whether it raises, and
+    // the literal a caller passes is most likely one that passes.
+    const std::unordered_set<std::string>& tested = TestedNames(EnclosingFunction());
+    if (is_param(site.exception) ||
+        std::none_of(t.pieces().begin(), t.pieces().end(), [&](const errdex::Piece& p) {
+          return p.is_value && is_param(p.text) && tested.count(p.text) == 0;
+        })) {
+      return;
+    }
+    auto [name, is_static] = PlainFunction();
+    if (name.empty()) return;
+    flow::HelperSink h;
+    h.name = std::move(name);
+    h.path = path_;
+    h.file_local = is_static;
+    h.exception = site.exception;
+    h.kind = site.kind;
+    h.message = t;
+    h.params = std::move(params);
+    result_.helpers.sinks.push_back(std::move(h));
   }
 
   // The message of a status-creating call, or nullopt when the call is not
@@ -2214,6 +2281,8 @@ class Extractor {
     result_.non_sites.push_back(NonSite{path_, StartLine(n), reason});
   }
 
+  uint32_t tested_in_ = 0;  // TestedNames' function (its start byte + 1) and names
+  std::unordered_set<std::string> tested_;
   std::string path_;
   std::string_view src_;
   flow::GuardCache guards_;  // early exits of the blocks, read once per file

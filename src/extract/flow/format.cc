@@ -579,7 +579,11 @@ Template Braces(const Template& format, const FormatArgs& call) {
         const std::vector<Piece>* held = a->value ? &a->value->pieces() : nullptr;
         bool through = held != nullptr && held->size() == 1 && (*held)[0].is_value &&
                        (*held)[0].kind == ValueKind::kAny;
-        out.AppendValue(through ? (*held)[0].text : a->expression, kind);
+        std::string name = through ? (*held)[0].text : a->expression;
+        // Named with its spec (`{msg:>8}`): padded text is not the text a
+        // caller passes, which binding would otherwise put there as it is.
+        if (spec != "?") name += ":" + std::string(spec);
+        out.AppendValue(name, kind);
       } else if (a != nullptr) {
         AppendNativeArg(*a, kind, "", -1, out);
       } else {
@@ -664,7 +668,25 @@ void AppendArg(Printing printing, const Arg& arg, ValueKind kind, std::string_vi
   } else if (printing == Printing::kRust && kind == ValueKind::kRepr && arg.value &&
              arg.value->pieces().size() == 1 && !arg.value->pieces()[0].is_value &&
              max_length < 0 && (spec.empty() || spec == "?")) {
-    out.AppendText(RustDebug(arg.value->pieces()[0].text));
+    // Debug quotes a string (written with quotes somewhere in the argument,
+    // not a byte string's `b"..."`, which prints its bytes) and prints a
+    // number as it is; a variable, which may hold either, and text beyond
+    // ASCII, which Debug may escape by Unicode's tables, stay values.
+    const std::string& text = arg.value->pieces()[0].text;
+    std::string_view e = arg.expression;
+    bool string = e.find('"') != std::string_view::npos && e.substr(0, 2) != "b\"" &&
+                  e.substr(0, 2) != "br" && e.substr(0, 3) != "&b\"";
+    bool ascii = std::all_of(text.begin(), text.end(),
+                             [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+    // A number only as written at the call: a variable may hold a string.
+    bool number = !e.empty() && std::all_of(e.begin(), e.end(), IsDigit);
+    if (string && ascii) {
+      out.AppendText(RustDebug(text));
+    } else if (number) {
+      out.AppendText(text);
+    } else {
+      out.AppendValue(arg.expression, kind, spec, max_length);
+    }
   } else {
     AppendNativeArg(arg, kind, spec, max_length, out);
   }

@@ -64,6 +64,7 @@ void LinkHelpers(const std::vector<HelperFacts*>& facts,
       r.kind = h.kind;
       r.message = std::move(h.message);
       r.fill = std::move(h.fill);
+      r.guarded = h.guarded;
       sinks.AddRaise(id, std::move(r));
     }
     file->sinks.clear();
@@ -106,8 +107,21 @@ void LinkHelpers(const std::vector<HelperFacts*>& facts,
     }
   }
   for (size_t i = 0; i < calls.size(); ++i) sink_calls[i].ways = &calls[i].ways;
+  std::map<std::string, std::unordered_set<std::string>> defined;  // path -> names
+  for (const HelperFacts* file : facts) {
+    for (const HelperCall& c : file->calls) {
+      if (!file->defined.empty()) {
+        defined[c.site.path].insert(file->defined.begin(), file->defined.end());
+        break;
+      }
+    }
+  }
   auto callee = [&](size_t i) {
     const HelperCall& c = *calls[i].call;
+    if (auto d = defined.find(c.site.path); d != defined.end() && d->second.count(c.callee) != 0) {
+      auto own = by_place.find(std::make_pair(c.site.path, c.callee));
+      return own != by_place.end() && sinks.IsSink(own->second) ? own->second : -1;
+    }
     auto it = by_name.find(c.callee);
     if (it == by_name.end()) return -1;
     int global = -1;
@@ -115,7 +129,9 @@ void LinkHelpers(const std::vector<HelperFacts*>& facts,
       if (!sinks.IsSink(id)) continue;
       const Function& fn = functions[static_cast<size_t>(id)];
       if (fn.file_local && fn.path == c.site.path) return id;
-      if (!fn.file_local && global < 0) global = id;
+      if (fn.file_local) continue;
+      if (global >= 0 && language.ambiguous_reaches_none) return -1;
+      if (global < 0) global = id;
     }
     return global;
   };
@@ -138,6 +154,7 @@ void LinkHelpers(const std::vector<HelperFacts*>& facts,
         s.via = fn.name;
         s.message = std::move(bound.message);
         s.message.AssignNames();
+        if (bound.guarded) s.trigger = GuardedSinkTrigger(s, fn.name);
         std::string key = std::to_string(s.line) + ":" + std::to_string(s.column) + ":" +
                           s.exception + ":" + s.message.Display();
         if (emitted.insert(std::move(key)).second) sites[f]->push_back(std::move(s));

@@ -35,6 +35,7 @@ struct HelperSink {
   // object, which the class passed (its __str__) spells.
   Template message;
   std::optional<SinkRaise::Fill> fill;  // the message is a format filled once bound
+  bool guarded = false;                 // a condition inside the helper decides too
 };
 
 // A call of a plain function with text, a type or a parameter of its
@@ -56,6 +57,10 @@ struct HelperCall {
 struct HelperFacts {
   std::vector<HelperSink> sinks;
   std::vector<HelperCall> calls;
+  // Every function the file defines, named as calls name them, when the
+  // front end lists them: a call of one of these names in this file
+  // reaches this file's function, helper or not (Rust; C lists none).
+  std::vector<std::string> defined;
 };
 
 // How a language's helpers link.
@@ -64,13 +69,17 @@ struct HelperLanguage {
   // The class a written type argument names, when it is one.
   SinkLinker::TypeNamed type_named;
   int max_depth = 3;  // helpers calling helpers with their own parameter
+  // Two functions visible to all under one name: a call reaches neither
+  // (else the first one).
+  bool ambiguous_reaches_none = false;
 };
 
 // One library's files: helpers (and helpers calling helpers with their own
 // parameter, to `max_depth`) found in any file; each call passing text
 // becomes a site of its own, appended to `sites[i]` of its file. A call
-// reaches the file's own file-local function of that name, else the first
-// one visible to all. Clears the facts it read.
+// reaches the function its file defines under that name, else its file's
+// own file-local helper of that name, else one visible to all. Clears the
+// facts it read.
 void LinkHelpers(const std::vector<HelperFacts*>& facts,
                  const std::vector<std::vector<Site>*>& sites, const HelperLanguage& language);
 

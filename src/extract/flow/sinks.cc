@@ -98,6 +98,13 @@ bool Contradicts(const std::vector<Assumption>& assumed, const Bindings& b) {
   return false;
 }
 
+std::string GuardedSinkTrigger(const Site& call, std::string_view sink) {
+  std::string base = call.trigger.empty() ? "raised whenever `" + call.function +
+                                                "` reaches line " + std::to_string(call.line)
+                                          : call.trigger;
+  return base + ", and only when a condition inside `" + std::string(sink) + "` also holds";
+}
+
 // Letters and digits in a template's literal text.
 size_t WordCharacters(const Template& t) {
   size_t n = 0;

@@ -125,6 +125,11 @@ bool IsConstantExpression(std::string_view e);
 // string literal passed where the branch needs otherwise).
 bool Contradicts(const std::vector<Assumption>& assumed, const Bindings& b);
 
+// The trigger of a site made at a call of `sink` whose raise a condition
+// inside the sink decides too: the call alone does not decide, and the
+// sentence says so rather than claim it does.
+std::string GuardedSinkTrigger(const Site& call, std::string_view sink);
+
 // Letters and digits in a template's literal text.
 size_t WordCharacters(const Template& t);
 

@@ -1520,14 +1520,7 @@ class Linker {
       s.exception_written = std::move(bound.exception_written);
       s.message = std::move(bound.message);
       s.via = sink->qualified;
-      if (bound.guarded) {
-        // The call alone does not decide: say so rather than claim it does.
-        std::string base = s.trigger.empty() ? "raised whenever `" + s.function +
-                                                   "` reaches line " + std::to_string(s.line)
-                                             : s.trigger;
-        s.trigger = base + ", and only when a condition inside `" + sink->qualified +
-                    "` also holds";
-      }
+      if (bound.guarded) s.trigger = flow::GuardedSinkTrigger(s, sink->qualified);
       out.push_back(std::move(s));
     }
   }

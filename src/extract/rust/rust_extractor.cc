@@ -9,6 +9,7 @@
 #include <set>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "core/guards.h"
@@ -105,15 +106,19 @@ class Extractor {
     size_t functions = functions_.size();
     size_t items = items_.size();
     size_t impls = impls_.size();
+    size_t modules = modules_.size();
     size_t bodies = bodies_.size();
     if (k == kImplItem) {
       impls_.push_back(ImplOf(n));
     } else if (k == kTraitItem) {
-      impls_.push_back({std::string(Text(Field(n, "name"))), ""});
+      impls_.push_back({std::string(Text(Field(n, "name"))), "", true});
+    } else if (k == kModItem) {
+      modules_.push_back(std::string(Text(Field(n, "name"))));
     } else if (k == kFunctionItem) {
       std::string name(Text(Field(n, "name")));
       functions_.push_back(impls_.empty() ? name : impls_.back().type + "::" + name);
-      items_.push_back(ItemOf(n, functions_.back()));
+      items_.push_back(ItemOf(n, impls_.empty() ? InModule(name) : functions_.back()));
+      result_.helpers.defined.push_back(items_.back().name);
       bodies_.push_back({Field(n, "body"), TSNode{}});
     } else if (k == kClosure) {
       bodies_.push_back({Field(n, "body"), n});
@@ -149,11 +154,21 @@ class Extractor {
     items_.resize(items);
     bodies_.resize(bodies);
     impls_.resize(impls);
+    modules_.resize(modules);
+  }
+
+  // `name` as a function of the inline module around the walk (`b::fail`
+  // in `mod b { fn fail() }`): a call there reaches that one.
+  std::string InModule(std::string_view name) const {
+    std::string out;
+    for (const std::string& m : modules_) out += m + "::";
+    return out.append(name);
   }
 
   struct Impl {
     std::string type;
     std::string trait;
+    bool is_trait = false;  // a trait's own items: a default an impl may override
   };
 
   Impl ImplOf(TSNode impl) {
@@ -317,6 +332,7 @@ class Extractor {
     }
     if (tokens.size() == 3 && K(tokens[0]) == kIdentifier && Text(tokens[1]) == "!" &&
         K(tokens[2]) == kTokenTree && IsFormatMacro(Text(tokens[0]))) {
+      if (Text(tokens[0]) == "concat") return Concat(MacroArgs(tokens[2]), depth);
       return FormatTemplate(MacroArgs(tokens[2]), 0, depth + 1);
     }
     if (tokens.size() == 1 && K(tokens[0]) == kIdentifier) return One(Names(tokens[0], depth));
@@ -325,6 +341,17 @@ class Extractor {
 
   static bool IsFormatMacro(std::string_view name) {
     return name == "format" || name == "format_args" || name == "concat";
+  }
+
+  // `concat!("a", 1, "b")`: its literals joined, none of them a format.
+  std::optional<Template> Concat(const std::vector<TokenArg>& args, int depth) const {
+    Template out;
+    for (const TokenArg& a : args) {
+      std::optional<Template> t = EvalTokens(a.tokens, depth + 1);
+      if (!t || t->IsDynamic()) return std::nullopt;
+      out.Append(*t);
+    }
+    return out;
   }
 
   // `format!(fmt, args...)` from argument `at`: positional arguments fill
@@ -422,6 +449,14 @@ class Extractor {
     out.push_back(std::move(t));
   }
 
+  // A decimal number and nothing else.
+  static bool IsNumber(const Template& t) {
+    const std::vector<Piece>& p = t.pieces();
+    return p.size() == 1 && !p[0].is_value && !p[0].text.empty() &&
+           std::all_of(p[0].text.begin(), p[0].text.end(),
+                       [](char c) { return c >= '0' && c <= '9'; });
+  }
+
   // One template for all of `ts`: none when they differ (the caller writes
   // the expression as a value).
   static std::optional<Template> One(const std::vector<Template>& ts) {
@@ -451,6 +486,14 @@ class Extractor {
       }
       std::optional<Template> tail = Eval(def.value, depth + 1);
       Texts out;
+      // `n += 1` adds numbers: no text errdex can spell.
+      if ((tail && IsNumber(*tail)) || std::any_of(bases.begin(), bases.end(), IsNumber)) {
+        out.push_back(Template::Value(name, ValueKind::kAny));
+        memo.emplace(&def, out);
+        return out;
+      }
+      // An append a loop repeats adds its text any number of times.
+      if (def.in_loop) tail = Template::Value(std::string(name) + "...", ValueKind::kAny);
       for (Template& t : bases) {
         t.Append(tail ? *tail : Template::Value(Collapsed(def.value), ValueKind::kAny));
         AddAlternative(out, std::move(t));
@@ -541,11 +584,14 @@ class Extractor {
         TSNode tree = ts_node_named_child(e, ts_node_named_child_count(e) - 1);
         std::string_view name = Text(Field(e, "macro"));
         if (K(tree) != kTokenTree) return std::nullopt;
+        if (name == "concat") return Concat(MacroArgs(tree), depth);
         if (IsFormatMacro(name)) return FormatTemplate(MacroArgs(tree), 0, depth + 1);
         if (name == "write" || name == "writeln") {
           // What `write!(m, ...)` appends to `m` (a definition the data
           // flow makes of it).
-          std::optional<Template> t = FormatTemplate(MacroArgs(tree), 1, depth + 1);
+          std::vector<TokenArg> args = MacroArgs(tree);
+          std::optional<Template> t =
+              args.size() == 1 ? Template() : FormatTemplate(args, 1, depth + 1);
           if (t && name == "writeln") t->AppendText("\n");
           return t;
         }
@@ -563,7 +609,7 @@ class Extractor {
         // linking fills (`let text = msg.to_string();` holds `msg`).
         if (std::vector<Template> ts = Alternatives(e, depth); !ts.empty()) {
           return One(ts);
-        } else if (!items_.empty() && IsParam(items_.back(), Text(e))) {
+        } else if (ParamReaches(Text(e), e)) {
           return Template::Value(Text(e), ValueKind::kAny);
         }
         return std::nullopt;
@@ -601,6 +647,7 @@ class Extractor {
     if (t.empty() ||
         !std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
       return std::nullopt;
+    t.remove_prefix(std::min(t.find_first_not_of('0'), t.size() - 1));  // `007` prints 7
     return Template::Literal(t);
   }
 
@@ -700,7 +747,7 @@ class Extractor {
       site.internal =
           site.internal || name == "unreachable" || name == "todo" || name == "unimplemented";
       for (Template& m : messages) PanicText(name, args, m);
-      NoteHelper(site, messages);
+      NoteHelper(site, messages, n);
       for (Template& m : messages) Emit(site, std::move(m));
       return;
     }
@@ -713,7 +760,7 @@ class Extractor {
       site.exception = PythonExceptionName(site.exception_written);
       std::vector<Template> messages =
           args.empty() ? std::vector<Template>{Template()} : FormatAlternatives(args, 0);
-      NoteHelper(site, messages);
+      NoteHelper(site, messages, n);
       EmitEach(site, std::move(messages));
     }
   }
@@ -728,18 +775,37 @@ class Extractor {
     }
     // A variable with several texts among the arguments (a message built
     // in branches, or in a loop that may not run): one message per choice.
+    // One variable's texts, the same at each of its places (`format!("{}
+    // {}", k, k)` prints one text twice); with two such variables, which
+    // texts go together is not known (`let k2 = k;`), and none is chosen.
     std::vector<std::map<size_t, Template>> choices(1);
+    std::set<std::string_view> chosen;
+    bool expanded = false;
     for (size_t i = at + 1; i < args.size() && tokens.size() == 1 && IsString(tokens[0]); ++i) {
       if (args[i].tokens.size() != 1 || K(args[i].tokens[0]) != kIdentifier) continue;
+      std::string_view var = Text(args[i].tokens[0]);
+      if (!chosen.insert(var).second) continue;
       std::vector<Template> texts = Names(args[i].tokens[0], 0);
-      if (texts.size() < 2 || choices.size() * texts.size() > kMaxAlternatives ||
+      if (texts.size() < 2 || texts.size() > kMaxAlternatives ||
           std::any_of(texts.begin(), texts.end(), [](const Template& t) { return t.IsDynamic(); }))
         continue;
+      if (expanded) {
+        choices.assign(1, {});
+        break;
+      }
+      expanded = true;
+      std::vector<size_t> uses;
+      for (size_t j = i; j < args.size(); ++j) {
+        if (args[j].tokens.size() == 1 && K(args[j].tokens[0]) == kIdentifier &&
+            Text(args[j].tokens[0]) == var) {
+          uses.push_back(j);
+        }
+      }
       std::vector<std::map<size_t, Template>> more;
       for (const std::map<size_t, Template>& c : choices) {
         for (const Template& t : texts) {
           more.push_back(c);
-          more.back().emplace(i, t);
+          for (size_t j : uses) more.back().emplace(j, t);
         }
       }
       choices = std::move(more);
@@ -809,7 +875,7 @@ class Extractor {
         Site site = BaseSite(Field(f, "field"), sink->kind);
         site.exception = site.exception_written = std::string(sink->exception);
         std::vector<Template> messages = Messages(arg(sink->message_arg));
-        NoteHelper(site, messages);
+        NoteHelper(site, messages, n);
         for (Template& t : messages) {
           if (!t.IsDynamic() && !t.empty()) Emit(site, std::move(t));
         }
@@ -846,12 +912,14 @@ class Extractor {
         site.exception_written = impls_.back().type;
       site.exception = PythonExceptionName(site.exception_written);
       std::vector<Template> messages = Messages(arg(sink->message_arg));
-      NoteHelper(site, messages);
+      NoteHelper(site, messages, n);
       EmitEach(site, std::move(messages));
       return;
     }
     if (K(f) == kIdentifier) {
-      RecordCall(n, std::string(Text(f)));
+      // A closure in a local or a parameter (`check: impl Fn(&str)`) is no
+      // function of that name.
+      if (!IsLocal(Text(f), f)) RecordCall(n, InModule(Text(f)));
       return;
     }
     if (K(f) == kGenericFunction) {
@@ -865,7 +933,7 @@ class Extractor {
       site.exception_written = Collapsed(ts_node_named_child(types, 0));
       site.exception = PythonExceptionName(site.exception_written);
       std::vector<Template> messages = Messages(arg(sink->message_arg));
-      NoteHelper(site, messages);
+      NoteHelper(site, messages, n);
       EmitEach(site, std::move(messages));
     }
   }
@@ -874,16 +942,24 @@ class Extractor {
 
   // A sink raising with what the function around it was passed: its
   // callers raise each message with their text in it (LinkHelpers).
-  void NoteHelper(const Site& site, const std::vector<Template>& messages) {
-    if (items_.empty() || items_.back().params.empty()) return;
+  // A parameter counts where it still holds what the caller passed: no
+  // definition (`let msg = msg.trim()`, `if let Err(msg)`), closure
+  // parameter or binding of that name reaches `at`.
+  void NoteHelper(const Site& site, const std::vector<Template>& messages, TSNode at) {
+    if (items_.empty() || items_.back().params.empty() || !RaisesWhenCalled(at)) return;
     const Item& fn = items_.back();
     for (const Template& m : messages) {
       Template t = m;
       bool mentions = false;
       for (Piece& p : t.mutable_pieces()) {
         if (!p.is_value) continue;
-        p.text = PassedName(p.text);
-        mentions = mentions || IsParam(fn, p.text);
+        std::string passed = PassedName(p.text);
+        // A parameter the function tests (`if m.is_empty()`) decides whether
+        // it raises, and a caller's literal most likely passes: only one it
+        // merely prints makes its callers' sites.
+        if (!ParamReaches(passed, at) || TestedNames().count(passed) != 0) continue;
+        p.text = std::move(passed);
+        mentions = true;
       }
       if (!mentions) continue;
       flow::HelperSink h;
@@ -893,9 +969,83 @@ class Extractor {
       h.params = fn.params;
       h.exception = site.exception;
       h.kind = site.kind;
+      h.guarded = !site.guards.empty();
       h.message = std::move(t);
       result_.helpers.sinks.push_back(std::move(h));
     }
+  }
+
+  // The names some condition of the function item around the walk tests
+  // (if, while, a match's value), kept for the function last asked.
+  const std::unordered_set<std::string>& TestedNames() {
+    TSNode fn{};
+    for (size_t i = bodies_.size(); i-- > 0;) {
+      if (ts_node_is_null(bodies_[i].closure)) {
+        fn = bodies_[i].node;
+        break;
+      }
+    }
+    uint32_t key = ts_node_is_null(fn) ? 0 : ts_node_start_byte(fn) + 1;
+    if (key == tested_in_) return tested_;
+    tested_in_ = key;
+    tested_.clear();
+    std::vector<TSNode> stack;
+    if (!ts_node_is_null(fn)) stack.push_back(fn);
+    while (!stack.empty()) {
+      TSNode x = stack.back();
+      stack.pop_back();
+      uint16_t k = K(x);
+      TSNode tested = k == kIfExpression || k == kWhileExpression ? Field(x, "condition")
+                      : k == kMatchExpression                     ? Field(x, "value")
+                                                                  : TSNode{};
+      std::vector<TSNode> names;
+      if (!ts_node_is_null(tested)) names.push_back(tested);
+      while (!names.empty()) {
+        TSNode c = names.back();
+        names.pop_back();
+        if (K(c) == kIdentifier) tested_.emplace(Text(c));
+        for (TSNode d : NamedChildren(c)) names.push_back(d);
+      }
+      for (TSNode c : NamedChildren(x)) stack.push_back(c);
+    }
+    return tested_;
+  }
+
+  // Whether a raise at `at` happens while the function around it runs: not
+  // in a trait's default (an impl may override it), nor in a closure it
+  // returns, stores or hands to a thread; a closure passed to a method of
+  // a value (`.ok_or_else(|| ..)`, `.map_err(|e| ..)`) runs there.
+  bool RaisesWhenCalled(TSNode at) const {
+    if (!impls_.empty() && impls_.back().is_trait) return false;
+    for (size_t i = bodies_.size(); i-- > 0;) {
+      const Body& b = bodies_[i];
+      if (ts_node_is_null(b.closure)) return true;
+      if (!Contains(b.closure, at)) continue;
+      TSNode args = ts_node_parent(b.closure);
+      TSNode call = ts_node_parent(args);
+      if (K(args) != kArguments || K(call) != kCall) return false;
+      TSNode f = Field(call, "function");
+      if (K(f) != kFieldExpression || Text(Field(f, "field")) == "spawn") return false;
+    }
+    return true;
+  }
+
+  // Whether `name` is a parameter of the function around the walk that
+  // reaches `at` as the caller passed it (see NoteHelper).
+  bool ParamReaches(std::string_view name, TSNode at) const {
+    if (items_.empty() || !IsParam(items_.back(), name)) return false;
+    for (size_t i = bodies_.size(); i-- > 0;) {
+      const Body& b = bodies_[i];
+      if (ts_node_is_null(b.node)) return false;
+      bool from_entry = false;
+      const flow::FlowBody& body =
+          flow_bodies_.Get(b.node, [&](TSNode x) { return LowerFlow(src_, x); });
+      flow::DefList defs = flow::ReachingDefinitions(body, name, at, &flow_budget_, &from_entry);
+      if (flow_budget_ < 0 || !defs.empty() || !from_entry) return false;
+      if (ts_node_is_null(b.closure)) return true;
+      if (ClosureParameter(b.closure, name)) return false;
+    }
+    return false;
   }
 
   // A parameter that may carry text: `self` does not, as far as its
@@ -947,7 +1097,7 @@ class Extractor {
       c.values.emplace_back();
       if (!MayBeText(a)) continue;
       std::string passed = PassedName(Text(a));
-      if (IsParam(fn, passed)) {
+      if (ParamReaches(passed, call)) {
         c.args.back() = std::move(passed);
         useful = true;
         continue;
@@ -970,6 +1120,25 @@ class Extractor {
       c.site.path = path_;  // where LinkHelpers looks the callee up
     }
     result_.helpers.calls.push_back(std::move(c));
+  }
+
+  // Whether `name` at `at` is a parameter or a local of the function.
+  bool IsLocal(std::string_view name, TSNode at) const {
+    if (items_.empty()) return false;
+    const Item& fn = items_.back();
+    if (std::find(fn.params.begin(), fn.params.end(), name) != fn.params.end()) return true;
+    for (size_t i = bodies_.size(); i-- > 0;) {
+      const Body& b = bodies_[i];
+      if (ts_node_is_null(b.node)) break;
+      if (!ts_node_is_null(b.closure) && ClosureParameter(b.closure, name)) return true;
+      bool from_entry = false;
+      const flow::FlowBody& body =
+          flow_bodies_.Get(b.node, [&](TSNode x) { return LowerFlow(src_, x); });
+      if (!flow::ReachingDefinitions(body, name, at, &flow_budget_, &from_entry).empty())
+        return true;
+      if (!from_entry || ts_node_is_null(b.closure)) break;
+    }
+    return false;
   }
 
   // Whether an argument can be text: a literal, `format!`, a name, a
@@ -1214,6 +1383,9 @@ class Extractor {
   std::vector<TSNode> ancestors_;
   std::vector<std::string> functions_;
   std::vector<Item> items_;  // the function items around the walk
+  std::vector<std::string> modules_;  // the inline modules around the walk
+  uint32_t tested_in_ = 0;            // TestedNames' function (its body's start byte + 1) and names
+  std::unordered_set<std::string> tested_;
   std::vector<Impl> impls_;
   // The bodies around the walk, innermost last: a function's, or a
   // closure's (with the closure, whose parameters it binds).
@@ -1245,6 +1417,7 @@ void LinkHelpers(std::vector<FileResult>& files) {
     return std::nullopt;
   };
   rust.max_depth = kMaxHelperDepth;
+  rust.ambiguous_reaches_none = true;
   flow::LinkHelpers(files, rust);
 }
 

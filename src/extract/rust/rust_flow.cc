@@ -24,6 +24,12 @@ constexpr std::string_view kDivergingMacros[] = {
 
 // Methods that append their argument to the string they are called on.
 constexpr std::string_view kAppendMethods[] = {"push_str", "push"};
+// Methods that take text out of the string they are called on.
+constexpr std::string_view kShrinkingMethods[] = {
+    "clear", "truncate", "drain", "pop", "remove", "retain", "split_off", "replace_range"};
+// How a function that appends to a string it is lent is named.
+constexpr std::string_view kAppendingPrefixes[] = {"push",   "write",  "append", "add",
+                                                   "extend", "format", "fmt"};
 
 template <size_t N>
 bool OneOf(std::string_view name, const std::string_view (&table)[N]) {
@@ -180,8 +186,10 @@ class Lowerer : flow::FlowBuilder {
     if (k == kCall) {
       TSNode f = Field(x, "function");
       TSNode args = Field(x, "arguments");
-      // `push_list(&mut m, names)`: the callee may append to `m`; what, is
-      // not known here, but what `m` held stays its start.
+      // `push_list(&mut m, names)`: a function named for adding appends
+      // to `m` what errdex does not see, and what `m` held stays its
+      // start; any other (`mem::take`, `swap`, a function that assigns)
+      // may leave anything in it.
       std::vector<std::string_view> lent;
       for (TSNode a : NamedChildren(args)) {
         if (K(a) == kReferenceExpression && IsMutBorrow(Text(a)) &&
@@ -191,7 +199,15 @@ class Lowerer : flow::FlowBuilder {
       }
       if (!lent.empty()) {
         Collect(args, stmt, parent, depth, out);
-        for (std::string_view name : lent) out.push_back({name, Def::Type::kAppend, x, stmt});
+        Def::Type type = AppendsByName(CalleeName(f)) ? Def::Type::kAppend : Def::Type::kOpaque;
+        for (std::string_view name : lent) out.push_back({name, type, x, stmt});
+        return true;
+      }
+      // `m.clear()`, `m.truncate(n)`, `m.drain(..)`: what is left is not followed.
+      if (K(f) == kFieldExpression && K(Field(f, "value")) == kIdentifier &&
+          OneOf(Text(Field(f, "field")), kShrinkingMethods)) {
+        Collect(args, stmt, parent, depth, out);
+        out.push_back({Text(Field(f, "value")), Def::Type::kOpaque, {}, stmt});
         return true;
       }
       if (K(f) != kFieldExpression || ts_node_named_child_count(args) != 1) return false;
@@ -201,6 +217,21 @@ class Lowerer : flow::FlowBuilder {
       Collect(value, stmt, parent, depth, out);
       out.push_back({Text(target), Def::Type::kAppend, value, stmt});
       return true;
+    }
+    return false;
+  }
+
+  // The name a call's function is written with: `f`, `m::f`, `x.f`.
+  std::string_view CalleeName(TSNode f) const {
+    if (K(f) == kFieldExpression) return Text(Field(f, "field"));
+    if (K(f) == kScopedIdentifier) return Text(Field(f, "name"));
+    if (K(f) == kGenericFunction) return CalleeName(Field(f, "function"));
+    return Text(f);
+  }
+
+  static bool AppendsByName(std::string_view name) {
+    for (std::string_view p : kAppendingPrefixes) {
+      if (name.substr(0, p.size()) == p) return true;
     }
     return false;
   }
@@ -217,7 +248,7 @@ class Lowerer : flow::FlowBuilder {
   std::string_view WrittenTo(TSNode tree) const {
     std::vector<TSNode> tokens;
     uint32_t n = ts_node_child_count(tree);
-    for (uint32_t i = 1; i < n && tokens.size() < 4; ++i) {
+    for (uint32_t i = 1; i + 1 < n && tokens.size() < 4; ++i) {  // inside the delimiters
       TSNode c = ts_node_child(tree, i);
       if (Text(c) == ",") break;
       tokens.push_back(c);

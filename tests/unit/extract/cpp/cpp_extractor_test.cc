@@ -539,6 +539,36 @@ TEST(CppExtractor, HelperSinksRaiseAtEachCallThatPassesText) {
   EXPECT_TRUE(Has(m, "KeyError:15: missing key"));
 }
 
+// A helper whose format prints a parameter into words of its own raises
+// the whole sentence at a caller passing text (numpy's
+// PyArray_FailUnlessWriteable); one that tests the parameter (a parser of
+// the signature it is passed) decides by its value, and a caller's literal
+// is not listed as raising.
+TEST(CppExtractor, HelpersThatPrintAParameterRaiseTheSentenceAtTheirCallers) {
+  Extraction x = ExtractCppSource("a.c",
+                                  "int fail_unless_writeable(int ok, const char *name) {\n"
+                                  "  if (!ok) {\n"
+                                  "    PyErr_Format(PyExc_ValueError, \"%s is read-only\", name);\n"
+                                  "    return -1;\n"
+                                  "  }\n"
+                                  "  return 0;\n"
+                                  "}\n"
+                                  "static int parse(const char *sig) {\n"
+                                  "  if (sig[0] != '(') {\n"
+                                  "    PyErr_Format(PyExc_ValueError, \"bad signature %s\", sig);\n"
+                                  "    return -1;\n"
+                                  "  }\n"
+                                  "  return 0;\n"
+                                  "}\n"
+                                  "int g(int flags) {\n"
+                                  "  if (parse(\"(i)->()\") < 0) return -1;\n"
+                                  "  return fail_unless_writeable(flags, \"output array\");\n"
+                                  "}\n");
+  std::vector<std::string> m = TypeLineMessages(x);
+  EXPECT_TRUE(Has(m, "ValueError:17: output array is read-only")) << ::testing::PrintToString(m);
+  for (const std::string& s : m) EXPECT_EQ(s.find("(i)->()"), std::string::npos) << s;
+}
+
 // A `...` helper formats with what its caller passes after the format, and
 // a variadic caller handing its va_list on is one too; a helper for the type
 // alone is raised, with that type, where a caller names a class.

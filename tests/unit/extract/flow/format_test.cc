@@ -201,7 +201,7 @@ TEST(FlowFormat, ArgumentsConsumedAndPrintedAsTheRuntimeDoes) {
   EXPECT_EQ(ApplyFormat(Format::kBraces, Template::Literal("[{:5}] [{:b}] [{}] [{:d}]"),
                         FormatArgs::Positional({known[0], known[1], known[0], known[1]}))
                 .Display(),
-            "[{\"ab\"}] [{5}] [ab] [5]");
+            "[{\"ab\":5}] [{5:b}] [ab] [5]");
   FormatArgs flags;
   flags.is_tuple = true;
   flags.positional = {Arg{"True", std::nullopt}, Arg{"False", std::nullopt},
