@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -190,6 +191,30 @@ bool AnyBelow(TSNode node, Into into, Stop stop, int max_depth) {
   }
   ts_tree_cursor_delete(&c);
   return hit;
+}
+
+// The names tested in function `fn`: for each node below it that
+// `tested_of` gives a condition of (an if's, a while's, a match's value),
+// the text of every node inside that condition `is_name` accepts. A
+// helper's parameter found here decides whether the helper raises.
+template <class TestedOf, class IsName>
+void TestedNamesIn(TSNode fn, std::string_view src, TestedOf tested_of, IsName is_name,
+                   std::unordered_set<std::string>& out) {
+  std::vector<TSNode> stack;
+  if (!ts_node_is_null(fn)) stack.push_back(fn);
+  while (!stack.empty()) {
+    TSNode x = stack.back();
+    stack.pop_back();
+    std::vector<TSNode> names;
+    if (TSNode tested = tested_of(x); !ts_node_is_null(tested)) names.push_back(tested);
+    while (!names.empty()) {
+      TSNode c = names.back();
+      names.pop_back();
+      if (is_name(c)) out.emplace(NodeText(c, src));
+      for (TSNode d : NamedChildren(c)) names.push_back(d);
+    }
+    for (TSNode c : NamedChildren(x)) stack.push_back(c);
+  }
 }
 
 }  // namespace errdex::extract

@@ -931,25 +931,16 @@ class Extractor {
     if (key == tested_in_) return tested_;
     tested_in_ = key;
     tested_.clear();
-    std::vector<TSNode> stack;
-    if (!ts_node_is_null(fn)) stack.push_back(fn);
-    while (!stack.empty()) {
-      TSNode x = stack.back();
-      stack.pop_back();
-      uint16_t k = K(x);
-      if (k == kIfStatement || k == kWhileStatement || k == kDoStatement || k == kSwitch ||
-          k == kForStatement) {
-        std::vector<TSNode> names{Field(x, "condition")};
-        while (!names.empty()) {
-          TSNode c = names.back();
-          names.pop_back();
-          if (ts_node_is_null(c)) continue;
-          if (K(c) == kIdentifier) tested_.emplace(Text(c));
-          for (TSNode d : NamedChildren(c)) names.push_back(d);
-        }
-      }
-      for (TSNode c : NamedChildren(x)) stack.push_back(c);
-    }
+    TestedNamesIn(
+        fn, src_,
+        [&](TSNode x) {
+          uint16_t k = K(x);
+          return k == kIfStatement || k == kWhileStatement || k == kDoStatement || k == kSwitch ||
+                         k == kForStatement
+                     ? Field(x, "condition")
+                     : TSNode{};
+        },
+        [&](TSNode x) { return K(x) == kIdentifier; }, tested_);
     return tested_;
   }
 

@@ -989,25 +989,15 @@ class Extractor {
     if (key == tested_in_) return tested_;
     tested_in_ = key;
     tested_.clear();
-    std::vector<TSNode> stack;
-    if (!ts_node_is_null(fn)) stack.push_back(fn);
-    while (!stack.empty()) {
-      TSNode x = stack.back();
-      stack.pop_back();
-      uint16_t k = K(x);
-      TSNode tested = k == kIfExpression || k == kWhileExpression ? Field(x, "condition")
-                      : k == kMatchExpression                     ? Field(x, "value")
-                                                                  : TSNode{};
-      std::vector<TSNode> names;
-      if (!ts_node_is_null(tested)) names.push_back(tested);
-      while (!names.empty()) {
-        TSNode c = names.back();
-        names.pop_back();
-        if (K(c) == kIdentifier) tested_.emplace(Text(c));
-        for (TSNode d : NamedChildren(c)) names.push_back(d);
-      }
-      for (TSNode c : NamedChildren(x)) stack.push_back(c);
-    }
+    TestedNamesIn(
+        fn, src_,
+        [&](TSNode x) {
+          uint16_t k = K(x);
+          return k == kIfExpression || k == kWhileExpression ? Field(x, "condition")
+                 : k == kMatchExpression                     ? Field(x, "value")
+                                                             : TSNode{};
+        },
+        [&](TSNode x) { return K(x) == kIdentifier; }, tested_);
     return tested_;
   }
 
