@@ -1030,8 +1030,10 @@ class Extractor {
       bool from_entry = false;
       const flow::FlowBody& body =
           flow_bodies_.Get(b.node, [&](TSNode x) { return LowerFlow(src_, x); });
-      flow::DefList defs = flow::ReachingDefinitions(body, name, at, &flow_budget_, &from_entry);
-      if (flow_budget_ < 0 || !defs.empty() || !from_entry) return false;
+      if (Binds(body, name)) {
+        flow::DefList defs = flow::ReachingDefinitions(body, name, at, &flow_budget_, &from_entry);
+        if (flow_budget_ < 0 || !defs.empty() || !from_entry) return false;
+      }
       if (ts_node_is_null(b.closure)) return true;
       if (ClosureParameter(b.closure, name)) return false;
     }
@@ -1112,6 +1114,19 @@ class Extractor {
     result_.helpers.calls.push_back(std::move(c));
   }
 
+  // Whether anything in `body` binds `name`: where nothing does, no
+  // definition of it can reach anywhere, and the walk is not run (a call
+  // per statement in a long function made it quadratic).
+  bool Binds(const flow::FlowBody& body, std::string_view name) const {
+    auto [it, fresh] = bound_names_.try_emplace(&body);
+    if (fresh) {
+      for (const flow::FlowNode& n : body.nodes) {
+        for (const flow::Binding& b : n.binds) it->second.insert(b.name);
+      }
+    }
+    return it->second.count(name) != 0;
+  }
+
   // Whether `name` at `at` is a parameter or a local of the function.
   bool IsLocal(std::string_view name, TSNode at) const {
     if (items_.empty()) return false;
@@ -1121,10 +1136,11 @@ class Extractor {
       const Body& b = bodies_[i];
       if (ts_node_is_null(b.node)) break;
       if (!ts_node_is_null(b.closure) && ClosureParameter(b.closure, name)) return true;
-      bool from_entry = false;
+      bool from_entry = true;
       const flow::FlowBody& body =
           flow_bodies_.Get(b.node, [&](TSNode x) { return LowerFlow(src_, x); });
-      if (!flow::ReachingDefinitions(body, name, at, &flow_budget_, &from_entry).empty())
+      if (Binds(body, name) &&
+          !flow::ReachingDefinitions(body, name, at, &flow_budget_, &from_entry).empty())
         return true;
       if (!from_entry || ts_node_is_null(b.closure)) break;
     }
@@ -1387,6 +1403,9 @@ class Extractor {
   // The data flow's lowered bodies, the look-ups' results by the use's
   // byte, and the statements the data flow may still visit in this file.
   mutable flow::FlowBodies flow_bodies_;
+  // The names each lowered body binds (Binds).
+  mutable std::unordered_map<const flow::FlowBody*, std::unordered_set<std::string_view>>
+      bound_names_;
   mutable std::unordered_map<uint32_t, std::vector<Template>> resolved_;
   mutable int64_t flow_budget_ = kMaxFlowStatementsPerFile;
   std::set<std::string> error_types_;             // derive(Error) or impl Error
