@@ -721,8 +721,8 @@ class Extractor {
       return;
     }
     std::vector<TSNode> args = Args(call);
-    NoteHelper(info, callee, args);
     Site site = BaseSite(call, SiteKind::kRaise);
+    NoteHelper(info, callee, args, !site.guards.empty());
     site.exception = info.exception;
     site.exception_written = callee;
     site.internal = site.internal || info.internal;
@@ -974,6 +974,7 @@ class Extractor {
     h.kind = site.kind;
     h.message = t;
     h.params = std::move(params);
+    h.guarded = !site.guards.empty();
     result_.helpers.sinks.push_back(std::move(h));
   }
 
@@ -2065,7 +2066,8 @@ class Extractor {
 
   // A Python C-API sink whose message or format is a parameter of the
   // function around it: that function is a helper its callers raise through.
-  void NoteHelper(const SinkInfo& info, std::string_view callee, const std::vector<TSNode>& args) {
+  void NoteHelper(const SinkInfo& info, std::string_view callee, const std::vector<TSNode>& args,
+                  bool guarded) {
     size_t msg_at = 1;
     flow::HelperSink h;
     bool printf = false;
@@ -2139,6 +2141,7 @@ class Extractor {
       h.fill = std::move(fill);
     }
     h.params = std::move(params);
+    h.guarded = guarded;
     result_.helpers.sinks.push_back(std::move(h));
   }
 

@@ -107,27 +107,38 @@ void LinkHelpers(const std::vector<HelperFacts*>& facts,
     }
   }
   for (size_t i = 0; i < calls.size(); ++i) sink_calls[i].ways = &calls[i].ways;
-  std::map<std::string, std::unordered_set<std::string>> defined;  // path -> names
+  // path -> name -> how many functions of that name the file defines; two
+  // (`impl W<u8>` and `impl W<u16>`, an inherent and a trait method) are
+  // told apart by types errdex does not read, and a call reaches neither.
+  std::map<std::string, std::map<std::string, int>> defined;
+  std::unordered_set<std::string> closed;  // paths
   for (const HelperFacts* file : facts) {
-    for (const HelperCall& c : file->calls) {
-      if (!file->defined.empty()) {
-        defined[c.site.path].insert(file->defined.begin(), file->defined.end());
-        break;
-      }
-    }
+    std::string path = !file->calls.empty()   ? file->calls.front().site.path
+                       : !file->sinks.empty() ? file->sinks.front().path
+                                              : std::string();
+    for (const std::string& name : file->defined) ++defined[path][name];
+    if (file->closed) closed.insert(path);
   }
+  auto count = [&](const std::string& path, const std::string& name) {
+    auto d = defined.find(path);
+    if (d == defined.end()) return 0;
+    auto n = d->second.find(name);
+    return n == d->second.end() ? 0 : n->second;
+  };
   auto callee = [&](size_t i) {
     const HelperCall& c = *calls[i].call;
-    if (auto d = defined.find(c.site.path); d != defined.end() && d->second.count(c.callee) != 0) {
+    if (int n = count(c.site.path, c.callee); n > 0) {
       auto own = by_place.find(std::make_pair(c.site.path, c.callee));
-      return own != by_place.end() && sinks.IsSink(own->second) ? own->second : -1;
+      return n == 1 && own != by_place.end() && sinks.IsSink(own->second) ? own->second : -1;
     }
+    if (c.callee.find("::") == std::string::npos && closed.count(c.site.path) != 0) return -1;
     auto it = by_name.find(c.callee);
     if (it == by_name.end()) return -1;
     int global = -1;
     for (int id : it->second) {
       if (!sinks.IsSink(id)) continue;
       const Function& fn = functions[static_cast<size_t>(id)];
+      if (count(fn.path, fn.name) > 1) continue;
       if (fn.file_local && fn.path == c.site.path) return id;
       if (fn.file_local) continue;
       if (global >= 0 && language.ambiguous_reaches_none) return -1;

@@ -61,6 +61,9 @@ struct HelperFacts {
   // front end lists them: a call of one of these names in this file
   // reaches this file's function, helper or not (Rust; C lists none).
   std::vector<std::string> defined;
+  // The file may define functions errdex does not see (a macro that writes
+  // `fn`): a call of a name it does not list reaches no other file's.
+  bool closed = false;
 };
 
 // How a language's helpers link.

@@ -68,6 +68,32 @@ class Extractor {
       : path_(path), src_(src), lines_(src), symbols_(Symbols()) {}
 
   FileResult Run(TSNode root) {
+    // A method sink's name the file defines a method of (a parser's own
+    // `fn expect(&mut self, tok: &str)`): its calls here may be that one.
+    for (const Sink& s : Sinks()) {
+      if (s.form != SinkForm::kMethod) continue;
+      std::string def = "fn " + std::string(s.name);
+      for (size_t at = src_.find(def); at != std::string_view::npos; at = src_.find(def, at + 1)) {
+        size_t open = src_.find('(', at + def.size());
+        size_t close = open == std::string_view::npos ? open : src_.find(')', open);
+        char next = at + def.size() < src_.size() ? src_[at + def.size()] : ' ';
+        if (close == std::string_view::npos || std::isalnum(static_cast<unsigned char>(next)) ||
+            next == '_') {
+          continue;
+        }
+        // Only one that takes an argument (`fn expect(&mut self, tok: &str)`)
+        // can be the method a call with a message calls; a getter `fn
+        // context(&self)` cannot.
+        std::string_view params = src_.substr(open + 1, close - open - 1);
+        size_t self = params.find("self");
+        if (self != std::string_view::npos) params.remove_prefix(self + 4);
+        if (params.find(':') != std::string_view::npos) {
+          own_methods_.insert(s.name);
+          break;
+        }
+      }
+    }
+    ReadImports(root);
     Visit(root, 0, {});
     for (DisplaySite& d : display_) {
       if (error_types_.count(d.type) > 0 || EndsWith(d.type, "Error")) Add(std::move(d.site));
@@ -100,7 +126,11 @@ class Extractor {
     uint16_t k = K(n);
     // Tests and macro bodies raise nothing a user of the library sees; a
     // macro body's `$x` is no Rust yet.
-    if (k == kMacroDefinition) return;
+    if (k == kMacroDefinition) {
+      // A macro that writes functions may define any name a call here uses.
+      if (Text(n).find("fn ") != std::string_view::npos) result_.helpers.closed = true;
+      return;
+    }
     if ((k == kModItem || k == kFunctionItem) && IsTestItem(attributes)) return;
 
     size_t functions = functions_.size();
@@ -117,7 +147,10 @@ class Extractor {
     } else if (k == kFunctionItem) {
       std::string name(Text(Field(n, "name")));
       functions_.push_back(impls_.empty() ? name : impls_.back().type + "::" + name);
-      items_.push_back(ItemOf(n, impls_.empty() ? InModule(name) : functions_.back()));
+      // A function inside another is its own: `outer::{fn}::f`.
+      std::string key = !items_.empty() ? items_.back().name + "::{fn}::" + name
+                                        : InModule(impls_.empty() ? name : functions_.back());
+      items_.push_back(ItemOf(n, key));
       result_.helpers.defined.push_back(items_.back().name);
       bodies_.push_back({Field(n, "body"), TSNode{}});
     } else if (k == kClosure) {
@@ -157,6 +190,46 @@ class Extractor {
     modules_.resize(modules);
   }
 
+  // What a plain call of `name` reaches: a function defined in the body of
+  // one around the call, else an import's (`use util::boom as fail` makes
+  // `fail` `util::boom`), else the module's own.
+  std::string Callee(std::string_view name) const {
+    for (size_t i = items_.size(); i-- > 0;) {
+      const std::vector<std::string>& nested = items_[i].nested;
+      if (std::find(nested.begin(), nested.end(), name) != nested.end())
+        return items_[i].name + "::{fn}::" + std::string(name);
+    }
+    if (auto it = imports_.find(name); it != imports_.end()) return it->second;
+    return InModule(name);
+  }
+
+  // `use a::b::c;` and `use a::b::c as d;` anywhere in the file: `c` (or
+  // `d`) is `b::c`, the function `c` of module `b`. Imports of `self`,
+  // `super` or `crate` alone, and lists, leave the name as it is.
+  void ReadImports(TSNode root) {
+    std::vector<TSNode> stack{root};
+    while (!stack.empty()) {
+      TSNode x = stack.back();
+      stack.pop_back();
+      if (std::string_view(ts_node_type(x)) != "use_declaration") {
+        for (TSNode c : NamedChildren(x)) stack.push_back(c);
+        continue;
+      }
+      TSNode arg = Field(x, "argument");
+      TSNode alias{};
+      if (std::string_view(ts_node_type(arg)) == "use_as_clause") {
+        alias = Field(arg, "alias");
+        arg = Field(arg, "path");
+      }
+      if (K(arg) != kScopedIdentifier) continue;
+      std::string_view item = Text(Field(arg, "name"));
+      std::string module(BaseTypeName(Field(arg, "path")));
+      if (module.empty() || module == "self" || module == "super" || module == "crate") continue;
+      std::string_view as = ts_node_is_null(alias) ? item : Text(alias);
+      imports_[std::string(as)] = module + "::" + std::string(item);
+    }
+  }
+
   // `name` as a function of the inline module around the walk (`b::fail`
   // in `mod b { fn fail() }`): a call there reaches that one.
   std::string InModule(std::string_view name) const {
@@ -185,6 +258,7 @@ class Extractor {
     // `T::f(x, a)`); `_` for a pattern.
     std::vector<std::string> params;
     bool file_local = true;  // no `pub`: its module's calls alone reach it
+    std::vector<std::string> nested;  // functions defined in its body
   };
 
   Item ItemOf(TSNode fn, const std::string& name) const {
@@ -192,6 +266,9 @@ class Extractor {
     item.name = name;
     for (TSNode c : NamedChildren(fn)) {
       if (K(c) == kVisibilityModifier) item.file_local = false;
+    }
+    for (TSNode c : NamedChildren(Field(fn, "body"))) {
+      if (K(c) == kFunctionItem) item.nested.emplace_back(Text(Field(c, "name")));
     }
     for (TSNode p : NamedChildren(Field(fn, "parameters"))) {
       if (K(p) == kSelfParameter) {
@@ -870,7 +947,8 @@ class Extractor {
     };
     if (K(f) == kFieldExpression) {
       std::string_view method = Text(Field(f, "field"));
-      if (const Sink* sink = FindSink(SinkForm::kMethod, method)) {
+      if (const Sink* sink = FindSink(SinkForm::kMethod, method);
+          sink != nullptr && own_methods_.count(method) == 0) {
         // A method of that name on anything: only text makes it an error.
         Site site = BaseSite(Field(f, "field"), sink->kind);
         site.exception = site.exception_written = std::string(sink->exception);
@@ -887,7 +965,8 @@ class Extractor {
           display_.push_back({impls_.back().type, std::move(site)});
         }
       } else if (K(Field(f, "value")) == kSelf && !impls_.empty()) {
-        RecordCall(n, impls_.back().type + "::" + std::string(method), /*receiver=*/true);
+        RecordCall(n, InModule(impls_.back().type + "::" + std::string(method)),
+                   /*receiver=*/true);
       }
       return;
     }
@@ -901,7 +980,15 @@ class Extractor {
         std::string type = BaseTypeName(path);
         if (type == "Self") type = impls_.empty() ? "" : impls_.back().type;
         bool is_type = !type.empty() && std::isupper(static_cast<unsigned char>(type[0])) != 0;
-        RecordCall(n, is_type ? type + "::" + std::string(name) : std::string(name));
+        if (is_type) {
+          RecordCall(n, InModule(type + "::" + std::string(name)));
+        } else if (type == "self" || type == "crate" || type == "super") {
+          RecordCall(n, Callee(name));
+        } else {
+          // `util::warn(..)`: the function of module `util` (its file
+          // `util.rs`, or `mod util` here), not any `warn`.
+          RecordCall(n, type + "::" + std::string(name));
+        }
         return;
       }
       if (sink == nullptr || ts_node_is_null(path)) return;
@@ -919,7 +1006,7 @@ class Extractor {
     if (K(f) == kIdentifier) {
       // A closure in a local or a parameter (`check: impl Fn(&str)`) is no
       // function of that name.
-      if (!IsLocal(Text(f), f)) RecordCall(n, InModule(Text(f)));
+      if (!IsLocal(Text(f), f)) RecordCall(n, Callee(Text(f)));
       return;
     }
     if (K(f) == kGenericFunction) {
@@ -946,7 +1033,12 @@ class Extractor {
   // definition (`let msg = msg.trim()`, `if let Err(msg)`), closure
   // parameter or binding of that name reaches `at`.
   void NoteHelper(const Site& site, const std::vector<Template>& messages, TSNode at) {
-    if (items_.empty() || items_.back().params.empty() || !RaisesWhenCalled(at)) return;
+    bool never = std::any_of(site.guards.begin(), site.guards.end(),
+                             [](const Guard& g) { return g.kind == "never"; });
+    if (items_.empty() || items_.back().params.empty() || !RaisesWhenCalled(at) || never ||
+        LooksUnreachable(site.guards)) {
+      return;
+    }
     const Item& fn = items_.back();
     for (const Template& m : messages) {
       Template t = m;
@@ -971,8 +1063,34 @@ class Extractor {
       h.kind = site.kind;
       h.guarded = !site.guards.empty();
       h.message = std::move(t);
+      // A function of file module `util` (util.rs, util/mod.rs) is also
+      // `util::f` to the calls other files make through its module.
+      std::string module = FileModule();
+      bool free = impls_.empty() && modules_.empty() && items_.size() == 1;
+      if (free && !module.empty()) {
+        flow::HelperSink alias = h;
+        alias.name = module + "::" + h.name;
+        alias.file_local = false;
+        result_.helpers.sinks.push_back(std::move(alias));
+      }
       result_.helpers.sinks.push_back(std::move(h));
     }
+  }
+
+  // The module a file is: `util` for `src/util.rs` and `src/util/mod.rs`;
+  // none for a crate's root (lib.rs, main.rs).
+  std::string FileModule() const {
+    std::string_view p = path_;
+    size_t slash = p.rfind('/');
+    std::string_view file = slash == std::string_view::npos ? p : p.substr(slash + 1);
+    std::string_view dir = slash == std::string_view::npos ? "" : p.substr(0, slash);
+    if (EndsWith(file, ".rs")) file.remove_suffix(3);
+    if (file == "mod") {
+      size_t up = dir.rfind('/');
+      file = up == std::string_view::npos ? dir : dir.substr(up + 1);
+    }
+    if (file == "lib" || file == "main" || file.empty()) return "";
+    return std::string(file);
   }
 
   // The names some condition of the function item around the walk tests
@@ -1390,6 +1508,8 @@ class Extractor {
   std::vector<std::string> functions_;
   std::vector<Item> items_;  // the function items around the walk
   std::vector<std::string> modules_;  // the inline modules around the walk
+  std::set<std::string_view> own_methods_;                   // method sinks' names the file defines
+  std::map<std::string, std::string, std::less<>> imports_;  // ReadImports
   uint32_t tested_in_ = 0;            // TestedNames' function (its body's start byte + 1) and names
   std::unordered_set<std::string> tested_;
   std::vector<Impl> impls_;

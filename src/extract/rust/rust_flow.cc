@@ -24,9 +24,75 @@ constexpr std::string_view kDivergingMacros[] = {
 
 // Methods that append their argument to the string they are called on.
 constexpr std::string_view kAppendMethods[] = {"push_str", "push"};
-// Methods that take text out of the string they are called on.
-constexpr std::string_view kShrinkingMethods[] = {
-    "clear", "truncate", "drain", "pop", "remove", "retain", "split_off", "replace_range"};
+// Methods that read the value they are called on and leave it as it was;
+// any other method called on a variable may change it (`insert_str`,
+// `make_ascii_uppercase`, `clear`, `extend`, `as_mut_str()...`), and what it
+// holds afterwards is not followed.
+constexpr std::string_view kReadingMethods[] = {"len",
+                                                "is_empty",
+                                                "as_str",
+                                                "as_bytes",
+                                                "as_ref",
+                                                "borrow",
+                                                "chars",
+                                                "bytes",
+                                                "char_indices",
+                                                "lines",
+                                                "split",
+                                                "splitn",
+                                                "rsplit",
+                                                "split_whitespace",
+                                                "trim",
+                                                "trim_start",
+                                                "trim_end",
+                                                "trim_matches",
+                                                "starts_with",
+                                                "ends_with",
+                                                "contains",
+                                                "find",
+                                                "rfind",
+                                                "matches",
+                                                "to_string",
+                                                "to_owned",
+                                                "clone",
+                                                "to_uppercase",
+                                                "to_lowercase",
+                                                "parse",
+                                                "get",
+                                                "iter",
+                                                "eq",
+                                                "ne",
+                                                "cmp",
+                                                "partial_cmp",
+                                                "is_some",
+                                                "is_none",
+                                                "is_ok",
+                                                "is_err",
+                                                "as_deref",
+                                                "display",
+                                                "to_str",
+                                                "to_string_lossy",
+                                                "capacity",
+                                                "first",
+                                                "last",
+                                                "repeat",
+                                                "replace",
+                                                "strip_prefix",
+                                                "strip_suffix",
+                                                "escape_debug",
+                                                "escape_default",
+                                                "hash",
+                                                "fmt",
+                                                "into_iter",
+                                                "map",
+                                                "unwrap",
+                                                "expect",
+                                                "unwrap_or",
+                                                "ok",
+                                                "err",
+                                                "and_then",
+                                                "map_err",
+                                                "is_char_boundary"};
 // How a function that appends to a string it is lent is named.
 constexpr std::string_view kAppendingPrefixes[] = {"push",   "write",  "append", "add",
                                                    "extend", "format", "fmt"};
@@ -203,9 +269,9 @@ class Lowerer : flow::FlowBuilder {
         for (std::string_view name : lent) out.push_back({name, type, x, stmt});
         return true;
       }
-      // `m.clear()`, `m.truncate(n)`, `m.drain(..)`: what is left is not followed.
       if (K(f) == kFieldExpression && K(Field(f, "value")) == kIdentifier &&
-          OneOf(Text(Field(f, "field")), kShrinkingMethods)) {
+          !OneOf(Text(Field(f, "field")), kAppendMethods) &&
+          !OneOf(Text(Field(f, "field")), kReadingMethods)) {
         Collect(args, stmt, parent, depth, out);
         out.push_back({Text(Field(f, "value")), Def::Type::kOpaque, {}, stmt});
         return true;

@@ -324,5 +324,41 @@ TEST(ExtractFiles, RustHelpersLinkAcrossFilesByVisibility) {
   }
 }
 
+// Which Rust function a call reaches, as a second review found it misread:
+// a module path names its module's function, an import renames one, a
+// function nested in the caller's body is its own, a file that writes
+// functions with a macro reaches no other file's by a bare name, and two
+// methods of one name on one type (generics, a trait's and the type's own)
+// are told apart by types errdex does not read, so a call reaches neither.
+TEST(ExtractFiles, RustCallsReachTheFunctionTheirPathNames) {
+  TempDir dir;
+  dir.Write("src/util.rs",
+            "pub fn fail(m: &str) { panic!(\"util-fail: {}\", m) }\n"
+            "pub fn boom(m: &str) { panic!(\"util-boom: {}\", m) }\n"
+            "pub fn warn(m: &str) { panic!(\"util-warn: {}\", m) }\n");
+  dir.Write("src/main.rs",
+            "mod util;\n"
+            "fn warn(m: &str) { println!(\"{}\", m) }\n"
+            "fn a() { util::warn(\"module-path\") }\n"
+            "fn b() { use util::boom as fail; fail(\"renamed\") }\n"
+            "fn c() { fn fail(m: &str) { println!(\"{}\", m) } fail(\"nested\") }\n"
+            "fn d() { warn(\"own\") }\n"
+            "struct W<T>(T);\n"
+            "impl W<u8> { fn k(&self, m: &str) { panic!(\"u8: {}\", m) } }\n"
+            "impl W<u16> { fn k(&self, m: &str) { println!(\"{}\", m) } fn r(&self) { "
+            "self.k(\"spec\") } }\n");
+  dir.Write("src/gen.rs",
+            "macro_rules! quiet { ($n:ident) => { fn $n(m: &str) { println!(\"{}\", m) } } }\n"
+            "quiet!(fail);\n"
+            "pub fn g() { fail(\"generated\") }\n");
+  TreeRun run = ExtractTree(dir);
+  EXPECT_TRUE(HasMessage(run.extraction, "util-warn: module-path"));
+  EXPECT_TRUE(HasMessage(run.extraction, "util-boom: renamed"));
+  for (const char* wrong : {"util-fail: renamed", "util-fail: nested", "util-warn: own", "u8: spec",
+                            "util-fail: generated"}) {
+    EXPECT_FALSE(HasMessage(run.extraction, wrong)) << wrong;
+  }
+}
+
 }  // namespace
 }  // namespace errdex::extract

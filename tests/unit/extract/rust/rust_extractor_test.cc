@@ -460,6 +460,23 @@ TEST(RustExtractor, WhatACallDoesNotPrintIsNotListedAtIt) {
   EXPECT_TRUE(Has(m, "panic: x x"));
   EXPECT_TRUE(Has(m, "panic: y y"));
   EXPECT_TRUE(Has(m, "panic: z=7"));
+
+  // A second review's: a parameter changed by a method before the raise, a
+  // raise after `return`, and a parser's own `expect` taken for Option's.
+  m = Messages(
+      "fn ins(mut m: String) -> ! { m.insert(0, '>'); panic!(\"in {}\", m) }\n"
+      "fn upc(mut m: String) -> ! { m.make_ascii_uppercase(); panic!(\"up {}\", m) }\n"
+      "fn ret(m: &str) { return; panic!(\"ret {}\", m) }\n"
+      "struct P;\n"
+      "impl P { fn expect(&mut self, tok: &str) -> bool { false } }\n"
+      "fn want(p: &mut P, what: &str) -> bool { p.expect(what) }\n"
+      "fn calls(p: &mut P) {\n"
+      "    ins(\"abc\".to_string()); upc(\"abc\".to_string()); ret(\"g\"); want(p, "
+      "\"semicolon\");\n"
+      "}\n");
+  for (const char* text : {"in abc", "up abc", "ret g", "semicolon"}) {
+    EXPECT_FALSE(Has(m, std::string("panic: ") + text)) << text;
+  }
 }
 
 TEST(RustSinks, TableIsUniquePerFormAndNames) {
