@@ -1,5 +1,6 @@
 #include "extract/flow/bind.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace errdex::extract::flow {
@@ -26,12 +27,50 @@ void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>&
   }
 }
 
+namespace {
+
+// `text` with each whole-word use of a bound name whose argument is a
+// plain name (`obj`, `self.path`) written as that argument: a value built
+// from a parameter (`Py_TYPE(object)->tp_name`, `path.display()`) is named
+// at the call with the caller's words, not the helper's.
+std::string Renamed(std::string_view text, const Bindings& bindings) {
+  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  auto plain = [&](std::string_view e) {
+    if (e.empty() || std::isdigit(static_cast<unsigned char>(e.front())) != 0) return false;
+    return std::all_of(e.begin(), e.end(), [&](char c) { return ident(c) || c == '.'; });
+  };
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (!ident(text[i]) || (i > 0 && (ident(text[i - 1]) || text[i - 1] == '.'))) {
+      out.push_back(text[i++]);
+      continue;
+    }
+    size_t j = i;
+    while (j < text.size() && ident(text[j])) ++j;
+    std::string_view word = text.substr(i, j - i);
+    auto it = bindings.find(word);
+    out.append(it != bindings.end() && plain(it->second.expression)
+                   ? std::string_view(it->second.expression)
+                   : word);
+    i = j;
+  }
+  return out;
+}
+
+}  // namespace
+
 Template Substitute(const Template& t, const Bindings& bindings, Printing printing) {
   Template out;
   for (const Piece& p : t.pieces()) {
     auto it = p.is_value ? bindings.find(p.text) : bindings.end();
     if (it == bindings.end()) {
-      out.AppendPiece(p);
+      if (!p.is_value) {
+        out.AppendPiece(p);
+        continue;
+      }
+      Piece renamed = p;
+      renamed.text = Renamed(p.text, bindings);
+      out.AppendPiece(std::move(renamed));
       continue;
     }
     if (p.reflow && it->second.value) {
