@@ -217,4 +217,24 @@ void TestedNamesIn(TSNode fn, std::string_view src, TestedOf tested_of, IsName i
   }
 }
 
+// TestedNamesIn for the function last asked, kept while the walk is in it.
+class TestedNameCache {
+ public:
+  template <class TestedOf, class IsName>
+  const std::unordered_set<std::string>& Of(TSNode fn, std::string_view src, TestedOf tested_of,
+                                            IsName is_name) {
+    uint32_t key = ts_node_is_null(fn) ? 0 : ts_node_start_byte(fn) + 1;
+    if (key != key_) {
+      key_ = key;
+      names_.clear();
+      TestedNamesIn(fn, src, tested_of, is_name, names_);
+    }
+    return names_;
+  }
+
+ private:
+  uint32_t key_ = 0;  // the function's start byte + 1
+  std::unordered_set<std::string> names_;
+};
+
 }  // namespace errdex::extract

@@ -927,11 +927,7 @@ class Extractor {
   // The names some condition of function `fn` tests (if, while, do, for,
   // switch), kept for the function last asked.
   const std::unordered_set<std::string>& TestedNames(TSNode fn) {
-    uint32_t key = ts_node_is_null(fn) ? 0 : ts_node_start_byte(fn) + 1;
-    if (key == tested_in_) return tested_;
-    tested_in_ = key;
-    tested_.clear();
-    TestedNamesIn(
+    return tested_.Of(
         fn, src_,
         [&](TSNode x) {
           uint16_t k = K(x);
@@ -940,8 +936,7 @@ class Extractor {
                      ? Field(x, "condition")
                      : TSNode{};
         },
-        [&](TSNode x) { return K(x) == kIdentifier; }, tested_);
-    return tested_;
+        [&](TSNode x) { return K(x) == kIdentifier; });
   }
 
   // A Python C-API raise whose text fills a parameter of the function
@@ -2275,8 +2270,7 @@ class Extractor {
     result_.non_sites.push_back(NonSite{path_, StartLine(n), reason});
   }
 
-  uint32_t tested_in_ = 0;  // TestedNames' function (its start byte + 1) and names
-  std::unordered_set<std::string> tested_;
+  TestedNameCache tested_;  // the names the function around the walk tests
   std::string path_;
   std::string_view src_;
   flow::GuardCache guards_;  // early exits of the blocks, read once per file

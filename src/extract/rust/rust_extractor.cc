@@ -1103,11 +1103,7 @@ class Extractor {
         break;
       }
     }
-    uint32_t key = ts_node_is_null(fn) ? 0 : ts_node_start_byte(fn) + 1;
-    if (key == tested_in_) return tested_;
-    tested_in_ = key;
-    tested_.clear();
-    TestedNamesIn(
+    return tested_.Of(
         fn, src_,
         [&](TSNode x) {
           uint16_t k = K(x);
@@ -1115,8 +1111,7 @@ class Extractor {
                  : k == kMatchExpression                     ? Field(x, "value")
                                                              : TSNode{};
         },
-        [&](TSNode x) { return K(x) == kIdentifier; }, tested_);
-    return tested_;
+        [&](TSNode x) { return K(x) == kIdentifier; });
   }
 
   // Whether a raise at `at` happens while the function around it runs: not
@@ -1510,8 +1505,7 @@ class Extractor {
   std::vector<std::string> modules_;  // the inline modules around the walk
   std::set<std::string_view> own_methods_;                   // method sinks' names the file defines
   std::map<std::string, std::string, std::less<>> imports_;  // ReadImports
-  uint32_t tested_in_ = 0;            // TestedNames' function (its body's start byte + 1) and names
-  std::unordered_set<std::string> tested_;
+  TestedNameCache tested_;  // the names the function around the walk tests
   std::vector<Impl> impls_;
   // The bodies around the walk, innermost last: a function's, or a
   // closure's (with the closure, whose parameters it binds).
