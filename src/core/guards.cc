@@ -263,6 +263,11 @@ std::string TriggerSentence(const std::vector<Guard>& guards, size_t shown) {
   return s + ", and then " + Fold(rest, shown).substr(kRaised.size());
 }
 
+bool NeverRaised(const std::vector<Guard>& guards) {
+  return std::any_of(guards.begin(), guards.end(),
+                     [](const Guard& g) { return g.kind == "never"; });
+}
+
 bool LooksUnreachable(const std::vector<Guard>& guards) {
   for (const Guard& g : guards) {
     if (g.kind != "default-case" || g.values.size() < 2) continue;

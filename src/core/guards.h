@@ -22,6 +22,10 @@ inline constexpr size_t kTriggerConditionsShown = 4;
 std::string TriggerSentence(const std::vector<Guard>& guards,
                             size_t shown = kTriggerConditionsShown);
 
+// Whether a `never` guard says the statement before it always leaves: the
+// raise is dead code.
+bool NeverRaised(const std::vector<Guard>& guards);
+
 // A raise that should be unreachable: it follows a match/switch whose cases
 // name members of one enum (`TMEMLayout.A`, `Kind::kB`) — the author listed
 // every member, so getting past them means a member was added since, or code

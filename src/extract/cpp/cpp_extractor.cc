@@ -543,6 +543,7 @@ class Extractor {
         limits_(limits) {}
 
   FileResult Run(TSNode root) {
+    result_.helpers.path = path_;
     // The walk keeps the path from the root to the node it is at:
     // ts_node_parent walks down from the root each time, too slow to ask
     // repeatedly on deep trees.

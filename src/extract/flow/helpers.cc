@@ -113,11 +113,8 @@ void LinkHelpers(const std::vector<HelperFacts*>& facts,
   std::map<std::string, std::map<std::string, int>> defined;
   std::unordered_set<std::string> closed;  // paths
   for (const HelperFacts* file : facts) {
-    std::string path = !file->calls.empty()   ? file->calls.front().site.path
-                       : !file->sinks.empty() ? file->sinks.front().path
-                                              : std::string();
-    for (const std::string& name : file->defined) ++defined[path][name];
-    if (file->closed) closed.insert(path);
+    for (const std::string& name : file->defined) ++defined[file->path][name];
+    if (file->closed) closed.insert(file->path);
   }
   auto count = [&](const std::string& path, const std::string& name) {
     auto d = defined.find(path);

@@ -55,6 +55,7 @@ struct HelperCall {
 
 // What one file gives the post-pass.
 struct HelperFacts {
+  std::string path;  // the file's
   std::vector<HelperSink> sinks;
   std::vector<HelperCall> calls;
   // Every function the file defines, named as calls name them, when the

@@ -68,6 +68,7 @@ class Extractor {
       : path_(path), src_(src), lines_(src), symbols_(Symbols()) {}
 
   FileResult Run(TSNode root) {
+    result_.helpers.path = path_;
     // A method sink's name the file defines a method of (a parser's own
     // `fn expect(&mut self, tok: &str)`): its calls here may be that one.
     for (const Sink& s : Sinks()) {
@@ -851,47 +852,39 @@ class Extractor {
       if (!names.empty()) return names;
     }
     // A variable with several texts among the arguments (a message built
-    // in branches, or in a loop that may not run): one message per choice.
-    // One variable's texts, the same at each of its places (`format!("{}
-    // {}", k, k)` prints one text twice); with two such variables, which
-    // texts go together is not known (`let k2 = k;`), and none is chosen.
-    std::vector<std::map<size_t, Template>> choices(1);
-    std::set<std::string_view> chosen;
-    bool expanded = false;
+    // in branches, or in a loop that may not run): one message per text,
+    // the same at each of its places (`format!("{} {}", k, k)` prints one
+    // text twice). With two such variables, which texts go together is not
+    // known (`let k2 = k;`), and none is chosen.
+    std::string_view var;
+    std::vector<Template> texts;
     for (size_t i = at + 1; i < args.size() && tokens.size() == 1 && IsString(tokens[0]); ++i) {
       if (args[i].tokens.size() != 1 || K(args[i].tokens[0]) != kIdentifier) continue;
-      std::string_view var = Text(args[i].tokens[0]);
-      if (!chosen.insert(var).second) continue;
-      std::vector<Template> texts = Names(args[i].tokens[0], 0);
-      if (texts.size() < 2 || texts.size() > kMaxAlternatives ||
-          std::any_of(texts.begin(), texts.end(), [](const Template& t) { return t.IsDynamic(); }))
+      std::string_view name = Text(args[i].tokens[0]);
+      if (name == var) continue;
+      std::vector<Template> ts = Names(args[i].tokens[0], 0);
+      if (ts.size() < 2 || ts.size() > kMaxAlternatives ||
+          std::any_of(ts.begin(), ts.end(), [](const Template& t) { return t.IsDynamic(); }))
         continue;
-      if (expanded) {
-        choices.assign(1, {});
+      if (!var.empty()) {
+        texts.clear();
         break;
       }
-      expanded = true;
-      std::vector<size_t> uses;
-      for (size_t j = i; j < args.size(); ++j) {
-        if (args[j].tokens.size() == 1 && K(args[j].tokens[0]) == kIdentifier &&
-            Text(args[j].tokens[0]) == var) {
-          uses.push_back(j);
-        }
-      }
-      std::vector<std::map<size_t, Template>> more;
-      for (const std::map<size_t, Template>& c : choices) {
-        for (const Template& t : texts) {
-          more.push_back(c);
-          for (size_t j : uses) more.back().emplace(j, t);
-        }
-      }
-      choices = std::move(more);
+      var = name;
+      texts = std::move(ts);
     }
     std::vector<Template> out;
-    for (const std::map<size_t, Template>& c : choices) {
-      if (std::optional<Template> t = FormatTemplate(args, at, 0, c.empty() ? nullptr : &c)) {
-        AddAlternative(out, std::move(*t));
+    for (const Template& t : texts) {
+      std::map<size_t, Template> chosen;
+      for (size_t j = at + 1; j < args.size(); ++j) {
+        if (args[j].tokens.size() == 1 && Text(args[j].tokens[0]) == var) chosen.emplace(j, t);
       }
+      if (std::optional<Template> f = FormatTemplate(args, at, 0, &chosen)) {
+        AddAlternative(out, std::move(*f));
+      }
+    }
+    if (texts.empty()) {
+      if (std::optional<Template> f = FormatTemplate(args, at, 0)) out.push_back(std::move(*f));
     }
     if (!out.empty()) return out;
     return {Template::Value(TokensText(tokens), ValueKind::kAny)};
@@ -1033,10 +1026,8 @@ class Extractor {
   // definition (`let msg = msg.trim()`, `if let Err(msg)`), closure
   // parameter or binding of that name reaches `at`.
   void NoteHelper(const Site& site, const std::vector<Template>& messages, TSNode at) {
-    bool never = std::any_of(site.guards.begin(), site.guards.end(),
-                             [](const Guard& g) { return g.kind == "never"; });
-    if (items_.empty() || items_.back().params.empty() || !RaisesWhenCalled(at) || never ||
-        LooksUnreachable(site.guards)) {
+    if (items_.empty() || items_.back().params.empty() || !RaisesWhenCalled(at) ||
+        NeverRaised(site.guards) || LooksUnreachable(site.guards)) {
       return;
     }
     const Item& fn = items_.back();
@@ -1136,21 +1127,31 @@ class Extractor {
   // Whether `name` is a parameter of the function around the walk that
   // reaches `at` as the caller passed it (see NoteHelper).
   bool ParamReaches(std::string_view name, TSNode at) const {
-    if (items_.empty() || !IsParam(items_.back(), name)) return false;
+    return !items_.empty() && IsParam(items_.back(), name) && OriginOf(name, at) == Origin::kEntry;
+  }
+
+  // Where what `name` holds at `at` comes from: a definition or a closure
+  // parameter in the bodies around the walk, the function item's entry (a
+  // parameter, or a name from outside), or not known (the data flow's
+  // budget spent, `at` not reached).
+  enum class Origin { kBound, kEntry, kUnknown };
+  Origin OriginOf(std::string_view name, TSNode at) const {
     for (size_t i = bodies_.size(); i-- > 0;) {
       const Body& b = bodies_[i];
-      if (ts_node_is_null(b.node)) return false;
-      bool from_entry = false;
+      if (ts_node_is_null(b.node)) return Origin::kUnknown;
       const flow::FlowBody& body =
           flow_bodies_.Get(b.node, [&](TSNode x) { return LowerFlow(src_, x); });
       if (Binds(body, name)) {
+        bool from_entry = false;
         flow::DefList defs = flow::ReachingDefinitions(body, name, at, &flow_budget_, &from_entry);
-        if (flow_budget_ < 0 || !defs.empty() || !from_entry) return false;
+        if (flow_budget_ < 0) return Origin::kUnknown;
+        if (!defs.empty()) return Origin::kBound;
+        if (!from_entry) return Origin::kUnknown;
       }
-      if (ts_node_is_null(b.closure)) return true;
-      if (ClosureParameter(b.closure, name)) return false;
+      if (ts_node_is_null(b.closure)) return Origin::kEntry;
+      if (ClosureParameter(b.closure, name)) return Origin::kBound;
     }
-    return false;
+    return Origin::kUnknown;
   }
 
   // A parameter that may carry text: `self` does not, as far as its
@@ -1243,21 +1244,9 @@ class Extractor {
   // Whether `name` at `at` is a parameter or a local of the function.
   bool IsLocal(std::string_view name, TSNode at) const {
     if (items_.empty()) return false;
-    const Item& fn = items_.back();
-    if (std::find(fn.params.begin(), fn.params.end(), name) != fn.params.end()) return true;
-    for (size_t i = bodies_.size(); i-- > 0;) {
-      const Body& b = bodies_[i];
-      if (ts_node_is_null(b.node)) break;
-      if (!ts_node_is_null(b.closure) && ClosureParameter(b.closure, name)) return true;
-      bool from_entry = true;
-      const flow::FlowBody& body =
-          flow_bodies_.Get(b.node, [&](TSNode x) { return LowerFlow(src_, x); });
-      if (Binds(body, name) &&
-          !flow::ReachingDefinitions(body, name, at, &flow_budget_, &from_entry).empty())
-        return true;
-      if (!from_entry || ts_node_is_null(b.closure)) break;
-    }
-    return false;
+    const std::vector<std::string>& params = items_.back().params;
+    return std::find(params.begin(), params.end(), name) != params.end() ||
+           OriginOf(name, at) == Origin::kBound;
   }
 
   // Whether an argument can be text: a literal, `format!`, a name, a
