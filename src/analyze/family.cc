@@ -113,6 +113,86 @@ FamilyAssignment ByWords(std::string_view slug, std::string_view word) {
   return By(slug, "the message says \"" + std::string(word) + "\"");
 }
 
+// What "must be a ..." names when it does not name a kind of value: a sign
+// or a bound (`n must be a positive integer`), a rank (`z must be a 1D
+// array`), or a property of a value of the right type (`K must be a
+// multiple of 16`, `... must be a tree prefix of ...`), which no rule here
+// names better than the broad ones after it (an empty slug). Longer
+// prefixes first: "positive power of" is not a sign.
+struct Qualifier {
+  std::string_view words;
+  std::string_view slug;
+};
+const Qualifier kQualifiers[] = {
+    {"positive power of", ""},
+    {"positive", "out-of-range"},
+    {"strictly positive", "out-of-range"},
+    {"non-negative", "out-of-range"},
+    {"nonnegative", "out-of-range"},
+    {"non-positive", "out-of-range"},
+    {"negative", "out-of-range"},
+    {"non-zero", "out-of-range"},
+    {"nonzero", "out-of-range"},
+    {"number between", "out-of-range"},
+    {"value between", "out-of-range"},
+    {"1d", "shape-mismatch"},
+    {"2d", "shape-mismatch"},
+    {"3d", "shape-mismatch"},
+    {"4d", "shape-mismatch"},
+    {"1-d", "shape-mismatch"},
+    {"2-d", "shape-mismatch"},
+    {"n-d", "shape-mismatch"},
+    {"1-dim", "shape-mismatch"},
+    {"2-dim", "shape-mismatch"},
+    {"3-dim", "shape-mismatch"},
+    {"4-dim", "shape-mismatch"},
+    {"one-dimensional", "shape-mismatch"},
+    {"two-dimensional", "shape-mismatch"},
+    {"()-shaped", "shape-mismatch"},
+    {"square matrix", "shape-mismatch"},
+    {"multiple of", ""},
+    {"power of", ""},
+    {"divisor of", ""},
+    {"factor of", ""},
+    {"even ", ""},
+    {"odd ", ""},
+    {"tree prefix", ""},
+    {"prefix of", ""},
+    {"subset of", ""},
+    {"superset of", ""},
+    {"permutation", ""},
+    {"non-empty", ""},
+    {"nonempty", ""},
+    {"valid ", ""},
+    {"unique ", ""},
+};
+
+// "x must be a str" names the kind of value x must be: a wrong type, unless
+// every such phrase of the message goes on with a qualifier (kQualifiers);
+// then the first qualifier's family, or none (the rules after decide).
+FamilyAssignment ByArticle(const std::string& m) {
+  FamilyAssignment qualified;
+  bool any = false;
+  for (std::string_view phrase : {"must be a ", "must be an ", "expected a ", "expected an "}) {
+    for (size_t at = m.find(phrase); at != std::string::npos; at = m.find(phrase, at + 1)) {
+      std::string_view rest = std::string_view(m).substr(at + phrase.size());
+      const Qualifier* q = nullptr;
+      for (const Qualifier& candidate : kQualifiers) {
+        if (rest.substr(0, candidate.words.size()) == candidate.words) {
+          q = &candidate;
+          break;
+        }
+      }
+      if (q == nullptr) return ByWords("wrong-type", phrase);
+      if (!any && !q->slug.empty()) {
+        qualified = ByWords(q->slug, std::string(phrase) + std::string(q->words));
+      }
+      any = any || !q->slug.empty();
+    }
+  }
+  return qualified;
+}
+
 bool IsComparison(const Guard& g) {
   for (std::string_view op : {" < ", " > ", " <= ", " >= "}) {
     if (g.code.find(op) != std::string::npos) return true;
@@ -282,10 +362,10 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                 "the raise needs `" + g.subject + "` not to be an instance of " + types);
     }
   }
-  if (auto w = Says(m, {"must be a ", "must be an ", "expected a ", "expected an ", "instance of",
-                        "got type", "not callable", "wrong type", "invalid type"});
+  if (auto w = Says(m, {"instance of", "got type", "not callable", "wrong type", "invalid type"});
       !w.empty())
     return ByWords("wrong-type", w);
+  if (FamilyAssignment by = ByArticle(m); !by.slug.empty()) return by;
   if (auto w = Says(m, {"out of range",
                         "out of bounds",
                         "must be positive",

@@ -66,6 +66,21 @@ TEST(Family, RulesOverTypeAndMessage) {
       {{"ValueError"}, "raise", "mode must be one of ", "invalid-choice"},
       {{"TypeError"}, "raise", "expected str, got ", "wrong-type"},
       {{"ValueError"}, "raise", "n must be positive, got ", "out-of-range"},
+      // "must be a" names a kind of value, unless what follows is a sign, a
+      // rank or a property of a value of the right kind.
+      {{"ValueError"}, "raise", "code argument must be a code object", "wrong-type"},
+      {{"ValueError"}, "raise", "n must be a positive integer; got .", "out-of-range"},
+      {{"ValueError"}, "raise", "k must be a non-negative integer", "out-of-range"},
+      {{"ValueError"}, "raise", "z must be a 1D array.", "shape-mismatch"},
+      {{"ValueError"}, "raise", "K must be a multiple of , got: ", "invalid-value"},
+      {{"ValueError"}, "raise", "Packing must be a power of 2, got: ", "invalid-value"},
+      {{"ValueError"}, "raise", "size must be a positive power of 2", "invalid-value"},
+      {{"ValueError"},
+       "raise",
+       " specification must be a tree prefix of the positional arguments tuple",
+       "invalid-value"},
+      // One phrase naming a kind is enough.
+      {{"ValueError"}, "raise", "n must be a multiple of 8 and name must be a str", "wrong-type"},
       {{"IndexError"}, "raise", "index ", "out-of-range"},
       {{"KeyError"}, "raise", "", "missing-key"},
       {{"RuntimeError"}, "raise", "device not found", "missing-key"},
