@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "core/text.h"
 #include "extract/ts_util.h"
@@ -157,24 +159,26 @@ class GuardReader {
       case GuardNode::kIf: {
         TSNode cond = syn_.Condition(parent);
         if (SameNode(child, syn_.Body(parent))) {
-          out.push_back(syn_.Make("if", cond, false));
+          out.push_back(Accepted(syn_.Make("if", cond, false), parent, cond, false));
           return;
         }
         // Inside the condition itself: the test has not been made yet.
         if (Kind(child) != GuardNode::kElif && Kind(child) != GuardNode::kElse) return;
         // An elif or else: every condition before it was false.
-        out.push_back(syn_.Make("if", cond, true));
+        out.push_back(Accepted(syn_.Make("if", cond, true), parent, cond, true));
         auto [it, fresh] = cache_.exits.try_emplace(parent.id);
         if (fresh) {
           for (TSNode alt : NamedChildren(parent)) {
             if (Kind(alt) != GuardNode::kElif) continue;
+            TSNode test = syn_.Condition(alt);
             it->second.emplace_back(ts_node_start_byte(alt),
-                                    syn_.Make("elif", syn_.Condition(alt), true));
+                                    Accepted(syn_.Make("elif", test, true), parent, test, true));
           }
         }
         AddBefore(it->second, ts_node_start_byte(child), out);
         if (Kind(child) == GuardNode::kElif) {
-          out.push_back(syn_.Make("elif", syn_.Condition(child), false));
+          TSNode test = syn_.Condition(child);
+          out.push_back(Accepted(syn_.Make("elif", test, false), parent, test, false));
         }
         return;
       }
@@ -297,9 +301,19 @@ class GuardReader {
           f->op == Formula::kAnd ? std::move(f->parts) : std::vector<Formula>{std::move(*f)};
       for (Formula& r : required) {
         if (r.op == Formula::kAtom) {
-          exits.emplace_back(
-              at, syn_.Make(Kind(s) == GuardNode::kAssert ? "asserted" : "early-exit", r.atom,
-                            r.negated));
+          Guard g = syn_.Make(Kind(s) == GuardNode::kAssert ? "asserted" : "early-exit", r.atom,
+                              r.negated);
+          // `if isinstance(x, tuple): raise TypeError(...)`: values that
+          // leave by a raise are another error's.
+          if (!g.values.empty()) {
+            TSNode owner = TestOwner(r.atom, s);
+            if (!ts_node_is_null(owner)) {
+              g = Accepted(std::move(g), owner, r.atom, r.negated);
+            } else if (!LeavesOtherwise(s)) {
+              ClearValues(g);
+            }
+          }
+          exits.emplace_back(at, std::move(g));
           continue;
         }
         Guard g;
@@ -341,6 +355,147 @@ class GuardReader {
                  k == GuardNode::kContinue || k == GuardNode::kGoto;
         },
         HoldsStatements);
+  }
+
+  // The if statement (`top` or one inside it) whose test, or an elif's,
+  // holds `atom`; null when the atom is in no test of one.
+  TSNode TestOwner(TSNode atom, TSNode top) const {
+    for (TSNode n = ts_node_parent(atom); !ts_node_is_null(n); n = ts_node_parent(n)) {
+      GuardNode k = Kind(n);
+      if (k == GuardNode::kIf || k == GuardNode::kElif) {
+        TSNode test = syn_.Condition(n);
+        if (ts_node_is_null(test) || ts_node_start_byte(atom) < ts_node_start_byte(test) ||
+            ts_node_end_byte(test) < ts_node_end_byte(atom)) {
+          return {};  // in an arm, not a test
+        }
+        return k == GuardNode::kElif ? ts_node_parent(n) : n;
+      }
+      if (SameNode(n, top)) return {};
+    }
+    return {};
+  }
+
+  // Whether `n` holds a way out other than a raise: a return, break,
+  // continue or goto.
+  bool LeavesOtherwise(TSNode n) const {
+    return Holds(
+        n,
+        [](GuardNode k) {
+          return k == GuardNode::kReturn || k == GuardNode::kBreak || k == GuardNode::kContinue ||
+                 k == GuardNode::kGoto;
+        },
+        HoldsStatements);
+  }
+
+  static void ClearValues(Guard& g) {
+    g.values.clear();
+    g.meanings.clear();
+  }
+
+  // Whether every way through `branch` ends in a raise: a statement of it
+  // that never falls through, with no other way out before (dead code
+  // after it does not count).
+  bool AlwaysRaises(TSNode branch) const {
+    if (ts_node_is_null(branch)) return false;
+    std::vector<TSNode> statements =
+        Kind(branch) == GuardNode::kBlock ? NamedChildren(branch) : std::vector<TSNode>{branch};
+    for (TSNode s : statements) {
+      if (LeavesOtherwise(s)) return false;
+      std::optional<Formula> f = FallThrough(s, 0);
+      if (f) f = Simplify(std::move(*f));
+      if (!f) return false;
+      if (f->op == Formula::kFalse) return true;
+    }
+    return false;
+  }
+
+  static constexpr size_t kMaxArmsFollowed = 64;
+  static constexpr size_t kMaxUnknownTests = 8;
+
+  // `g` (a guard on a test of the if statement `chain`) without the values
+  // that the statement sends into an arm that always raises. The values
+  // avoid this raise, but where another arm of the same tests raises, they
+  // meet that error instead (`if isinstance(arrays, tuple): raise
+  // TypeError(...)` before the `elif` whose raise this is): a page must not
+  // offer them as accepted. Each value is followed down the arms: a test is
+  // `forced_value` where it is `forced` (the one the guard is on), else
+  // what the front end can tell of it for that value (TestHolds); a value
+  // goes only when every way it can go ends in a raise.
+  Guard Accepted(Guard g, TSNode chain, TSNode forced, bool forced_value) const {
+    if (g.values.empty() || Kind(chain) != GuardNode::kIf) return g;
+    struct Arm {
+      TSNode test;  // null for else
+      TSNode body;
+    };
+    std::vector<Arm> arms = {{syn_.Condition(chain), syn_.Body(chain)}};
+    for (TSNode alt : NamedChildren(chain)) {
+      GuardNode k = Kind(alt);
+      if (k == GuardNode::kElif) arms.push_back({syn_.Condition(alt), syn_.Body(alt)});
+      if (k == GuardNode::kElse) arms.push_back({TSNode{}, syn_.Body(alt)});
+    }
+    // A chain too long to follow each value through keeps what it lists.
+    if (arms.size() > kMaxArmsFollowed) return g;
+    std::vector<int> raising(arms.size(), -1);
+    auto raises = [&](size_t i) {
+      if (raising[i] < 0) raising[i] = AlwaysRaises(arms[i].body) ? 1 : 0;
+      return raising[i] == 1;
+    };
+    // Whether `value` (a literal, or a fresh value of that class) always
+    // lands in an arm that raises, whatever the tests the front end cannot
+    // decide come out as: each such test, by its code, one truth for all
+    // the arms it is written in.
+    auto always_raises = [&](const std::string& value, bool fresh) {
+      std::set<std::string, std::less<>> unknown;
+      std::map<std::string, bool, std::less<>> atoms;
+      GuardSyntax::Assumptions note{&atoms, &unknown};
+      for (const Arm& arm : arms) {
+        if (!ts_node_is_null(arm.test) && !SameNode(arm.test, forced)) {
+          syn_.TestHolds(arm.test, g.subject, value, fresh, note);
+        }
+      }
+      if (unknown.size() > kMaxUnknownTests) return false;
+      std::vector<std::string> names(unknown.begin(), unknown.end());
+      GuardSyntax::Assumptions assumed{&atoms, nullptr};
+      for (uint32_t bits = 0; bits < (1u << names.size()); ++bits) {
+        for (size_t n = 0; n < names.size(); ++n) atoms[names[n]] = ((bits >> n) & 1u) != 0;
+        bool landed = false;
+        for (size_t i = 0; i < arms.size() && !landed; ++i) {
+          std::optional<bool> holds = true;
+          if (!ts_node_is_null(arms[i].test)) {
+            holds = SameNode(arms[i].test, forced)
+                        ? std::optional<bool>(forced_value)
+                        : syn_.TestHolds(arms[i].test, g.subject, value, fresh, assumed);
+          }
+          if (!holds) return false;
+          if (!*holds) continue;
+          if (!raises(i)) return false;
+          landed = true;
+        }
+        if (!landed) return false;  // past every arm: the statement falls through
+      }
+      return true;
+    };
+    bool types = g.code.find("isinstance") != std::string::npos;
+    std::vector<std::string> values, meanings;
+    for (size_t v = 0; v < g.values.size(); ++v) {
+      bool refused = always_raises(g.values[v], types);
+      // A class is refused when a fresh value of it and each literal of it
+      // the tests name are.
+      for (size_t i = 0; refused && types && i < arms.size(); ++i) {
+        if (ts_node_is_null(arms[i].test)) continue;
+        for (const std::string& literal : syn_.InstancesIn(arms[i].test, g.values[v])) {
+          refused = refused && always_raises(literal, false);
+        }
+      }
+      if (refused) continue;
+      values.push_back(g.values[v]);
+      if (v < g.meanings.size()) meanings.push_back(g.meanings[v]);
+    }
+    if (values.size() != g.values.size()) {
+      g.values = std::move(values);
+      g.meanings = g.meanings.empty() ? std::vector<std::string>{} : std::move(meanings);
+    }
+    return g;
   }
 
   bool HasReturnOrRaise(TSNode n) const {

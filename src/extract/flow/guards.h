@@ -13,6 +13,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -124,6 +127,25 @@ class GuardSyntax : public ConditionWriter {
   // Beside a condition, the values its subject should have had (`x not in
   // (a, b)`, `not isinstance(x, T)`).
   virtual void ValidValues(TSNode, bool, Guard&) const {}
+  // What TestHolds takes of the tests it cannot decide, by their code: an
+  // assumed truth, or a note that it needs one.
+  struct Assumptions {
+    const std::map<std::string, bool, std::less<>>* atoms = nullptr;
+    std::set<std::string, std::less<>>* unknown = nullptr;
+  };
+  // Whether the test `test` holds when `subject` (as a guard writes it) is
+  // `value`: a literal as written, or with `fresh` a value of the class
+  // named `value` equal to no literal. Not known (nullopt) when it turns
+  // on a test that `assumed` has no truth for.
+  virtual std::optional<bool> TestHolds(TSNode /*test*/, std::string_view /*subject*/,
+                                        std::string_view /*value*/, bool /*fresh*/,
+                                        const Assumptions& /*assumed*/) const {
+    return std::nullopt;
+  }
+  // The literals written in `test` that are values of the class `type`.
+  virtual std::vector<std::string> InstancesIn(TSNode /*test*/, std::string_view /*type*/) const {
+    return {};
+  }
   // Whether a guard of one condition carries its exact `when`.
   virtual bool WritesWhen() const = 0;
   // A kMatch with case labels below its top level (inside an if, a block,

@@ -1,6 +1,10 @@
 #include "extract/python/py_guards.h"
 
 #include <algorithm>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
 
 #include "core/text.h"
 #include "extract/python/py_conditions.h"
@@ -182,6 +186,180 @@ class PythonGuardSyntax : public flow::GuardSyntax {
         g.values.push_back(Code(args[1]));
       }
     }
+  }
+
+  std::optional<bool> TestHolds(TSNode test, std::string_view subject, std::string_view value,
+                                bool fresh, const Assumptions& assumed) const override {
+    std::optional<bool> out;
+    switch (KindOf(test)) {
+      case kParenthesized:
+        if (ts_node_named_child_count(test) == 1) {
+          return TestHolds(ts_node_named_child(test, 0), subject, value, fresh, assumed);
+        }
+        break;
+      case kNotOperator: {
+        std::optional<bool> inner =
+            TestHolds(Field(test, "argument"), subject, value, fresh, assumed);
+        return inner ? std::optional<bool>(!*inner) : std::nullopt;
+      }
+      case kBooleanOperator: {
+        std::optional<bool> left = TestHolds(Field(test, "left"), subject, value, fresh, assumed);
+        std::optional<bool> right = TestHolds(Field(test, "right"), subject, value, fresh, assumed);
+        bool both = NodeText(Field(test, "operator"), source()) == "and";
+        if (left == !both || right == !both) return !both;  // `or` with a true side...
+        if (left && right) return both;                     // ...both sides decided
+        return std::nullopt;
+      }
+      case kComparisonOperator:
+        out = CompareHolds(test, subject, value, fresh);
+        break;
+      case kCall:
+        out = IsinstanceHolds(test, subject, value, fresh);
+        break;
+      default:
+        break;
+    }
+    if (out) return out;
+    // A test it cannot decide: one truth for every place it is written.
+    std::string code = Code(test);
+    if (assumed.atoms != nullptr) {
+      if (auto at = assumed.atoms->find(code); at != assumed.atoms->end()) return at->second;
+    }
+    if (assumed.unknown != nullptr) assumed.unknown->insert(std::move(code));
+    return std::nullopt;
+  }
+
+  std::vector<std::string> InstancesIn(TSNode test, std::string_view type) const override {
+    std::vector<std::string> out;
+    std::vector<TSNode> pending = {test};
+    while (!pending.empty() && out.size() < 16) {
+      TSNode n = pending.back();
+      pending.pop_back();
+      std::string_view text = NodeText(n, source());
+      if (auto key = LiteralKey(text)) {
+        std::string_view kind = key->first == 's'                   ? "str"
+                                : key->first == 'n'                 ? "NoneType"
+                                : text == "True" || text == "False" ? "bool"
+                                                                    : "int";
+        bool instance = type == kind || type == "object" || (kind == "bool" && type == "int");
+        if (instance && std::find(out.begin(), out.end(), text) == out.end()) {
+          out.emplace_back(text);
+        }
+        continue;
+      }
+      for (TSNode c : NamedChildren(n)) pending.push_back(c);
+    }
+    return out;
+  }
+
+  // A literal as its kind and value: 'a' and "a" are one string, True is 1.
+  static std::optional<std::pair<char, std::string>> LiteralKey(std::string_view text) {
+    if (text.size() >= 2 && (text[0] == '\'' || text[0] == '"') && text.back() == text[0] &&
+        text.find('\\') == std::string_view::npos) {
+      std::string_view inner = text.substr(1, text.size() - 2);
+      if (inner.find(text[0]) != std::string_view::npos) return std::nullopt;  // a triple quote
+      return std::pair<char, std::string>{'s', std::string(inner)};
+    }
+    if (text == "None") return std::pair<char, std::string>{'n', ""};
+    if (text == "True") return std::pair<char, std::string>{'i', "1"};
+    if (text == "False") return std::pair<char, std::string>{'i', "0"};
+    std::string_view digits = text.substr(!text.empty() && text[0] == '-' ? 1 : 0);
+    if (digits.empty() || digits.size() > 18 ||
+        !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+      return std::nullopt;
+    }
+    long long n = std::stoll(std::string(text));
+    return std::pair<char, std::string>{'i', std::to_string(n)};
+  }
+
+  static std::optional<bool> LiteralEquals(std::string_view a, std::string_view b) {
+    auto x = LiteralKey(a), y = LiteralKey(b);
+    if (!x || !y) return std::nullopt;
+    return *x == *y;
+  }
+
+  std::optional<bool> CompareHolds(TSNode test, std::string_view subject, std::string_view value,
+                                   bool fresh) const {
+    if (ts_node_named_child_count(test) != 2 || Code(ts_node_named_child(test, 0)) != subject) {
+      return std::nullopt;
+    }
+    std::string op;
+    for (TSNode c : Children(test)) {
+      if (!ts_node_is_named(c)) op += (op.empty() ? "" : " ") + std::string(NodeText(c, source()));
+    }
+    TSNode right = ts_node_named_child(test, 1);
+    bool negate = op == "!=" || op == "not in" || op == "is not";
+    // Whether the value equals the literal `text`. A fresh value equals no
+    // literal (None is the one value of its class).
+    auto equals = [&](std::string_view text) -> std::optional<bool> {
+      if (!fresh) return LiteralEquals(value, text);
+      auto key = LiteralKey(text);
+      if (!key) return std::nullopt;
+      return value == "NoneType" && key->first == 'n';
+    };
+    std::optional<bool> holds;
+    if (op == "is" || op == "is not") {
+      if (KindOf(right) != kNone) return std::nullopt;
+      if (fresh) {
+        if (value != "object") holds = value == "NoneType";
+      } else if (auto key = LiteralKey(value)) {
+        holds = key->first == 'n';
+      }
+    } else if (op == "==" || op == "!=") {
+      holds = equals(NodeText(right, source()));
+    } else if (op == "in" || op == "not in") {
+      if (KindOf(right) == kIdentifier) right = ModuleConstant(test, NodeText(right, source()));
+      uint16_t k = KindOf(right);
+      bool literal_set = k == kOther && StartsWith(NodeText(right, source()), "{");
+      if (k != kTuple && k != kList && !literal_set) return std::nullopt;
+      bool found = false, unknown = false;
+      for (TSNode e : NamedChildren(right)) {
+        if (KindOf(e) == kComment) continue;
+        std::optional<bool> eq = equals(NodeText(e, source()));
+        found = found || eq == true;
+        unknown = unknown || !eq;
+      }
+      if (found || !unknown) holds = found;
+    }
+    if (holds && negate) return !*holds;
+    return holds;
+  }
+
+  // Builtin classes no value is an instance of two of (bool is an int).
+  inline static const std::set<std::string, std::less<>> kDisjointTypes = {
+      "str", "bytes", "float", "complex", "list", "tuple", "dict", "set", "frozenset", "NoneType"};
+
+  std::optional<bool> IsinstanceHolds(TSNode call, std::string_view subject, std::string_view value,
+                                      bool fresh) const {
+    if (NodeText(Field(call, "function"), source()) != "isinstance") return std::nullopt;
+    std::vector<TSNode> args = NamedChildren(Field(call, "arguments"));
+    if (args.size() != 2 || Code(args[0]) != subject) return std::nullopt;
+    std::string type;
+    if (fresh) {
+      type = std::string(value);
+    } else if (auto key = LiteralKey(value)) {
+      type = key->first == 's' ? "str" : key->first == 'n' ? "NoneType" : "int";
+      if (value == "True" || value == "False") type = "bool";
+    } else {
+      return std::nullopt;
+    }
+    std::vector<std::string> names;
+    if (KindOf(args[1]) == kTuple) {
+      for (TSNode t : NamedChildren(args[1])) names.push_back(Code(t));
+    } else {
+      names.push_back(Code(args[1]));
+    }
+    bool all_disjoint = kDisjointTypes.count(type) || type == "int" || type == "bool";
+    for (const std::string& n : names) {
+      if (n == type || n == "object" || (type == "bool" && n == "int")) return true;
+      // An int may be a bool; anything else may be an instance of an
+      // unknown class.
+      bool apart =
+          (kDisjointTypes.count(n) || n == "int" || n == "bool") && !(type == "int" && n == "bool");
+      all_disjoint = all_disjoint && apart;
+    }
+    if (all_disjoint) return false;
+    return std::nullopt;
   }
 
   // The collection a module-level `NAME = (...)` / `[...]` / `{...}` /
