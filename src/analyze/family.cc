@@ -193,12 +193,6 @@ FamilyAssignment ByArticle(const std::string& m) {
   return qualified;
 }
 
-bool IsComparison(const Guard& g) {
-  for (std::string_view op : {" < ", " > ", " <= ", " >= "}) {
-    if (g.code.find(op) != std::string::npos) return true;
-  }
-  return false;
-}
 
 }  // namespace
 
@@ -353,7 +347,10 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                         "unrecognised", "unknown value", "unsupported mode", "supported values"});
       !w.empty())
     return ByWords("invalid-choice", w);
-  if (!(f = ByType("wrong-type", t, {"TypeError"})).slug.empty()) return f;
+  if (!(f = ByType("wrong-type", t, {"TypeError"})).slug.empty()) {
+    f.weak = true;
+    return f;
+  }
   for (const Guard& g : facts.guards) {
     if (g.code.find("isinstance") != std::string::npos && !g.values.empty()) {
       std::string types;
@@ -439,17 +436,14 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
     return ByWords("arithmetic", w);
   if (auto w = SaysWord(m, {"nan", "nans", "infinite", "inf"}); !w.empty())
     return ByWords("arithmetic", w);
-  for (const Guard& g : facts.guards) {
-    if (IsComparison(g))
-      return By("out-of-range", "the raise follows the comparison `" + g.code + "`");
+  // The broad types last. A comparison before the raise, or a word such as
+  // "must" or "cannot", placed errors too: an independent labelling of 320
+  // errors of jax, numpy and the standard library agreed with 3 of 18 and
+  // 2 of 14 of them (bench/README.md), so neither places any now.
+  if (!(f = ByType("invalid-value", t, {"ValueError", "INVALID_ARGUMENT"})).slug.empty()) {
+    f.weak = true;
+    return f;
   }
-
-  // The broad types last.
-  if (!(f = ByType("invalid-value", t, {"ValueError", "INVALID_ARGUMENT"})).slug.empty()) return f;
-  if (auto w = SaysWord(m, {"invalid", "must", "should", "cannot", "can't", "not allowed", "bad",
-                            "illegal", "wrong"});
-      !w.empty() && facts.kind != "warning")
-    return ByWords("invalid-value", w);
   if (facts.kind == "warning" || Any(t, {"Warning", "UserWarning", "RuntimeWarning"})) {
     return By("runtime-warning", "it is a warning");
   }

@@ -272,7 +272,7 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   // What it means.
   std::vector<std::string> meaning = Cause(e, a);
   if (std::string kind = Kind(e); !kind.empty()) meaning.insert(meaning.begin(), kind);
-  if (family != nullptr && family->slug != "other") {
+  if (family != nullptr && family->slug != "other" && !a.family.weak) {
     meaning.push_back("It is a case of " + Lowercased(family->name) + ": " +
                       Lowercased(family->description));
   }

@@ -237,7 +237,9 @@ json AnalysisToJson(const Analysis& a) {
     prose["example_fix"] = {{"before", ToValidUtf8(a.prose.fix_before)},
                             {"after", ToValidUtf8(a.prose.fix_after)}};
   }
-  json out = {{"family", {{"slug", a.family.slug}, {"reason", ToValidUtf8(a.family.reason)}}},
+  json family = {{"slug", a.family.slug}, {"reason", ToValidUtf8(a.family.reason)}};
+  if (a.family.weak) family["weak"] = true;
+  json out = {{"family", std::move(family)},
               {"labels", StringsJson(a.labels)},
               {"valid_values", std::move(valid)},
               {"related", std::move(related)},
@@ -255,6 +257,8 @@ Analysis AnalysisFromJson(const json& j) {
   if (auto f = j.find("family"); f != j.end() && f->is_object()) {
     a.family.slug = Str(*f, "slug");
     a.family.reason = Str(*f, "reason");
+    auto weak = f->find("weak");
+    a.family.weak = weak != f->end() && weak->is_boolean() && weak->get<bool>();
   }
   a.labels = Strings(j, "labels");
   if (auto v = j.find("valid_values"); v != j.end() && v->is_array()) {

@@ -132,11 +132,16 @@ TEST(Family, GuardShapesDecideWhenTheMessageDoesNot) {
   EXPECT_EQ(f.reason,
             "the raise needs `pipeline_mode` not to be an instance of `pallas_core.Buffered`");
 
+  // A comparison places nothing (it guards shapes, versions, states and
+  // counts as often as bounds): the broad type does, and says it is broad.
   Guard bound;
   bound.kind = "if";
   bound.code = "n < 0";
   f = Classify({{"ValueError"}, "raise", "bad n", ""}, {bound});
-  EXPECT_EQ(f.slug, "out-of-range");
+  EXPECT_EQ(f.slug, "invalid-value");
+  EXPECT_TRUE(f.weak);
+  EXPECT_FALSE(Classify({{"ValueError"}, "raise", "n must be positive", ""}).weak);
+  EXPECT_EQ(Classify({{"RuntimeError"}, "raise", "cannot do it", ""}).slug, "other");
 
   Guard set;
   set.kind = "if";
