@@ -130,6 +130,7 @@ class Extractor {
     if (k == kMacroDefinition) {
       // A macro that writes functions may define any name a call here uses.
       if (Text(n).find("fn ") != std::string_view::npos) result_.helpers.closed = true;
+      MacroDefinition(n);
       return;
     }
     if ((k == kModItem || k == kFunctionItem) && IsTestItem(attributes)) return;
@@ -840,7 +841,78 @@ class Extractor {
           args.empty() ? std::vector<Template>{Template()} : FormatAlternatives(args, 0);
       NoteHelper(site, messages, n);
       EmitEach(site, std::move(messages));
+      return;
     }
+    // Any other macro given a format: the crate may define it to raise
+    // (MacroAlias), which the post-pass decides. The standard library's
+    // formatting and printing macros are not such.
+    static const std::set<std::string_view> kFormatting = {
+        "format", "format_args", "print",  "println",   "eprint",      "eprintln",
+        "write",  "writeln",     "concat", "stringify", "include_str", "include_bytes",
+        "env",    "option_env",  "vec",    "matches",   "dbg",         "trace",
+        "debug",  "info",        "warn",   "error",     "log",         "compile_error"};
+    if (kFormatting.count(name) > 0) return;
+    std::vector<TokenArg> args = MacroArgs(tree);
+    if (args.empty() || args[0].tokens.size() != 1 || !IsString(args[0].tokens[0])) return;
+    Site site = BaseSite(n, SiteKind::kRaise);
+    result_.macro_uses.push_back({std::string(name), std::move(site), FormatAlternatives(args, 0)});
+  }
+
+  // `macro_rules! name { ($( $a:expr ),+) => { other!(Type; $( $a ),+) }; }`:
+  // a macro each of whose rules hands every argument on to one raising
+  // macro, with the type fixed, is an alias of it.
+  void MacroDefinition(TSNode n) {
+    TSNode name = Field(n, "name");
+    if (ts_node_is_null(name)) return;
+    std::optional<MacroAlias> alias;
+    bool agree = true;
+    for (TSNode rule : NamedChildren(n)) {
+      TSNode right = Field(rule, "right");
+      if (ts_node_is_null(right)) continue;
+      std::optional<MacroAlias> found = ForwardIn(right, 0);
+      if (!found) continue;
+      if (alias && (alias->forwards != found->forwards ||
+                    alias->exception_written != found->exception_written)) {
+        agree = false;
+      }
+      alias = std::move(found);
+    }
+    if (!alias || !agree) return;
+    alias->name = std::string(Text(name));
+    result_.macro_aliases.push_back(std::move(*alias));
+  }
+
+  // The raising macro a rule's body hands all its arguments to.
+  std::optional<MacroAlias> ForwardIn(TSNode tree, int depth) const {
+    if (depth > 8) return std::nullopt;
+    std::vector<TSNode> c = Children(tree);
+    for (size_t i = 0; i < c.size(); ++i) {
+      if (i + 2 < c.size() && K(c[i]) == kIdentifier && Text(c[i + 1]) == "!" &&
+          K(c[i + 2]) == kTokenTree) {
+        std::vector<TSNode> type;
+        bool typed = FindSink(SinkForm::kTypedMacro, Text(c[i])) != nullptr;
+        std::vector<TokenArg> args = MacroArgs(c[i + 2], typed ? &type : nullptr);
+        // Every argument one of the rule's metavariables (`$msg`, `$( $a ),+`).
+        bool forwarded =
+            !args.empty() && std::all_of(args.begin(), args.end(), [&](const TokenArg& a) {
+              return !a.tokens.empty() && Text(a.tokens[0]).substr(0, 1) == "$";
+            });
+        if (!forwarded) continue;
+        MacroAlias alias;
+        if (typed) {
+          std::string written = TokensText(type);
+          if (type.empty() || written.find('$') != std::string::npos) continue;
+          alias.exception_written = std::move(written);
+        } else {
+          alias.forwards = std::string(Text(c[i]));
+        }
+        return alias;
+      }
+      if (K(c[i]) == kTokenTree) {
+        if (auto inner = ForwardIn(c[i], depth + 1)) return inner;
+      }
+    }
+    return std::nullopt;
   }
 
   // A macro's message from argument `at`: a format and its arguments, or a
@@ -1521,7 +1593,54 @@ class Extractor {
 
 bool IsRustSourcePath(std::string_view path) { return EndsWith(path, ".rs"); }
 
+namespace {
+
+// Calls of the macros the crate defines as aliases of raising ones become
+// their sites. A name two definitions give different types raises none.
+void LinkMacroAliases(std::vector<FileResult>& files) {
+  std::map<std::string, std::optional<MacroAlias>> defined;
+  for (FileResult& f : files) {
+    for (MacroAlias& a : f.macro_aliases) {
+      auto [it, fresh] = defined.try_emplace(a.name, a);
+      if (!fresh && it->second &&
+          (it->second->forwards != a.forwards ||
+           it->second->exception_written != a.exception_written)) {
+        it->second.reset();
+      }
+    }
+    f.macro_aliases.clear();
+  }
+  auto type_of = [&](const std::string& name) -> std::optional<std::string> {
+    std::string at = name;
+    for (int hops = 0; hops < 4; ++hops) {
+      auto it = defined.find(at);
+      if (it == defined.end() || !it->second) return std::nullopt;
+      if (!it->second->exception_written.empty()) return it->second->exception_written;
+      at = it->second->forwards;
+    }
+    return std::nullopt;
+  };
+  for (FileResult& f : files) {
+    for (MacroUse& use : f.macro_uses) {
+      std::optional<std::string> written = type_of(use.name);
+      if (!written) continue;
+      use.site.exception_written = *written;
+      use.site.exception = PythonExceptionName(*written);
+      for (Template& m : use.messages) {
+        Site site = use.site;
+        site.message = std::move(m);
+        site.message.AssignNames();
+        f.sites.push_back(std::move(site));
+      }
+    }
+    f.macro_uses.clear();
+  }
+}
+
+}  // namespace
+
 void LinkHelpers(std::vector<FileResult>& files) {
+  LinkMacroAliases(files);
   flow::HelperLanguage rust;
   rust.printing = flow::Printing::kRust;
   // A type passed as a value is no Rust idiom: PyO3 takes it as a type argument.

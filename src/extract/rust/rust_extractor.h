@@ -16,8 +16,28 @@
 
 namespace errdex::extract::rust {
 
+// A macro the crate defines to raise with a format its caller writes, by
+// handing its arguments on to a raising macro: pydantic-core's
+// `py_schema_err!(...)` is `Err(py_schema_error_type!(...))`, which is
+// `py_error_type!(SchemaError; ...)`.
+struct MacroAlias {
+  std::string name;
+  std::string forwards;           // the macro it hands its arguments to, or
+  std::string exception_written;  // the type it raises, when that macro is a table's
+};
+
+// A call of a macro no table knows, with the messages its arguments make
+// as a format: a site once the post-pass finds the macro an alias.
+struct MacroUse {
+  std::string name;
+  Site site;
+  std::vector<Template> messages;
+};
+
 struct FileResult {
   std::vector<Site> sites;
+  std::vector<MacroAlias> macro_aliases;
+  std::vector<MacroUse> macro_uses;
   std::vector<NonSite> non_sites;
   std::vector<FileIssue> issues;  // not UTF-8, syntax errors, parse timeouts
   // Python exception classes PyO3's create_exception! defines.

@@ -324,6 +324,56 @@ TEST(ExtractFiles, RustHelpersLinkAcrossFilesByVisibility) {
   }
 }
 
+// A crate's own macros that hand a format on to a raising macro (PyO3
+// crates' `py_schema_err!` over `py_error_type!(SchemaError; ...)`) raise
+// at each call, in whatever file, with the type at the end of the chain;
+// a macro that only formats, or one two definitions give different types,
+// raises nothing.
+TEST(ExtractFiles, RustMacrosThatForwardToARaisingMacroRaiseAtTheirCalls) {
+  TempDir dir;
+  dir.Write("src/tools.rs",
+            "macro_rules! py_error_type {\n"
+            "    ($error_type:ty; $( $msg_args:expr ),+ ) => {\n"
+            "        $crate::tools::fmt_py_err::<$error_type>(format_args!($( $msg_args ),+))\n"
+            "    };\n"
+            "}\n"
+            "macro_rules! schema_error_type {\n"
+            "    ($( $msg_args:expr ),+ ) => {\n"
+            "        crate::tools::py_error_type!(crate::build::SchemaError; $( $msg_args ),+)\n"
+            "    };\n"
+            "}\n"
+            "macro_rules! schema_err {\n"
+            "    ($( $msg_args:expr ),+ ) => { Err(crate::tools::schema_error_type!($( $msg_args "
+            "),+)) };\n"
+            "}\n"
+            "macro_rules! just_text { ($( $a:expr ),+) => { format!($( $a ),+) }; }\n"
+            "macro_rules! twice { ($m:expr) => { py_error_type!(PyValueError; $m) }; }\n");
+  dir.Write("src/other.rs",
+            "macro_rules! twice { ($m:expr) => { py_error_type!(PyTypeError; $m) }; }\n");
+  dir.Write("src/build.rs",
+            "fn build(kind: &str) -> PyResult<()> {\n"
+            "    if kind.is_empty() { return schema_err!(\"Invalid now_op {}\", kind); }\n"
+            "    let e = schema_error_type!(\"Duplicate ref: `{kind}`\");\n"
+            "    let t = just_text!(\"not raised {}\", kind);\n"
+            "    Err(twice!(\"which type\"))\n"
+            "}\n");
+  TreeRun run = ExtractTree(dir);
+  int found = 0;
+  for (const Site& s : run.extraction.sites) {
+    std::string m = s.message.Display();
+    EXPECT_EQ(m.find("not raised"), std::string::npos) << m;
+    EXPECT_NE(m, "which type");
+    if (m.rfind("Invalid now_op ", 0) == 0 || m.rfind("Duplicate ref: `", 0) == 0) {
+      ++found;
+      EXPECT_EQ(s.path, "src/build.rs");
+      EXPECT_EQ(s.exception, "SchemaError");
+      EXPECT_EQ(s.exception_written, "crate::build::SchemaError");
+      EXPECT_EQ(s.line, m[0] == 'I' ? 2 : 3);
+    }
+  }
+  EXPECT_EQ(found, 2);
+}
+
 // Which Rust function a call reaches, as a second review found it misread:
 // a module path names its module's function, an import renames one, a
 // function nested in the caller's body is its own, a file that writes
