@@ -30,8 +30,13 @@ std::string ValueRegex(const Piece& p) {
       return ".";
     case ValueKind::kPointer:
       return "(?:0[xX])?[0-9a-fA-F]+|\\(nil\\)";
-    case ValueKind::kStr:
     case ValueKind::kRepr:
+      // repr() of anything, %R and Rust's {:?} print something: at least
+      // the quotes of an empty string. An empty value here would let
+      // `unknown special directive {item!r}` take the message that the
+      // exact `unknown special directive` raises.
+      return ".+?";
+    case ValueKind::kStr:
     case ValueKind::kAny:
       break;
   }

@@ -329,6 +329,37 @@ TEST(Matcher, AKeyErrorRequotedByPythonIsFoundByItsMessage) {
   }
 }
 
+// repr() of any value prints something, so a `{x!r}` cannot stand for
+// nothing: numpy's index_tricks raises both `unknown special directive`
+// and `unknown special directive {item!r}`, and the bare text is the first.
+TEST(Matcher, AReprValueIsNeverEmpty) {
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path root = dir.path() / "tricks";
+  std::filesystem::create_directories(root / "tricks");
+  std::ofstream(root / "tricks" / "index.py")
+      << "def directive(item, known):\n"
+      << "    if item not in known:\n"
+      << "        raise ValueError(f\"unknown special directive {item!r}\")\n"
+      << "    if not known[item]:\n"
+      << "        raise ValueError(\"unknown special directive\")\n";
+  Index(root, "test/tricks", db);
+  Opened opened = OpenMatcher(db);
+  ASSERT_TRUE(opened.matcher);
+  for (const char* pasted : {"ValueError: unknown special directive",
+                             "ValueError: unknown special directive 'r'"}) {
+    Result<std::vector<Match>> m = opened.matcher->Explain(ParseRuntimeText(pasted).back(), {});
+    ASSERT_TRUE(m.has_value()) << m.error().message;
+    ASSERT_FALSE(m->empty()) << pasted;
+    bool bare = std::string(pasted).back() == 'e';
+    EXPECT_EQ((*m)[0].error.template_text.find("{"), bare ? std::string::npos : 26u) << pasted;
+    EXPECT_FALSE((*m)[0].fuzzy) << pasted;
+    if (bare) {
+      for (size_t i = 1; i < m->size(); ++i) EXPECT_GT((*m)[0].score, (*m)[i].score) << pasted;
+    }
+  }
+}
+
 // A bare type that two libraries raise without a message: nothing tells
 // the errors apart, so neither scores as an answer; a frame on one decides.
 TEST(Matcher, ABareTypeManyErrorsRaiseWithoutAMessageIsNoAnswer) {
