@@ -18,6 +18,10 @@ literal sits decides the idiom and the line:
   the same function (type checked when that call names a PyExc_*);
 - `helper`: an argument of another function (a helper that raises with its
   parameter): the call's line and the next PyErr_* line, type unchecked;
+  and a PyErr_* format of a function (`"%s %s (got %R)"` in
+  `string_converter_helper`) that the message fits, when calls of that
+  function pass literals of 6 characters or more that the message holds:
+  those calls' lines as well, where the words are written;
 - `python __str__`: the text an exception class of numpy/core/_exceptions.py
   (numpy 2: numpy/_core/_exceptions.py, AxisError in numpy/exceptions.py)
   builds in `__str__` (patterns written by hand from that file): every
@@ -170,10 +174,24 @@ def function_start(lines, line):
     return 1
 
 
+def function_name(lines, line):
+    """The name of the C function whose body holds `line`, or ""."""
+    start = function_start(lines, line)  # the line after its opening `{`
+    for k in range(start - 2, max(-1, start - 8), -1):
+        m = re.match(r"(?:[\w\s\*]*?\b)?(\w+)\s*\(", lines[k])
+        if m and not lines[k].startswith((" ", "\t", "#")):
+            return m.group(1)
+    return ""
+
+
 class Reference:
     def __init__(self, src):
-        self.entries = []  # (regex, literal text, idiom, type or None, [lines], path)
+        # (regex, literal text, idiom, type or None, [lines], path, function
+        # whose raise it is)
+        self.entries = []
         self.str_sites = {}  # class -> [(path, line)]
+        # A helper's calls: function -> [(a literal argument, path, line)]
+        self.calls = {}
         for dirpath, dirs, files in os.walk(os.path.join(src, "numpy")):
             dirs[:] = [d for d in dirs if d != "tests" and
                        os.path.relpath(os.path.join(dirpath, d), src) not in SUBMODULES]
@@ -259,7 +277,7 @@ class Reference:
                 if re.search(r'\?\s*"(?:[^"\\]|\\.)*"\s*:\s*"', call_text):
                     idiom = "conditional ?: text"
                 self.entries.append((re.compile(regex, re.S), fmt, idiom, etype,
-                                     [line_of(open_at)], rel))
+                                     [line_of(open_at)], rel, function_name(lines, lit_line)))
                 continue
             # Not a sink's own argument: the literal's line and the next raise.
             nxt, etype = None, None
@@ -278,6 +296,7 @@ class Reference:
                 idiom = "helper"
                 etype = None
                 at = [line_of(open_at)]
+                self.calls.setdefault(callee, []).append((fmt, rel, line_of(open_at)))
             elif before.endswith("=") and GLOBAL_CONST.match(lines[lit_line - 1]):
                 # `static const char *MSG = "...";` (or `MSG[]`) at file scope: the lines
                 # that raise with MSG.
@@ -294,7 +313,7 @@ class Reference:
                 at = [lit_line]
             if nxt:
                 at.append(nxt)
-            self.entries.append((re.compile(regex, re.S), fmt, idiom, etype, at, rel))
+            self.entries.append((re.compile(regex, re.S), fmt, idiom, etype, at, rel, ""))
 
 
 # What CPython says when a Python function is called with the wrong
@@ -334,7 +353,7 @@ def label(ref, case):
             labels += ref.str_sites.get(cls, [])
             idioms.append("python __str__")
     if not labels:
-        for regex, fmt, idiom, etype, at, rel in ref.entries:
+        for regex, fmt, idiom, etype, at, rel, owner in ref.entries:
             if regex.fullmatch(msg) is None:
                 continue
             if not type_ok(etype, typ):
@@ -342,9 +361,19 @@ def label(ref, case):
                 continue
             labels += [(rel, n) for n in at]
             idioms.append(idiom)
+            # A helper's format (`"%s %s (got %R)"` in string_converter_helper)
+            # filled with its caller's words: the calls that write words of
+            # the message (6 characters or more) are where the text is
+            # written, and labels too.
+            for words, call_rel, call_line in ref.calls.get(owner, []) if owner else []:
+                if len(words.strip()) >= 6 and "%" not in words and words in msg:
+                    labels.append((call_rel, call_line))
+                    idioms.append("helper")
     order = ["python __str__", "literal format", "conditional ?: text", "local (branches)",
              "local (snprintf/FromFormat)", "helper", "other"]
     idiom = min(idioms, key=order.index) if idioms else None
+    if "helper" in idioms and idiom == "literal format":
+        idiom = "helper"  # the format is the helper's, the words its caller's
     reason = None
     if not labels and CPYTHON_CALL.search(msg):
         reason = "CPython's check of a Python function's arguments"
