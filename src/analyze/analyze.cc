@@ -65,6 +65,27 @@ std::vector<std::string> Ancestry(const std::string& exception,
   return out;
 }
 
+// The conditions that decide a raise (a site's guards run outermost
+// first): the innermost one; before it the tests of the same if statement
+// that failed on the way to its elif or else (`if val in YES: return 1` /
+// `elif val in NO: return 0` / `else: raise`); and the early exits just
+// before it (`if isinstance(obj, str): return ...` one after another).
+std::vector<Guard> Innermost(const std::vector<Guard>& guards) {
+  if (guards.empty()) return {};
+  size_t first = guards.size() - 1;
+  while (first > 0) {
+    const Guard& before = guards[first - 1];
+    const Guard& after = guards[first];
+    bool same_statement =
+        (before.kind == "if" || before.kind == "elif") && before.negated && after.kind == "elif";
+    bool exits_before = before.kind == "early-exit" &&
+                        (after.kind == "early-exit" || first + 1 == guards.size());
+    if (!same_statement && !exits_before) break;
+    --first;
+  }
+  return {guards.begin() + static_cast<std::ptrdiff_t>(first), guards.end()};
+}
+
 Analysis AnalyzeError(const catalog::ErrorRecord& e,
                       const std::map<std::string, std::vector<std::string>>& bases) {
   Analysis a;
@@ -82,7 +103,12 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
     unreachable = unreachable || (s.internal && LooksUnreachable(guards));
     std::vector<catalog::Parameter> params;
     bool params_read = false;
-    for (const Guard& g : guards) {
+    // Only the conditions the raise sits right under say what the value
+    // should have been: a test further out may be a dispatch on type or
+    // value whose other arm works (`if isinstance(fname, RawConfigParser):
+    // cp = fname` / `else: try: ... except ParsingError: raise
+    // RuntimeError(...)` raises for a bad file, not for a str).
+    for (const Guard& g : Innermost(guards)) {
       if (g.values.empty()) continue;
       // What the raising function's docstring says of the checked name, when
       // it is one of its parameters.
@@ -114,7 +140,8 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
       v.line = g.line;
       a.valid.push_back(std::move(v));
     }
-    facts.guards.insert(facts.guards.end(), guards.begin(), guards.end());
+    std::vector<Guard> innermost = Innermost(guards);
+    facts.guards.insert(facts.guards.end(), innermost.begin(), innermost.end());
   }
   a.family = ClassifyFamily(facts);
   if (e.internal || e.kind == "assert" || e.kind == "fatal" ||

@@ -211,6 +211,61 @@ TEST_F(AnalyzeTest, ReanalysingChangesNothing) {
   EXPECT_EQ(catalog::ErrorJson(before), catalog::ErrorJson(after));
 }
 
+// What a value should have been comes from the conditions a raise sits
+// right under: a test further out may dispatch on type with another arm
+// that works, and then naming its type as the one the code takes is wrong.
+TEST(Analyze, ValidValuesComeFromTheConditionsTheRaiseSitsUnder) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value());
+  const char* source =
+      "def load(fname, parse):\n"
+      "    if isinstance(fname, Parser):\n"
+      "        cp = fname\n"
+      "    else:\n"
+      "        try:\n"
+      "            cp = parse(fname)\n"
+      "        except ParsingError as e:\n"
+      "            raise RuntimeError(f'{fname} is invalid: {e}')\n"
+      "    return cp\n"
+      "\n"
+      "def truth(val):\n"
+      "    if val in ('y', 'yes'):\n"
+      "        return 1\n"
+      "    elif val in ('n', 'no'):\n"
+      "        return 0\n"
+      "    else:\n"
+      "        raise ValueError(f'invalid truth value {val!r}')\n"
+      "\n"
+      "def convert(obj):\n"
+      "    if isinstance(obj, str):\n"
+      "        return obj\n"
+      "    if isinstance(obj, int):\n"
+      "        return str(obj)\n"
+      "    raise TypeError('unsupported type')\n";
+  ASSERT_TRUE(cat->WriteSnapshot(Info("test/valid"), extract::ExtractPythonSource("v.py", source))
+                  .has_value());
+  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
+  std::map<std::string, std::vector<std::vector<std::string>>> valid;
+  std::map<std::string, FamilyAssignment> family;
+  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
+  ASSERT_TRUE(all.has_value());
+  for (const catalog::ErrorRecord& r : *all) {
+    Result<catalog::ErrorRecord> e = cat->Get(r.id);
+    ASSERT_TRUE(e.has_value() && e->analysis.has_value());
+    for (const ValidValues& v : e->analysis->valid) valid[r.template_text].push_back(v.values);
+    family[r.template_text] = e->analysis->family;
+  }
+  // A bad file raises, whatever fname is: no type is "the one it takes".
+  EXPECT_TRUE(valid["{fname} is invalid: {e}"].empty());
+  EXPECT_NE(family["{fname} is invalid: {e}"].slug, "wrong-type");
+  // Every arm an elif chain tried before its else, and every early exit
+  // just before the raise.
+  EXPECT_EQ(valid["invalid truth value {val!r}"],
+            (std::vector<std::vector<std::string>>{{"'y'", "'yes'"}, {"'n'", "'no'"}}));
+  EXPECT_EQ(valid["unsupported type"], (std::vector<std::vector<std::string>>{{"str"}, {"int"}}));
+}
+
 TEST(Ancestry, BreadthFirstWithoutRepeatsOrCycles) {
   std::map<std::string, std::vector<std::string>> bases = {
       {"A", {"B", "C"}}, {"B", {"Exception"}}, {"C", {"A"}}};
