@@ -20,7 +20,7 @@ literal sits decides the idiom and the line:
   parameter): the call's line and the next PyErr_* line, type unchecked;
   and a PyErr_* format of a function (`"%s %s (got %R)"` in
   `string_converter_helper`) that the message fits, when calls of that
-  function pass literals of 6 characters or more that the message holds:
+  function pass literals of 4 characters or more that the message holds:
   those calls' lines as well, where the words are written;
 - `python __str__`: the text an exception class of numpy/core/_exceptions.py
   (numpy 2: numpy/_core/_exceptions.py, AxisError in numpy/exceptions.py)
@@ -363,10 +363,10 @@ def label(ref, case):
             idioms.append(idiom)
             # A helper's format (`"%s %s (got %R)"` in string_converter_helper)
             # filled with its caller's words: the calls that write words of
-            # the message (6 characters or more) are where the text is
+            # the message (4 characters or more, as for any literal) are where the text is
             # written, and labels too.
             for words, call_rel, call_line in ref.calls.get(owner, []) if owner else []:
-                if len(words.strip()) >= 6 and "%" not in words and words in msg:
+                if len(words.strip()) >= 4 and "%" not in words and words in msg:
                     labels.append((call_rel, call_line))
                     idioms.append("helper")
     order = ["python __str__", "literal format", "conditional ?: text", "local (branches)",
