@@ -125,14 +125,28 @@ struct Qualifier {
 };
 const Qualifier kQualifiers[] = {
     {"positive power of", ""},
-    {"positive", "out-of-range"},
+    {"positive definite", ""},
+    {"positive semidefinite", ""},
+    {"positive semi-definite", ""},
+    // A sign before a number's noun ("positive definite" is no sign).
+    {"positive integer", "out-of-range"},
+    {"positive int", "out-of-range"},
+    {"positive number", "out-of-range"},
+    {"positive value", "out-of-range"},
+    {"positive float", "out-of-range"},
     {"strictly positive", "out-of-range"},
-    {"non-negative", "out-of-range"},
-    {"nonnegative", "out-of-range"},
-    {"non-positive", "out-of-range"},
-    {"negative", "out-of-range"},
-    {"non-zero", "out-of-range"},
-    {"nonzero", "out-of-range"},
+    {"non-negative integer", "out-of-range"},
+    {"non-negative int", "out-of-range"},
+    {"non-negative number", "out-of-range"},
+    {"non-negative value", "out-of-range"},
+    {"nonnegative integer", "out-of-range"},
+    {"nonnegative int", "out-of-range"},
+    {"nonnegative number", "out-of-range"},
+    {"negative integer", "out-of-range"},
+    {"negative number", "out-of-range"},
+    {"non-zero integer", "out-of-range"},
+    {"non-zero number", "out-of-range"},
+    {"nonzero integer", "out-of-range"},
     {"number between", "out-of-range"},
     {"value between", "out-of-range"},
     {"1d", "shape-mismatch"},
@@ -348,7 +362,17 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
       !w.empty())
     return ByWords("invalid-choice", w);
   if (!(f = ByType("wrong-type", t, {"TypeError"})).slug.empty()) {
+    // The type alone is broad; a failed isinstance or words naming a kind
+    // of value say it.
     f.weak = true;
+    for (const Guard& g : facts.guards) {
+      if (g.code.find("isinstance") != std::string::npos && !g.values.empty()) f.weak = false;
+    }
+    if (!Says(m, {"instance of", "got type", "not callable", "wrong type", "invalid type"})
+             .empty() ||
+        ByArticle(m).slug == "wrong-type") {
+      f.weak = false;
+    }
     return f;
   }
   for (const Guard& g : facts.guards) {

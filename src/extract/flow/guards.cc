@@ -411,6 +411,7 @@ class GuardReader {
 
   static constexpr size_t kMaxArmsFollowed = 64;
   static constexpr size_t kMaxUnknownTests = 8;
+  static constexpr size_t kMaxComparisons = 50000;
 
   // `g` (a guard on a test of the if statement `chain`) without the values
   // that the statement sends into an arm that always raises. The values
@@ -444,10 +445,11 @@ class GuardReader {
     // lands in an arm that raises, whatever the tests the front end cannot
     // decide come out as: each such test, by its code, one truth for all
     // the arms it is written in.
+    size_t budget = kMaxComparisons;
     auto always_raises = [&](const std::string& value, bool fresh) {
       std::set<std::string, std::less<>> unknown;
       std::map<std::string, bool, std::less<>> atoms;
-      GuardSyntax::Assumptions note{&atoms, &unknown};
+      GuardSyntax::Assumptions note{&atoms, &unknown, &budget};
       for (const Arm& arm : arms) {
         if (!ts_node_is_null(arm.test) && !SameNode(arm.test, forced)) {
           syn_.TestHolds(arm.test, g.subject, value, fresh, note);
@@ -455,7 +457,7 @@ class GuardReader {
       }
       if (unknown.size() > kMaxUnknownTests) return false;
       std::vector<std::string> names(unknown.begin(), unknown.end());
-      GuardSyntax::Assumptions assumed{&atoms, nullptr};
+      GuardSyntax::Assumptions assumed{&atoms, nullptr, &budget};
       for (uint32_t bits = 0; bits < (1u << names.size()); ++bits) {
         for (size_t n = 0; n < names.size(); ++n) atoms[names[n]] = ((bits >> n) & 1u) != 0;
         bool landed = false;
@@ -478,6 +480,7 @@ class GuardReader {
     bool types = g.code.find("isinstance") != std::string::npos;
     std::vector<std::string> values, meanings;
     for (size_t v = 0; v < g.values.size(); ++v) {
+      if (budget == 0) return g;  // too much to follow: the values stand as read
       bool refused = always_raises(g.values[v], types);
       // A class is refused when a fresh value of it and each literal of it
       // the tests name are.
@@ -487,6 +490,7 @@ class GuardReader {
           refused = refused && always_raises(literal, false);
         }
       }
+      if (budget == 0) return g;
       if (refused) continue;
       values.push_back(g.values[v]);
       if (v < g.meanings.size()) meanings.push_back(g.meanings[v]);

@@ -132,6 +132,11 @@ class GuardSyntax : public ConditionWriter {
   struct Assumptions {
     const std::map<std::string, bool, std::less<>>* atoms = nullptr;
     std::set<std::string, std::less<>>* unknown = nullptr;
+    // Comparisons left to make (each literal a value is compared with
+    // counts one): at zero every test is not known, and the caller keeps
+    // what it has. Literal sets of thousands, tried for thousands of
+    // values, stay bounded.
+    size_t* budget = nullptr;
   };
   // Whether the test `test` holds when `subject` (as a guard writes it) is
   // `value`: a literal as written, or with `fresh` a value of the class

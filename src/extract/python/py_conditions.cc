@@ -71,8 +71,23 @@ Expr Positive(TSNode cond, std::string_view source) {
   return {Text(cond, source), PrecedenceOf(cond, source)};
 }
 
-Expr Negative(TSNode cond, std::string_view source) {
+namespace {
+
+// De Morgan's law through and/or to a bounded depth: a chain of 20,000
+// `and`s is a tree that deep, and below the bound `not (...)` is as true.
+constexpr int kMaxNegationDepth = 64;
+
+Expr NegativeAt(TSNode cond, std::string_view source, int depth);
+
+}  // namespace
+
+Expr Negative(TSNode cond, std::string_view source) { return NegativeAt(cond, source, 0); }
+
+namespace {
+
+Expr NegativeAt(TSNode cond, std::string_view source, int depth) {
   cond = Unparenthesized(cond);
+  if (depth > kMaxNegationDepth) return Not(Positive(cond, source));
   switch (KindOf(cond)) {
     case kNotOperator:
       return Positive(Unparenthesized(Field(cond, "argument")), source);
@@ -84,8 +99,8 @@ Expr Negative(TSNode cond, std::string_view source) {
       std::string op = Operator(cond, source);
       if (op != "and" && op != "or") break;
       int p = op == "and" ? kPrecOr : kPrecAnd;
-      Expr left = Negative(Field(cond, "left"), source);
-      Expr right = Negative(Field(cond, "right"), source);
+      Expr left = NegativeAt(Field(cond, "left"), source, depth + 1);
+      Expr right = NegativeAt(Field(cond, "right"), source, depth + 1);
       return {Wrap(left, p) + (op == "and" ? " or " : " and ") + Wrap(right, p), p};
     }
     case kComparisonOperator: {
@@ -105,7 +120,7 @@ Expr Negative(TSNode cond, std::string_view source) {
       uint32_t from = ts_node_end_byte(body);
       uint32_t to = ts_node_end_byte(gen) - 1;  // before the closing parenthesis
       if (ts_node_is_null(body) || to < from || source.size() < to) break;
-      Expr element = Negative(body, source);
+      Expr element = NegativeAt(body, source, depth + 1);
       std::string rest = CollapseWhitespace(source.substr(from, to - from));
       return {std::string(fn == "any" ? "all(" : "any(") + Wrap(element, kPrecConditional) +
                   (rest.empty() || rest[0] == ' ' ? "" : " ") + rest + ")",
@@ -116,6 +131,8 @@ Expr Negative(TSNode cond, std::string_view source) {
   }
   return Not(Positive(cond, source));
 }
+
+}  // namespace
 
 Expr PythonConditions::Positive(TSNode cond) const { return python::Positive(cond, source_); }
 Expr PythonConditions::Negative(TSNode cond) const { return python::Negative(cond, source_); }

@@ -190,28 +190,40 @@ class PythonGuardSyntax : public flow::GuardSyntax {
 
   std::optional<bool> TestHolds(TSNode test, std::string_view subject, std::string_view value,
                                 bool fresh, const Assumptions& assumed) const override {
+    return Holds(test, subject, value, fresh, assumed, 0);
+  }
+
+  // TestHolds to a bounded depth of `not`/`and`/`or`/parentheses (a chain of
+  // 10,000 `and`s is a tree that deep): below it, not known.
+  std::optional<bool> Holds(TSNode test, std::string_view subject, std::string_view value,
+                            bool fresh, const Assumptions& assumed, int depth) const {
+    if (depth > kMaxTestDepth || (assumed.budget != nullptr && *assumed.budget == 0)) {
+      return std::nullopt;
+    }
     std::optional<bool> out;
     switch (KindOf(test)) {
       case kParenthesized:
         if (ts_node_named_child_count(test) == 1) {
-          return TestHolds(ts_node_named_child(test, 0), subject, value, fresh, assumed);
+          return Holds(ts_node_named_child(test, 0), subject, value, fresh, assumed, depth + 1);
         }
         break;
       case kNotOperator: {
         std::optional<bool> inner =
-            TestHolds(Field(test, "argument"), subject, value, fresh, assumed);
+            Holds(Field(test, "argument"), subject, value, fresh, assumed, depth + 1);
         return inner ? std::optional<bool>(!*inner) : std::nullopt;
       }
       case kBooleanOperator: {
-        std::optional<bool> left = TestHolds(Field(test, "left"), subject, value, fresh, assumed);
-        std::optional<bool> right = TestHolds(Field(test, "right"), subject, value, fresh, assumed);
+        std::optional<bool> left =
+            Holds(Field(test, "left"), subject, value, fresh, assumed, depth + 1);
+        std::optional<bool> right =
+            Holds(Field(test, "right"), subject, value, fresh, assumed, depth + 1);
         bool both = NodeText(Field(test, "operator"), source()) == "and";
         if (left == !both || right == !both) return !both;  // `or` with a true side...
         if (left && right) return both;                     // ...both sides decided
         return std::nullopt;
       }
       case kComparisonOperator:
-        out = CompareHolds(test, subject, value, fresh);
+        out = CompareHolds(test, subject, value, fresh, assumed.budget);
         break;
       case kCall:
         out = IsinstanceHolds(test, subject, value, fresh);
@@ -229,9 +241,16 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     return std::nullopt;
   }
 
+  // The literals of `test` (and of a module constant it tests membership
+  // in) that a value of `type` can equal, as values of it: `1` is the bool
+  // True and the float 1.0 too.
   std::vector<std::string> InstancesIn(TSNode test, std::string_view type) const override {
     std::vector<std::string> out;
+    auto add = [&](std::string text) {
+      if (std::find(out.begin(), out.end(), text) == out.end()) out.push_back(std::move(text));
+    };
     std::vector<TSNode> pending = {test};
+    int constants = 0;
     while (!pending.empty() && out.size() < 16) {
       TSNode n = pending.back();
       pending.pop_back();
@@ -241,11 +260,21 @@ class PythonGuardSyntax : public flow::GuardSyntax {
                                 : key->first == 'n'                 ? "NoneType"
                                 : text == "True" || text == "False" ? "bool"
                                                                     : "int";
-        bool instance = type == kind || type == "object" || (kind == "bool" && type == "int");
-        if (instance && std::find(out.begin(), out.end(), text) == out.end()) {
-          out.emplace_back(text);
+        if (type == kind || type == "object" || (kind == "bool" && type == "int") ||
+            (IsNoneType(type) && kind == "NoneType")) {
+          add(std::string(text));
+        } else if (key->first == 'i' && (type == "float" || type == "complex")) {
+          add(key->second + ".0");  // a float no test decides, equal to the int
+        } else if (key->first == 'i' && type == "bool" &&
+                   (key->second == "0" || key->second == "1")) {
+          add(key->second == "1" ? "True" : "False");
         }
         continue;
+      }
+      if (KindOf(n) == kComparisonOperator && ts_node_named_child_count(n) == 2 &&
+          KindOf(ts_node_named_child(n, 1)) == kIdentifier && constants++ < 4) {
+        TSNode set = ModuleConstant(n, NodeText(ts_node_named_child(n, 1), source()));
+        if (!ts_node_is_null(set)) pending.push_back(set);
       }
       for (TSNode c : NamedChildren(n)) pending.push_back(c);
     }
@@ -278,8 +307,10 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     return *x == *y;
   }
 
+  static constexpr int kMaxTestDepth = 64;
+
   std::optional<bool> CompareHolds(TSNode test, std::string_view subject, std::string_view value,
-                                   bool fresh) const {
+                                   bool fresh, size_t* budget) const {
     if (ts_node_named_child_count(test) != 2 || Code(ts_node_named_child(test, 0)) != subject) {
       return std::nullopt;
     }
@@ -289,19 +320,21 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     }
     TSNode right = ts_node_named_child(test, 1);
     bool negate = op == "!=" || op == "not in" || op == "is not";
-    // Whether the value equals the literal `text`. A fresh value equals no
-    // literal (None is the one value of its class).
+    // Whether the value equals the literal `text`. A fresh value of a
+    // builtin class equals no literal (None is the one value of its class;
+    // the values of it a literal equals are tried apart, InstancesIn); one
+    // of any other class may (numpy's scalars equal ints).
     auto equals = [&](std::string_view text) -> std::optional<bool> {
       if (!fresh) return LiteralEquals(value, text);
       auto key = LiteralKey(text);
-      if (!key) return std::nullopt;
-      return value == "NoneType" && key->first == 'n';
+      if (!key || !KnownClass(value)) return std::nullopt;
+      return IsNoneType(value) && key->first == 'n';
     };
     std::optional<bool> holds;
     if (op == "is" || op == "is not") {
       if (KindOf(right) != kNone) return std::nullopt;
       if (fresh) {
-        if (value != "object") holds = value == "NoneType";
+        if (KnownClass(value)) holds = IsNoneType(value);
       } else if (auto key = LiteralKey(value)) {
         holds = key->first == 'n';
       }
@@ -315,6 +348,10 @@ class PythonGuardSyntax : public flow::GuardSyntax {
       bool found = false, unknown = false;
       for (TSNode e : NamedChildren(right)) {
         if (KindOf(e) == kComment) continue;
+        if (budget != nullptr) {
+          if (*budget == 0) return std::nullopt;
+          --*budget;
+        }
         std::optional<bool> eq = equals(NodeText(e, source()));
         found = found || eq == true;
         unknown = unknown || !eq;
@@ -323,6 +360,14 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     }
     if (holds && negate) return !*holds;
     return holds;
+  }
+
+  static bool IsNoneType(std::string_view t) { return t == "NoneType" || t == "type(None)"; }
+
+  // A builtin class whose values errdex can tell apart from literals.
+  static bool KnownClass(std::string_view t) {
+    return kDisjointTypes.count(std::string(t)) > 0 || t == "int" || t == "bool" ||
+           t == "type(None)";
   }
 
   // Builtin classes no value is an instance of two of (bool is an int).
@@ -336,7 +381,7 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     if (args.size() != 2 || Code(args[0]) != subject) return std::nullopt;
     std::string type;
     if (fresh) {
-      type = std::string(value);
+      type = IsNoneType(value) ? "NoneType" : std::string(value);
     } else if (auto key = LiteralKey(value)) {
       type = key->first == 's' ? "str" : key->first == 'n' ? "NoneType" : "int";
       if (value == "True" || value == "False") type = "bool";
@@ -348,6 +393,9 @@ class PythonGuardSyntax : public flow::GuardSyntax {
       for (TSNode t : NamedChildren(args[1])) names.push_back(Code(t));
     } else {
       names.push_back(Code(args[1]));
+    }
+    for (std::string& n : names) {
+      if (IsNoneType(n)) n = "NoneType";
     }
     bool all_disjoint = kDisjointTypes.count(type) || type == "int" || type == "bool";
     for (const std::string& n : names) {

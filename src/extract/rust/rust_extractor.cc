@@ -871,6 +871,16 @@ class Extractor {
       if (ts_node_is_null(right)) continue;
       std::optional<MacroAlias> found = ForwardIn(right, 0);
       if (!found) continue;
+      // Every parameter handed on, in order: a rule that drops one or
+      // reorders them (`($code:literal, $($arg:tt)*) => py_err!(T;
+      // $($arg)*)`) makes its caller's first text no message.
+      std::vector<std::string_view> taken, handed;
+      Metavariables(Field(rule, "left"), taken, 0);
+      for (TSNode t : found->handed) Metavariables(t, handed, 0);
+      if (taken.empty() || taken != handed) {
+        agree = false;
+        continue;
+      }
       if (alias && (alias->forwards != found->forwards ||
                     alias->exception_written != found->exception_written)) {
         agree = false;
@@ -879,7 +889,19 @@ class Extractor {
     }
     if (!alias || !agree) return;
     alias->name = std::string(Text(name));
+    alias->handed.clear();  // nodes of this file's tree
     result_.macro_aliases.push_back(std::move(*alias));
+  }
+
+  // The `$name`s under `n`, in order.
+  void Metavariables(TSNode n, std::vector<std::string_view>& out, int depth) const {
+    if (ts_node_is_null(n) || depth > 16) return;
+    std::string_view text = Text(n);
+    if (ts_node_child_count(n) == 0) {
+      if (text.size() > 1 && text[0] == '$') out.push_back(text);
+      return;
+    }
+    for (TSNode c : Children(n)) Metavariables(c, out, depth + 1);
   }
 
   // The raising macro a rule's body hands all its arguments to.
@@ -899,6 +921,8 @@ class Extractor {
             });
         if (!forwarded) continue;
         MacroAlias alias;
+        for (const TokenArg& a : args)
+          alias.handed.insert(alias.handed.end(), a.tokens.begin(), a.tokens.end());
         if (typed) {
           std::string written = TokensText(type);
           if (type.empty() || written.find('$') != std::string::npos) continue;

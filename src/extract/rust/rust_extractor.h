@@ -24,6 +24,7 @@ struct MacroAlias {
   std::string name;
   std::string forwards;           // the macro it hands its arguments to, or
   std::string exception_written;  // the type it raises, when that macro is a table's
+  std::vector<TSNode> handed;     // while its file is read: the tokens it hands on
 };
 
 // A call of a macro no table knows, with the messages its arguments make

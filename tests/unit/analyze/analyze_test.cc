@@ -266,6 +266,55 @@ TEST(Analyze, ValidValuesComeFromTheConditionsTheRaiseSitsUnder) {
   EXPECT_EQ(valid["unsupported type"], (std::vector<std::vector<std::string>>{{"str"}, {"int"}}));
 }
 
+// A type is dropped only when every value of it meets another raise: a
+// later test against a module constant, an int literal a float or a bool
+// equals, and `type(None)` keep theirs (found by a review).
+TEST(Analyze, ATypeStaysListedWhenSomeValueOfItPassesTheNextTest) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value());
+  const char* source =
+      "MODES = ('r', 'w', 'a')\n"
+      "def open_mode(mode):\n"
+      "    if not isinstance(mode, str):\n"
+      "        raise TypeError('mode must be a str')\n"
+      "    elif mode not in MODES:\n"
+      "        raise ValueError('invalid mode')\n"
+      "def norm(ord):\n"
+      "    if not isinstance(ord, (int, float)):\n"
+      "        raise TypeError('ord must be a number')\n"
+      "    elif ord not in (1, 2):\n"
+      "        raise ValueError('only ord 1 and 2')\n"
+      "def opt(x):\n"
+      "    if not isinstance(x, (str, type(None))):\n"
+      "        raise TypeError('x must be a str or None')\n"
+      "    elif x is not None and x not in ('a', 'b'):\n"
+      "        raise ValueError('x must be a or b')\n"
+      "def only_tuple(x):\n"
+      "    if not isinstance(x, (tuple, list)):\n"
+      "        raise TypeError('x must be a tuple or list')\n"
+      "    elif not isinstance(x, list):\n"
+      "        raise ValueError('tuples are refused')\n";
+  ASSERT_TRUE(cat->WriteSnapshot(Info("test/types"), extract::ExtractPythonSource("t.py", source))
+                  .has_value());
+  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
+  std::map<std::string, std::vector<std::string>> valid;
+  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
+  ASSERT_TRUE(all.has_value());
+  for (const catalog::ErrorRecord& r : *all) {
+    Result<catalog::ErrorRecord> e = cat->Get(r.id);
+    ASSERT_TRUE(e.has_value() && e->analysis.has_value());
+    for (const ValidValues& v : e->analysis->valid) {
+      valid[r.template_text].insert(valid[r.template_text].end(), v.values.begin(), v.values.end());
+    }
+  }
+  EXPECT_EQ(valid["mode must be a str"], (std::vector<std::string>{"str"}));
+  EXPECT_EQ(valid["ord must be a number"], (std::vector<std::string>{"int", "float"}));
+  EXPECT_EQ(valid["x must be a str or None"], (std::vector<std::string>{"str", "type(None)"}));
+  // Every tuple meets the next raise.
+  EXPECT_EQ(valid["x must be a tuple or list"], (std::vector<std::string>{"list"}));
+}
+
 TEST(Ancestry, BreadthFirstWithoutRepeatsOrCycles) {
   std::map<std::string, std::vector<std::string>> bases = {
       {"A", {"B", "C"}}, {"B", {"Exception"}}, {"C", {"A"}}};

@@ -79,6 +79,7 @@ TEST(Family, RulesOverTypeAndMessage) {
        "raise",
        " specification must be a tree prefix of the positional arguments tuple",
        "invalid-value"},
+      {{"ValueError"}, "raise", "matrix must be a positive definite matrix", "invalid-value"},
       // One phrase naming a kind is enough.
       {{"ValueError"}, "raise", "n must be a multiple of 8 and name must be a str", "wrong-type"},
       {{"IndexError"}, "raise", "index ", "out-of-range"},
@@ -141,6 +142,11 @@ TEST(Family, GuardShapesDecideWhenTheMessageDoesNot) {
   EXPECT_EQ(f.slug, "invalid-value");
   EXPECT_TRUE(f.weak);
   EXPECT_FALSE(Classify({{"ValueError"}, "raise", "n must be positive", ""}).weak);
+  // A TypeError says it is a type error when a failed isinstance or its
+  // words name the kind of value.
+  EXPECT_TRUE(Classify({{"TypeError"}, "raise", "bad n", ""}).weak);
+  EXPECT_FALSE(Classify({{"TypeError"}, "raise", "n must be an integer", ""}).weak);
+  EXPECT_FALSE(Classify({{"TypeError"}, "raise", "bad n", ""}, {type}).weak);
   EXPECT_EQ(Classify({{"RuntimeError"}, "raise", "cannot do it", ""}).slug, "other");
 
   Guard set;
