@@ -105,7 +105,7 @@ label.
 
     python3 bench/eval/rust_exec_score.py /work/rust-eval/cases.jsonl \\
         --errdex ERRDEX --db /work/rust-eval/rust.db --src /work/rust-eval/src \\
-        [--labelled labelled.jsonl] [--json results.json] [--misses misses.md] [--label-only]
+        [--labelled labelled.jsonl] [--json results.json] [--misses misses.txt] [--label-only]
 
 `--src` holds `orjson/`, `rpds/`, `pydantic/pydantic-core/` and `jiter/`
 (each `git archive` of its tag); `--root LIB=DIR` overrides one.
