@@ -82,7 +82,11 @@ json Facts(const catalog::ErrorRecord& e) {
     }
     if (!valid.empty()) facts["valid_values"] = std::move(valid);
     if (!e.analysis->labels.empty()) facts["labels"] = e.analysis->labels;
-    facts["family"] = e.family ? e.family->name : e.analysis->family.slug;
+    // A family the broad type alone placed is not a fact about the error
+    // (doc/analysis.md, "Failure families"): the model is not told it.
+    if (!e.analysis->family.weak) {
+      facts["family"] = e.family ? e.family->name : e.analysis->family.slug;
+    }
   }
   return facts;
 }

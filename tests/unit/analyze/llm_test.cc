@@ -161,6 +161,19 @@ TEST(Llm, AGoodAnswerIsStoredWithItsProvenance) {
   EXPECT_NE(facts.find("\"stage\""), std::string::npos);
 }
 
+// The model is told the family only where a page states it.
+TEST(Llm, AWeakFamilyIsNotSentAsAFact) {
+  for (bool weak : {false, true}) {
+    FakeModel server;
+    catalog::ErrorRecord e = Stage();
+    e.analysis->family.weak = weak;
+    ASSERT_TRUE(Enrich(Options(server), e).has_value());
+    ASSERT_EQ(server.requests().size(), 1u);
+    std::string facts = json::parse(server.requests()[0])["messages"][1]["content"];
+    EXPECT_EQ(facts.find("invalid-choice") != std::string::npos, !weak) << facts;
+  }
+}
+
 TEST(Llm, FencedJsonIsAccepted) {
   FakeModel server;
   server.set_mode(FakeModel::Mode::kFenced);
