@@ -256,10 +256,7 @@ class PythonGuardSyntax : public flow::GuardSyntax {
       pending.pop_back();
       std::string_view text = NodeText(n, source());
       if (auto key = LiteralKey(text)) {
-        std::string_view kind = key->first == 's'                   ? "str"
-                                : key->first == 'n'                 ? "NoneType"
-                                : text == "True" || text == "False" ? "bool"
-                                                                    : "int";
+        std::string_view kind = LiteralClass(text, *key);
         if (type == kind || type == "object" || (kind == "bool" && type == "int") ||
             (IsNoneType(type) && kind == "NoneType")) {
           add(std::string(text));
@@ -299,6 +296,14 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     }
     long long n = std::stoll(std::string(text));
     return std::pair<char, std::string>{'i', std::to_string(n)};
+  }
+
+  // The class of a literal LiteralKey read from `text`.
+  static std::string_view LiteralClass(std::string_view text,
+                                       const std::pair<char, std::string>& key) {
+    if (key.first == 's') return "str";
+    if (key.first == 'n') return "NoneType";
+    return text == "True" || text == "False" ? "bool" : "int";
   }
 
   static std::optional<bool> LiteralEquals(std::string_view a, std::string_view b) {
@@ -383,8 +388,7 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     if (fresh) {
       type = IsNoneType(value) ? "NoneType" : std::string(value);
     } else if (auto key = LiteralKey(value)) {
-      type = key->first == 's' ? "str" : key->first == 'n' ? "NoneType" : "int";
-      if (value == "True" || value == "False") type = "bool";
+      type = LiteralClass(value, *key);
     } else {
       return std::nullopt;
     }
