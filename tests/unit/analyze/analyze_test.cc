@@ -211,13 +211,31 @@ TEST_F(AnalyzeTest, ReanalysingChangesNothing) {
   EXPECT_EQ(catalog::ErrorJson(before), catalog::ErrorJson(after));
 }
 
+// Each error of `source` (one Python file, indexed and analysed) by its
+// template.
+std::map<std::string, catalog::ErrorRecord> AnalysedByTemplate(const std::string& source) {
+  TempDir dir;
+  std::map<std::string, catalog::ErrorRecord> out;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  EXPECT_TRUE(cat.has_value());
+  if (!cat) return out;
+  EXPECT_TRUE(
+      cat->WriteSnapshot(Info("test/a"), extract::ExtractPythonSource("a.py", source)).has_value());
+  EXPECT_TRUE(AnalyzeCatalog(*cat, "").has_value());
+  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
+  EXPECT_TRUE(all.has_value());
+  for (const catalog::ErrorRecord& r : all ? *all : std::vector<catalog::ErrorRecord>{}) {
+    Result<catalog::ErrorRecord> e = cat->Get(r.id);
+    EXPECT_TRUE(e.has_value() && e->analysis.has_value()) << r.template_text;
+    if (e && e->analysis) out[r.template_text] = std::move(*e);
+  }
+  return out;
+}
+
 // What a value should have been comes from the conditions a raise sits
 // right under: a test further out may dispatch on type with another arm
 // that works, and then naming its type as the one the code takes is wrong.
 TEST(Analyze, ValidValuesComeFromTheConditionsTheRaiseSitsUnder) {
-  TempDir dir;
-  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
-  ASSERT_TRUE(cat.has_value());
   const char* source =
       "def load(fname, parse):\n"
       "    if isinstance(fname, Parser):\n"
@@ -243,18 +261,11 @@ TEST(Analyze, ValidValuesComeFromTheConditionsTheRaiseSitsUnder) {
       "    if isinstance(obj, int):\n"
       "        return str(obj)\n"
       "    raise TypeError('unsupported type')\n";
-  ASSERT_TRUE(cat->WriteSnapshot(Info("test/valid"), extract::ExtractPythonSource("v.py", source))
-                  .has_value());
-  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
   std::map<std::string, std::vector<std::vector<std::string>>> valid;
   std::map<std::string, FamilyAssignment> family;
-  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
-  ASSERT_TRUE(all.has_value());
-  for (const catalog::ErrorRecord& r : *all) {
-    Result<catalog::ErrorRecord> e = cat->Get(r.id);
-    ASSERT_TRUE(e.has_value() && e->analysis.has_value());
-    for (const ValidValues& v : e->analysis->valid) valid[r.template_text].push_back(v.values);
-    family[r.template_text] = e->analysis->family;
+  for (const auto& [text, e] : AnalysedByTemplate(source)) {
+    for (const ValidValues& v : e.analysis->valid) valid[text].push_back(v.values);
+    family[text] = e.analysis->family;
   }
   // A bad file raises, whatever fname is: no type is "the one it takes".
   EXPECT_TRUE(valid["{fname} is invalid: {e}"].empty());
@@ -270,9 +281,6 @@ TEST(Analyze, ValidValuesComeFromTheConditionsTheRaiseSitsUnder) {
 // later test against a module constant, an int literal a float or a bool
 // equals, and `type(None)` keep theirs (found by a review).
 TEST(Analyze, ATypeStaysListedWhenSomeValueOfItPassesTheNextTest) {
-  TempDir dir;
-  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
-  ASSERT_TRUE(cat.has_value());
   const char* source =
       "MODES = ('r', 'w', 'a')\n"
       "def open_mode(mode):\n"
@@ -295,17 +303,10 @@ TEST(Analyze, ATypeStaysListedWhenSomeValueOfItPassesTheNextTest) {
       "        raise TypeError('x must be a tuple or list')\n"
       "    elif not isinstance(x, list):\n"
       "        raise ValueError('tuples are refused')\n";
-  ASSERT_TRUE(cat->WriteSnapshot(Info("test/types"), extract::ExtractPythonSource("t.py", source))
-                  .has_value());
-  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
   std::map<std::string, std::vector<std::string>> valid;
-  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
-  ASSERT_TRUE(all.has_value());
-  for (const catalog::ErrorRecord& r : *all) {
-    Result<catalog::ErrorRecord> e = cat->Get(r.id);
-    ASSERT_TRUE(e.has_value() && e->analysis.has_value());
-    for (const ValidValues& v : e->analysis->valid) {
-      valid[r.template_text].insert(valid[r.template_text].end(), v.values.begin(), v.values.end());
+  for (const auto& [text, e] : AnalysedByTemplate(source)) {
+    for (const ValidValues& v : e.analysis->valid) {
+      valid[text].insert(valid[text].end(), v.values.begin(), v.values.end());
     }
   }
   EXPECT_EQ(valid["mode must be a str"], (std::vector<std::string>{"str"}));
