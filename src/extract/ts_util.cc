@@ -372,6 +372,46 @@ std::vector<TSNode> CollectChildren(TSNode node, bool named_only) {
 
 std::vector<TSNode> NamedChildren(TSNode node) { return CollectChildren(node, true); }
 
+std::string CodeText(TSNode node, std::string_view source) {
+  std::string_view text = NodeText(node, source);
+  // Comments and continuations are extras of every grammar read here, and
+  // each starts with one of these; most code has none of them.
+  if (text.find_first_of("#/\\") == std::string_view::npos) return CollapseWhitespace(text);
+  if (ts_node_is_extra(node)) return "";
+  std::string kept;
+  uint32_t base = ts_node_start_byte(node);
+  uint32_t from = base;
+  TSTreeCursor cursor = ts_tree_cursor_new(node);
+  // Preorder over the node's subtree; an extra's bytes are left out, and
+  // nothing below an extra is visited.
+  for (;;) {
+    TSNode n = ts_tree_cursor_current_node(&cursor);
+    bool skip = ts_node_is_extra(n) && !ts_node_eq(n, node);
+    if (skip) {
+      uint32_t b = ts_node_start_byte(n), e = ts_node_end_byte(n);
+      if (b >= from && e >= b) {
+        kept += text.substr(from - base, b - from);
+        kept += ' ';
+        from = e;
+      }
+    }
+    if (!skip && ts_tree_cursor_goto_first_child(&cursor)) continue;
+    if (ts_tree_cursor_goto_next_sibling(&cursor)) continue;
+    bool up = false;
+    while (ts_tree_cursor_goto_parent(&cursor)) {
+      if (ts_tree_cursor_goto_next_sibling(&cursor)) {
+        up = true;
+        break;
+      }
+    }
+    if (!up) break;
+  }
+  ts_tree_cursor_delete(&cursor);
+  uint32_t end = ts_node_end_byte(node);
+  if (from < end) kept += text.substr(from - base, end - from);
+  return CollapseWhitespace(kept);
+}
+
 std::vector<TSNode> Children(TSNode node) { return CollectChildren(node, false); }
 
 bool IsToken(TSNode node, std::string_view type) {

@@ -150,6 +150,12 @@ inline bool SameNode(TSNode a, TSNode b) {
 // The named children of `node`, in order.
 std::vector<TSNode> NamedChildren(TSNode node);
 
+// A node's source text on one line, without the comments and line
+// continuations inside it: what a sentence quotes as code. A condition
+// written over lines with a `# why` between its operands reads as the
+// condition, not as the comment.
+std::string CodeText(TSNode node, std::string_view source);
+
 // The children of `node`, named or not, in order.
 std::vector<TSNode> Children(TSNode node);
 

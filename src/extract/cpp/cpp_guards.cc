@@ -143,10 +143,10 @@ class CppGuardSyntax : public flow::GuardSyntax {
 
   bool LoopGuard(TSNode loop, Guard& g) const override {
     g.kind = "for";
-    std::string name = CollapseWhitespace(NodeText(Field(loop, "declarator"), source()));
+    std::string name = CodeText(Field(loop, "declarator"), source());
     size_t start = name.find_first_not_of("&* ");  // `auto& x`: the name is x
     g.code = (start == std::string::npos ? name : name.substr(start)) + " in " +
-             CollapseWhitespace(NodeText(Field(loop, "right"), source()));
+             CodeText(Field(loop, "right"), source());
     g.line = StartLine(loop);
     return true;
   }
@@ -165,14 +165,25 @@ class CppGuardSyntax : public flow::GuardSyntax {
   std::string HandledTypes(TSNode handler) const override {
     TSNode param = ts_node_named_child(Field(handler, "parameters"), 0);
     TSNode type = Field(param, "type");
-    return ts_node_is_null(type) ? "" : CollapseWhitespace(NodeText(type, source()));
+    return ts_node_is_null(type) ? "" : CodeText(type, source());
   }
 
+  // The one statement a try block holds; "" (the `try` block) when it
+  // holds more, or a compound one: the first of several need not be the
+  // one that threw.
   std::string Tried(TSNode try_statement) const override {
-    TSNode first = ts_node_named_child(Field(try_statement, "body"), 0);
-    std::string tried = CollapseWhitespace(NodeText(first, source()));
+    TSNode only{};
+    for (TSNode s : NamedChildren(Field(try_statement, "body"))) {
+      if (K(s) == kComment) continue;
+      if (!ts_node_is_null(only)) return "";
+      only = s;
+    }
+    if (ts_node_is_null(only) || !ts_node_is_null(Body(only)) || K(only) == kCompoundStatement) {
+      return "";
+    }
+    std::string tried = Code(only);
     while (!tried.empty() && tried.back() == ';') tried.pop_back();
-    return std::string(TruncateUtf8(tried, 300));
+    return tried;
   }
 
   // `case X:` or `default:` of a switch: the subject, and for default the
@@ -183,7 +194,7 @@ class CppGuardSyntax : public flow::GuardSyntax {
   void CaseGuards(TSNode sw, TSNode body, TSNode clause, const FallsOut& falls_out,
                   std::vector<Guard>& out) const override {
     if (K(sw) != kSwitch) return;
-    std::string subject = CollapseWhitespace(NodeText(Condition(sw), source()));
+    std::string subject = CodeText(Condition(sw), source());
     std::vector<TSNode> before;
     for (TSNode c : NamedChildren(body)) {
       if (SameNode(c, clause)) break;
@@ -207,7 +218,7 @@ class CppGuardSyntax : public flow::GuardSyntax {
     if (!chain.empty() && !stacked) {
       // Either way in: the jump to this case, or the statements above.
       g.kind = "case-or-above";
-      g.code = ts_node_is_null(value) ? "" : CollapseWhitespace(NodeText(value, source()));
+      g.code = ts_node_is_null(value) ? "" : CodeText(value, source());
       g.line = StartLine(chain.back());
       out.push_back(std::move(g));
       return;
@@ -216,18 +227,16 @@ class CppGuardSyntax : public flow::GuardSyntax {
       g.kind = "if";
       g.line = StartLine(chain.back());
       for (size_t i = chain.size(); i-- > 0;) {
-        g.code += subject +
-                  " == " + CollapseWhitespace(NodeText(Field(chain[i], "value"), source())) +
-                  " || ";
+        g.code += subject + " == " + CodeText(Field(chain[i], "value"), source()) + " || ";
       }
-      g.code += subject + " == " + CollapseWhitespace(NodeText(value, source()));
+      g.code += subject + " == " + CodeText(value, source());
       g.subject.clear();
       out.push_back(std::move(g));
       return;
     }
     if (!ts_node_is_null(value)) {
       g.kind = "case";
-      g.code = CollapseWhitespace(NodeText(value, source()));
+      g.code = CodeText(value, source());
       out.push_back(std::move(g));
       return;
     }
@@ -241,7 +250,7 @@ class CppGuardSyntax : public flow::GuardSyntax {
       if (std::any_of(chain.begin(), chain.end(), [&](TSNode x) { return SameNode(x, c); })) {
         continue;
       }
-      g.values.push_back(CollapseWhitespace(NodeText(v, source())));
+      g.values.push_back(CodeText(v, source()));
       g.meanings.emplace_back();
       ++waiting;
       std::optional<std::string> meaning = CaseMeaning(c, v);
@@ -262,7 +271,7 @@ class CppGuardSyntax : public flow::GuardSyntax {
     if (K(sw) != kSwitch) return false;
     Guard g;
     g.kind = "default-case";
-    g.subject = CollapseWhitespace(NodeText(Condition(sw), source()));
+    g.subject = CodeText(Condition(sw), source());
     g.line = StartLine(sw);
     size_t waiting = 0;  // cases with no statement, falling through to the next
     bool any_meaning = false;
@@ -271,7 +280,7 @@ class CppGuardSyntax : public flow::GuardSyntax {
       TSNode v = Field(c, "value");
       if (K(c) != kCaseStatement || ts_node_is_null(v)) return false;  // default, or not a case
       TSNode last = LastStatement(c);
-      g.values.push_back(CollapseWhitespace(NodeText(v, source())));
+      g.values.push_back(CodeText(v, source()));
       g.meanings.emplace_back();
       ++waiting;
       if (ts_node_is_null(last)) continue;
@@ -322,7 +331,7 @@ class CppGuardSyntax : public flow::GuardSyntax {
   }
 
   Expr Positive(TSNode cond) const override {
-    return {CollapseWhitespace(NodeText(cond, source())), PrecedenceOf(cond)};
+    return {CodeText(cond, source()), PrecedenceOf(cond)};
   }
 
   // The exact negation: `!` dropped, De Morgan over `&&` and `||`, `==` and
@@ -449,7 +458,7 @@ class CppGuardSyntax : public flow::GuardSyntax {
                                      K(named) != kFieldExpression)) {
         return std::string();
       }
-      std::string text = CollapseWhitespace(NodeText(named, source()));
+      std::string text = CodeText(named, source());
       size_t cut = text.find_last_of(":.>");
       return cut == std::string::npos ? text : text.substr(cut + 1);
     }

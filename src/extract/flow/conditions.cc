@@ -245,8 +245,7 @@ std::optional<Expr> NegatedCBinary(std::string_view op, TSNode left, TSNode righ
                 p};
   }
   if (op == "==" || op == "!=") {
-    return Expr{CollapseWhitespace(NodeText(left, source)) + (op == "==" ? " != " : " == ") +
-                    CollapseWhitespace(NodeText(right, source)),
+    return Expr{CodeText(left, source) + (op == "==" ? " != " : " == ") + CodeText(right, source),
                 equality_precedence};
   }
   return std::nullopt;

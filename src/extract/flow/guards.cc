@@ -58,11 +58,19 @@ bool IsLoop(GuardNode k) {
   return k == GuardNode::kWhile || k == GuardNode::kDo || k == GuardNode::kFor;
 }
 
-// A condition too long to show whole is cut where the reader can see it.
-std::string When(const Expr& e) {
-  if (e.text.size() <= kMaxWhenBytes) return e.text;
-  return std::string(TruncateUtf8(e.text, kMaxWhenBytes)) + " …";
+// Code too long to show whole is cut where the reader can see it, and
+// where a token ends: half a name quoted as code reads as a name the code
+// does not have.
+std::string Cut(std::string text, size_t max_bytes) {
+  if (text.size() <= max_bytes) return text;
+  std::string_view cut = TruncateUtf8(text, max_bytes);
+  if (size_t space = cut.rfind(' '); space != std::string_view::npos && space > 0) {
+    cut = cut.substr(0, space);
+  }
+  return std::string(cut) + " …";
 }
+
+std::string When(const Expr& e) { return Cut(e.text, kMaxWhenBytes); }
 
 class GuardReader {
  public:
@@ -786,9 +794,7 @@ class GuardReader {
 
 }  // namespace
 
-std::string GuardSyntax::Code(TSNode n) const {
-  return std::string(TruncateUtf8(CollapseWhitespace(NodeText(n, source_)), kMaxCodeBytes));
-}
+std::string GuardSyntax::Code(TSNode n) const { return Cut(CodeText(n, source_), kMaxCodeBytes); }
 
 Guard GuardSyntax::Make(const char* kind, TSNode cond, bool negated) const {
   Guard g;

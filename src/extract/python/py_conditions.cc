@@ -9,9 +9,7 @@
 namespace errdex::extract::python {
 namespace {
 
-std::string Text(TSNode n, std::string_view source) {
-  return CollapseWhitespace(NodeText(n, source));
-}
+std::string Text(TSNode n, std::string_view source) { return CodeText(n, source); }
 
 int PrecedenceOf(TSNode n, std::string_view source) {
   switch (KindOf(n)) {

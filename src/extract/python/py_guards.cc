@@ -443,14 +443,25 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     return assignments == 1 ? found : TSNode{};
   }
 
-  // What a try statement tries: its first statement, `return` dropped
-  // (`return call()` raised E is about `call()`).
+  // What a try statement tries, when it is one simple statement, `return`
+  // dropped (`return call()` raised E is about `call()`); else "" (the
+  // `try` block): naming the first of several statements would say that
+  // one raised when a later one may have.
   std::string Tried(TSNode try_statement) const override {
-    TSNode first = ts_node_named_child(Field(try_statement, "body"), 0);
-    if (KindOf(first) == kReturn && ts_node_named_child_count(first) == 1) {
-      first = ts_node_named_child(first, 0);
+    TSNode only{};
+    for (TSNode s : NamedChildren(Field(try_statement, "body"))) {
+      if (KindOf(s) == kComment) continue;
+      if (!ts_node_is_null(only)) return "";
+      only = s;
     }
-    return ts_node_is_null(first) ? "" : Code(first);
+    if (ts_node_is_null(only) || !ts_node_is_null(Body(only)) ||
+        KindOf(only) == kDecoratedDefinition) {
+      return "";
+    }
+    if (KindOf(only) == kReturn && ts_node_named_child_count(only) == 1) {
+      only = ts_node_named_child(only, 0);
+    }
+    return Code(only);
   }
 
   // `case` clauses sit in the match statement's block.

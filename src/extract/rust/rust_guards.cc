@@ -147,7 +147,7 @@ class RustGuardSyntax : public flow::GuardSyntax {
   bool HasLabels() const override { return false; }
 
   Expr Positive(TSNode cond) const override {
-    return {CollapseWhitespace(NodeText(cond, source())), PrecedenceOf(cond)};
+    return {CodeText(cond, source()), PrecedenceOf(cond)};
   }
 
   // The exact negation: `!` dropped, De Morgan over `&&` and `||`, `==` and

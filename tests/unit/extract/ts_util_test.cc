@@ -8,7 +8,9 @@
 #include <string>
 #include <thread>
 
+#include "extract/cpp/cpp_syntax.h"
 #include "extract/python/py_extractor.h"
+#include "extract/rust/rust_syntax.h"
 
 namespace errdex::extract {
 namespace {
@@ -78,6 +80,38 @@ TEST(ParseBudget, AnotherParserIsAllowedAtMostTheCap) {
   EXPECT_TRUE(budget.Parse(other.get(), "z = 3\n", 0));
   EXPECT_GT(ts_parser_timeout_micros(other.get()), 1'000'000u);
   EXPECT_LE(ts_parser_timeout_micros(other.get()), 10'000'000u);
+}
+
+// The first node of `kind` in `code`, quoted as code.
+std::string Quote(const TSLanguage* language, const std::string& code, std::string_view kind) {
+  ParserPtr parser(ts_parser_new());
+  ts_parser_set_language(parser.get(), language);
+  TreePtr tree(ts_parser_parse_string(parser.get(), nullptr, code.data(),
+                                      static_cast<uint32_t>(code.size())));
+  std::vector<TSNode> stack{ts_tree_root_node(tree.get())};
+  while (!stack.empty()) {
+    TSNode n = stack.back();
+    stack.pop_back();
+    if (ts_node_type(n) == kind) return CodeText(n, code);
+    for (uint32_t i = ts_node_child_count(n); i-- > 0;) stack.push_back(ts_node_child(n, i));
+  }
+  return "<none>";
+}
+
+TEST(CodeText, CommentsAndContinuationsAreNotCode) {
+  EXPECT_EQ(
+      Quote(python::PythonLanguage(), "if (a  # why\n        and b and \\\n    c):\n    pass\n",
+            "parenthesized_expression"),
+      "(a and b and c)");
+  // A `#` or `/` inside a string is the string's.
+  EXPECT_EQ(Quote(python::PythonLanguage(), "if s == '#/' or t:\n    pass\n", "boolean_operator"),
+            "s == '#/' or t");
+  EXPECT_EQ(Quote(cpp::CLanguage(), "int f(int a) { return a /* half */ / 2 > 1 // tail\n; }\n",
+                  "binary_expression"),
+            "a / 2 > 1");
+  EXPECT_EQ(Quote(rust::RustLanguage(), "fn f(a: u8) -> bool { a > 1 // big\n && a < 9 }\n",
+                  "binary_expression"),
+            "a > 1 && a < 9");
 }
 
 }  // namespace

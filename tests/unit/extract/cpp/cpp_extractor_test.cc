@@ -242,6 +242,25 @@ TEST(CppGuards, ABindingsArgumentsAreItsPythonSignature) {
   EXPECT_EQ(signature(", nb::arg(\"name\")"), "");
 }
 
+TEST(CppGuards, ATryOfSeveralStatementsIsNotNamedByItsFirst) {
+  // `open()` need not be what threw: the sentence names the block.
+  EXPECT_EQ(Triggers("a.cc",
+                     "void f() {\n"
+                     "  try {\n"
+                     "    open();  // may throw\n"
+                     "    parse();\n"
+                     "  } catch (const std::exception& e) {\n"
+                     "    throw std::runtime_error(\"failed\");\n"
+                     "  }\n"
+                     "  try { /* one call */ g(); } catch (...) {\n"
+                     "    throw std::runtime_error(\"g failed\");\n"
+                     "  }\n"
+                     "}\n"),
+            (std::vector<std::string>{"raised when the `try` block threw `std::exception`",
+                                      "raised when the `try` block raised no `std::exception` "
+                                      "and `g()` threw an exception"}));
+}
+
 TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
   EXPECT_EQ(Triggers("a.cc",
                      "void f(Foo* p, int stage) {\n"

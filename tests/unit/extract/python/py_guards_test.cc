@@ -79,6 +79,30 @@ TEST(PythonGuards, LoopsHandlersAndMatch) {
                                       "`mode` matches no case (valid: `0 | 1`)"}));
 }
 
+TEST(PythonGuards, ATryOfSeveralStatementsIsNotNamedByItsFirstAndCommentsAreNotCode) {
+  EXPECT_EQ(Triggers("def f(path, ok, strict):\n"
+                     "    try:\n"
+                     "        f = open(path)\n"
+                     "        data = parse(f)\n"
+                     "    except ValueError:\n"
+                     "        raise RuntimeError('unreadable')\n"
+                     "    try:\n"
+                     "        if ok:\n"
+                     "            check(data)\n"
+                     "    except KeyError:\n"
+                     "        raise RuntimeError('unchecked')\n"
+                     "    if (ok  # the caller asked\n"
+                     "            and strict):\n"
+                     "        raise RuntimeError('strict')\n"),
+            (std::vector<std::string>{
+                // parse(f) may be the one that raised: the block is named.
+                "raised when the `try` block raised `ValueError`",
+                "raised when the `try` block raised no `ValueError` and the `try` block raised "
+                "`KeyError`",
+                "raised when the `try` block raised no `ValueError` and the `try` block raised no "
+                "`KeyError` and `(ok and strict)`"}));
+}
+
 TEST(PythonGuards, WildcardAfterAGuardedCaseListsNoValues) {
   // A guarded case lets its pattern through to `_`: "add" is refused only
   // with is_signed set, so no list of refused values is true.
