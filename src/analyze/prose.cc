@@ -186,8 +186,11 @@ std::string Kind(const catalog::ErrorRecord& e) {
   const catalog::SiteRecord& s = e.sites.front();
   std::string type = e.exception.empty() ? "This error" : Tick(e.exception);
   // A call into a helper that raises with the text it is given (a sink):
-  // the raise is in the helper, the words are written at the call.
-  if (e.kind == "raise" && s.language == "python" && !s.via.empty() &&
+  // the raise is in the helper, the words are written at the call. Where
+  // the statement is the raise, `via` built the message or the exception
+  // (a class's __str__, a function returning the text) and raises nothing;
+  // an unknown statement says nothing either way.
+  if (e.kind == "raise" && s.language == "python" && !s.via.empty() && !s.statement.empty() &&
       !StartsWith(s.statement, "raise") && !s.function.empty()) {
     return "The words are written in " + Tick(s.function) + ", which hands them to " +
            Tick(s.via) + " to raise.";

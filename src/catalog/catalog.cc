@@ -203,6 +203,7 @@ constexpr int kSiteBodyHash = 14;
 constexpr int kSiteGuardHash = 15;
 constexpr int kSiteGuards = 17;
 constexpr int kSiteBody = 21;
+constexpr int kSiteVia = 11;
 
 std::string SiteColumns(SiteDetail detail) {
   // Locations carry the guards of a site another module's code replaces
@@ -215,7 +216,15 @@ std::string SiteColumns(SiteDetail detail) {
           ? "CASE WHEN g.guards LIKE '%\"replaced\"%' OR g.guards LIKE '%\"stands-in\"%' "
             "THEN g.guards ELSE '[]' END, '', '', ''"
           : "'[]', '', '', ''";
-  std::string body = detail == SiteDetail::kFull ? "t.statement, t.excerpt" : "'', ''";
+  // A site whose message another function or class builds or raises
+  // (`via`) keeps its statement with its guards: whether that statement is
+  // the raise or a call into the helper that raises decides what its page
+  // may say (analyze/prose.cc). The excerpt comes along for the hash.
+  std::string body = detail == SiteDetail::kFull ? "t.statement, t.excerpt"
+                     : detail == SiteDetail::kGuards
+                         ? "CASE WHEN s.via != '' THEN t.statement ELSE '' END, "
+                           "CASE WHEN s.via != '' THEN t.excerpt ELSE '' END"
+                         : "'', ''";
   return "SELECT l.snapshot_pk, " + Prefixed("s.", kSiteHashColumns) + ", s.crc, " + guards +
          ", " + body;
 }
@@ -239,9 +248,9 @@ bool SiteIsIntact(const Statement& row, SiteDetail detail) {
       row.HashColumns(kSiteGuards, 4) != row.Int(kSiteGuardHash)) {
     return false;
   }
-  if (detail == SiteDetail::kFull && row.HashColumns(kSiteBody, 2) != row.Int(kSiteBodyHash)) {
-    return false;
-  }
+  bool body =
+      detail == SiteDetail::kFull || (detail == SiteDetail::kGuards && !row.Text(kSiteVia).empty());
+  if (body && row.HashColumns(kSiteBody, 2) != row.Int(kSiteBodyHash)) return false;
   return true;
 }
 
@@ -304,7 +313,7 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
   s.kind = row.Text(8);
   s.exception_written = row.Text(9);
   s.cause = row.Text(10);
-  s.via = row.Text(11);
+  s.via = row.Text(kSiteVia);
   s.internal = row.Int(12) != 0;
   s.excerpt_line = static_cast<int>(row.Int(kSiteExcerptLine));
   s.guards_json = LinesFromStorage(row.Text(kSiteGuards), s.line);

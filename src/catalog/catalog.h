@@ -174,7 +174,8 @@ struct ListQuery {
   std::string library;  // empty: all libraries
   int64_t limit = -1;
   bool with_details = false;  // load statement and excerpt of each site
-  bool with_guards = false;   // load each site's guards and trigger (implied by with_details)
+  bool with_guards = false;   // load each site's guards and trigger, and the statement of one
+                              // with `via` (implied by with_details)
 };
 
 // How a page of a listing is ordered. Whatever the order, a listing of
@@ -276,7 +277,7 @@ enum class SiteDetail {
   kNone,       // no sites: templates only
   kLocations,  // path, line, function, snapshot; no statement or excerpt; the
                // guards only of a site another module replaces (core/record.h)
-  kGuards,     // kLocations and the guards and trigger
+  kGuards,     // kLocations and the guards and trigger; the statement of a site with `via`
   kFull,       // everything
 };
 

@@ -232,6 +232,53 @@ std::map<std::string, catalog::ErrorRecord> AnalysedByTemplate(const std::string
   return out;
 }
 
+// "The words are written in F, which hands them to H to raise" says the
+// raise is in H: true of a call into a helper that raises what it is
+// given, false where the statement is the raise and H only built the
+// text (a function returning it, a class's __str__, a factory).
+TEST(Analyze, OnlyACallIntoARaisingHelperHandsItsWordsOn) {
+  const char* source =
+      "def fill(text):\n"
+      "    return ' '.join(text.split())\n"
+      "\n"
+      "class Composed(Exception):\n"
+      "    def __init__(self, name):\n"
+      "        self.name = name\n"
+      "    def __str__(self):\n"
+      "        return f'no such name: {self.name}'\n"
+      "\n"
+      "def make(what):\n"
+      "    return KeyError(f'missing {what}')\n"
+      "\n"
+      "class Context:\n"
+      "    def fail(self, message):\n"
+      "        raise ValueError(message)\n"
+      "    def check(self, args):\n"
+      "        if args:\n"
+      "            self.fail('too many arguments')\n"
+      "        if args is None:\n"
+      "            raise TypeError(fill('a filled   text'))\n"
+      "        if not args:\n"
+      "            raise Composed('x')\n"
+      "        raise make('thing')\n";
+  std::map<std::string, std::string> meaning;
+  for (const auto& [text, e] : AnalysedByTemplate(source))
+    meaning[text] = e.analysis->prose.meaning;
+  ASSERT_EQ(meaning.count("too many arguments"), 1u);
+  EXPECT_NE(meaning["too many arguments"].find(
+                "The words are written in `Context.check`, which hands them to `Context.fail` to "
+                "raise."),
+            std::string::npos)
+      << meaning["too many arguments"];
+  size_t checked = 0;
+  for (const auto& [text, m] : meaning) {
+    if (text == "too many arguments") continue;
+    EXPECT_EQ(m.find("hands them to"), std::string::npos) << text << ": " << m;
+    ++checked;
+  }
+  EXPECT_GE(checked, 3u);
+}
+
 // What a value should have been comes from the conditions a raise sits
 // right under: a test further out may dispatch on type with another arm
 // that works, and then naming its type as the one the code takes is wrong.
