@@ -90,6 +90,24 @@ bool PathEndsWith(std::string_view frame_path, std::string_view site_path) {
          frame_path[frame_path.size() - site_path.size() - 1] == '/';
 }
 
+// Directories a source tree keeps its importable code in, which an
+// installed copy drops: `src/jinja2/loaders.py` of a checkout is
+// `site-packages/jinja2/loaders.py` at run time, CPython's
+// `Lib/json/decoder.py` is `lib/python3.11/json/decoder.py`.
+constexpr std::string_view kSourceRoots[] = {"src", "lib", "Lib", "python"};
+
+// A site's path as the code imports it: below a source root, when a
+// package directory and a file follow it.
+std::string_view ImportPath(std::string_view path) {
+  for (std::string_view root : kSourceRoots) {
+    if (path.size() > root.size() + 1 && StartsWith(path, root) && path[root.size()] == '/' &&
+        path.find('/', root.size() + 1) != std::string_view::npos) {
+      return path.substr(root.size() + 1);
+    }
+  }
+  return path;
+}
+
 std::string_view LastQualifier(std::string_view name) {
   size_t dot = name.rfind('.');
   return dot == std::string_view::npos ? name : name.substr(dot + 1);
@@ -326,6 +344,17 @@ std::vector<std::string> PathSuffixes(std::string_view path) {
   return out;
 }
 
+std::vector<std::string> FramePaths(std::string_view path) {
+  std::vector<std::string> out = PathSuffixes(path);
+  size_t plain = out.size();
+  for (size_t i = 0; i < plain; ++i) {
+    size_t parts = static_cast<size_t>(std::count(out[i].begin(), out[i].end(), '/')) + 1;
+    if (parts < 2 || parts > 5) continue;
+    for (std::string_view root : kSourceRoots) out.push_back(std::string(root) + "/" + out[i]);
+  }
+  return out;
+}
+
 // Whether a frame's file is the site's file, its path ending with the
 // site's: the directory the site's path hangs from must be named as the
 // library's root is. A package indexed at its own directory has paths
@@ -335,13 +364,14 @@ std::vector<std::string> PathSuffixes(std::string_view path) {
 // jsonschema/__init__.py), and for any file below site-packages, where the
 // directory after it names the distribution; elsewhere (a checkout, a
 // frame whose path is the site's) the path decides alone.
-bool SamePackageFile(std::string_view frame_path, const catalog::SiteRecord& site) {
+bool SamePackageFile(std::string_view frame_path, std::string_view site_path,
+                     const catalog::SiteRecord& site) {
   std::string root = NormalizePath(site.subdir.empty() ? site.root : site.root + "/" + site.subdir);
   while (!root.empty() && root.back() == '/') root.pop_back();
   if (root.empty()) return true;
-  std::string_view dir = frame_path.substr(0, frame_path.size() - site.path.size());
+  std::string_view dir = frame_path.substr(0, frame_path.size() - site_path.size());
   if (!dir.empty()) dir.remove_suffix(1);
-  bool dunder = site.path.find('/') == std::string::npos && StartsWith(site.path, "__");
+  bool dunder = site_path.find('/') == std::string::npos && StartsWith(site_path, "__");
   if (!dunder) {
     size_t below = std::string_view::npos;
     for (std::string_view packages : {"site-packages/", "dist-packages/"}) {
@@ -355,12 +385,21 @@ bool SamePackageFile(std::string_view frame_path, const catalog::SiteRecord& sit
   return PathEndsWith(dir, root.substr(root.rfind('/') + 1));
 }
 
+// Whether a frame's file is the site's: as the catalog has it, or as an
+// installed copy of its source tree has it (ImportPath).
+bool InSiteFile(std::string_view frame_path, const catalog::SiteRecord& site) {
+  if (PathEndsWith(frame_path, site.path)) return SamePackageFile(frame_path, site.path, site);
+  std::string_view imported = ImportPath(site.path);
+  return imported.size() < site.path.size() && PathEndsWith(frame_path, imported) &&
+         SamePackageFile(frame_path, imported, site);
+}
+
 FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& site) {
   FrameFit best;
   for (size_t i = 0; i < frames.size(); ++i) {
     const Frame& f = frames[i];
     std::string path = NormalizePath(f.path);
-    if (!PathEndsWith(path, site.path) || !SamePackageFile(path, site)) continue;
+    if (!InSiteFile(path, site)) continue;
     bool on_statement = f.line >= site.line && f.line <= std::max(site.line, site.end_line);
     bool innermost = i + 1 == frames.size();
     int level = 0;
@@ -390,7 +429,7 @@ bool NeverEntered(const std::vector<Frame>& frames, const std::vector<catalog::S
   for (const Frame& f : frames) {
     std::string path = NormalizePath(f.path);
     for (const catalog::SiteRecord& s : sites) {
-      if (PathEndsWith(path, s.path) && SamePackageFile(path, s)) return false;
+      if (InSiteFile(path, s)) return false;
     }
   }
   return true;
@@ -720,7 +759,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // errors raised without a message.
   for (const Frame& f : frames) {
     if (f.line <= 0) continue;
-    std::vector<std::string> suffixes = PathSuffixes(f.path);
+    std::vector<std::string> suffixes = FramePaths(f.path);
     if (suffixes.empty()) continue;
     Result<std::vector<catalog::SiteLocation>> at = catalog_->SitesAt(suffixes, f.line, 0);
     if (!at) return tl::unexpected(at.error());
@@ -912,7 +951,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   for (const Frame& f : frames) {
     // A bare file name (a user's own random.py) names no library's file.
     std::vector<std::string> suffixes;
-    for (std::string& p : PathSuffixes(f.path)) {
+    for (std::string& p : FramePaths(f.path)) {
       if (p.find('/') != std::string::npos) suffixes.push_back(std::move(p));
     }
     if (suffixes.empty()) continue;

@@ -181,6 +181,10 @@ FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteReco
 // The catalog path suffixes a runtime frame path can stand for, longest first.
 std::vector<std::string> PathSuffixes(std::string_view path);
 
+// PathSuffixes, then those of two to five parts as a source tree would
+// hold them below its source root (`src/jinja2/loaders.py`).
+std::vector<std::string> FramePaths(std::string_view path);
+
 // Trigram similarity (Dice, 0..1) of two normalized texts.
 double Similarity(std::string_view a, std::string_view b);
 

@@ -856,6 +856,47 @@ TEST(Matcher, TheLastFrameOnARaiseOfRunTimeTextOutweighsWordsFittingElsewhere) {
   EXPECT_EQ(m[1].error.library, "pypi/decoder");
 }
 
+TEST(Matcher, AnInstalledFrameStandsOnTheRaiseOfASourceTreeWithASourceRoot) {
+  // Indexed from its repository, the package sits below src/; installed,
+  // its files sit right below site-packages. The frame is on the raise.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  IndexFiles(dir.path() / "repo", "pallets/tmpl", db,
+             {{"src/tmpl/__init__.py", ""},
+              {"src/tmpl/loaders.py",
+               "class NotFound(IOError):\n"
+               "    pass\n"
+               "\n"
+               "def get_source(name):\n"
+               "    raise NotFound(name)\n"}});
+  IndexFiles(dir.path() / "other", "pypi/other", db,
+             {{"other/__init__.py", ""},
+              {"other/find.py", "def find(name):\n    raise NotFound(f'{name}')\n"}});
+  for (const char* type : {"tmpl.loaders.NotFound", "NotFound"}) {
+    std::string traceback = std::string(
+                                "Traceback (most recent call last):\n"
+                                "  File \"/env/lib/python3.11/site-packages/tmpl/loaders.py\", "
+                                "line 5, in get_source\n"
+                                "    raise NotFound(name)\n") +
+                            type + ": page.html\n";
+    std::vector<Match> m = ExplainIn(db, traceback);
+    ASSERT_GE(m.size(), 1u) << type;
+    EXPECT_EQ(m[0].error.library, "pallets/tmpl") << type;
+    EXPECT_EQ(m[0].frame_level, 3) << type;
+    ASSERT_FALSE(m[0].error.sites.empty());
+    EXPECT_EQ(m[0].error.sites[0].path, "src/tmpl/loaders.py");
+  }
+  // A file of the same name in another package is no frame of it.
+  std::vector<Match> m =
+      ExplainIn(db,
+                "Traceback (most recent call last):\n"
+                "  File \"/env/lib/python3.11/site-packages/elsewhere/loaders.py\", "
+                "line 5, in get_source\n"
+                "    raise NotFound(name)\n"
+                "NotFound: page.html\n");
+  for (const Match& x : m) EXPECT_LT(x.frame_level, 2) << x.error.library;
+}
+
 TEST(Matcher, AClassOfThePrintedNameFromAnotherModuleFallsBehindThePrintedOne) {
   // requests re-raises json's JSONDecodeError under its own class of that
   // name, with json's text: the printed module says whose.
@@ -1024,6 +1065,15 @@ TEST(Matcher, FitModuleAndVendoredPaths) {
   EXPECT_FALSE(IsVendoredPath("vendor.py"));  // a file, not a directory
   EXPECT_TRUE(IsStandardLibrary("python/cpython"));
   EXPECT_FALSE(IsStandardLibrary("pypi/pip"));
+}
+
+TEST(Matcher, FramePathsAddTheSourceRootsOfAPackagesFile) {
+  std::vector<std::string> p = FramePaths("/env/site-packages/tmpl/loaders.py");
+  for (const char* want : {"tmpl/loaders.py", "src/tmpl/loaders.py", "Lib/tmpl/loaders.py"}) {
+    EXPECT_NE(std::find(p.begin(), p.end(), want), p.end()) << want;
+  }
+  // A bare file name is no package's file.
+  EXPECT_EQ(std::find(p.begin(), p.end(), "src/loaders.py"), p.end());
 }
 
 TEST(Matcher, PathSuffixesAndSimilarity) {
