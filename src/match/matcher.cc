@@ -734,13 +734,24 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   });
   std::unordered_set<int64_t> seen;
   std::vector<int64_t> complete, incomplete, pinned, worded;
+  std::vector<const PrefilterHit*> part_shown;
   for (const PrefilterHit& h : hits) {
     if (!seen.insert(h.error_pk).second || h.fragments_found == 0) continue;
     if (h.fragments_found >= h.fragments_total) {
       if (complete.size() < kMaxCompleteCandidates) complete.push_back(h.error_pk);
-    } else if (incomplete.size() < kMaxRegexCandidates && h.bytes_found >= kMinPartialBytes) {
-      incomplete.push_back(h.error_pk);
+    } else if (h.bytes_found >= kMinPartialBytes) {
+      part_shown.push_back(&h);
     }
+  }
+  // Of the templates the message shows only part of, those showing the
+  // most of their text: a message cut to a long template's first sentence
+  // shows few of its fragments, and by that share it lost its place to
+  // short templates sharing a word or two with the message.
+  std::stable_sort(
+      part_shown.begin(), part_shown.end(),
+      [](const PrefilterHit* a, const PrefilterHit* b) { return a->bytes_found > b->bytes_found; });
+  for (size_t i = 0; i < part_shown.size() && incomplete.size() < kMaxRegexCandidates; ++i) {
+    incomplete.push_back(part_shown[i]->error_pk);
   }
   // For wording that changed: the templates sharing most distinctive words.
   std::vector<const PrefilterHit*> by_words;
@@ -852,9 +863,13 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       double start = static_cast<double>(shown.found) / std::max<double>(1.0, shown.total);
       double explained = std::min(1.0, static_cast<double>(shown.found) /
                                            std::max<double>(1.0, message.size()));
-      a.base = 0.45 + 0.125 * start + 0.125 * explained -
+      // A message that is, word for word, a long opening of the template
+      // (its first line, pasted alone) is the template's text, which no
+      // similar wording is.
+      bool verbatim = explained >= 0.9 && shown.found >= 20;
+      a.base = 0.45 + 0.125 * start + 0.125 * explained + (verbatim ? 0.1 : 0.0) -
                0.3 * std::max(0.0, 1.0 - literal / kWeakLiteral);
-      a.strong = start >= 0.5 && literal >= 8;
+      a.strong = (start >= 0.5 || verbatim) && literal >= 8;
       a.evidence = "the message is the start of the template (cut short, or worded so since)";
       return a;
     }

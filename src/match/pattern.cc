@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 #include <unordered_set>
+#include <vector>
 
 #include "core/text.h"
 
@@ -110,6 +112,21 @@ std::string LiteralRegex(std::string_view text, bool message_start) {
   return (lead ? " ?" : "") + RE2::QuoteMeta(literal) + (trail ? " ?" : "");
 }
 
+// A literal piece cut before each of its line breaks (the break starts the
+// next part): where a message may be cut short.
+std::vector<std::string_view> Lines(std::string_view text) {
+  std::vector<std::string_view> out;
+  size_t from = 0;
+  for (size_t at = text.find('\n', 1); at != std::string_view::npos && out.size() < 256;
+       at = text.find('\n', at + 1)) {
+    if (text.find_first_not_of(" \t\r\n", from) >= at) continue;  // nothing before it yet
+    out.push_back(text.substr(from, at - from));
+    from = at;
+  }
+  out.push_back(text.substr(from));
+  return out;
+}
+
 }  // namespace
 
 bool ReprQuoted(const Template& t) {
@@ -164,17 +181,26 @@ std::string TruncatableTemplateRegex(const Template& t) {
   }
   std::string out;
   size_t open = 0;
-  for (size_t i = 0; i < t.pieces().size(); ++i) {
-    const Piece& p = t.pieces()[i];
-    Template one;
-    one.AppendPiece(p);
-    std::string piece = p.is_value ? TemplateRegex(one) : LiteralRegex(p.text, i == 0);
-    if (piece.empty()) continue;
+  auto add = [&](const std::string& piece) {
+    if (piece.empty()) return;
     if (!out.empty()) {
       out += "(?:";
       ++open;
     }
     out += piece;
+  };
+  for (size_t i = 0; i < t.pieces().size(); ++i) {
+    const Piece& p = t.pieces()[i];
+    if (p.is_value) {
+      Template one;
+      one.AppendPiece(p);
+      add(TemplateRegex(one));
+      continue;
+    }
+    // A message of several lines is often pasted as its first line, or
+    // was worded without the lines after it: a cut may fall at a line's end.
+    std::vector<std::string_view> lines = Lines(p.text);
+    for (size_t k = 0; k < lines.size(); ++k) add(LiteralRegex(lines[k], i == 0 && k == 0));
   }
   for (size_t k = 0; k < open; ++k) out += ")?";
   return out;
@@ -197,20 +223,23 @@ LeadingLiterals FindLeadingLiterals(const Template& t, std::string_view message)
       first = false;
       continue;
     }
-    std::string literal(Trim(CollapseWhitespace(p.text)));
-    if (literal.empty()) continue;
-    total += literal.size();
-    if (!going) continue;
-    // The first piece, when the template starts with text, must start the message.
-    size_t where = first ? (StartsWith(message, literal) ? 0 : std::string_view::npos)
-                         : message.find(literal, at);
-    first = false;
-    if (where == std::string_view::npos) {
-      going = false;
-      continue;
+    // Line by line: a message cut at a line's end shows the lines before.
+    for (std::string_view line : Lines(p.text)) {
+      std::string literal(Trim(CollapseWhitespace(line)));
+      if (literal.empty()) continue;
+      total += literal.size();
+      if (!going) continue;
+      // The first piece, when the template starts with text, must start the message.
+      size_t where = first ? (StartsWith(message, literal) ? 0 : std::string_view::npos)
+                           : message.find(literal, at);
+      first = false;
+      if (where == std::string_view::npos) {
+        going = false;
+        continue;
+      }
+      found += literal.size();
+      at = where + literal.size();
     }
-    found += literal.size();
-    at = where + literal.size();
   }
   return {found, total};
 }

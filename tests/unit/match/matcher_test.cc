@@ -897,6 +897,41 @@ TEST(Matcher, AnInstalledFrameStandsOnTheRaiseOfASourceTreeWithASourceRoot) {
   for (const Match& x : m) EXPECT_LT(x.frame_level, 2) << x.error.library;
 }
 
+TEST(Matcher, TheFirstLineOfAMessageOfSeveralIsItsTemplateNotASimilarWording) {
+  // Pasted as the first line of three; an old wording differs in case only.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  std::filesystem::path site = dir.path() / "site-packages";
+  IndexFiles(site / "web", "pypi/web", db,
+             {{"__init__.py", ""},
+              {"globals.py",
+               "_msg = (\n"
+               "    'Working outside of request context.\\n'\n"
+               "    '\\n'\n"
+               "    'This typically means that you attempted to use functionality that needed\\n'\n"
+               "    'an active HTTP request.'\n"
+               ")\n"
+               "\n"
+               "def lookup(top):\n"
+               "    if top is None:\n"
+               "        raise RuntimeError(_msg)\n"}});
+  IndexFiles(site / "old", "pypi/old", db,
+             {{"__init__.py", ""},
+              {"globals.py",
+               "def lookup(top):\n"
+               "    if top is None:\n"
+               "        raise RuntimeError('working outside of request context')\n"}});
+  std::vector<Match> m = ExplainIn(db, "RuntimeError: Working outside of request context.");
+  ASSERT_GE(m.size(), 1u);
+  EXPECT_EQ(m[0].error.library, "pypi/web");
+  EXPECT_TRUE(m[0].strong);
+  // A cut inside a line is no line's end: it is not the template's text.
+  m = ExplainIn(db, "RuntimeError: Working outside of request");
+  for (const Match& x : m) {
+    EXPECT_FALSE(x.strong && x.error.library == "pypi/web") << x.evidence;
+  }
+}
+
 TEST(Matcher, AClassOfThePrintedNameFromAnotherModuleFallsBehindThePrintedOne) {
   // requests re-raises json's JSONDecodeError under its own class of that
   // name, with json's text: the printed module says whose.
