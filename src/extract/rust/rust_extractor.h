@@ -7,6 +7,7 @@
 
 #include <tree_sitter/api.h>
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -35,6 +36,29 @@ struct MacroUse {
   std::vector<Template> messages;
 };
 
+// A value of a composed text whose type the crate may declare: what prints
+// there is that type's Display (`method` "fmt": `{self.kind}`, `{pos}`,
+// `e.to_string()`) or the text of one of its methods (`e.description(d)`).
+struct ComposedSlot {
+  std::string value;  // the value's expression, as the template holds it
+  // `T`, a path (`crate::errors::T`), or where the crate declares it:
+  // `T.field`, `T.0`, `T::Variant#0`, `T::Variant.field`, `T::method()` (a
+  // return type); empty when not known (a method found by its name alone).
+  std::string type;
+  std::string method;
+};
+
+// Text a type prints (one arm of its Display's `write!`/`write_str`, or a
+// method of the type whose value is a `format!`: `fn description(&self, ..)
+// -> String { format!("{} at {}", self.error_type, position) }`), or a
+// raise whose message prints such a type. The post-pass composes them
+// across files: each text of a value's type is one alternative of the whole.
+struct ComposedText {
+  std::string owner;  // `T::fmt` (T's Display), `T::description`; empty for a raise
+  Site site;          // where its words are written; the message is the text
+  std::vector<ComposedSlot> slots;
+};
+
 struct FileResult {
   std::vector<Site> sites;
   std::vector<MacroAlias> macro_aliases;
@@ -44,9 +68,16 @@ struct FileResult {
   // Python exception classes PyO3's create_exception! defines.
   std::vector<ExceptionClass> classes;
   flow::HelperFacts helpers;  // for LinkHelpers
+  std::vector<ComposedText> composed;
+  // What the types the file declares hold (keys as ComposedSlot::type has
+  // them: `T.field`, `T::Variant#0`, `T::method()`), as a type reference.
+  std::map<std::string, std::string> declared;
+  std::vector<std::string> error_types;  // `impl Error for T`, `derive(Error)`
 };
 
-// The post-pass over a library's Rust files: functions that raise with
+// The post-pass over a library's Rust files: the texts types' Display and
+// methods compose, at the errors that print them (an error type's own
+// Display, a raise of `e.description(..)`); functions that raise with
 // text their caller passes (`fn invalid(what: &str) -> PyErr {
 // PyValueError::new_err(format!("invalid {what}")) }`), found in any file;
 // each call passing text becomes a site of its own in the caller's file.

@@ -258,6 +258,132 @@ TEST(RustExtractor, DisplayImplsOfErrorTypesOnly) {
   EXPECT_EQ(m.size(), 1u);
 }
 
+// A type no error is named after (`Kind`) prints its words through the
+// error that holds it: each arm of its Display is one text of the error's
+// own Display and of a method formatting its fields, and a raise printing
+// that method's text raises each of them, at the arm that wrote its words.
+TEST(RustExtractor, DisplayOfAFieldsTypeComposesTheErrorsText) {
+  Extraction x = ExtractRustSource(
+      "src/lib.rs",
+      "pub enum Kind { Eof, BadEscape, Dup(String) }\n"
+      "impl fmt::Display for Kind {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+      "        match self {\n"
+      "            Self::Eof => f.write_str(\"unexpected end\"),\n"
+      "            Self::BadEscape => f.write_str(\"bad escape\"),\n"
+      "            Self::Dup(s) => write!(f, \"duplicate {s:?}\"),\n"
+      "        }\n"
+      "    }\n"
+      "}\n"
+      "pub struct Position { line: usize, col: usize }\n"
+      "impl fmt::Display for Position {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+      "        write!(f, \"line {} col {}\", self.line, self.col)\n"
+      "    }\n"
+      "}\n"
+      "pub struct ParseError { kind: Kind, at: usize }\n"
+      "impl ParseError {\n"
+      "    fn position(&self, data: &[u8]) -> Position { Position { line: 1, col: self.at } }\n"
+      "    pub fn describe(&self, data: &[u8]) -> String {\n"
+      "        let pos = self.position(data);\n"
+      "        format!(\"{} at {}\", self.kind, pos)\n"
+      "    }\n"
+      "}\n"
+      "impl fmt::Display for ParseError {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+      "        write!(f, \"{} at byte {}\", self.kind, self.at)\n"
+      "    }\n"
+      "}\n"
+      "impl std::error::Error for ParseError {}\n"
+      "pub fn to_py(data: &[u8], e: &ParseError) -> PyErr {\n"
+      "    PyValueError::new_err(e.describe(data))\n"
+      "}\n"
+      "pub fn shown(e: ParseError) -> PyErr { PyTypeError::new_err(e.to_string()) }\n"
+      "pub fn debug(kind: Kind) -> PyErr { PyRuntimeError::new_err(format!(\"kind {:?}\", "
+      "kind)) }\n"
+      "pub struct Name(String);\n"
+      "impl fmt::Display for Name {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"{}\", self.0) }\n"
+      "}\n"
+      "pub fn named(n: &Name) -> PyErr { PyKeyError::new_err(format!(\"no key {}\", n)) }\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) m.push_back(s.exception + ": " + s.message.Display());
+  EXPECT_TRUE(Has(m, "ValueError: unexpected end at line {self.line} col {self.col}"));
+  EXPECT_TRUE(Has(m, "ValueError: bad escape at line {self.line} col {self.col}"));
+  EXPECT_TRUE(Has(m, "ValueError: duplicate {s} at line {self.line} col {self.col}"))
+      << ::testing::PrintToString(m);
+  // Debug prints no Display.
+  EXPECT_TRUE(Has(m, "RuntimeError: kind {kind}"));
+  EXPECT_FALSE(Has(m, "RuntimeError: kind unexpected end"));
+  // A type printing a value alone adds no words to the raise.
+  EXPECT_TRUE(Has(m, "KeyError: no key {n}"));
+  EXPECT_FALSE(Has(m, "KeyError: no key {self.0}"));
+  EXPECT_TRUE(Has(m, "ParseError: unexpected end at byte {self.at}"));
+  EXPECT_TRUE(Has(m, "TypeError: bad escape at byte {self.at}"));
+  // Kind and Position are no errors: their words alone are raised nowhere.
+  EXPECT_FALSE(Has(m, "Kind: unexpected end"));
+  EXPECT_FALSE(std::any_of(m.begin(), m.end(),
+                           [](const std::string& t) { return t.rfind("Position: ", 0) == 0; }));
+  for (const Site& s : x.sites) {
+    std::string t = s.message.Display();
+    if (t.rfind("unexpected end at", 0) == 0) {
+      EXPECT_EQ(s.line, 5) << t;  // the arm, where the words are chosen
+    } else if (t.rfind("duplicate", 0) == 0) {
+      EXPECT_EQ(s.line, 7) << t;
+    }
+    if (s.exception == "ValueError" && t.rfind("bad escape", 0) == 0) {
+      EXPECT_EQ(s.via, "ParseError::describe");
+      EXPECT_EQ(s.function, "Kind::fmt");
+    }
+  }
+}
+
+// Composition is bounded: a Display that prints itself, a type nested in
+// itself, and a type of more arms than a composition may have end, and
+// leave the value a value.
+TEST(RustExtractor, ComposedDisplaysOfHostileTypesEnd) {
+  std::string many = "pub enum Many {";
+  std::string arms;
+  for (int i = 0; i < 300; ++i) {
+    many += " V" + std::to_string(i) + ",";
+    arms += "Self::V" + std::to_string(i) + " => f.write_str(\"many text " + std::to_string(i) +
+            "\"),\n";
+  }
+  many += " }\n";
+  Extraction x = ExtractRustSource(
+      "src/lib.rs",
+      many +
+          "impl fmt::Display for Many {\n"
+          "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { match self {\n" +
+          arms +
+          "    } }\n"
+          "}\n"
+          "pub enum Expr { Neg(Box<Expr>), Lit }\n"
+          "impl fmt::Display for Expr {\n"
+          "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+          "        match self { Self::Neg(e) => write!(f, \"-{}\", e), Self::Lit => "
+          "f.write_str(\"lit\") }\n"
+          "    }\n"
+          "}\n"
+          "pub struct LoopError;\n"
+          "impl fmt::Display for LoopError {\n"
+          "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"loop {}\", self) "
+          "}\n"
+          "}\n"
+          "pub struct ExprError { e: Expr, m: Many }\n"
+          "impl fmt::Display for ExprError {\n"
+          "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+          "        write!(f, \"bad {} in {}\", self.e, self.m)\n"
+          "    }\n"
+          "}\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) m.push_back(s.exception + ": " + s.message.Display());
+  EXPECT_TRUE(Has(m, "ExprError: bad lit in {self.m}"));
+  EXPECT_TRUE(Has(m, "LoopError: loop {self}"));
+  EXPECT_LT(m.size(), 40u);
+  for (const std::string& t : m) EXPECT_EQ(t.find("many text"), std::string::npos) << t;
+}
+
 TEST(RustExtractor, SinksInsideAnotherMacrosTokens) {
   std::vector<std::string> m = Messages(
       "rgtest!(case, |dir: Dir| {\n"
