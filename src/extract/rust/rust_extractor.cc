@@ -1068,6 +1068,11 @@ class Extractor {
       std::string_view name = Text(Field(f, "name"));
       const Sink* sink = FindSink(SinkForm::kNewErr, name);
       TSNode path = Field(f, "path");
+      if (const Sink* warn = FindSink(SinkForm::kPyErrWarn, name);
+          warn != nullptr && (Text(path) == "PyErr" || EndsWith(Text(path), "::PyErr"))) {
+        WarnSink(n, *warn, arg(1), arg(warn->message_arg));
+        return;
+      }
       if (sink == nullptr && !ts_node_is_null(path)) {
         // `Self::f`, `Type::f`, `module::f`: a method of that type, or a
         // function by its name.
@@ -1117,6 +1122,87 @@ class Extractor {
       NoteHelper(site, messages, n);
       EmitEach(site, std::move(messages));
     }
+  }
+
+  // `PyErr::warn(py, &category, &CString::new(message)?, 0)`, the category
+  // a type object (`PyUserWarning::type_object(py)`,
+  // `py.get_type::<PyDeprecationWarning>()`) written there or in a `let`.
+  void WarnSink(TSNode n, const Sink& sink, TSNode category, TSNode message) {
+    Site site = BaseSite(n, sink.kind);
+    site.exception_written = WarningCategory(category);
+    if (site.exception_written.empty()) site.exception_written = std::string(sink.exception);
+    site.exception = PythonExceptionName(site.exception_written);
+    // The text a C string is made of: `&CString::new(m)?`, `c_str!("..")`.
+    for (int hops = 0; hops < 4 && !ts_node_is_null(message); ++hops) {
+      if (K(message) == kReferenceExpression) {
+        message = Field(message, "value");
+      } else if (K(message) == kTryExpression) {
+        message = ts_node_named_child(message, 0);
+      } else if (K(message) == kCall && K(Field(message, "function")) == kScopedIdentifier &&
+                 Text(Field(Field(message, "function"), "name")) == "new" &&
+                 BaseTypeName(Field(Field(message, "function"), "path")) == "CString" &&
+                 ts_node_named_child_count(Field(message, "arguments")) == 1) {
+        message = ts_node_named_child(Field(message, "arguments"), 0);
+      } else if (K(message) == kMacroInvocation && MacroName(message, src_) == "c_str") {
+        std::vector<TokenArg> args =
+            MacroArgs(ts_node_named_child(message, ts_node_named_child_count(message) - 1));
+        if (args.size() != 1) break;
+        std::optional<Template> t = EvalTokens(args[0].tokens, 0);
+        if (!t) break;
+        EmitEach(site, {std::move(*t)});
+        return;
+      } else {
+        break;
+      }
+    }
+    std::vector<Template> messages = Messages(message);
+    NoteHelper(site, messages, n);
+    EmitEach(site, std::move(messages));
+  }
+
+  // The class a warning category's type object is: `PyUserWarning::
+  // type_object(py)`, `py.get_type::<PyUserWarning>()`, or a local holding
+  // one; empty when errdex cannot tell.
+  std::string WarningCategory(TSNode e) const {
+    for (int hops = 0; hops < 4 && !ts_node_is_null(e); ++hops) {
+      if (K(e) == kReferenceExpression) {
+        e = Field(e, "value");
+        continue;
+      }
+      if (K(e) == kTryExpression) {
+        e = ts_node_named_child(e, 0);
+        continue;
+      }
+      if (K(e) == kIdentifier) {
+        e = LetValue(Text(e), e);
+        continue;
+      }
+      if (K(e) != kCall) return "";
+      TSNode f = Field(e, "function");
+      TSNode args = Field(e, "arguments");
+      // `builtins.getattr("DeprecationWarning")?`: a warning class by its name.
+      if (K(f) == kFieldExpression && Text(Field(f, "field")) == "getattr" &&
+          ts_node_named_child_count(args) == 1 && IsString(ts_node_named_child(args, 0))) {
+        std::string name = StringValue(ts_node_named_child(args, 0));
+        return EndsWith(name, "Warning") && IsIdentifier(name) ? name : "";
+      }
+      if (K(f) == kScopedIdentifier) {
+        std::string_view name = Text(Field(f, "name"));
+        if (name == "type_object" || name == "type_object_bound")
+          return std::string(Text(Field(f, "path")));
+        return "";
+      }
+      if (K(f) == kGenericFunction) {
+        TSNode g = Field(f, "function");
+        std::string_view name = K(g) == kFieldExpression ? Text(Field(g, "field")) : "";
+        TSNode types = Field(f, "type_arguments");
+        if ((name == "get_type" || name == "get_type_bound") &&
+            ts_node_named_child_count(types) == 1)
+          return std::string(Text(ts_node_named_child(types, 0)));
+      }
+      return "";
+    }
+    return "";
   }
 
   // ---------------------------------------------------------------- helpers
@@ -1692,6 +1778,12 @@ class Extractor {
       return type == "Self" ? self_type : type;
     }
     return "";
+  }
+
+  // The value of the one `let name = ..` of the function before `at`.
+  TSNode LetValue(std::string_view name, TSNode at) const {
+    TSNode found = OneLet(name, at);
+    return ts_node_is_null(found) ? found : Field(found, "value");
   }
 
   // The one `let name` of the function around the walk before `at`; none

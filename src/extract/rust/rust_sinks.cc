@@ -38,6 +38,9 @@ constexpr Sink kSinks[] = {
     {"wrap_err", F::kMethod, K::kRaise, "eyre::Report", 0},
     {"new_err", F::kNewErr, K::kRaise, "", 0},
     {"new", F::kPyErrNew, K::kRaise, "", 0},
+    // Raised where Python's warning filters say "error"; a category errdex
+    // cannot name is `Warning`.
+    {"warn", F::kPyErrWarn, K::kWarning, "Warning", 2},
 };
 
 }  // namespace

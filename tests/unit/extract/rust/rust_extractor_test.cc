@@ -605,6 +605,35 @@ TEST(RustExtractor, WhatACallDoesNotPrintIsNotListedAtIt) {
   }
 }
 
+// `PyErr::warn` raises its category where Python's warning filters say
+// "error": the class its type object names, written there or in a `let`,
+// and the text of the C string it is given.
+TEST(RustExtractor, PyErrWarnRaisesItsCategory) {
+  Extraction x = ExtractRustSource(
+      "src/lib.rs",
+      "fn check(py: Python, mode: u8) -> PyResult<()> {\n"
+      "    let message = format!(\"serializer warnings: {}\", mode);\n"
+      "    let category = PyUserWarning::type_object(py);\n"
+      "    PyErr::warn(py, &category, &CString::new(message)?, 0)?;\n"
+      "    let _ = PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyDeprecationWarning>(),\n"
+      "        c_str!(\"OLD_VAR is deprecated\"), 1);\n"
+      "    Logger::warn(py, &category, &CString::new(\"a logger's\")?, 0);\n"
+      "    let builtin = py.import(\"builtins\")?.getattr(\"FutureWarning\")?;\n"
+      "    PyErr::warn(py, &builtin, &CString::new(\"by name\")?, 0)?;\n"
+      "    PyErr::warn(py, &some_category(), &CString::new(\"unknown category\")?, 0)\n"
+      "}\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) {
+    m.push_back(s.exception + ": " + s.message.Display());
+    EXPECT_EQ(s.kind, SiteKind::kWarning);
+  }
+  EXPECT_TRUE(Has(m, "UserWarning: serializer warnings: {mode}"));
+  EXPECT_TRUE(Has(m, "DeprecationWarning: OLD_VAR is deprecated"));
+  EXPECT_TRUE(Has(m, "FutureWarning: by name"));
+  EXPECT_TRUE(Has(m, "Warning: unknown category"));
+  EXPECT_EQ(m.size(), 4u);
+}
+
 TEST(RustSinks, TableIsUniquePerFormAndNames) {
   for (const rust::Sink& s : rust::Sinks()) {
     EXPECT_EQ(rust::FindSink(s.form, s.name), &s) << s.name;
