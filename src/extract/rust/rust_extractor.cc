@@ -171,6 +171,8 @@ class Extractor {
       CallSink(n);
     } else if (k == kMatchExpression) {
       MessageTable(n);
+    } else if (k == kAssignment) {
+      ExceptionAlias(n);
     } else if (k == kTokenTree) {
       TokenSinks(n);
     }
@@ -721,11 +723,40 @@ class Extractor {
                    ts_node_named_child_count(args) == 1) {
           return Eval(ts_node_named_child(args, 0), depth + 1);
         }
+        std::string_view callee = K(f) == kScopedIdentifier ? Text(Field(f, "name"))
+                                  : K(f) == kIdentifier     ? Text(f)
+                                                            : "";
+        // `Cow::Borrowed("x")`; CPython's `PyUnicode_FromStringAndSize(
+        // msg.as_ptr() as *const c_char, msg.len() as isize)` is msg's text.
+        if ((((callee == "Borrowed" || callee == "Owned") &&
+              BaseTypeName(Field(f, "path")) == "Cow") ||
+             callee == "PyUnicode_FromStringAndSize" || callee == "PyUnicode_FromString") &&
+            ts_node_named_child_count(args) >= 1) {
+          return Eval(Pointed(ts_node_named_child(args, 0)), depth + 1);
+        }
         return std::nullopt;
       }
       default:
         return DecimalLiteral(e);
     }
+  }
+
+  // The string a pointer passed to CPython points into: `msg` of
+  // `msg.as_ptr() as *const c_char`, `msg.as_ptr().cast::<c_char>()`.
+  TSNode Pointed(TSNode x) const {
+    for (int hops = 0; hops < 6 && !ts_node_is_null(x); ++hops) {
+      if (std::string_view(ts_node_type(x)) == "type_cast_expression") {
+        x = Field(x, "value");
+        continue;
+      }
+      if (K(x) != kCall || ts_node_named_child_count(Field(x, "arguments")) != 0) break;
+      TSNode f = Field(x, "function");
+      if (K(f) == kGenericFunction) f = Field(f, "function");
+      std::string_view method = K(f) == kFieldExpression ? Text(Field(f, "field")) : "";
+      if (method != "as_ptr" && method != "cast") break;
+      x = Field(f, "value");
+    }
+    return x;
   }
 
   // A number written in decimal digits prints as written (a type suffix,
@@ -1068,6 +1099,11 @@ class Extractor {
       std::string_view name = Text(Field(f, "name"));
       const Sink* sink = FindSink(SinkForm::kNewErr, name);
       TSNode path = Field(f, "path");
+      if (const Sink* set = FindSink(SinkForm::kFfiSetError, name);
+          set != nullptr && EndsWith(Text(path), "ffi")) {
+        FfiSetErrorSink(n, *set, arg(0), arg(set->message_arg));
+        return;
+      }
       if (const Sink* warn = FindSink(SinkForm::kPyErrWarn, name);
           warn != nullptr && (Text(path) == "PyErr" || EndsWith(Text(path), "::PyErr"))) {
         WarnSink(n, *warn, arg(1), arg(warn->message_arg));
@@ -1103,6 +1139,10 @@ class Extractor {
       return;
     }
     if (K(f) == kIdentifier) {
+      if (const Sink* set = FindSink(SinkForm::kFfiSetError, Text(f))) {
+        FfiSetErrorSink(n, *set, arg(0), arg(set->message_arg));
+        return;
+      }
       // A closure in a local or a parameter (`check: impl Fn(&str)`) is no
       // function of that name.
       if (!IsLocal(Text(f), f)) RecordCall(n, Callee(Text(f)));
@@ -1122,6 +1162,42 @@ class Extractor {
       NoteHelper(site, messages, n);
       EmitEach(site, std::move(messages));
     }
+  }
+
+  // `PyErr_SetObject(typeref::JsonEncodeError, err_msg)` with `let err_msg
+  // = PyUnicode_FromStringAndSize(msg.as_ptr() as *const c_char, ..)`:
+  // CPython's call through the ffi, its text a string's (Eval reads the
+  // conversions).
+  void FfiSetErrorSink(TSNode n, const Sink& sink, TSNode type, TSNode message) {
+    // A type computed at run time (`ptype.as_ptr()`) is none errdex can name.
+    if (K(type) != kIdentifier && K(type) != kScopedIdentifier) return;
+    Site site = BaseSite(n, sink.kind);
+    site.exception_written = Collapsed(type);
+    site.exception = PythonExceptionName(site.exception_written);
+    std::vector<Template> messages = Messages(Pointed(message));
+    // PyErr_SetString's C string ends at its NUL.
+    for (Template& m : messages) {
+      std::vector<Piece>& pieces = m.mutable_pieces();
+      if (!pieces.empty() && !pieces.back().is_value &&
+          EndsWith(pieces.back().text, std::string_view("\0", 1)))
+        pieces.back().text.pop_back();
+    }
+    NoteHelper(site, messages, n);
+    EmitEach(site, std::move(messages));
+  }
+
+  // `JsonEncodeError = pyo3_ffi::PyExc_TypeError;`: a static the crate sets
+  // to one of CPython's exceptions raises that one.
+  void ExceptionAlias(TSNode assignment) {
+    TSNode left = Field(assignment, "left");
+    TSNode right = Field(assignment, "right");
+    if (K(left) != kIdentifier && K(left) != kScopedIdentifier) return;
+    if (K(right) != kIdentifier && K(right) != kScopedIdentifier) return;
+    std::string_view value =
+        K(right) == kScopedIdentifier ? Text(Field(right, "name")) : Text(right);
+    if (value.substr(0, 6) != "PyExc_") return;
+    std::string name(K(left) == kScopedIdentifier ? Text(Field(left, "name")) : Text(left));
+    result_.exception_aliases.emplace_back(std::move(name), PythonExceptionName(value));
   }
 
   // `PyErr::warn(py, &category, &CString::new(message)?, 0)`, the category
@@ -2343,6 +2419,27 @@ class Composer {
 
 }  // namespace
 
+// Sites raising a static the crate sets to a CPython exception
+// (`JsonEncodeError = PyExc_TypeError`) raise that exception; a static set
+// to two is left as written.
+void ResolveExceptionAliases(std::vector<FileResult>& files) {
+  std::map<std::string, std::string> aliases;
+  for (FileResult& f : files) {
+    for (auto& [name, exception] : f.exception_aliases) {
+      auto [it, fresh] = aliases.emplace(name, exception);
+      if (!fresh && it->second != exception) it->second.clear();
+    }
+    f.exception_aliases.clear();
+  }
+  if (aliases.empty()) return;
+  for (FileResult& f : files) {
+    for (Site& s : f.sites) {
+      auto it = aliases.find(s.exception);
+      if (it != aliases.end() && !it->second.empty()) s.exception = it->second;
+    }
+  }
+}
+
 void LinkHelpers(std::vector<FileResult>& files) {
   Composer(files).Run();
   LinkMacroAliases(files);
@@ -2355,6 +2452,7 @@ void LinkHelpers(std::vector<FileResult>& files) {
   rust.max_depth = kMaxHelperDepth;
   rust.ambiguous_reaches_none = true;
   flow::LinkHelpers(files, rust);
+  ResolveExceptionAliases(files);
 }
 
 namespace {

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/record.h"
@@ -73,6 +74,9 @@ struct FileResult {
   // them: `T.field`, `T::Variant#0`, `T::method()`), as a type reference.
   std::map<std::string, std::string> declared;
   std::vector<std::string> error_types;  // `impl Error for T`, `derive(Error)`
+  // Statics set to a CPython exception (`JsonEncodeError =
+  // PyExc_TypeError`): the name, and the Python exception it is.
+  std::vector<std::pair<std::string, std::string>> exception_aliases;
 };
 
 // The post-pass over a library's Rust files: the texts types' Display and

@@ -21,6 +21,9 @@ enum class SinkForm {
   // `PyErr::warn(py, &category, &CString::new(msg)?, 0)`: the category is a
   // type object argument 1 names (`PyUserWarning::type_object(py)`).
   kPyErrWarn,
+  // `ffi::PyErr_SetObject(PyExc_TypeError, msg)`, CPython's own call: the
+  // type is argument 0, a `PyExc_*` or a static set to one.
+  kFfiSetError,
 };
 
 struct Sink {

@@ -437,6 +437,60 @@ TEST(ExtractFiles, RustRaisesPrintWhatTheirTypesDisplayComposes) {
   EXPECT_TRUE(HasMessage(run.extraction, "io: {e}"));
 }
 
+// CPython's own calls through PyO3's ffi raise: the type a `PyExc_*` or a
+// static another file sets to one, the text the string a pointer points
+// into, and a function passing its parameter on is a helper.
+TEST(ExtractFiles, RustFfiSetErrorRaisesThroughStaticsAndHelpers) {
+  TempDir dir;
+  dir.Write("src/typeref.rs",
+            "pub static mut EncodeError: *mut PyObject = 0 as *mut PyObject;\n"
+            "pub static mut DecodeErr: *mut PyObject = 0 as *mut PyObject;\n"
+            "pub unsafe fn init() {\n"
+            "    EncodeError = pyo3_ffi::PyExc_TypeError;\n"
+            "    DecodeErr = make_exception();\n"
+            "}\n");
+  dir.Write(
+      "src/lib.rs",
+      "fn raise_encode(msg: Cow<str>) -> *mut PyObject {\n"
+      "    unsafe {\n"
+      "        let err_msg =\n"
+      "            PyUnicode_FromStringAndSize(msg.as_ptr() as *const c_char, msg.len() as "
+      "isize);\n"
+      "        PyErr_SetObject(typeref::EncodeError, err_msg);\n"
+      "    };\n"
+      "    null_mut()\n"
+      "}\n"
+      "pub unsafe extern \"C\" fn dumps(n: isize, args: *mut PyObject) -> *mut PyObject {\n"
+      "    if n == 0 { return raise_encode(Cow::Borrowed(\"missing argument\")); }\n"
+      "    ffi::PyErr_SetString(ffi::PyExc_ValueError, \"bad value\\0\".as_ptr() as *const "
+      "c_char);\n"
+      "    PyErr_SetObject(typeref::DecodeErr, args);\n"
+      "    PyErr_SetObject(ptype.as_ptr(), \"a type of no name\".as_ptr().cast::<c_char>());\n"
+      "    ffi::PyErr_SetString(ffi::PyExc_KeyError, \"no key\\0\".as_ptr().cast::<c_char>());\n"
+      "    null_mut()\n"
+      "}\n");
+  TreeRun run = ExtractTree(dir);
+  int found = 0;
+  for (const Site& s : run.extraction.sites) {
+    std::string m = s.message.Display();
+    if (m == "missing argument") {
+      ++found;
+      EXPECT_EQ(s.exception, "TypeError");
+      EXPECT_EQ(s.path, "src/lib.rs");
+      EXPECT_EQ(s.line, 10);
+    } else if (m == "bad value") {
+      ++found;
+      EXPECT_EQ(s.exception, "ValueError");
+    } else if (s.exception_written == "typeref::DecodeErr") {
+      ++found;
+      EXPECT_EQ(s.exception, "DecodeErr");
+    }
+  }
+  EXPECT_EQ(found, 3);
+  EXPECT_FALSE(HasMessage(run.extraction, "a type of no name"));
+  EXPECT_TRUE(HasMessage(run.extraction, "no key"));
+}
+
 // Which Rust function a call reaches, as a second review found it misread:
 // a module path names its module's function, an import renames one, a
 // function nested in the caller's body is its own, a file that writes
