@@ -600,8 +600,14 @@ class Extractor {
   std::vector<Template> Alternatives(TSNode e, int depth) const {
     if (ts_node_is_null(e) || depth > kMaxEvalDepth) return {};
     switch (K(e)) {
-      case kIdentifier:
-        return Names(e, depth);
+      case kIdentifier: {
+        std::vector<Template> ts = Names(e, depth);
+        if (auto it = constants_.find(Text(e));
+            ts.empty() && it != constants_.end() && it->second && !IsLocal(Text(e), e)) {
+          ts.push_back(Template::Literal(*it->second));
+        }
+        return ts;
+      }
       case kReferenceExpression:
         return Alternatives(Field(e, "value"), depth + 1);
       case kParenthesized:
@@ -1591,8 +1597,21 @@ class Extractor {
     while (!stack.empty()) {
       TSNode x = stack.back();
       stack.pop_back();
-      if (std::string_view(ts_node_type(x)) == "use_declaration") {
+      std::string_view kind = ts_node_type(x);
+      if (kind == "use_declaration") {
         UsePaths(Field(x, "argument"), "", 0);
+        continue;
+      }
+      if (kind == "const_item" || kind == "static_item") {
+        // `const PARTIAL_ERROR: &str = "..";`: a name two items give stands for neither.
+        TSNode value = Field(x, "value");
+        std::string name(Text(Field(x, "name")));
+        auto [it, fresh] = constants_.try_emplace(name);
+        if (fresh && !ts_node_is_null(value) && IsString(value)) {
+          it->second = StringValue(value);
+        } else {
+          it->second.reset();
+        }
         continue;
       }
       for (TSNode c : NamedChildren(x)) stack.push_back(c);
@@ -2143,6 +2162,9 @@ class Extractor {
   mutable int64_t flow_budget_ = kMaxFlowStatementsPerFile;
   std::set<std::string> error_types_;                           // derive(Error) or impl Error
   std::map<std::string, std::string, std::less<>> type_paths_;  // ReadTypePaths
+  // The file's `const`/`static` string items by name; none for a name
+  // given twice or to no string.
+  std::map<std::string, std::optional<std::string>, std::less<>> constants_;
   // OneLet's `let`s by name, per function body (by its first byte).
   mutable std::unordered_map<uint32_t, std::unordered_map<std::string, std::vector<TSNode>>> lets_;
   std::set<std::string> emitted_;

@@ -634,6 +634,22 @@ TEST(RustExtractor, PyErrWarnRaisesItsCategory) {
   EXPECT_EQ(m.size(), 4u);
 }
 
+// A message written as a `const` or `static` string of the file is its
+// text; a name the file gives two items is neither's.
+TEST(RustExtractor, StringConstantsOfTheFileAreTheirText) {
+  std::vector<std::string> m = Messages(
+      "const PARTIAL: &str = \"partial mode must be on or off\";\n"
+      "fn f() -> PyErr { PyValueError::new_err(PARTIAL) }\n"
+      "fn g() -> PyErr { const TWICE: &str = \"first\"; PyKeyError::new_err(TWICE) }\n"
+      "static TWICE: &str = \"second\";\n"
+      "trait Typed { const EXPECTED: &'static str; }\n"
+      "fn h(PARTIAL: &str) -> PyErr { PyTypeError::new_err(PARTIAL) }\n");
+  EXPECT_TRUE(Has(m, "ValueError: partial mode must be on or off"));
+  EXPECT_TRUE(Has(m, "KeyError: {TWICE}")) << ::testing::PrintToString(m);
+  EXPECT_TRUE(Has(m, "TypeError: {PARTIAL}"));
+  EXPECT_EQ(m.size(), 3u);
+}
+
 TEST(RustSinks, TableIsUniquePerFormAndNames) {
   for (const rust::Sink& s : rust::Sinks()) {
     EXPECT_EQ(rust::FindSink(s.form, s.name), &s) << s.name;
