@@ -1,8 +1,10 @@
 // The Rust front end: one file (parsed with tree-sitter-rust) to error
-// sites — PyO3 exceptions, panics and assertions, `.expect`, anyhow/eyre,
-// thiserror's `#[error]`, Display impls of error types, and message tables
-// (a `match self` mapping each variant to its text, pydantic-core's
-// ErrorType). Sinks come from rust_sinks.h.
+// sites — PyO3 exceptions and warnings, CPython's calls through PyO3's ffi,
+// panics and assertions, `.expect`, anyhow/eyre, thiserror's `#[error]`,
+// Display impls of error types, and message tables (a `match self` mapping
+// each variant to its text, pydantic-core's ErrorType) — and, with the
+// library's other files, the texts types' Display impls compose into the
+// raises that print them. Sinks come from rust_sinks.h.
 #pragma once
 
 #include <tree_sitter/api.h>
