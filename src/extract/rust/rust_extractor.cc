@@ -1564,9 +1564,10 @@ class Extractor {
     AddComposed(impls_.back().type + "::fmt", std::move(site), std::move(slots));
   }
 
-  void AddComposed(std::string owner, Site site, std::vector<ComposedSlot> slots) {
+  void AddComposed(std::string owner, Site site, std::vector<ComposedSlot> slots,
+                   bool keeps_value = false) {
     if (result_.composed.size() >= kMaxComposedPerFile) return;
-    result_.composed.push_back({std::move(owner), std::move(site), std::move(slots)});
+    result_.composed.push_back({std::move(owner), std::move(site), std::move(slots), keeps_value});
   }
 
   // `fn description(&self, data: &[u8]) -> String { let position = ..;
@@ -1990,9 +1991,23 @@ class Extractor {
     site.exception = type;
     site.exception_written = written;
     site.function = written;
-    Emit(std::move(site),
-         flow::ApplyFormat(flow::Format::kBraces, Template::Literal(StringValue(args[0].tokens[0])),
-                           call));
+    site.message = flow::ApplyFormat(flow::Format::kBraces,
+                                     Template::Literal(StringValue(args[0].tokens[0])), call);
+    site.message.AssignNames();
+    // The text is T's Display, written by the post-pass with what the
+    // fields it prints compose (`#[error("config: {0}")] Config(ConfigError)`):
+    // `{0}` is the variant's first field, `{path}` its field `path`.
+    std::vector<ComposedSlot> slots;
+    bool variant = written != type;
+    for (const Piece& p : site.message.pieces()) {
+      if (!PrintsDisplay(p) || slots.size() >= kMaxSlots) continue;
+      bool index = !p.text.empty() && std::all_of(p.text.begin(), p.text.end(),
+                                                  [](char c) { return c >= '0' && c <= '9'; });
+      if (!index && !IsIdentifier(p.text)) continue;
+      slots.push_back({p.text, written + (index && variant ? "#" : ".") + p.text, "fmt"});
+    }
+    error_types_.insert(type);  // `#[error]` is thiserror's: T derives Error
+    AddComposed(type + "::fmt", std::move(site), std::move(slots), /*keeps_value=*/true);
   }
 
   // A `match` whose arms give each variant its text: one error per arm,
@@ -2287,7 +2302,9 @@ class Composer {
         // has its own site already.
         if (!c.owner.empty()) alts.push_back({c.site.message, nullptr, ""});
         for (Alt& a : alts) {
-          if (a.message.empty() || a.message.IsDynamic()) continue;
+          bool as_written = a.via.empty() && a.message == c.site.message;
+          if (a.message.empty() || (a.message.IsDynamic() && !(as_written && c.keeps_value)))
+            continue;
           // A composed text that adds no words (`{target}` as `{self.triple}`)
           // says nothing the text as written does not.
           if (!a.via.empty() && a.message.LiteralSize() <= c.site.message.LiteralSize()) continue;
@@ -2306,7 +2323,8 @@ class Composer {
             }
             s.via = a.via;
           } else {
-            s.exception = s.exception_written = type;
+            s.exception = c.site.exception;
+            s.exception_written = c.site.exception_written;
           }
           s.message = std::move(a.message);
           s.message.AssignNames();

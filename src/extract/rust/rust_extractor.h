@@ -60,6 +60,9 @@ struct ComposedText {
   std::string owner;  // `T::fmt` (T's Display), `T::description`; empty for a raise
   Site site;          // where its words are written; the message is the text
   std::vector<ComposedSlot> slots;
+  // The text as written is a site even when it is a value alone (thiserror's
+  // `#[error("{0}")]`, as it was before the post-pass wrote it).
+  bool keeps_value = false;
 };
 
 struct FileResult {

@@ -338,6 +338,43 @@ TEST(RustExtractor, DisplayOfAFieldsTypeComposesTheErrorsText) {
   }
 }
 
+// thiserror's `#[error("config: {0}")]` is its type's Display: a field it
+// prints whose type the crate declares composes that type's texts, at the
+// attribute that chose them, raised as the outer variant.
+TEST(RustExtractor, ThiserrorTextsComposeTheErrorsTheyWrap) {
+  Extraction x = ExtractRustSource("src/lib.rs",
+                                   "#[derive(Debug, thiserror::Error)]\n"
+                                   "pub enum ConfigError {\n"
+                                   "    #[error(\"missing key {0}\")]\n"
+                                   "    Missing(String),\n"
+                                   "    #[error(\"bad value\")]\n"
+                                   "    Bad,\n"
+                                   "}\n"
+                                   "#[derive(Debug, thiserror::Error)]\n"
+                                   "pub enum AppError {\n"
+                                   "    #[error(\"config: {0}\")]\n"
+                                   "    Config(#[from] ConfigError),\n"
+                                   "    #[error(\"at {path}: {source}\")]\n"
+                                   "    Io { path: String, source: std::io::Error },\n"
+                                   "    #[error(\"{0}\")]\n"
+                                   "    Other(String),\n"
+                                   "}\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) m.push_back(s.exception_written + ": " + s.message.Display());
+  EXPECT_TRUE(Has(m, "AppError::Config: config: bad value")) << ::testing::PrintToString(m);
+  EXPECT_TRUE(Has(m, "AppError::Config: config: missing key {0}"));
+  EXPECT_TRUE(Has(m, "AppError::Config: config: {0}"));
+  EXPECT_TRUE(Has(m, "AppError::Io: at {path}: {source}"));
+  EXPECT_TRUE(Has(m, "ConfigError::Bad: bad value"));
+  EXPECT_TRUE(Has(m, "AppError::Other: {0}"));  // a value alone, as thiserror writes it
+  EXPECT_EQ(m.size(), 7u);
+  for (const Site& s : x.sites) {
+    if (s.message.Display() == "config: bad value") {
+      EXPECT_EQ(s.line, 5);
+    }
+  }
+}
+
 // Composition is bounded: a Display that prints itself, a type nested in
 // itself, and a type of more arms than a composition may have end, and
 // leave the value a value.
