@@ -56,11 +56,11 @@ struct Variant {
   std::string name;
 };
 
-// A site written inside `impl Display for T`: kept when T is an error type.
-struct DisplaySite {
-  std::string type;
-  Site site;
-};
+// Composed texts: the fields, variants and methods each file may declare,
+// and the slots one text may have.
+constexpr size_t kMaxDeclaredPerFile = 20000;
+constexpr size_t kMaxComposedPerFile = 20000;
+constexpr size_t kMaxSlots = 8;
 
 class Extractor {
  public:
@@ -95,10 +95,11 @@ class Extractor {
       }
     }
     ReadImports(root);
+    ReadTypePaths(root);
     Visit(root, 0, {});
-    for (DisplaySite& d : display_) {
-      if (error_types_.count(d.type) > 0 || EndsWith(d.type, "Error")) Add(std::move(d.site));
-    }
+    // An error type's Display is written out by the post-pass, which
+    // composes what its values print.
+    result_.error_types.assign(error_types_.begin(), error_types_.end());
     return std::move(result_);
   }
 
@@ -155,16 +156,23 @@ class Extractor {
       items_.push_back(ItemOf(n, key));
       result_.helpers.defined.push_back(items_.back().name);
       bodies_.push_back({Field(n, "body"), TSNode{}});
+      if (!impls_.empty() && !impls_.back().is_trait) {
+        Declare(impls_.back().type + "::" + name + "()", TypeRef(Field(n, "return_type")));
+        if (impls_.back().trait.empty()) ComposingMethod(n, name);
+      }
     } else if (k == kClosure) {
       bodies_.push_back({Field(n, "body"), n});
     } else if (k == kEnumItem || k == kStructItem) {
       ErrorAttributes(n, attributes);
+      DeclareFields(n);
     } else if (k == kMacroInvocation) {
       MacroSink(n);
     } else if (k == kCall) {
       CallSink(n);
     } else if (k == kMatchExpression) {
       MessageTable(n);
+    } else if (k == kAssignment) {
+      ExceptionAlias(n);
     } else if (k == kTokenTree) {
       TokenSinks(n);
     }
@@ -259,6 +267,7 @@ class Extractor {
     // By position, `self` first for a method taking it (`x.f(a)` is
     // `T::f(x, a)`); `_` for a pattern.
     std::vector<std::string> params;
+    std::vector<std::string> param_types;  // as TypeRef reads them, by position
     bool file_local = true;  // no `pub`: its module's calls alone reach it
     std::vector<std::string> nested;  // functions defined in its body
   };
@@ -275,14 +284,17 @@ class Extractor {
     for (TSNode p : NamedChildren(Field(fn, "parameters"))) {
       if (K(p) == kSelfParameter) {
         item.params.emplace_back("self");
+        item.param_types.push_back(impls_.empty() ? "" : impls_.back().type);
       } else if (K(p) == kVariadicParameter) {
         item.params.emplace_back("...");
+        item.param_types.emplace_back();
       } else if (K(p) == kParameter) {
         TSNode pattern = Field(p, "pattern");
         if (K(pattern) == kMutPattern) {
           pattern = ts_node_named_child(pattern, ts_node_named_child_count(pattern) - 1);
         }
         item.params.emplace_back(K(pattern) == kIdentifier ? Text(pattern) : "_");
+        item.param_types.push_back(TypeRef(Field(p, "type")));
       }
     }
     return item;
@@ -588,8 +600,14 @@ class Extractor {
   std::vector<Template> Alternatives(TSNode e, int depth) const {
     if (ts_node_is_null(e) || depth > kMaxEvalDepth) return {};
     switch (K(e)) {
-      case kIdentifier:
-        return Names(e, depth);
+      case kIdentifier: {
+        std::vector<Template> ts = Names(e, depth);
+        if (auto it = constants_.find(Text(e));
+            ts.empty() && it != constants_.end() && it->second && !IsLocal(Text(e), e)) {
+          ts.push_back(Template::Literal(*it->second));
+        }
+        return ts;
+      }
       case kReferenceExpression:
         return Alternatives(Field(e, "value"), depth + 1);
       case kParenthesized:
@@ -711,11 +729,40 @@ class Extractor {
                    ts_node_named_child_count(args) == 1) {
           return Eval(ts_node_named_child(args, 0), depth + 1);
         }
+        std::string_view callee = K(f) == kScopedIdentifier ? Text(Field(f, "name"))
+                                  : K(f) == kIdentifier     ? Text(f)
+                                                            : "";
+        // `Cow::Borrowed("x")`; CPython's `PyUnicode_FromStringAndSize(
+        // msg.as_ptr() as *const c_char, msg.len() as isize)` is msg's text.
+        if ((((callee == "Borrowed" || callee == "Owned") &&
+              BaseTypeName(Field(f, "path")) == "Cow") ||
+             callee == "PyUnicode_FromStringAndSize" || callee == "PyUnicode_FromString") &&
+            ts_node_named_child_count(args) >= 1) {
+          return Eval(Pointed(ts_node_named_child(args, 0)), depth + 1);
+        }
         return std::nullopt;
       }
       default:
         return DecimalLiteral(e);
     }
+  }
+
+  // The string a pointer passed to CPython points into: `msg` of
+  // `msg.as_ptr() as *const c_char`, `msg.as_ptr().cast::<c_char>()`.
+  TSNode Pointed(TSNode x) const {
+    for (int hops = 0; hops < 6 && !ts_node_is_null(x); ++hops) {
+      if (std::string_view(ts_node_type(x)) == "type_cast_expression") {
+        x = Field(x, "value");
+        continue;
+      }
+      if (K(x) != kCall || ts_node_named_child_count(Field(x, "arguments")) != 0) break;
+      TSNode f = Field(x, "function");
+      if (K(f) == kGenericFunction) f = Field(f, "function");
+      std::string_view method = K(f) == kFieldExpression ? Text(Field(f, "field")) : "";
+      if (method != "as_ptr" && method != "cast") break;
+      x = Field(f, "value");
+    }
+    return x;
   }
 
   // A number written in decimal digits prints as written (a type suffix,
@@ -1047,12 +1094,7 @@ class Extractor {
           if (!t.IsDynamic() && !t.empty()) Emit(site, std::move(t));
         }
       } else if (method == "write_str" && InDisplayImpl()) {
-        if (std::optional<Template> t = Eval(arg(0), 0); t && !t->IsDynamic()) {
-          Site site = BaseSite(n, SiteKind::kRaise);
-          site.exception = site.exception_written = impls_.back().type;
-          site.message = std::move(*t);
-          display_.push_back({impls_.back().type, std::move(site)});
-        }
+        if (std::optional<Template> t = Eval(arg(0), 0)) AddDisplayText(n, std::move(*t));
       } else if (K(Field(f, "value")) == kSelf && !impls_.empty()) {
         RecordCall(n, InModule(impls_.back().type + "::" + std::string(method)),
                    /*receiver=*/true);
@@ -1063,6 +1105,16 @@ class Extractor {
       std::string_view name = Text(Field(f, "name"));
       const Sink* sink = FindSink(SinkForm::kNewErr, name);
       TSNode path = Field(f, "path");
+      if (const Sink* set = FindSink(SinkForm::kFfiSetError, name);
+          set != nullptr && EndsWith(Text(path), "ffi")) {
+        FfiSetErrorSink(n, *set, arg(0), arg(set->message_arg));
+        return;
+      }
+      if (const Sink* warn = FindSink(SinkForm::kPyErrWarn, name);
+          warn != nullptr && (Text(path) == "PyErr" || EndsWith(Text(path), "::PyErr"))) {
+        WarnSink(n, *warn, arg(1), arg(warn->message_arg));
+        return;
+      }
       if (sink == nullptr && !ts_node_is_null(path)) {
         // `Self::f`, `Type::f`, `module::f`: a method of that type, or a
         // function by its name.
@@ -1093,6 +1145,10 @@ class Extractor {
       return;
     }
     if (K(f) == kIdentifier) {
+      if (const Sink* set = FindSink(SinkForm::kFfiSetError, Text(f))) {
+        FfiSetErrorSink(n, *set, arg(0), arg(set->message_arg));
+        return;
+      }
       // A closure in a local or a parameter (`check: impl Fn(&str)`) is no
       // function of that name.
       if (!IsLocal(Text(f), f)) RecordCall(n, Callee(Text(f)));
@@ -1112,6 +1168,123 @@ class Extractor {
       NoteHelper(site, messages, n);
       EmitEach(site, std::move(messages));
     }
+  }
+
+  // `PyErr_SetObject(typeref::JsonEncodeError, err_msg)` with `let err_msg
+  // = PyUnicode_FromStringAndSize(msg.as_ptr() as *const c_char, ..)`:
+  // CPython's call through the ffi, its text a string's (Eval reads the
+  // conversions).
+  void FfiSetErrorSink(TSNode n, const Sink& sink, TSNode type, TSNode message) {
+    // A type computed at run time (`ptype.as_ptr()`) is none errdex can name.
+    if (K(type) != kIdentifier && K(type) != kScopedIdentifier) return;
+    Site site = BaseSite(n, sink.kind);
+    site.exception_written = Collapsed(type);
+    site.exception = PythonExceptionName(site.exception_written);
+    std::vector<Template> messages = Messages(Pointed(message));
+    // PyErr_SetString's C string ends at its NUL.
+    for (Template& m : messages) {
+      std::vector<Piece>& pieces = m.mutable_pieces();
+      if (!pieces.empty() && !pieces.back().is_value &&
+          EndsWith(pieces.back().text, std::string_view("\0", 1)))
+        pieces.back().text.pop_back();
+    }
+    NoteHelper(site, messages, n);
+    EmitEach(site, std::move(messages));
+  }
+
+  // `JsonEncodeError = pyo3_ffi::PyExc_TypeError;`: a static the crate sets
+  // to one of CPython's exceptions raises that one.
+  void ExceptionAlias(TSNode assignment) {
+    TSNode left = Field(assignment, "left");
+    TSNode right = Field(assignment, "right");
+    if (K(left) != kIdentifier && K(left) != kScopedIdentifier) return;
+    if (K(right) != kIdentifier && K(right) != kScopedIdentifier) return;
+    std::string_view value =
+        K(right) == kScopedIdentifier ? Text(Field(right, "name")) : Text(right);
+    if (value.substr(0, 6) != "PyExc_") return;
+    std::string name(K(left) == kScopedIdentifier ? Text(Field(left, "name")) : Text(left));
+    result_.exception_aliases.emplace_back(std::move(name), PythonExceptionName(value));
+  }
+
+  // `PyErr::warn(py, &category, &CString::new(message)?, 0)`, the category
+  // a type object (`PyUserWarning::type_object(py)`,
+  // `py.get_type::<PyDeprecationWarning>()`) written there or in a `let`.
+  void WarnSink(TSNode n, const Sink& sink, TSNode category, TSNode message) {
+    Site site = BaseSite(n, sink.kind);
+    site.exception_written = WarningCategory(category);
+    if (site.exception_written.empty()) site.exception_written = std::string(sink.exception);
+    site.exception = PythonExceptionName(site.exception_written);
+    // The text a C string is made of: `&CString::new(m)?`, `c_str!("..")`.
+    for (int hops = 0; hops < 4 && !ts_node_is_null(message); ++hops) {
+      if (K(message) == kReferenceExpression) {
+        message = Field(message, "value");
+      } else if (K(message) == kTryExpression) {
+        message = ts_node_named_child(message, 0);
+      } else if (K(message) == kCall && K(Field(message, "function")) == kScopedIdentifier &&
+                 Text(Field(Field(message, "function"), "name")) == "new" &&
+                 BaseTypeName(Field(Field(message, "function"), "path")) == "CString" &&
+                 ts_node_named_child_count(Field(message, "arguments")) == 1) {
+        message = ts_node_named_child(Field(message, "arguments"), 0);
+      } else if (K(message) == kMacroInvocation && MacroName(message, src_) == "c_str") {
+        std::vector<TokenArg> args =
+            MacroArgs(ts_node_named_child(message, ts_node_named_child_count(message) - 1));
+        if (args.size() != 1) break;
+        std::optional<Template> t = EvalTokens(args[0].tokens, 0);
+        if (!t) break;
+        EmitEach(site, {std::move(*t)});
+        return;
+      } else {
+        break;
+      }
+    }
+    std::vector<Template> messages = Messages(message);
+    NoteHelper(site, messages, n);
+    EmitEach(site, std::move(messages));
+  }
+
+  // The class a warning category's type object is: `PyUserWarning::
+  // type_object(py)`, `py.get_type::<PyUserWarning>()`, or a local holding
+  // one; empty when errdex cannot tell.
+  std::string WarningCategory(TSNode e) const {
+    for (int hops = 0; hops < 4 && !ts_node_is_null(e); ++hops) {
+      if (K(e) == kReferenceExpression) {
+        e = Field(e, "value");
+        continue;
+      }
+      if (K(e) == kTryExpression) {
+        e = ts_node_named_child(e, 0);
+        continue;
+      }
+      if (K(e) == kIdentifier) {
+        e = LetValue(Text(e), e);
+        continue;
+      }
+      if (K(e) != kCall) return "";
+      TSNode f = Field(e, "function");
+      TSNode args = Field(e, "arguments");
+      // `builtins.getattr("DeprecationWarning")?`: a warning class by its name.
+      if (K(f) == kFieldExpression && Text(Field(f, "field")) == "getattr" &&
+          ts_node_named_child_count(args) == 1 && IsString(ts_node_named_child(args, 0))) {
+        std::string name = StringValue(ts_node_named_child(args, 0));
+        return EndsWith(name, "Warning") && IsIdentifier(name) ? name : "";
+      }
+      if (K(f) == kScopedIdentifier) {
+        std::string_view name = Text(Field(f, "name"));
+        if (name == "type_object" || name == "type_object_bound")
+          return std::string(Text(Field(f, "path")));
+        return "";
+      }
+      if (K(f) == kGenericFunction) {
+        TSNode g = Field(f, "function");
+        std::string_view name = K(g) == kFieldExpression ? Text(Field(g, "field")) : "";
+        TSNode types = Field(f, "type_arguments");
+        if ((name == "get_type" || name == "get_type_bound") &&
+            ts_node_named_child_count(types) == 1)
+          return std::string(Text(ts_node_named_child(types, 0)));
+      }
+      return "";
+    }
+    return "";
   }
 
   // ---------------------------------------------------------------- helpers
@@ -1374,12 +1547,385 @@ class Extractor {
 
   void DisplaySink(TSNode n, TSNode tree) {
     std::vector<TokenArg> args = MacroArgs(tree);
-    std::optional<Template> t = FormatTemplate(args, 1, 0);
-    if (!t || t->empty() || t->IsDynamic()) return;
+    if (std::optional<Template> t = FormatTemplate(args, 1, 0)) AddDisplayText(n, std::move(*t));
+  }
+
+  // One text `impl Display for T` writes: a site of T where T is an error
+  // type, and what T prints wherever the crate prints it. A value alone
+  // (`write!(f, "{}", self.kind)`) is text only through its type.
+  void AddDisplayText(TSNode n, Template t) {
+    if (t.empty()) return;
+    std::vector<ComposedSlot> slots = Slots(t, n);
+    if (t.IsDynamic() && slots.empty()) return;
     Site site = BaseSite(n, SiteKind::kRaise);
     site.exception = site.exception_written = impls_.back().type;
+    site.message = std::move(t);
+    site.message.AssignNames();
+    AddComposed(impls_.back().type + "::fmt", std::move(site), std::move(slots));
+  }
+
+  void AddComposed(std::string owner, Site site, std::vector<ComposedSlot> slots,
+                   bool keeps_value = false) {
+    if (result_.composed.size() >= kMaxComposedPerFile) return;
+    result_.composed.push_back({std::move(owner), std::move(site), std::move(slots), keeps_value});
+  }
+
+  // `fn description(&self, data: &[u8]) -> String { let position = ..;
+  // format!("{} at {}", self.error_type, position) }`: a method of a type
+  // whose value is a format, the text a raise calling it prints.
+  void ComposingMethod(TSNode fn, const std::string& name) {
+    TSNode tail = Tail(Field(fn, "body"));
+    if (ts_node_is_null(tail) || K(tail) != kMacroInvocation ||
+        !IsFormatMacro(MacroName(tail, src_))) {
+      return;
+    }
+    std::optional<Template> t = Eval(tail, 0);
+    if (!t || t->empty()) return;
+    Site site = BaseSite(tail, SiteKind::kRaise);
     site.message = std::move(*t);
-    display_.push_back({impls_.back().type, std::move(site)});
+    site.message.AssignNames();
+    std::vector<ComposedSlot> slots = Slots(site.message, tail);
+    AddComposed(impls_.back().type + "::" + name, std::move(site), std::move(slots));
+  }
+
+  // ------------------------------------------------------ composed types
+
+  // `use a::b::{C, D as E};`: the path each imported name stands for, so
+  // that a type named by it is known to be the crate's (`crate::errors::C`)
+  // or another crate's (`std::io::Error`).
+  void ReadTypePaths(TSNode root) {
+    std::vector<TSNode> stack{root};
+    while (!stack.empty()) {
+      TSNode x = stack.back();
+      stack.pop_back();
+      std::string_view kind = ts_node_type(x);
+      if (kind == "use_declaration") {
+        UsePaths(Field(x, "argument"), "", 0);
+        continue;
+      }
+      if (kind == "const_item" || kind == "static_item") {
+        // `const PARTIAL_ERROR: &str = "..";`: a name two items give stands for neither.
+        TSNode value = Field(x, "value");
+        std::string name(Text(Field(x, "name")));
+        auto [it, fresh] = constants_.try_emplace(name);
+        if (fresh && !ts_node_is_null(value) && IsString(value)) {
+          it->second = StringValue(value);
+        } else {
+          it->second.reset();
+        }
+        continue;
+      }
+      for (TSNode c : NamedChildren(x)) stack.push_back(c);
+    }
+  }
+
+  void UsePaths(TSNode n, const std::string& prefix, int depth) {
+    if (ts_node_is_null(n) || depth > 8) return;
+    std::string_view kind = ts_node_type(n);
+    auto join = [&](std::string_view rest) {
+      std::string out = prefix;
+      if (!out.empty()) out += "::";
+      std::string r(rest);
+      r.erase(std::remove(r.begin(), r.end(), ' '), r.end());
+      return out + r;
+    };
+    if (kind == "scoped_use_list") {
+      std::string inner = join(Text(Field(n, "path")));
+      UsePaths(Field(n, "list"), inner, depth + 1);
+    } else if (kind == "use_list") {
+      for (TSNode c : NamedChildren(n)) UsePaths(c, prefix, depth + 1);
+    } else if (kind == "use_as_clause") {
+      type_paths_[std::string(Text(Field(n, "alias")))] = join(Text(Field(n, "path")));
+    } else if (K(n) == kScopedIdentifier) {
+      type_paths_[std::string(Text(Field(n, "name")))] = join(Text(n));
+    } else if (K(n) == kIdentifier && !prefix.empty()) {
+      type_paths_[std::string(Text(n))] = join(Text(n));
+    }
+  }
+
+  // The type a written type names, as the post-pass resolves it: `&E`,
+  // `Box<E>`, `Arc<E>` and `E<'a>` are `E`; an imported name or a path
+  // keeps its path (`crate::errors::E`, `std::io::Error`), which names the
+  // library's own type only when it starts in the library. Empty for
+  // anything else (`&str`, a tuple, a slice).
+  std::string TypeRef(TSNode type, int depth = 0) const {
+    if (ts_node_is_null(type) || depth > 8) return "";
+    if (std::string_view(ts_node_type(type)) == "reference_type")
+      return TypeRef(Field(type, "type"), depth + 1);
+    if (K(type) == kGenericType) {
+      std::string_view base = Text(Field(type, "type"));
+      if (base == "Box" || base == "Rc" || base == "Arc") {
+        for (TSNode a : NamedChildren(Field(type, "type_arguments"))) {
+          if (std::string_view(ts_node_type(a)) != "lifetime") return TypeRef(a, depth + 1);
+        }
+        return "";
+      }
+      return TypeRef(Field(type, "type"), depth + 1);
+    }
+    if (K(type) == kTypeIdentifier) {
+      std::string name(Text(type));
+      if (auto it = type_paths_.find(name); it != type_paths_.end()) return it->second;
+      return name;
+    }
+    if (K(type) == kScopedTypeIdentifier) {
+      std::string t(Text(type));
+      t.erase(std::remove_if(t.begin(), t.end(), [](char c) { return std::isspace(c) != 0; }),
+              t.end());
+      // `io::Error` after `use std::io;` is `std::io::Error`.
+      size_t cut = t.find("::");
+      if (auto it = type_paths_.find(t.substr(0, cut)); it != type_paths_.end())
+        t = it->second + t.substr(cut);
+      return t;
+    }
+    return "";
+  }
+
+  void Declare(std::string key, std::string type) {
+    if (type.empty() || result_.declared.size() >= kMaxDeclaredPerFile) return;
+    result_.declared[std::move(key)] = std::move(type);
+  }
+
+  // `struct E { kind: Kind }`, `struct P(Pos)`, `enum E { Io(Inner), Bad {
+  // at: Pos } }`: each field's type, as `E.kind`, `P.0`, `E::Io#0`,
+  // `E::Bad.at`.
+  void DeclareFields(TSNode item) {
+    std::string type(Text(Field(item, "name")));
+    if (type.empty()) return;
+    if (K(item) == kStructItem) {
+      DeclareFieldList(Field(item, "body"), type + ".", type + ".");
+      return;
+    }
+    for (TSNode v : NamedChildren(Field(item, "body"))) {
+      if (K(v) != kEnumVariant) continue;
+      std::string variant = type + "::" + std::string(Text(Field(v, "name")));
+      DeclareFieldList(Field(v, "body"), variant + "#", variant + ".");
+    }
+  }
+
+  void DeclareFieldList(TSNode body, const std::string& by_position, const std::string& by_name) {
+    if (ts_node_is_null(body)) return;
+    std::string_view kind = ts_node_type(body);
+    int position = 0;
+    for (TSNode c : NamedChildren(body)) {
+      uint16_t k = K(c);
+      if (k == kAttributeItem || k == kVisibilityModifier || k == kLineComment ||
+          k == kBlockComment) {
+        continue;
+      }
+      if (kind == "field_declaration_list") {
+        if (std::string_view(ts_node_type(c)) != "field_declaration") continue;
+        Declare(by_name + std::string(Text(Field(c, "name"))), TypeRef(Field(c, "type")));
+      } else if (kind == "ordered_field_declaration_list") {
+        Declare(by_position + std::to_string(position++), TypeRef(c));
+      }
+    }
+  }
+
+  // The values of `t` printed by their Display (no spec: `{}`, `{x}`) or
+  // as a method's text, whose type the post-pass may know.
+  std::vector<ComposedSlot> Slots(const Template& t, TSNode at) const {
+    std::vector<ComposedSlot> out;
+    for (const Piece& p : t.pieces()) {
+      if (!PrintsDisplay(p) || out.size() >= kMaxSlots) continue;
+      if (std::optional<ComposedSlot> s = SlotOf(p.text, at)) out.push_back(std::move(*s));
+    }
+    return out;
+  }
+
+  // A value printed by its Display: no spec (`{:?}` is Debug, `{:>8}` pads).
+  static bool PrintsDisplay(const Piece& p) {
+    return p.is_value && p.spec.empty() && (p.kind == ValueKind::kStr || p.kind == ValueKind::kAny);
+  }
+
+  // `self.kind`, `pos`, `e.to_string()`: a Display; `e.description(data)`
+  // a method's text, of a receiver whose type may not be known.
+  std::optional<ComposedSlot> SlotOf(const std::string& expression, TSNode at) const {
+    std::string_view e = expression;
+    while (!e.empty() && (e.front() == '&' || e.front() == '*')) e.remove_prefix(1);
+    ComposedSlot slot;
+    slot.value = expression;
+    slot.method = "fmt";
+    std::string_view receiver = e;
+    if (!e.empty() && e.back() == ')') {
+      size_t open = std::string_view::npos;
+      int nesting = 0;
+      for (size_t i = e.size(); i-- > 0;) {
+        if (e[i] == ')') ++nesting;
+        if (e[i] == '(' && --nesting == 0) {
+          open = i;
+          break;
+        }
+      }
+      size_t dot = open == std::string_view::npos || open == 0 ? open : e.rfind('.', open - 1);
+      if (dot == std::string_view::npos) return std::nullopt;
+      std::string_view method = e.substr(dot + 1, open - dot - 1);
+      if (method.empty() || !std::all_of(method.begin(), method.end(), [](char c) {
+            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+          })) {
+        return std::nullopt;
+      }
+      receiver = e.substr(0, dot);
+      if (method == "to_string") {
+        if (open + 2 != e.size()) return std::nullopt;
+      } else {
+        slot.method = std::string(method);
+      }
+    }
+    slot.type = TypeOfName(receiver, at);
+    if (slot.type.empty() && slot.method == "fmt") return std::nullopt;
+    return slot;
+  }
+
+  static bool IsIdentifier(std::string_view s) {
+    return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) == 0 &&
+           std::all_of(s.begin(), s.end(), [](char c) {
+             return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+           });
+  }
+
+  // What type `name` (`self`, `self.field`, a binding) has at `at`: a
+  // field of the impl's type, a variant's field a match arm binds, a
+  // parameter's written type, a `let`'s; empty when not known.
+  std::string TypeOfName(std::string_view name, TSNode at) const {
+    std::string self_type = impls_.empty() ? "" : impls_.back().type;
+    if (name == "self") return self_type;
+    if (name.substr(0, 5) == "self.") {
+      std::string_view field = name.substr(5);
+      bool index = !field.empty() && std::all_of(field.begin(), field.end(),
+                                                 [](char c) { return c >= '0' && c <= '9'; });
+      if (self_type.empty() || (!index && !IsIdentifier(field))) return "";
+      return self_type + "." + std::string(field);
+    }
+    if (!IsIdentifier(name)) return "";
+    for (size_t i = ancestors_.size(); i-- > 0;) {
+      uint16_t k = K(ancestors_[i]);
+      if (k == kFunctionItem || k == kClosure) break;
+      if (k != kMatchArm) continue;
+      std::string bound = ArmBinding(Field(ancestors_[i], "pattern"), name);
+      if (!bound.empty()) return bound;
+    }
+    if (items_.empty()) return "";
+    const Item& fn = items_.back();
+    for (size_t i = 0; i < fn.params.size() && i < fn.param_types.size(); ++i) {
+      if (fn.params[i] == name) return fn.param_types[i];
+    }
+    return LetType(name, at);
+  }
+
+  // `Self::Io(e)`, `E::Bad { at, .. }`, `E::Bad { at: p }`: the variant's
+  // field `name` binds, as `E::Io#0`, `E::Bad.at`.
+  std::string ArmBinding(TSNode pattern, std::string_view name) const {
+    if (ts_node_is_null(pattern)) return "";
+    if (K(pattern) == kMatchPattern && ts_node_named_child_count(pattern) > 0)
+      pattern = ts_node_named_child(pattern, 0);
+    std::string_view kind = ts_node_type(pattern);
+    if (kind != "tuple_struct_pattern" && kind != "struct_pattern") return "";
+    TSNode type = Field(pattern, "type");
+    if (K(type) != kScopedIdentifier && K(type) != kScopedTypeIdentifier) return "";
+    std::string owner = BaseTypeName(Field(type, "path"));
+    if (owner == "Self") owner = impls_.empty() ? "" : impls_.back().type;
+    if (owner.empty()) return "";
+    std::string variant = owner + "::" + std::string(Text(Field(type, "name")));
+    auto binds = [&](TSNode p) {
+      while (!ts_node_is_null(p) &&
+             (K(p) == kMutPattern || std::string_view(ts_node_type(p)) == "ref_pattern")) {
+        p = ts_node_named_child(p, ts_node_named_child_count(p) - 1);
+      }
+      return !ts_node_is_null(p) && K(p) == kIdentifier && Text(p) == name;
+    };
+    int position = 0;
+    for (TSNode c : NamedChildren(pattern)) {
+      if (ts_node_eq(c, type) || K(c) == kLineComment || K(c) == kBlockComment) continue;
+      if (kind == "tuple_struct_pattern") {
+        if (binds(c)) return variant + "#" + std::to_string(position);
+        ++position;
+        continue;
+      }
+      if (std::string_view(ts_node_type(c)) != "field_pattern") continue;
+      TSNode field = Field(c, "name");
+      TSNode bound = Field(c, "pattern");
+      if (ts_node_is_null(bound) ? Text(field) == name : binds(bound))
+        return variant + "." + std::string(Text(field));
+    }
+    return "";
+  }
+
+  // The type of the one `let name` of the function before `at`: written
+  // (`let p: Pos = ..`), or what `self.m(..)`, `T::m(..)` return, or `T {
+  // .. }`; empty when not known or bound twice.
+  std::string LetType(std::string_view name, TSNode at) const {
+    TSNode found = OneLet(name, at);
+    if (ts_node_is_null(found)) return "";
+    if (std::string t = TypeRef(Field(found, "type")); !t.empty()) return t;
+    TSNode value = Field(found, "value");
+    std::string self_type = impls_.empty() ? "" : impls_.back().type;
+    if (K(value) == kCall) {
+      TSNode f = Field(value, "function");
+      if (K(f) == kFieldExpression && K(Field(f, "value")) == kSelf && !self_type.empty())
+        return self_type + "::" + std::string(Text(Field(f, "field"))) + "()";
+      if (K(f) == kScopedIdentifier && !ts_node_is_null(Field(f, "path"))) {
+        std::string type = BaseTypeName(Field(f, "path"));
+        if (type == "Self") type = self_type;
+        if (!type.empty() && std::isupper(static_cast<unsigned char>(type[0])) != 0)
+          return type + "::" + std::string(Text(Field(f, "name"))) + "()";
+      }
+    } else if (std::string_view(ts_node_type(value)) == "struct_expression") {
+      std::string type = BaseTypeName(Field(value, "name"));
+      return type == "Self" ? self_type : type;
+    }
+    return "";
+  }
+
+  // The value of the one `let name = ..` of the function before `at`.
+  TSNode LetValue(std::string_view name, TSNode at) const {
+    TSNode found = OneLet(name, at);
+    return ts_node_is_null(found) ? found : Field(found, "value");
+  }
+
+  // The one `let name` of the function around the walk before `at`; none
+  // when there are two, or the function is too long to look through.
+  TSNode OneLet(std::string_view name, TSNode at) const {
+    TSNode body{};
+    for (size_t i = bodies_.size(); i-- > 0;) {
+      if (ts_node_is_null(bodies_[i].closure)) {
+        body = bodies_[i].node;
+        break;
+      }
+    }
+    if (ts_node_is_null(body)) return TSNode{};
+    // The function's `let`s of plain names, read once per function.
+    auto [it, fresh] = lets_.try_emplace(ts_node_start_byte(body));
+    if (fresh) {
+      size_t visited = 0;
+      std::vector<TSNode> stack{body};
+      while (!stack.empty()) {
+        if (++visited > 20000) {
+          it->second.clear();
+          it->second.emplace("", std::vector<TSNode>{});  // too long: no name is known
+          break;
+        }
+        TSNode x = stack.back();
+        stack.pop_back();
+        if (K(x) == kLetDeclaration) {
+          TSNode p = Field(x, "pattern");
+          if (K(p) == kMutPattern) p = ts_node_named_child(p, ts_node_named_child_count(p) - 1);
+          if (K(p) == kIdentifier) it->second[std::string(Text(p))].push_back(x);
+        }
+        if (K(x) == kFunctionItem && !ts_node_eq(x, body)) continue;
+        for (TSNode c : NamedChildren(x)) stack.push_back(c);
+      }
+    }
+    if (it->second.count("") > 0) return TSNode{};
+    auto lets = it->second.find(std::string(name));
+    if (lets == it->second.end()) return TSNode{};
+    TSNode found{};
+    int before = 0;
+    for (TSNode l : lets->second) {
+      if (ts_node_start_byte(l) >= ts_node_start_byte(at)) continue;
+      found = l;
+      ++before;
+    }
+    return before == 1 ? found : TSNode{};
   }
 
   // thiserror: `#[error("text {0}")]` on an enum's variants or on a struct.
@@ -1445,9 +1991,23 @@ class Extractor {
     site.exception = type;
     site.exception_written = written;
     site.function = written;
-    Emit(std::move(site),
-         flow::ApplyFormat(flow::Format::kBraces, Template::Literal(StringValue(args[0].tokens[0])),
-                           call));
+    site.message = flow::ApplyFormat(flow::Format::kBraces,
+                                     Template::Literal(StringValue(args[0].tokens[0])), call);
+    site.message.AssignNames();
+    // The text is T's Display, written by the post-pass with what the
+    // fields it prints compose (`#[error("config: {0}")] Config(ConfigError)`):
+    // `{0}` is the variant's first field, `{path}` its field `path`.
+    std::vector<ComposedSlot> slots;
+    bool variant = written != type;
+    for (const Piece& p : site.message.pieces()) {
+      if (!PrintsDisplay(p) || slots.size() >= kMaxSlots) continue;
+      bool index = !p.text.empty() && std::all_of(p.text.begin(), p.text.end(),
+                                                  [](char c) { return c >= '0' && c <= '9'; });
+      if (!index && !IsIdentifier(p.text)) continue;
+      slots.push_back({p.text, written + (index && variant ? "#" : ".") + p.text, "fmt"});
+    }
+    error_types_.insert(type);  // `#[error]` is thiserror's: T derives Error
+    AddComposed(type + "::fmt", std::move(site), std::move(slots), /*keeps_value=*/true);
   }
 
   // A `match` whose arms give each variant its text: one error per arm,
@@ -1568,6 +2128,14 @@ class Extractor {
   void Emit(Site site, Template message) {
     site.message = std::move(message);
     site.message.AssignNames();
+    // A raise printing a value of a type the crate declares: the post-pass
+    // composes what the type prints.
+    if (!ancestors_.empty()) {
+      if (std::vector<ComposedSlot> slots = Slots(site.message, ancestors_.back());
+          !slots.empty()) {
+        AddComposed("", site, std::move(slots));
+      }
+    }
     Add(std::move(site));
   }
 
@@ -1607,8 +2175,13 @@ class Extractor {
       bound_names_;
   mutable std::unordered_map<uint32_t, std::vector<Template>> resolved_;
   mutable int64_t flow_budget_ = kMaxFlowStatementsPerFile;
-  std::set<std::string> error_types_;             // derive(Error) or impl Error
-  std::vector<DisplaySite> display_;
+  std::set<std::string> error_types_;                           // derive(Error) or impl Error
+  std::map<std::string, std::string, std::less<>> type_paths_;  // ReadTypePaths
+  // The file's `const`/`static` string items by name; none for a name
+  // given twice or to no string.
+  std::map<std::string, std::optional<std::string>, std::less<>> constants_;
+  // OneLet's `let`s by name, per function body (by its first byte).
+  mutable std::unordered_map<uint32_t, std::unordered_map<std::string, std::vector<TSNode>>> lets_;
   std::set<std::string> emitted_;
   bool too_deep_ = false;
 };
@@ -1661,9 +2234,254 @@ void LinkMacroAliases(std::vector<FileResult>& files) {
   }
 }
 
+// Texts a composition may have, types deep it may go, and texts one type
+// or method may have to be composed.
+constexpr size_t kMaxComposed = 64;
+constexpr int kMaxComposeDepth = 4;
+
+// The texts types' Display impls and methods write, composed into the
+// errors that print them: an error type's own Display (`write!(f, "{} at
+// index {}", self.error_type, self.index)` with each arm of the field
+// type's Display), and each raise printing a value of a type the library
+// declares (`new_err(e.description(data))`). A composed text's site is the
+// place its words are chosen, where one text of several was: the arm.
+class Composer {
+ public:
+  explicit Composer(std::vector<FileResult>& files) : files_(files) {
+    std::map<std::string, size_t> owner_file;
+    for (size_t i = 0; i < files.size(); ++i) {
+      FileResult& f = files[i];
+      // The first part of a path naming the library's own item: a file's
+      // or a directory's name (`errors::Kind`, a workspace crate's `jiter::`).
+      std::string_view path = f.helpers.path;
+      for (size_t start = 0; start < path.size();) {
+        size_t slash = path.find('/', start);
+        std::string_view part = path.substr(start, slash - start);
+        if (EndsWith(part, ".rs")) part.remove_suffix(3);
+        modules_.emplace(part);
+        if (slash == std::string_view::npos) break;
+        start = slash + 1;
+      }
+      for (auto& [key, type] : f.declared) {
+        auto [it, fresh] = declared_.emplace(key, type);
+        if (!fresh && it->second != type) it->second.clear();  // two types of one name
+      }
+      for (const std::string& t : f.error_types) error_types_.insert(t);
+      for (const std::string& d : f.helpers.defined) {
+        size_t cut = d.rfind("::");
+        ++defined_[cut == std::string::npos ? d : d.substr(cut + 2)];
+      }
+      for (const ComposedText& c : f.composed) {
+        if (c.owner.empty()) continue;
+        auto [it, fresh] = owner_file.emplace(c.owner, i);
+        if (!fresh && it->second != i) ambiguous_.insert(c.owner);  // two types of one name
+        texts_[c.owner].push_back(&c);
+        size_t cut = c.owner.rfind("::");
+        methods_[c.owner.substr(cut + 2)].insert(c.owner);
+      }
+      for (const Site& s : f.sites) file_of_[s.path] = i;
+      if (!f.helpers.path.empty()) file_of_[f.helpers.path] = i;
+    }
+  }
+
+  void Run() {
+    std::vector<std::pair<size_t, Site>> out;
+    for (size_t i = 0; i < files_.size(); ++i) {
+      for (const ComposedText& c : files_[i].composed) {
+        std::string type = c.owner.substr(0, c.owner.rfind("::"));
+        bool display = !c.owner.empty() && EndsWith(c.owner, "::fmt");
+        if (!c.owner.empty() &&
+            !(display && (error_types_.count(type) > 0 || EndsWith(type, "Error")))) {
+          continue;
+        }
+        std::set<std::string> visiting;
+        if (!c.owner.empty()) visiting.insert(c.owner);
+        std::vector<Alt> alts = ExpandText(c, 0, visiting);
+        // The text as written stays (a value no type fills, `{self.kind}`
+        // where the kind prints a method's value, reads as it did); a raise
+        // has its own site already.
+        if (!c.owner.empty()) alts.push_back({c.site.message, nullptr, ""});
+        for (Alt& a : alts) {
+          bool as_written = a.via.empty() && a.message == c.site.message;
+          if (a.message.empty() || (a.message.IsDynamic() && !(as_written && c.keeps_value)))
+            continue;
+          // A composed text that adds no words (`{target}` as `{self.triple}`)
+          // says nothing the text as written does not.
+          if (!a.via.empty() && a.message.LiteralSize() <= c.site.message.LiteralSize()) continue;
+          if (c.owner.empty() && a.via.empty()) continue;
+          Site s = a.where != nullptr ? *a.where : c.site;
+          if (c.owner.empty()) {
+            s.exception = c.site.exception;
+            s.exception_written = c.site.exception_written;
+            s.kind = c.site.kind;
+            s.internal = c.site.internal || s.internal;
+            if (a.where != nullptr) {
+              std::vector<Guard> guards = c.site.guards;
+              guards.insert(guards.end(), a.where->guards.begin(), a.where->guards.end());
+              s.guards = std::move(guards);
+              s.trigger = TriggerSentence(s.guards);
+            }
+            s.via = a.via;
+          } else {
+            s.exception = c.site.exception;
+            s.exception_written = c.site.exception_written;
+          }
+          s.message = std::move(a.message);
+          s.message.AssignNames();
+          std::string key = s.path + ":" + std::to_string(s.line) + ":" + std::to_string(s.column) +
+                            ":" + s.exception_written + ":" + s.message.Display();
+          if (!emitted_.insert(std::move(key)).second) continue;
+          auto it = file_of_.find(s.path);
+          out.emplace_back(it != file_of_.end() ? it->second : i, std::move(s));
+        }
+      }
+    }
+    for (auto& [i, s] : out) files_[i].sites.push_back(std::move(s));
+    for (FileResult& f : files_) {
+      f.composed.clear();
+      f.declared.clear();
+      f.error_types.clear();
+    }
+  }
+
+ private:
+  struct Alt {
+    Template message;
+    const Site* where = nullptr;  // the text chosen among several, if any
+    std::string via;              // the first type or method that filled a value
+  };
+
+  // The library's type a reference names: `T.field`, `T::Variant#0`,
+  // `T::method()` through what the library declares; a path by its last
+  // part when it starts in the library.
+  std::string Resolve(const std::string& ref, int depth = 0) const {
+    if (ref.empty() || depth > 8) return "";
+    if (ref.find('.') != std::string::npos || ref.find('#') != std::string::npos ||
+        EndsWith(ref, "()")) {
+      auto it = declared_.find(ref);
+      return it == declared_.end() ? "" : Resolve(it->second, depth + 1);
+    }
+    size_t first = ref.find("::");
+    if (first == std::string::npos) return ref;
+    std::string head = ref.substr(0, first);
+    if (head != "crate" && head != "self" && head != "super" && modules_.count(head) == 0)
+      return "";
+    return ref.substr(ref.rfind("::") + 2);
+  }
+
+  // The texts a slot's type or method has: `T::fmt`, `T::description`;
+  // a method of a receiver of unknown type by its name, when the library
+  // defines one function of that name.
+  std::string KeyOf(const ComposedSlot& slot) const {
+    std::string type = Resolve(slot.type);
+    if (!type.empty()) return type + "::" + slot.method;
+    if (slot.method == "fmt" || !slot.type.empty()) return "";
+    auto it = methods_.find(slot.method);
+    auto defined = defined_.find(slot.method);
+    if (it == methods_.end() || it->second.size() != 1 || defined == defined_.end() ||
+        defined->second != 1) {
+      return "";
+    }
+    return *it->second.begin();
+  }
+
+  std::vector<Alt> Expand(const std::string& key, int depth, std::set<std::string>& visiting) {
+    if (key.empty() || depth > kMaxComposeDepth || visiting.count(key) > 0 ||
+        ambiguous_.count(key) > 0) {
+      return {};
+    }
+    auto texts = texts_.find(key);
+    if (texts == texts_.end() || texts->second.size() > kMaxComposed) return {};
+    if (auto it = memo_.find(key); it != memo_.end()) return it->second;
+    visiting.insert(key);
+    std::vector<Alt> out;
+    for (const ComposedText* c : texts->second) {
+      std::vector<Alt> alts = ExpandText(*c, depth, visiting);
+      if (out.size() + alts.size() > kMaxComposed) {
+        out.clear();  // too many to spell: the value stays a value
+        break;
+      }
+      for (Alt& a : alts) {
+        // Each text is one of the type's: its own site, unless it chose among others.
+        if (a.where == nullptr && texts->second.size() > 1) a.where = &c->site;
+        a.via = key;
+        out.push_back(std::move(a));
+      }
+    }
+    visiting.erase(key);
+    memo_.emplace(key, out);
+    return out;
+  }
+
+  std::vector<Alt> ExpandText(const ComposedText& c, int depth, std::set<std::string>& visiting) {
+    std::vector<Alt> alts(1);
+    for (const Piece& p : c.site.message.pieces()) {
+      std::vector<Alt> subs;
+      if (p.is_value && p.spec.empty() && p.kind != ValueKind::kRepr) {
+        for (const ComposedSlot& slot : c.slots) {
+          if (slot.value == p.text) {
+            subs = Expand(KeyOf(slot), depth + 1, visiting);
+            break;
+          }
+        }
+      }
+      if (subs.empty() || alts.size() * subs.size() > kMaxComposed) {
+        for (Alt& a : alts) a.message.AppendPiece(p);
+        continue;
+      }
+      std::vector<Alt> next;
+      for (const Alt& a : alts) {
+        for (const Alt& sub : subs) {
+          Alt n = a;
+          n.message.Append(sub.message);
+          if (n.where == nullptr && subs.size() > 1) n.where = sub.where;
+          if (n.via.empty()) n.via = sub.via;
+          next.push_back(std::move(n));
+        }
+      }
+      alts = std::move(next);
+    }
+    return alts;
+  }
+
+  std::vector<FileResult>& files_;
+  std::set<std::string, std::less<>> modules_{"crate", "self", "super"};
+  std::map<std::string, std::string> declared_;
+  std::set<std::string> error_types_;
+  std::map<std::string, int> defined_;  // functions by their last name
+  std::map<std::string, std::vector<const ComposedText*>> texts_;
+  std::map<std::string, std::set<std::string>> methods_;  // composing methods by name
+  std::set<std::string> ambiguous_;
+  std::map<std::string, size_t> file_of_;
+  std::map<std::string, std::vector<Alt>> memo_;
+  std::set<std::string> emitted_;
+};
+
 }  // namespace
 
+// Sites raising a static the crate sets to a CPython exception
+// (`JsonEncodeError = PyExc_TypeError`) raise that exception; a static set
+// to two is left as written.
+void ResolveExceptionAliases(std::vector<FileResult>& files) {
+  std::map<std::string, std::string> aliases;
+  for (FileResult& f : files) {
+    for (auto& [name, exception] : f.exception_aliases) {
+      auto [it, fresh] = aliases.emplace(name, exception);
+      if (!fresh && it->second != exception) it->second.clear();
+    }
+    f.exception_aliases.clear();
+  }
+  if (aliases.empty()) return;
+  for (FileResult& f : files) {
+    for (Site& s : f.sites) {
+      auto it = aliases.find(s.exception);
+      if (it != aliases.end() && !it->second.empty()) s.exception = it->second;
+    }
+  }
+}
+
 void LinkHelpers(std::vector<FileResult>& files) {
+  Composer(files).Run();
   LinkMacroAliases(files);
   flow::HelperLanguage rust;
   rust.printing = flow::Printing::kRust;
@@ -1674,6 +2492,7 @@ void LinkHelpers(std::vector<FileResult>& files) {
   rust.max_depth = kMaxHelperDepth;
   rust.ambiguous_reaches_none = true;
   flow::LinkHelpers(files, rust);
+  ResolveExceptionAliases(files);
 }
 
 namespace {

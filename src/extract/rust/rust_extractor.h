@@ -1,14 +1,18 @@
 // The Rust front end: one file (parsed with tree-sitter-rust) to error
-// sites — PyO3 exceptions, panics and assertions, `.expect`, anyhow/eyre,
-// thiserror's `#[error]`, Display impls of error types, and message tables
-// (a `match self` mapping each variant to its text, pydantic-core's
-// ErrorType). Sinks come from rust_sinks.h.
+// sites — PyO3 exceptions and warnings, CPython's calls through PyO3's ffi,
+// panics and assertions, `.expect`, anyhow/eyre, thiserror's `#[error]`,
+// Display impls of error types, and message tables (a `match self` mapping
+// each variant to its text, pydantic-core's ErrorType) — and, with the
+// library's other files, the texts types' Display impls compose into the
+// raises that print them. Sinks come from rust_sinks.h.
 #pragma once
 
 #include <tree_sitter/api.h>
 
+#include <map>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/record.h"
@@ -35,6 +39,32 @@ struct MacroUse {
   std::vector<Template> messages;
 };
 
+// A value of a composed text whose type the crate may declare: what prints
+// there is that type's Display (`method` "fmt": `{self.kind}`, `{pos}`,
+// `e.to_string()`) or the text of one of its methods (`e.description(d)`).
+struct ComposedSlot {
+  std::string value;  // the value's expression, as the template holds it
+  // `T`, a path (`crate::errors::T`), or where the crate declares it:
+  // `T.field`, `T.0`, `T::Variant#0`, `T::Variant.field`, `T::method()` (a
+  // return type); empty when not known (a method found by its name alone).
+  std::string type;
+  std::string method;
+};
+
+// Text a type prints (one arm of its Display's `write!`/`write_str`, or a
+// method of the type whose value is a `format!`: `fn description(&self, ..)
+// -> String { format!("{} at {}", self.error_type, position) }`), or a
+// raise whose message prints such a type. The post-pass composes them
+// across files: each text of a value's type is one alternative of the whole.
+struct ComposedText {
+  std::string owner;  // `T::fmt` (T's Display), `T::description`; empty for a raise
+  Site site;          // where its words are written; the message is the text
+  std::vector<ComposedSlot> slots;
+  // The text as written is a site even when it is a value alone (thiserror's
+  // `#[error("{0}")]`, as it was before the post-pass wrote it).
+  bool keeps_value = false;
+};
+
 struct FileResult {
   std::vector<Site> sites;
   std::vector<MacroAlias> macro_aliases;
@@ -44,9 +74,19 @@ struct FileResult {
   // Python exception classes PyO3's create_exception! defines.
   std::vector<ExceptionClass> classes;
   flow::HelperFacts helpers;  // for LinkHelpers
+  std::vector<ComposedText> composed;
+  // What the types the file declares hold (keys as ComposedSlot::type has
+  // them: `T.field`, `T::Variant#0`, `T::method()`), as a type reference.
+  std::map<std::string, std::string> declared;
+  std::vector<std::string> error_types;  // `impl Error for T`, `derive(Error)`
+  // Statics set to a CPython exception (`JsonEncodeError =
+  // PyExc_TypeError`): the name, and the Python exception it is.
+  std::vector<std::pair<std::string, std::string>> exception_aliases;
 };
 
-// The post-pass over a library's Rust files: functions that raise with
+// The post-pass over a library's Rust files: the texts types' Display and
+// methods compose, at the errors that print them (an error type's own
+// Display, a raise of `e.description(..)`); functions that raise with
 // text their caller passes (`fn invalid(what: &str) -> PyErr {
 // PyValueError::new_err(format!("invalid {what}")) }`), found in any file;
 // each call passing text becomes a site of its own in the caller's file.

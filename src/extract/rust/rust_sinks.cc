@@ -38,6 +38,11 @@ constexpr Sink kSinks[] = {
     {"wrap_err", F::kMethod, K::kRaise, "eyre::Report", 0},
     {"new_err", F::kNewErr, K::kRaise, "", 0},
     {"new", F::kPyErrNew, K::kRaise, "", 0},
+    // Raised where Python's warning filters say "error"; a category errdex
+    // cannot name is `Warning`.
+    {"warn", F::kPyErrWarn, K::kWarning, "Warning", 2},
+    {"PyErr_SetObject", F::kFfiSetError, K::kRaise, "", 1},
+    {"PyErr_SetString", F::kFfiSetError, K::kRaise, "", 1},
 };
 
 }  // namespace
@@ -54,6 +59,8 @@ const Sink* FindSink(SinkForm form, std::string_view name) {
 std::string PythonExceptionName(std::string_view written) {
   size_t cut = written.rfind("::");
   std::string_view name = cut == std::string_view::npos ? written : written.substr(cut + 2);
+  // CPython's own names, as PyO3's ffi spells them: PyExc_TypeError.
+  if (name.substr(0, 6) == "PyExc_" && name.size() > 6) return std::string(name.substr(6));
   // PyO3 names Python's builtin exceptions PyValueError, PyOSError ...
   // ... but PyErr, PyAny and PyResult are PyO3's own types, no exceptions.
   if (name.size() > 2 && name.substr(0, 2) == "Py" &&

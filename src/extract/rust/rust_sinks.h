@@ -18,6 +18,12 @@ enum class SinkForm {
   kMethod,      // `x.expect("msg")`: the text is argument `message_arg` of the call
   kNewErr,      // `PyValueError::new_err(msg)`: the type is the path before `::new_err`
   kPyErrNew,    // `PyErr::new::<PyValueError, _>(msg)`: the type is the first type argument
+  // `PyErr::warn(py, &category, &CString::new(msg)?, 0)`: the category is a
+  // type object argument 1 names (`PyUserWarning::type_object(py)`).
+  kPyErrWarn,
+  // `ffi::PyErr_SetObject(PyExc_TypeError, msg)`, CPython's own call: the
+  // type is argument 0, a `PyExc_*` or a static set to one.
+  kFfiSetError,
 };
 
 struct Sink {

@@ -374,6 +374,123 @@ TEST(ExtractFiles, RustMacrosThatForwardToARaisingMacroRaiseAtTheirCalls) {
   EXPECT_EQ(found, 2);
 }
 
+// What a type's Display writes reaches the raise that prints it from
+// another file: the type of a field, a method's text found by its
+// receiver's written type or, on a receiver of no known type, by the one
+// method of that name the crate defines; a type another crate declares
+// (`io::Error` after `use std::io`) is not the crate's own type of that
+// name.
+TEST(ExtractFiles, RustRaisesPrintWhatTheirTypesDisplayComposes) {
+  TempDir dir;
+  dir.Write("src/errors.rs",
+            "use std::{fmt, io};\n"
+            "pub enum Kind { Eof, Trailing }\n"
+            "impl fmt::Display for Kind {\n"
+            "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+            "        match self {\n"
+            "            Kind::Eof => f.write_str(\"input ends early\"),\n"
+            "            Kind::Trailing => f.write_str(\"trailing bytes\"),\n"
+            "        }\n"
+            "    }\n"
+            "}\n"
+            "pub struct DecodeError { pub kind: Kind, pub offset: usize }\n"
+            "impl DecodeError {\n"
+            "    pub fn explain(&self) -> String { format!(\"{} (offset {})\", self.kind, "
+            "self.offset) }\n"
+            "}\n"
+            "pub enum AppError { Io(io::Error), Decode(DecodeError) }\n"
+            "impl fmt::Display for AppError {\n"
+            "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+            "        match self {\n"
+            "            AppError::Io(e) => write!(f, \"io: {}\", e),\n"
+            "            AppError::Decode(d) => write!(f, \"decode: {}\", d.explain()),\n"
+            "        }\n"
+            "    }\n"
+            "}\n");
+  dir.Write("src/io.rs",
+            "pub struct Error;\n"
+            "impl std::fmt::Display for Error {\n"
+            "    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {\n"
+            "        f.write_str(\"the crate's own io error\")\n"
+            "    }\n"
+            "}\n");
+  dir.Write("src/python.rs",
+            "use crate::errors::DecodeError;\n"
+            "pub fn raise(e: &DecodeError) -> PyErr { PyValueError::new_err(e.explain()) }\n"
+            "pub fn later(r: Result<(), DecodeError>) -> PyResult<()> {\n"
+            "    r.map_err(|err| PyTypeError::new_err(err.explain()))\n"
+            "}\n");
+  TreeRun run = ExtractTree(dir);
+  int found = 0;
+  for (const Site& s : run.extraction.sites) {
+    std::string m = s.message.Display();
+    EXPECT_EQ(m.find("io: the crate's"), std::string::npos) << m;
+    if (m == "input ends early (offset {self.offset})" && s.exception == "ValueError") {
+      ++found;
+      EXPECT_EQ(s.path, "src/errors.rs");
+      EXPECT_EQ(s.line, 6);
+    }
+    if (m == "trailing bytes (offset {self.offset})" && s.exception == "TypeError") ++found;
+    if (m == "decode: trailing bytes (offset {self.offset})" && s.exception == "AppError") ++found;
+  }
+  EXPECT_EQ(found, 3);
+  EXPECT_TRUE(HasMessage(run.extraction, "io: {e}"));
+}
+
+// CPython's own calls through PyO3's ffi raise: the type a `PyExc_*` or a
+// static another file sets to one, the text the string a pointer points
+// into, and a function passing its parameter on is a helper.
+TEST(ExtractFiles, RustFfiSetErrorRaisesThroughStaticsAndHelpers) {
+  TempDir dir;
+  dir.Write("src/typeref.rs",
+            "pub static mut EncodeError: *mut PyObject = 0 as *mut PyObject;\n"
+            "pub static mut DecodeErr: *mut PyObject = 0 as *mut PyObject;\n"
+            "pub unsafe fn init() {\n"
+            "    EncodeError = pyo3_ffi::PyExc_TypeError;\n"
+            "    DecodeErr = make_exception();\n"
+            "}\n");
+  dir.Write(
+      "src/lib.rs",
+      "fn raise_encode(msg: Cow<str>) -> *mut PyObject {\n"
+      "    unsafe {\n"
+      "        let err_msg =\n"
+      "            PyUnicode_FromStringAndSize(msg.as_ptr() as *const c_char, msg.len() as "
+      "isize);\n"
+      "        PyErr_SetObject(typeref::EncodeError, err_msg);\n"
+      "    };\n"
+      "    null_mut()\n"
+      "}\n"
+      "pub unsafe extern \"C\" fn dumps(n: isize, args: *mut PyObject) -> *mut PyObject {\n"
+      "    if n == 0 { return raise_encode(Cow::Borrowed(\"missing argument\")); }\n"
+      "    ffi::PyErr_SetString(ffi::PyExc_ValueError, \"bad value\\0\".as_ptr() as *const "
+      "c_char);\n"
+      "    PyErr_SetObject(typeref::DecodeErr, args);\n"
+      "    PyErr_SetObject(ptype.as_ptr(), \"a type of no name\".as_ptr().cast::<c_char>());\n"
+      "    ffi::PyErr_SetString(ffi::PyExc_KeyError, \"no key\\0\".as_ptr().cast::<c_char>());\n"
+      "    null_mut()\n"
+      "}\n");
+  TreeRun run = ExtractTree(dir);
+  int found = 0;
+  for (const Site& s : run.extraction.sites) {
+    std::string m = s.message.Display();
+    if (m == "missing argument") {
+      ++found;
+      EXPECT_EQ(s.exception, "TypeError");
+      EXPECT_EQ(s.path, "src/lib.rs");
+      EXPECT_EQ(s.line, 10);
+    } else if (m == "bad value") {
+      ++found;
+      EXPECT_EQ(s.exception, "ValueError");
+    } else if (s.exception_written == "typeref::DecodeErr") {
+      ++found;
+      EXPECT_EQ(s.exception, "DecodeErr");
+    }
+  }
+  EXPECT_EQ(found, 3);
+  EXPECT_FALSE(HasMessage(run.extraction, "a type of no name"));
+  EXPECT_TRUE(HasMessage(run.extraction, "no key"));
+}
+
 // Which Rust function a call reaches, as a second review found it misread:
 // a module path names its module's function, an import renames one, a
 // function nested in the caller's body is its own, a file that writes

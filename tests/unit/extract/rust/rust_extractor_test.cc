@@ -258,6 +258,169 @@ TEST(RustExtractor, DisplayImplsOfErrorTypesOnly) {
   EXPECT_EQ(m.size(), 1u);
 }
 
+// A type no error is named after (`Kind`) prints its words through the
+// error that holds it: each arm of its Display is one text of the error's
+// own Display and of a method formatting its fields, and a raise printing
+// that method's text raises each of them, at the arm that wrote its words.
+TEST(RustExtractor, DisplayOfAFieldsTypeComposesTheErrorsText) {
+  Extraction x = ExtractRustSource(
+      "src/lib.rs",
+      "pub enum Kind { Eof, BadEscape, Dup(String) }\n"
+      "impl fmt::Display for Kind {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+      "        match self {\n"
+      "            Self::Eof => f.write_str(\"unexpected end\"),\n"
+      "            Self::BadEscape => f.write_str(\"bad escape\"),\n"
+      "            Self::Dup(s) => write!(f, \"duplicate {s:?}\"),\n"
+      "        }\n"
+      "    }\n"
+      "}\n"
+      "pub struct Position { line: usize, col: usize }\n"
+      "impl fmt::Display for Position {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+      "        write!(f, \"line {} col {}\", self.line, self.col)\n"
+      "    }\n"
+      "}\n"
+      "pub struct ParseError { kind: Kind, at: usize }\n"
+      "impl ParseError {\n"
+      "    fn position(&self, data: &[u8]) -> Position { Position { line: 1, col: self.at } }\n"
+      "    pub fn describe(&self, data: &[u8]) -> String {\n"
+      "        let pos = self.position(data);\n"
+      "        format!(\"{} at {}\", self.kind, pos)\n"
+      "    }\n"
+      "}\n"
+      "impl fmt::Display for ParseError {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+      "        write!(f, \"{} at byte {}\", self.kind, self.at)\n"
+      "    }\n"
+      "}\n"
+      "impl std::error::Error for ParseError {}\n"
+      "pub fn to_py(data: &[u8], e: &ParseError) -> PyErr {\n"
+      "    PyValueError::new_err(e.describe(data))\n"
+      "}\n"
+      "pub fn shown(e: ParseError) -> PyErr { PyTypeError::new_err(e.to_string()) }\n"
+      "pub fn debug(kind: Kind) -> PyErr { PyRuntimeError::new_err(format!(\"kind {:?}\", "
+      "kind)) }\n"
+      "pub struct Name(String);\n"
+      "impl fmt::Display for Name {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"{}\", self.0) }\n"
+      "}\n"
+      "pub fn named(n: &Name) -> PyErr { PyKeyError::new_err(format!(\"no key {}\", n)) }\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) m.push_back(s.exception + ": " + s.message.Display());
+  EXPECT_TRUE(Has(m, "ValueError: unexpected end at line {self.line} col {self.col}"));
+  EXPECT_TRUE(Has(m, "ValueError: bad escape at line {self.line} col {self.col}"));
+  EXPECT_TRUE(Has(m, "ValueError: duplicate {s} at line {self.line} col {self.col}"))
+      << ::testing::PrintToString(m);
+  // Debug prints no Display.
+  EXPECT_TRUE(Has(m, "RuntimeError: kind {kind}"));
+  EXPECT_FALSE(Has(m, "RuntimeError: kind unexpected end"));
+  // A type printing a value alone adds no words to the raise.
+  EXPECT_TRUE(Has(m, "KeyError: no key {n}"));
+  EXPECT_FALSE(Has(m, "KeyError: no key {self.0}"));
+  EXPECT_TRUE(Has(m, "ParseError: unexpected end at byte {self.at}"));
+  EXPECT_TRUE(Has(m, "TypeError: bad escape at byte {self.at}"));
+  // Kind and Position are no errors: their words alone are raised nowhere.
+  EXPECT_FALSE(Has(m, "Kind: unexpected end"));
+  EXPECT_FALSE(std::any_of(m.begin(), m.end(),
+                           [](const std::string& t) { return t.rfind("Position: ", 0) == 0; }));
+  for (const Site& s : x.sites) {
+    std::string t = s.message.Display();
+    if (t.rfind("unexpected end at", 0) == 0) {
+      EXPECT_EQ(s.line, 5) << t;  // the arm, where the words are chosen
+    } else if (t.rfind("duplicate", 0) == 0) {
+      EXPECT_EQ(s.line, 7) << t;
+    }
+    if (s.exception == "ValueError" && t.rfind("bad escape", 0) == 0) {
+      EXPECT_EQ(s.via, "ParseError::describe");
+      EXPECT_EQ(s.function, "Kind::fmt");
+    }
+  }
+}
+
+// thiserror's `#[error("config: {0}")]` is its type's Display: a field it
+// prints whose type the crate declares composes that type's texts, at the
+// attribute that chose them, raised as the outer variant.
+TEST(RustExtractor, ThiserrorTextsComposeTheErrorsTheyWrap) {
+  Extraction x = ExtractRustSource("src/lib.rs",
+                                   "#[derive(Debug, thiserror::Error)]\n"
+                                   "pub enum ConfigError {\n"
+                                   "    #[error(\"missing key {0}\")]\n"
+                                   "    Missing(String),\n"
+                                   "    #[error(\"bad value\")]\n"
+                                   "    Bad,\n"
+                                   "}\n"
+                                   "#[derive(Debug, thiserror::Error)]\n"
+                                   "pub enum AppError {\n"
+                                   "    #[error(\"config: {0}\")]\n"
+                                   "    Config(#[from] ConfigError),\n"
+                                   "    #[error(\"at {path}: {source}\")]\n"
+                                   "    Io { path: String, source: std::io::Error },\n"
+                                   "    #[error(\"{0}\")]\n"
+                                   "    Other(String),\n"
+                                   "}\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) m.push_back(s.exception_written + ": " + s.message.Display());
+  EXPECT_TRUE(Has(m, "AppError::Config: config: bad value")) << ::testing::PrintToString(m);
+  EXPECT_TRUE(Has(m, "AppError::Config: config: missing key {0}"));
+  EXPECT_TRUE(Has(m, "AppError::Config: config: {0}"));
+  EXPECT_TRUE(Has(m, "AppError::Io: at {path}: {source}"));
+  EXPECT_TRUE(Has(m, "ConfigError::Bad: bad value"));
+  EXPECT_TRUE(Has(m, "AppError::Other: {0}"));  // a value alone, as thiserror writes it
+  EXPECT_EQ(m.size(), 7u);
+  for (const Site& s : x.sites) {
+    if (s.message.Display() == "config: bad value") {
+      EXPECT_EQ(s.line, 5);
+    }
+  }
+}
+
+// Composition is bounded: a Display that prints itself, a type nested in
+// itself, and a type of more arms than a composition may have end, and
+// leave the value a value.
+TEST(RustExtractor, ComposedDisplaysOfHostileTypesEnd) {
+  std::string many = "pub enum Many {";
+  std::string arms;
+  for (int i = 0; i < 300; ++i) {
+    many += " V" + std::to_string(i) + ",";
+    arms += "Self::V" + std::to_string(i) + " => f.write_str(\"many text " + std::to_string(i) +
+            "\"),\n";
+  }
+  many += " }\n";
+  Extraction x = ExtractRustSource(
+      "src/lib.rs",
+      many +
+          "impl fmt::Display for Many {\n"
+          "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { match self {\n" +
+          arms +
+          "    } }\n"
+          "}\n"
+          "pub enum Expr { Neg(Box<Expr>), Lit }\n"
+          "impl fmt::Display for Expr {\n"
+          "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+          "        match self { Self::Neg(e) => write!(f, \"-{}\", e), Self::Lit => "
+          "f.write_str(\"lit\") }\n"
+          "    }\n"
+          "}\n"
+          "pub struct LoopError;\n"
+          "impl fmt::Display for LoopError {\n"
+          "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result { write!(f, \"loop {}\", self) "
+          "}\n"
+          "}\n"
+          "pub struct ExprError { e: Expr, m: Many }\n"
+          "impl fmt::Display for ExprError {\n"
+          "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+          "        write!(f, \"bad {} in {}\", self.e, self.m)\n"
+          "    }\n"
+          "}\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) m.push_back(s.exception + ": " + s.message.Display());
+  EXPECT_TRUE(Has(m, "ExprError: bad lit in {self.m}"));
+  EXPECT_TRUE(Has(m, "LoopError: loop {self}"));
+  EXPECT_LT(m.size(), 40u);
+  for (const std::string& t : m) EXPECT_EQ(t.find("many text"), std::string::npos) << t;
+}
+
 TEST(RustExtractor, SinksInsideAnotherMacrosTokens) {
   std::vector<std::string> m = Messages(
       "rgtest!(case, |dir: Dir| {\n"
@@ -477,6 +640,51 @@ TEST(RustExtractor, WhatACallDoesNotPrintIsNotListedAtIt) {
   for (const char* text : {"in abc", "up abc", "ret g", "semicolon"}) {
     EXPECT_FALSE(Has(m, std::string("panic: ") + text)) << text;
   }
+}
+
+// `PyErr::warn` raises its category where Python's warning filters say
+// "error": the class its type object names, written there or in a `let`,
+// and the text of the C string it is given.
+TEST(RustExtractor, PyErrWarnRaisesItsCategory) {
+  Extraction x = ExtractRustSource(
+      "src/lib.rs",
+      "fn check(py: Python, mode: u8) -> PyResult<()> {\n"
+      "    let message = format!(\"serializer warnings: {}\", mode);\n"
+      "    let category = PyUserWarning::type_object(py);\n"
+      "    PyErr::warn(py, &category, &CString::new(message)?, 0)?;\n"
+      "    let _ = PyErr::warn(py, &py.get_type::<pyo3::exceptions::PyDeprecationWarning>(),\n"
+      "        c_str!(\"OLD_VAR is deprecated\"), 1);\n"
+      "    Logger::warn(py, &category, &CString::new(\"a logger's\")?, 0);\n"
+      "    let builtin = py.import(\"builtins\")?.getattr(\"FutureWarning\")?;\n"
+      "    PyErr::warn(py, &builtin, &CString::new(\"by name\")?, 0)?;\n"
+      "    PyErr::warn(py, &some_category(), &CString::new(\"unknown category\")?, 0)\n"
+      "}\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) {
+    m.push_back(s.exception + ": " + s.message.Display());
+    EXPECT_EQ(s.kind, SiteKind::kWarning);
+  }
+  EXPECT_TRUE(Has(m, "UserWarning: serializer warnings: {mode}"));
+  EXPECT_TRUE(Has(m, "DeprecationWarning: OLD_VAR is deprecated"));
+  EXPECT_TRUE(Has(m, "FutureWarning: by name"));
+  EXPECT_TRUE(Has(m, "Warning: unknown category"));
+  EXPECT_EQ(m.size(), 4u);
+}
+
+// A message written as a `const` or `static` string of the file is its
+// text; a name the file gives two items is neither's.
+TEST(RustExtractor, StringConstantsOfTheFileAreTheirText) {
+  std::vector<std::string> m = Messages(
+      "const PARTIAL: &str = \"partial mode must be on or off\";\n"
+      "fn f() -> PyErr { PyValueError::new_err(PARTIAL) }\n"
+      "fn g() -> PyErr { const TWICE: &str = \"first\"; PyKeyError::new_err(TWICE) }\n"
+      "static TWICE: &str = \"second\";\n"
+      "trait Typed { const EXPECTED: &'static str; }\n"
+      "fn h(PARTIAL: &str) -> PyErr { PyTypeError::new_err(PARTIAL) }\n");
+  EXPECT_TRUE(Has(m, "ValueError: partial mode must be on or off"));
+  EXPECT_TRUE(Has(m, "KeyError: {TWICE}")) << ::testing::PrintToString(m);
+  EXPECT_TRUE(Has(m, "TypeError: {PARTIAL}"));
+  EXPECT_EQ(m.size(), 3u);
 }
 
 TEST(RustSinks, TableIsUniquePerFormAndNames) {
