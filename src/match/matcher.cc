@@ -689,8 +689,28 @@ struct Assessment {
   std::vector<std::pair<std::string, std::string>> values;
 };
 
-Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
+// `Name: text` the parser left whole because Name does not look like an
+// exception's (no Error, Exception or Warning in it): a class the catalog
+// knows by that name makes it the type and the rest the message.
+std::optional<ParsedError> Matcher::WithKnownType(const ParsedError& input) const {
+  if (!input.exception.empty() || !input.frames.empty()) return std::nullopt;
+  size_t colon = input.message.find(": ");
+  if (colon == std::string::npos || colon == 0 || colon > 200) return std::nullopt;
+  std::string_view name = std::string_view(input.message).substr(0, colon);
+  for (std::string_view part : SplitOn(name, '.')) {
+    if (!IsIdentifier(part)) return std::nullopt;
+  }
+  if (classes_.count(std::string(LastQualifier(name))) == 0) return std::nullopt;
+  ParsedError typed = input;
+  typed.exception = std::string(name);
+  typed.message = input.message.substr(colon + 2);
+  return typed;
+}
+
+Result<std::vector<Match>> Matcher::Explain(const ParsedError& given,
                                             const ExplainOptions& options) {
+  std::optional<ParsedError> typed = WithKnownType(given);
+  const ParsedError& input = typed ? *typed : given;
   std::string message = NormalizeText(ToValidUtf8(input.message));
   // A C++ exception that escaped (`terminate ... 'std::invalid_argument'`)
   // is catalogued under the Python type its binding would raise.
@@ -703,6 +723,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
   // defining a class of that name, how well (ModuleFit).
   std::unordered_map<std::string, int> module_fits;
   int best_module_fit = kModuleNone;
+  bool sole_definer = false;  // module_fits from the one library defining an unqualified type
   if (size_t dot = input.exception.rfind('.');
       dot != std::string::npos && input.exception.find("::") == std::string::npos) {
     std::string_view module = std::string_view(input.exception).substr(0, dot);
@@ -713,6 +734,18 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
         fit = std::max(fit, static_cast<int>(FitModule(module, c)));
         best_module_fit = std::max(best_module_fit, fit);
       }
+    }
+  } else if (!type.empty() && input.exception.find("::") == std::string::npos) {
+    // A type printed without its module (a log line, a thread's title:
+    // `TemplateNotFound: index.html`) is the class of the one library that
+    // defines a class of that name, when only one does.
+    auto defs = classes_.find(type);
+    if (defs != classes_.end() && !defs->second.empty() &&
+        std::all_of(defs->second.begin(), defs->second.end(),
+                    [&](const auto& c) { return c.library == defs->second.front().library; })) {
+      module_fits[defs->second.front().library] = kModuleExact;
+      best_module_fit = kModuleExact;
+      sole_definer = true;
     }
   }
 
@@ -1070,8 +1103,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       // only evidence, and it names this library's class.
       base = 0.3;
       type_only = true;
-      m.evidence = "the printed type is this library's class; the message carries no words of "
-                   "the template";
+      m.evidence = sole_definer ? "only this library defines a class of the printed name; the "
+                                  "message carries no words of the template"
+                                : "the printed type is this library's class; the message carries "
+                                  "no words of the template";
     } else if (base < 0) {
       continue;
     }
@@ -1087,7 +1122,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& input,
       m.module_fit = fit == module_fits.end() ? kModuleNone : fit->second;
       if (m.module_fit == best_module_fit) {
         score += kModuleAgrees;
-        m.evidence += "; the type's module is defined in this library";
+        if (!sole_definer) m.evidence += "; the type's module is defined in this library";
       } else if (fit != module_fits.end()) {
         // The library defines a class of that name, not the one printed.
         score += kModuleDisagrees;

@@ -133,6 +133,9 @@ class Matcher {
   Result<std::vector<int64_t>> FullMatches(std::string_view message);
 
  private:
+  // The input with a type the parser could not tell from the text but the
+  // catalog knows as a class (`TemplateNotFound: index.html`).
+  std::optional<ParsedError> WithKnownType(const ParsedError& input) const;
   struct Library {
     int64_t pk = 0;
     std::string name;

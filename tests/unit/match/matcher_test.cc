@@ -722,12 +722,24 @@ TEST(Matcher, AQualifiedTypeFindsItsLibrarysErrorWhenTheMessageIsOnlyAValue) {
   }
   // The well-fitting KeyError of another library falls behind.
   for (size_t i = 1; i < m.size(); ++i) EXPECT_LT(m[i].score, m[0].score);
-  // An unqualified name says nothing of the library: nothing new is found.
-  for (const Match& x : ExplainIn(db, "TemplateNotFound: index.html")) EXPECT_FALSE(x.named);
-  // A module no library defines the class in adds nothing either.
+  // An unqualified name is the class of the one library defining a class
+  // of that name, and the page says that is all it knows.
+  std::vector<Match> bare = ExplainIn(db, "TemplateNotFound: index.html");
+  ASSERT_FALSE(bare.empty());
+  EXPECT_TRUE(bare[0].named);
+  EXPECT_EQ(bare[0].error.library, "pypi/tmpl");
+  EXPECT_NE(bare[0].evidence.find("only this library defines a class of the printed name"),
+            std::string::npos)
+      << bare[0].evidence;
+  // A module no library defines the class in adds nothing.
   for (const Match& x : ExplainIn(db, "elsewhere.TemplateNotFound: index.html")) {
     EXPECT_FALSE(x.named);
   }
+  // With two libraries defining a class of that name, it says nothing of either.
+  IndexFiles(
+      site / "pages", "pypi/pages", db,
+      {{"__init__.py", ""}, {"errors.py", "class TemplateNotFound(LookupError):\n    pass\n"}});
+  for (const Match& x : ExplainIn(db, "TemplateNotFound: index.html")) EXPECT_FALSE(x.named);
 }
 
 TEST(Matcher, AWrapperOfThePrintedClassBeatsTheInnerErrorOfARelatedClass) {
@@ -886,6 +898,13 @@ TEST(Matcher, AnInstalledFrameStandsOnTheRaiseOfASourceTreeWithASourceRoot) {
     ASSERT_FALSE(m[0].error.sites.empty());
     EXPECT_EQ(m[0].error.sites[0].path, "src/tmpl/loaders.py");
   }
+  // Pasted alone, a name with no Error in it is a type only when the
+  // catalog knows a class by that name; then the one library defining it
+  // raises it, whatever the message says.
+  std::vector<Match> alone = ExplainIn(db, "NotFound: page.html");
+  ASSERT_GE(alone.size(), 1u);
+  EXPECT_EQ(alone[0].error.library, "pallets/tmpl");
+  EXPECT_TRUE(ExplainIn(db, "Found: page.html").empty());
   // A file of the same name in another package is no frame of it.
   std::vector<Match> m =
       ExplainIn(db,
