@@ -409,6 +409,12 @@ std::string CodeText(TSNode node, std::string_view source) {
   ts_tree_cursor_delete(&cursor);
   uint32_t end = ts_node_end_byte(node);
   if (from < end) kept += text.substr(from - base, end - from);
+  // C's line splices are no node of the tree: a backslash before a line
+  // break joins the lines.
+  for (size_t at = kept.find('\\'); at != std::string::npos; at = kept.find('\\', at + 1)) {
+    size_t next = at + 1 < kept.size() && kept[at + 1] == '\r' ? at + 2 : at + 1;
+    if (next < kept.size() && kept[next] == '\n') kept.replace(at, next + 1 - at, " ");
+  }
   return CollapseWhitespace(kept);
 }
 

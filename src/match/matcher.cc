@@ -108,6 +108,40 @@ std::string_view ImportPath(std::string_view path) {
   return path;
 }
 
+// Where a frame's file is below an installation's import root
+// (`.../site-packages/jinja2/loaders.py` -> `jinja2/loaders.py`,
+// `/usr/lib/python3.11/json/decoder.py` -> `json/decoder.py`); empty for a
+// file elsewhere (a checkout, the user's own project), whose path says
+// nothing of a source root it may or may not have.
+std::string_view InstalledPath(std::string_view frame_path) {
+  size_t best = std::string_view::npos;
+  for (std::string_view marker : {"/site-packages/", "/dist-packages/"}) {
+    size_t at = frame_path.rfind(marker);
+    if (at != std::string_view::npos &&
+        (best == std::string_view::npos || at + marker.size() > best)) {
+      best = at + marker.size();
+    }
+  }
+  if (best == std::string_view::npos) {
+    // The standard library: lib/pythonX.Y/ (Lib/ on Windows).
+    for (size_t at = frame_path.find("/lib/python"); at != std::string_view::npos;
+         at = frame_path.find("/lib/python", at + 1)) {
+      size_t end = frame_path.find('/', at + 11);
+      std::string_view version =
+          frame_path.substr(at + 11, end == std::string_view::npos ? 0 : end - at - 11);
+      if (!version.empty() && version.find_first_not_of("0123456789.") == std::string_view::npos) {
+        best = end + 1;
+      }
+    }
+    if (size_t at = frame_path.rfind("/Lib/");
+        best == std::string_view::npos && at != std::string_view::npos) {
+      best = at + 5;
+    }
+  }
+  return best == std::string_view::npos || best >= frame_path.size() ? std::string_view{}
+                                                                     : frame_path.substr(best);
+}
+
 std::string_view LastQualifier(std::string_view name) {
   size_t dot = name.rfind('.');
   return dot == std::string_view::npos ? name : name.substr(dot + 1);
@@ -346,11 +380,11 @@ std::vector<std::string> PathSuffixes(std::string_view path) {
 
 std::vector<std::string> FramePaths(std::string_view path) {
   std::vector<std::string> out = PathSuffixes(path);
-  size_t plain = out.size();
-  for (size_t i = 0; i < plain; ++i) {
-    size_t parts = static_cast<size_t>(std::count(out[i].begin(), out[i].end(), '/')) + 1;
-    if (parts < 2 || parts > 5) continue;
-    for (std::string_view root : kSourceRoots) out.push_back(std::string(root) + "/" + out[i]);
+  std::string normal = NormalizePath(path);
+  std::string_view installed = InstalledPath(normal);
+  if (!installed.empty()) {
+    for (std::string_view root : kSourceRoots)
+      out.push_back(std::string(root) + "/" + std::string(installed));
   }
   return out;
 }
@@ -389,9 +423,10 @@ bool SamePackageFile(std::string_view frame_path, std::string_view site_path,
 // installed copy of its source tree has it (ImportPath).
 bool InSiteFile(std::string_view frame_path, const catalog::SiteRecord& site) {
   if (PathEndsWith(frame_path, site.path)) return SamePackageFile(frame_path, site.path, site);
+  // An installed copy: its path below the import root is the site's below
+  // its source root, exactly.
   std::string_view imported = ImportPath(site.path);
-  return imported.size() < site.path.size() && PathEndsWith(frame_path, imported) &&
-         SamePackageFile(frame_path, imported, site);
+  return imported.size() < site.path.size() && InstalledPath(frame_path) == imported;
 }
 
 FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteRecord& site) {

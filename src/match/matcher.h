@@ -184,8 +184,9 @@ FrameFit FrameEvidence(const std::vector<Frame>& frames, const catalog::SiteReco
 // The catalog path suffixes a runtime frame path can stand for, longest first.
 std::vector<std::string> PathSuffixes(std::string_view path);
 
-// PathSuffixes, then those of two to five parts as a source tree would
-// hold them below its source root (`src/jinja2/loaders.py`).
+// PathSuffixes, then, for a file of an installation (below site-packages
+// or lib/pythonX.Y), its path there as a source tree would hold it below
+// its source root (`src/jinja2/loaders.py`).
 std::vector<std::string> FramePaths(std::string_view path);
 
 // Trigram similarity (Dice, 0..1) of two normalized texts.

@@ -64,8 +64,9 @@ bool IsLoop(GuardNode k) {
 std::string Cut(std::string text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
   std::string_view cut = TruncateUtf8(text, max_bytes);
-  if (size_t space = cut.rfind(' '); space != std::string_view::npos && space > 0) {
-    cut = cut.substr(0, space);
+  // Before the last space, dot, comma or bracket: where a name ends.
+  if (size_t at = cut.find_last_of(" .,(["); at != std::string_view::npos && at > 0) {
+    cut = Trim(cut.substr(0, at));
   }
   return std::string(cut) + " …";
 }

@@ -109,6 +109,9 @@ TEST(CodeText, CommentsAndContinuationsAreNotCode) {
   EXPECT_EQ(Quote(cpp::CLanguage(), "int f(int a) { return a /* half */ / 2 > 1 // tail\n; }\n",
                   "binary_expression"),
             "a / 2 > 1");
+  EXPECT_EQ(Quote(cpp::CLanguage(), "int f(int a, int b) { return a > 1 && \\\n b < 2; }\n",
+                  "binary_expression"),
+            "a > 1 && b < 2");
   EXPECT_EQ(Quote(rust::RustLanguage(), "fn f(a: u8) -> bool { a > 1 // big\n && a < 9 }\n",
                   "binary_expression"),
             "a > 1 && a < 9");

@@ -905,6 +905,15 @@ TEST(Matcher, AnInstalledFrameStandsOnTheRaiseOfASourceTreeWithASourceRoot) {
   ASSERT_GE(alone.size(), 1u);
   EXPECT_EQ(alone[0].error.library, "pallets/tmpl");
   EXPECT_TRUE(ExplainIn(db, "Found: page.html").empty());
+  // A file of the user's own project with the package's path is no
+  // installed copy of it: nothing says its tree has a source root.
+  for (const Match& x : ExplainIn(db,
+                                  "Traceback (most recent call last):\n"
+                                  "  File \"/home/u/proj/tmpl/loaders.py\", line 5, in load\n"
+                                  "    raise NotFound(name)\n"
+                                  "tmpl.loaders.NotFound: page.html\n")) {
+    EXPECT_LT(x.frame_level, 2) << x.error.library;
+  }
   // A file of the same name in another package is no frame of it.
   std::vector<Match> m =
       ExplainIn(db,
@@ -1126,8 +1135,13 @@ TEST(Matcher, FramePathsAddTheSourceRootsOfAPackagesFile) {
   for (const char* want : {"tmpl/loaders.py", "src/tmpl/loaders.py", "Lib/tmpl/loaders.py"}) {
     EXPECT_NE(std::find(p.begin(), p.end(), want), p.end()) << want;
   }
-  // A bare file name is no package's file.
+  // Only the path below the installation's import root.
   EXPECT_EQ(std::find(p.begin(), p.end(), "src/loaders.py"), p.end());
+  std::vector<std::string> stdlib = FramePaths("/usr/lib/python3.11/json/decoder.py");
+  EXPECT_NE(std::find(stdlib.begin(), stdlib.end(), "Lib/json/decoder.py"), stdlib.end());
+  // A project's own file is no installation's.
+  std::vector<std::string> own = FramePaths("/home/u/proj/utils/io.py");
+  EXPECT_EQ(std::find(own.begin(), own.end(), "src/utils/io.py"), own.end());
 }
 
 TEST(Matcher, PathSuffixesAndSimilarity) {

@@ -103,6 +103,22 @@ TEST(PythonGuards, ATryOfSeveralStatementsIsNotNamedByItsFirstAndCommentsAreNotC
                 "`KeyError` and `(ok and strict)`"}));
 }
 
+TEST(PythonGuards, ALongConditionIsCutWhereANameEnds) {
+  std::string cond = "obj";
+  for (int i = 0; i < 30; ++i) cond += ".attribute_number_" + std::to_string(i);
+  cond += " is None";
+  std::vector<std::string> t =
+      Triggers("def f(obj):\n    if " + cond + ":\n        raise ValueError('x')\n");
+  ASSERT_EQ(t.size(), 1u);
+  const std::string lead = "raised when `";
+  ASSERT_EQ(t[0].rfind(lead, 0), 0u) << t[0];
+  size_t end = t[0].find(" \u2026`");
+  ASSERT_NE(end, std::string::npos) << t[0];
+  std::string shown = t[0].substr(lead.size(), end - lead.size());
+  ASSERT_EQ(cond.rfind(shown, 0), 0u) << shown;
+  EXPECT_NE(std::string(" .,([").find(cond[shown.size()]), std::string::npos) << shown;
+}
+
 TEST(PythonGuards, WildcardAfterAGuardedCaseListsNoValues) {
   // A guarded case lets its pattern through to `_`: "add" is refused only
   // with is_signed set, so no list of refused values is true.
