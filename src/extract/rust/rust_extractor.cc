@@ -1203,6 +1203,7 @@ class Extractor {
         K(right) == kScopedIdentifier ? Text(Field(right, "name")) : Text(right);
     if (value.substr(0, 6) != "PyExc_") return;
     std::string name(K(left) == kScopedIdentifier ? Text(Field(left, "name")) : Text(left));
+    if (K(left) == kIdentifier && IsLocal(name, assignment)) return;
     result_.exception_aliases.emplace_back(std::move(name), PythonExceptionName(value));
   }
 
@@ -1566,7 +1567,12 @@ class Extractor {
 
   void AddComposed(std::string owner, Site site, std::vector<ComposedSlot> slots,
                    bool keeps_value = false) {
-    if (result_.composed.size() >= kMaxComposedPerFile) return;
+    // Past the cap, an error type's own Display is still its message: only
+    // the texts other texts may print are dropped.
+    std::string type = owner.substr(0, owner.rfind("::"));
+    bool own_error =
+        EndsWith(owner, "::fmt") && (EndsWith(type, "Error") || error_types_.count(type) > 0);
+    if (result_.composed.size() >= kMaxComposedPerFile && !own_error) return;
     result_.composed.push_back({std::move(owner), std::move(site), std::move(slots), keeps_value});
   }
 
@@ -1607,6 +1613,7 @@ class Extractor {
         // `const PARTIAL_ERROR: &str = "..";`: a name two items give stands for neither.
         TSNode value = Field(x, "value");
         std::string name(Text(Field(x, "name")));
+        if (kind == "static_item") result_.statics.push_back(name);
         auto [it, fresh] = constants_.try_emplace(name);
         if (fresh && !ts_node_is_null(value) && IsString(value)) {
           it->second = StringValue(value);
@@ -2238,6 +2245,9 @@ void LinkMacroAliases(std::vector<FileResult>& files) {
 // or method may have to be composed.
 constexpr size_t kMaxComposed = 64;
 constexpr int kMaxComposeDepth = 4;
+// Composed texts beyond those as written, per crate: 64 ways for each of
+// thousands of texts would be millions of sites from one generated file.
+constexpr size_t kMaxComposedSites = 20000;
 
 // The texts types' Display impls and methods write, composed into the
 // errors that print them: an error type's own Display (`write!(f, "{} at
@@ -2330,7 +2340,9 @@ class Composer {
           s.message.AssignNames();
           std::string key = s.path + ":" + std::to_string(s.line) + ":" + std::to_string(s.column) +
                             ":" + s.exception_written + ":" + s.message.Display();
+          if (!as_written && composed_sites_ >= kMaxComposedSites) continue;
           if (!emitted_.insert(std::move(key)).second) continue;
+          if (!as_written) ++composed_sites_;
           auto it = file_of_.find(s.path);
           out.emplace_back(it != file_of_.end() ? it->second : i, std::move(s));
         }
@@ -2455,6 +2467,7 @@ class Composer {
   std::map<std::string, size_t> file_of_;
   std::map<std::string, std::vector<Alt>> memo_;
   std::set<std::string> emitted_;
+  size_t composed_sites_ = 0;  // alternatives emitted beyond the texts as written
 };
 
 }  // namespace
@@ -2463,9 +2476,17 @@ class Composer {
 // (`JsonEncodeError = PyExc_TypeError`) raise that exception; a static set
 // to two is left as written.
 void ResolveExceptionAliases(std::vector<FileResult>& files) {
+  // Only a static of the crate is one name everywhere: a local or a
+  // parameter of that name in another function is another value.
+  std::set<std::string> statics;
+  for (FileResult& f : files) {
+    statics.insert(f.statics.begin(), f.statics.end());
+    f.statics.clear();
+  }
   std::map<std::string, std::string> aliases;
   for (FileResult& f : files) {
     for (auto& [name, exception] : f.exception_aliases) {
+      if (statics.count(name) == 0) continue;
       auto [it, fresh] = aliases.emplace(name, exception);
       if (!fresh && it->second != exception) it->second.clear();
     }

@@ -82,6 +82,7 @@ struct FileResult {
   // Statics set to a CPython exception (`JsonEncodeError =
   // PyExc_TypeError`): the name, and the Python exception it is.
   std::vector<std::pair<std::string, std::string>> exception_aliases;
+  std::vector<std::string> statics;  // the file's `static` items, by name
 };
 
 // The post-pass over a library's Rust files: the texts types' Display and

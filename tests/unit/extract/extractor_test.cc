@@ -437,6 +437,52 @@ TEST(ExtractFiles, RustRaisesPrintWhatTheirTypesDisplayComposes) {
   EXPECT_TRUE(HasMessage(run.extraction, "io: {e}"));
 }
 
+// Only a static is one name across the crate: a local set to a PyExc_*
+// says nothing of a parameter of that name elsewhere.
+TEST(ExtractFiles, RustFfiLocalsAndParametersAreNoStatics) {
+  TempDir dir;
+  dir.Write(
+      "src/lib.rs",
+      "unsafe fn maybe(c: bool) {\n"
+      "    let mut exc = ffi::PyExc_KeyError;\n"
+      "    if c { exc = ffi::PyExc_RuntimeError; }\n"
+      "    ffi::PyErr_SetString(exc, \"the lookup could not be completed\\0\".as_ptr().cast());\n"
+      "}\n"
+      "unsafe fn passed_in(exc: *mut ffi::PyObject) {\n"
+      "    ffi::PyErr_SetString(exc, \"a caller chose this exception\\0\".as_ptr().cast());\n"
+      "}\n");
+  TreeRun run = ExtractTree(dir);
+  for (const Site& s : run.extraction.sites) {
+    EXPECT_NE(s.exception, "RuntimeError") << s.message.Display();
+  }
+}
+
+// A file of more Display texts than a file keeps for composing (generated
+// code's large enums) still has its error type's own message.
+TEST(ExtractFiles, RustAnErrorTypesDisplayOutlastsTheTextsOfLargeEnums) {
+  TempDir dir;
+  std::string code = "pub enum Kind {";
+  for (int i = 0; i < 20010; ++i) code += " K" + std::to_string(i) + ",";
+  code +=
+      " }\nimpl fmt::Display for Kind {\n    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result "
+      "{\n"
+      "        match self {\n";
+  for (int i = 0; i < 20010; ++i) {
+    code += "            Kind::K" + std::to_string(i) + " => f.write_str(\"kind number " +
+            std::to_string(i) + "\"),\n";
+  }
+  code +=
+      "        }\n    }\n}\n"
+      "pub struct MyError { pos: usize }\n"
+      "impl fmt::Display for MyError {\n"
+      "    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {\n"
+      "        write!(f, \"the parser failed badly at position {}\", self.pos)\n"
+      "    }\n}\n";
+  dir.Write("src/lib.rs", code);
+  TreeRun run = ExtractTree(dir);
+  EXPECT_TRUE(HasMessage(run.extraction, "the parser failed badly at position {self.pos}"));
+}
+
 // CPython's own calls through PyO3's ffi raise: the type a `PyExc_*` or a
 // static another file sets to one, the text the string a pointer points
 // into, and a function passing its parameter on is a helper.
