@@ -64,6 +64,21 @@ bool IsLoop(GuardNode k) {
 std::string Cut(std::string text, size_t max_bytes) {
   if (text.size() <= max_bytes) return text;
   std::string_view cut = TruncateUtf8(text, max_bytes);
+  // Not inside a string: before the quote that opens the one cut open.
+  char open = 0;
+  size_t opened = 0;
+  for (size_t i = 0; i < cut.size(); ++i) {
+    char c = cut[i];
+    if (open != 0 && c == '\\') {
+      ++i;
+    } else if (open != 0 && c == open) {
+      open = 0;
+    } else if (open == 0 && (c == '"' || c == '\'')) {
+      open = c;
+      opened = i;
+    }
+  }
+  if (open != 0) cut = cut.substr(0, opened);
   // Before the last space, dot, comma or bracket: where a name ends.
   if (size_t at = cut.find_last_of(" .,(["); at != std::string_view::npos && at > 0) {
     cut = Trim(cut.substr(0, at));

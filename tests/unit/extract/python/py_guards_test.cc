@@ -119,6 +119,21 @@ TEST(PythonGuards, ALongConditionIsCutWhereANameEnds) {
   EXPECT_NE(std::string(" .,([").find(cond[shown.size()]), std::string::npos) << shown;
 }
 
+TEST(PythonGuards, ALongConditionIsNotCutInsideAString) {
+  std::string cond = "mode == '";
+  for (int i = 0; i < 100; ++i) cond += "word" + std::to_string(i) + " ";
+  cond += "'";
+  std::vector<std::string> t =
+      Triggers("def f(mode):\n    if " + cond + ":\n        raise ValueError('x')\n");
+  ASSERT_EQ(t.size(), 1u);
+  size_t end = t[0].find(" \u2026`");
+  ASSERT_NE(end, std::string::npos) << t[0];
+  std::string shown = t[0].substr(0, end);
+  EXPECT_EQ(std::count(shown.begin(), shown.end(), '\''),
+            2 * (std::count(shown.begin(), shown.end(), '\'') / 2))
+      << shown;
+}
+
 TEST(PythonGuards, WildcardAfterAGuardedCaseListsNoValues) {
   // A guarded case lets its pattern through to `_`: "add" is refused only
   // with is_signed set, so no list of refused values is true.
