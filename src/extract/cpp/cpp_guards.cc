@@ -172,15 +172,8 @@ class CppGuardSyntax : public flow::GuardSyntax {
   // holds more, or a compound one: the first of several need not be the
   // one that threw.
   std::string Tried(TSNode try_statement) const override {
-    TSNode only{};
-    for (TSNode s : NamedChildren(Field(try_statement, "body"))) {
-      if (K(s) == kComment) continue;
-      if (!ts_node_is_null(only)) return "";
-      only = s;
-    }
-    if (ts_node_is_null(only) || !ts_node_is_null(Body(only)) || K(only) == kCompoundStatement) {
-      return "";
-    }
+    TSNode only = LoneSimpleStatement(Field(try_statement, "body"));
+    if (ts_node_is_null(only)) return "";
     std::string tried = Code(only);
     while (!tried.empty() && tried.back() == ';') tried.pop_back();
     return tried;

@@ -810,6 +810,20 @@ class GuardReader {
 
 }  // namespace
 
+TSNode GuardSyntax::LoneSimpleStatement(TSNode block) const {
+  TSNode only{};
+  for (TSNode s : NamedChildren(block)) {
+    if (Kind(s) == GuardNode::kComment) continue;
+    if (!ts_node_is_null(only)) return {};
+    only = s;
+  }
+  if (ts_node_is_null(only) || HoldsStatements(Kind(only)) || Kind(only) == GuardNode::kScope ||
+      !ts_node_is_null(Body(only))) {
+    return {};
+  }
+  return only;
+}
+
 std::string GuardSyntax::Code(TSNode n) const { return Cut(CodeText(n, source_), kMaxCodeBytes); }
 
 Guard GuardSyntax::Make(const char* kind, TSNode cond, bool negated) const {

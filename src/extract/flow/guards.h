@@ -112,6 +112,10 @@ class GuardSyntax : public ConditionWriter {
   virtual std::string HandledTypes(TSNode) const { return ""; }
   // What a try statement tries, for a sentence: its first statement.
   virtual std::string Tried(TSNode) const { return ""; }
+  // The one statement of `block` (comments aside) when it is a simple one,
+  // else null: what a sentence may name as what the block did. The first
+  // of several need not be the one that raised.
+  TSNode LoneSimpleStatement(TSNode block) const;
   // Whether control can run off the end of a case's statements (into the
   // next case, where cases fall through), as the reader works it out.
   using FallsOut = std::function<bool(TSNode clause)>;

@@ -448,16 +448,8 @@ class PythonGuardSyntax : public flow::GuardSyntax {
   // `try` block): naming the first of several statements would say that
   // one raised when a later one may have.
   std::string Tried(TSNode try_statement) const override {
-    TSNode only{};
-    for (TSNode s : NamedChildren(Field(try_statement, "body"))) {
-      if (KindOf(s) == kComment) continue;
-      if (!ts_node_is_null(only)) return "";
-      only = s;
-    }
-    if (ts_node_is_null(only) || !ts_node_is_null(Body(only)) ||
-        KindOf(only) == kDecoratedDefinition) {
-      return "";
-    }
+    TSNode only = LoneSimpleStatement(Field(try_statement, "body"));
+    if (ts_node_is_null(only) || KindOf(only) == kDecoratedDefinition) return "";
     if (KindOf(only) == kReturn && ts_node_named_child_count(only) == 1) {
       only = ts_node_named_child(only, 0);
     }
