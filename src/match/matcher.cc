@@ -108,20 +108,26 @@ std::string_view ImportPath(std::string_view path) {
   return path;
 }
 
+// Where the path below the last site-packages/ or dist-packages/ of a
+// frame's path starts; npos when it has neither.
+size_t BelowPackages(std::string_view frame_path) {
+  size_t below = std::string_view::npos;
+  for (std::string_view packages : {"site-packages/", "dist-packages/"}) {
+    size_t at = frame_path.rfind(packages);
+    if (at != std::string_view::npos && (below == std::string_view::npos || at > below)) {
+      below = at + packages.size();
+    }
+  }
+  return below;
+}
+
 // Where a frame's file is below an installation's import root
 // (`.../site-packages/jinja2/loaders.py` -> `jinja2/loaders.py`,
 // `/usr/lib/python3.11/json/decoder.py` -> `json/decoder.py`); empty for a
 // file elsewhere (a checkout, the user's own project), whose path says
 // nothing of a source root it may or may not have.
 std::string_view InstalledPath(std::string_view frame_path) {
-  size_t best = std::string_view::npos;
-  for (std::string_view marker : {"/site-packages/", "/dist-packages/"}) {
-    size_t at = frame_path.rfind(marker);
-    if (at != std::string_view::npos &&
-        (best == std::string_view::npos || at + marker.size() > best)) {
-      best = at + marker.size();
-    }
-  }
+  size_t best = BelowPackages(frame_path);
   if (best == std::string_view::npos) {
     // The standard library: lib/pythonX.Y/ (Lib/ on Windows).
     for (size_t at = frame_path.find("/lib/python"); at != std::string_view::npos;
@@ -407,13 +413,7 @@ bool SamePackageFile(std::string_view frame_path, std::string_view site_path,
   if (!dir.empty()) dir.remove_suffix(1);
   bool dunder = site_path.find('/') == std::string::npos && StartsWith(site_path, "__");
   if (!dunder) {
-    size_t below = std::string_view::npos;
-    for (std::string_view packages : {"site-packages/", "dist-packages/"}) {
-      size_t at = frame_path.rfind(packages);
-      if (at != std::string_view::npos && (below == std::string_view::npos || at > below)) {
-        below = at + packages.size();
-      }
-    }
+    size_t below = BelowPackages(frame_path);
     if (below == std::string_view::npos || below > dir.size()) return true;
   }
   return PathEndsWith(dir, root.substr(root.rfind('/') + 1));
