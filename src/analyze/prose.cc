@@ -45,13 +45,6 @@ bool HasLabel(const Analysis& a, std::string_view label) {
   return std::find(a.labels.begin(), a.labels.end(), label) != a.labels.end();
 }
 
-bool IsIdentifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0]))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
 std::string Capitalized(std::string s) {
   if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
   return s;

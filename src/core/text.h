@@ -45,6 +45,10 @@ std::string_view Trim(std::string_view text);
 std::string_view TruncateUtf8(std::string_view text, size_t max_bytes);
 
 bool StartsWith(std::string_view text, std::string_view prefix);
+
+// A name as Python, C and Rust write one: letters, digits and `_`, not
+// starting with a digit (ASCII only).
+bool IsIdentifier(std::string_view s);
 bool EndsWith(std::string_view text, std::string_view suffix);
 
 // A path of a library's tests ('/'-separated, relative to its root): under

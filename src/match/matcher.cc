@@ -243,13 +243,6 @@ bool HasWords(const Template& t) {
                      [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; });
 }
 
-bool IsIdentifier(std::string_view s) {
-  if (s.empty() || std::isdigit(static_cast<unsigned char>(s.front()))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
-}
-
 bool IsVendoredDir(std::string_view dir) {
   return std::find(std::begin(kVendoredDirs), std::end(kVendoredDirs), dir) !=
          std::end(kVendoredDirs);

@@ -1783,13 +1783,6 @@ class Extractor {
     return slot;
   }
 
-  static bool IsIdentifier(std::string_view s) {
-    return !s.empty() && std::isdigit(static_cast<unsigned char>(s[0])) == 0 &&
-           std::all_of(s.begin(), s.end(), [](char c) {
-             return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-           });
-  }
-
   // What type `name` (`self`, `self.field`, a binding) has at `at`: a
   // field of the impl's type, a variant's field a match arm binds, a
   // parameter's written type, a `let`'s; empty when not known.
