@@ -1394,7 +1394,8 @@ class FileExtractor {
   Alternatives EvalSlice(TSNode node, const EvalContext& ctx, int depth) {
     Alternatives out;
     TSNode slice = Field(node, "subscript");
-    if (K(slice) != kSlice || ts_node_named_child_count(node) != 2) return out;
+    if (ts_node_named_child_count(node) != 2) return out;
+    if (K(slice) != kSlice) return EvalLookup(Field(node, "value"), ctx, depth);
     std::string bounds;
     for (char c : Text(slice)) {
       if (c != ' ' && c != '\t') bounds.push_back(c);
@@ -1408,6 +1409,22 @@ class FileExtractor {
     for (Template& t : Eval(Field(node, "value"), ctx, depth + 1)) {
       DropLastCharacters(t, drop);
       if (!t.empty()) AddAlternative(out, std::move(t));
+    }
+    return out;
+  }
+
+  // `MESSAGES[code]`, numpy's `__former_attrs__[attr]`: a text looked up in
+  // a table by a key only the run knows. Each value of the table is an
+  // alternative, when each is text; a larger table stays one value, so
+  // that `f"no {NAMES[k]} here"` keeps the template that fits every key.
+  Alternatives EvalLookup(TSNode container, const EvalContext& ctx, int depth) {
+    Alternatives out;
+    std::vector<std::pair<TSNode, EvalContext>> values = DictValues(container, ctx, true);
+    if (values.empty() || values.size() > static_cast<size_t>(kMaxAlternatives)) return out;
+    for (const auto& [value, at] : values) {
+      Alternatives alts = Eval(value, at, depth + 1);
+      if (alts.empty()) return {};
+      for (Template& t : alts) AddAlternative(out, std::move(t));
     }
     return out;
   }
@@ -2828,9 +2845,13 @@ class FileExtractor {
   }
 
   // The values of the dict literal `container` names (a module or local
-  // name, or `self.x` set in the class body), each with where it is evaluated.
-  std::vector<std::pair<TSNode, EvalContext>> DictValues(TSNode container, const EvalContext& ctx) {
+  // name, or `self.x` set in the class body), each with where it is
+  // evaluated; with `comprehensions`, also the value of a dict
+  // comprehension a name is bound to.
+  std::vector<std::pair<TSNode, EvalContext>> DictValues(TSNode container, const EvalContext& ctx,
+                                                          bool comprehensions = false) {
     std::vector<std::pair<TSNode, EvalContext>> dicts;
+    std::vector<std::pair<TSNode, EvalContext>> comprehended;
     if (K(container) == kDictionary) {
       dicts.emplace_back(container, ctx);
     } else if (K(container) == kIdentifier) {
@@ -2838,10 +2859,20 @@ class FileExtractor {
       std::vector<EvalContext> where;
       if (ResolveName(Text(container), ctx, defs, where)) {
         for (size_t i = 0; i < defs.size(); ++i) {
-          if (defs[i]->type != Def::Type::kValue || K(defs[i]->value) != kDictionary) continue;
+          if (defs[i]->type != Def::Type::kValue) continue;
           EvalContext at = where[i];
           at.at = defs[i]->stmt;
-          dicts.emplace_back(defs[i]->value, at);
+          if (K(defs[i]->value) == kDictionary) {
+            dicts.emplace_back(defs[i]->value, at);
+          } else if (comprehensions && K(defs[i]->value) == kDictionaryComprehension &&
+                     at.bindings == nullptr) {
+            // `{n: msg.format(n=n) for n in names}`: one value, in which
+            // the names the loop binds are values of the run.
+            TSNode pair = Field(defs[i]->value, "body");
+            if (K(pair) != kPair) continue;
+            at.bindings = &ComprehensionNames(defs[i]->value);
+            comprehended.emplace_back(Field(pair, "value"), at);
+          }
         }
       }
     } else if (K(container) == kAttribute && Text(Field(container, "object")) == "self") {
@@ -2865,13 +2896,35 @@ class FileExtractor {
         break;
       }
     }
-    std::vector<std::pair<TSNode, EvalContext>> out;
+    std::vector<std::pair<TSNode, EvalContext>> out = std::move(comprehended);
     for (const auto& [dict, at] : dicts) {
       for (TSNode pair : NamedChildren(dict)) {
         if (K(pair) == kPair) out.emplace_back(Field(pair, "value"), at);
       }
     }
     return out;
+  }
+
+  // The names a comprehension's `for` clauses bind, each standing for
+  // itself: bound, they are not looked up among the module's names.
+  const std::map<std::string, flow::Arg, std::less<>>& ComprehensionNames(TSNode comprehension) {
+    auto [it, added] = comprehension_names_.try_emplace(ts_node_start_byte(comprehension));
+    if (!added) return it->second;
+    std::vector<TSNode> stack;
+    for (TSNode clause : NamedChildren(comprehension)) {
+      if (K(clause) == kForInClause) stack.push_back(Field(clause, "left"));
+    }
+    while (!stack.empty()) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      if (K(n) == kIdentifier) {
+        std::string name(Text(n));
+        it->second[name] = flow::Arg{name, Template::Value(name, ValueKind::kAny)};
+        continue;
+      }
+      for (TSNode kid : NamedChildren(n)) stack.push_back(kid);
+    }
+    return it->second;
   }
 
   // The classes an `except` clause binding `name` catches.
@@ -3824,6 +3877,8 @@ class FileExtractor {
     std::vector<DefinitionSites::Asked> asked;
   };
   std::map<std::pair<uint32_t, std::string>, NameLookUp> name_memo_;
+  // By the comprehension's start byte; pointers into it live in contexts.
+  std::map<uint32_t, std::map<std::string, flow::Arg, std::less<>>> comprehension_names_;
   std::set<std::pair<uint32_t, std::string>> evaluating_;  // EvalName's look-ups under way
   bool cycle_cut_ = false;  // the look-up under way read one of those
   SourceLines lines_{src_};

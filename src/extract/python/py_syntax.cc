@@ -93,6 +93,8 @@ const SymbolTable& Symbols() {
                                      {"lambda", kLambda},
                                      {"named_expression", kNamedExpression},
                                      {"decorator", kDecorator},
+                                     {"dictionary_comprehension", kDictionaryComprehension},
+                                     {"for_in_clause", kForInClause},
                                  });
   return table;
 }

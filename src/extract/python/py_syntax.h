@@ -95,6 +95,8 @@ enum Kind : uint16_t {
   kLambda,
   kNamedExpression,
   kDecorator,
+  kDictionaryComprehension,
+  kForInClause,
 };
 
 // The table for tree-sitter-python; built once, thread-safe.
