@@ -1415,10 +1415,24 @@ class FileExtractor {
 
   // `MESSAGES[code]`, numpy's `__former_attrs__[attr]`: a text looked up in
   // a table by a key only the run knows. Each value of the table is an
-  // alternative, when each is text; a larger table stays one value, so
-  // that `f"no {NAMES[k]} here"` keeps the template that fits every key.
+  // alternative when every definition of the name that reaches here is a
+  // dict display or comprehension, none of the file's code adds to it and
+  // every value is text; a larger table stays one value, so that `f"no
+  // {NAMES[k]} here"` keeps the template that fits every key.
   Alternatives EvalLookup(TSNode container, const EvalContext& ctx, int depth) {
     Alternatives out;
+    if (K(container) != kIdentifier) return out;
+    std::string_view name = Text(container);
+    DefList defs;
+    std::vector<EvalContext> where;
+    if (!ResolveName(name, ctx, defs, where) || defs.empty()) return out;
+    for (const DefPtr& d : defs) {
+      if (d->type != Def::Type::kValue ||
+          (K(d->value) != kDictionary && K(d->value) != kDictionaryComprehension)) {
+        return out;
+      }
+    }
+    if (TableChanged(name)) return out;
     std::vector<std::pair<TSNode, EvalContext>> values = DictValues(container, ctx, true);
     if (values.empty() || values.size() > static_cast<size_t>(kMaxAlternatives)) return out;
     for (const auto& [value, at] : values) {
@@ -1427,6 +1441,47 @@ class FileExtractor {
       for (Template& t : alts) AddAlternative(out, std::move(t));
     }
     return out;
+  }
+
+  // Whether code of the file may put entries into a table named `name`:
+  // `name[k] = v` (or `+=`, `|=`), `name |= ...`, `name.update(...)`,
+  // `name.setdefault(...)`. Read from the file's text, wherever it is (a
+  // function of the module may register entries): a statement that adds
+  // one mentions the name, which the sites memo keys on.
+  bool TableChanged(std::string_view name) {
+    auto [it, added] = table_changed_.try_emplace(std::string(name), false);
+    if (!added) return it->second;
+    auto ident = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' ||
+             static_cast<unsigned char>(c) >= 0x80;
+    };
+    for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
+      size_t end = at + name.size();
+      if ((at > 0 && (ident(src_[at - 1]) || src_[at - 1] == '.')) ||
+          (end < src_.size() && ident(src_[end]))) {
+        continue;
+      }
+      size_t i = end;
+      while (i < src_.size() && (src_[i] == ' ' || src_[i] == '\t')) ++i;
+      std::string_view rest = src_.substr(i, 16);
+      if (rest.starts_with(".update(") || rest.starts_with(".setdefault(") ||
+          rest.starts_with("|=")) {
+        return it->second = true;
+      }
+      if (rest.empty() || rest[0] != '[') continue;
+      int nesting = 0;
+      size_t j = i;
+      for (; j < src_.size() && j - i < 4096; ++j) {
+        if (src_[j] == '[') ++nesting;
+        if (src_[j] == ']' && --nesting == 0) break;
+      }
+      if (nesting != 0) continue;
+      for (++j; j < src_.size() && (src_[j] == ' ' || src_[j] == '\t');) ++j;
+      char a = j < src_.size() ? src_[j] : '\0';
+      char b = j + 1 < src_.size() ? src_[j + 1] : '\0';
+      if ((a == '=' && b != '=') || ((a == '+' || a == '|') && b == '=')) return it->second = true;
+    }
+    return false;
   }
 
   // Python slices count code points. When a value ends the template the
@@ -3879,6 +3934,7 @@ class FileExtractor {
   std::map<std::pair<uint32_t, std::string>, NameLookUp> name_memo_;
   // By the comprehension's start byte; pointers into it live in contexts.
   std::map<uint32_t, std::map<std::string, flow::Arg, std::less<>>> comprehension_names_;
+  std::map<std::string, bool, std::less<>> table_changed_;
   std::set<std::pair<uint32_t, std::string>> evaluating_;  // EvalName's look-ups under way
   bool cycle_cut_ = false;  // the look-up under way read one of those
   SourceLines lines_{src_};

@@ -1,11 +1,13 @@
 // A message looked up in a table (`raise AttributeError(FORMER[attr])`,
 // `msg = MESSAGES[code]`) is one of the table's values. Random modules hold
-// tables of three shapes — a dict literal of texts (plain, `%`-formatted,
+// tables of several shapes — a dict literal of texts (plain, `%`-formatted,
 // `.format`ted, a module constant), a dict comprehension formatting a
 // template with the names its loop binds (`{n: FMT.format(n=n) for n in
 // ...}`, f-strings, `%`), and a table with a value that is no text — with
 // the template rebound after the comprehension and a module name spelled
-// like a loop variable, both of which a wrong reading would take. Random
+// like a loop variable, both of which a wrong reading would take; and
+// tables the file adds texts to later (`T[k] = v`, `T.update`, a function
+// that registers entries) or may replace with another. Random
 // raises look a key up, directly, through a local, a closure or a
 // concatenation. CPython, the reference, runs each raise: a text it prints
 // must fit one of the templates errdex lists at the raise (never lost), and
@@ -40,7 +42,7 @@ class Generator : public RandomSource {
     t.name = "T" + std::to_string(k);
     int entries = 1 + Pick(10);
     std::string out;
-    switch (Pick(3)) {
+    switch (Pick(6)) {
       case 0: {  // a dict literal
         t.words = entries <= 8;
         std::string consts;
@@ -79,6 +81,31 @@ class Generator : public RandomSource {
         }
         // What a reading that ignores the loop, or the order, would take.
         out += fmt + " = '" + Word() + " {n}'\nn = '" + Word() + "'\nx = '" + Word() + "'\n";
+        break;
+      }
+      case 3: {  // texts the file adds later: the lookup stays one value
+        t.words = false;
+        out = t.name + " = {0: '" + Word() + "'}\n";
+        t.keys = {"0", "1"};
+        switch (Pick(3)) {
+          case 0:
+            out += t.name + "[1] = '" + Word() + "'\n";
+            break;
+          case 1:
+            out += t.name + ".update({1: '" + Word() + "'})\n";
+            break;
+          default:
+            out += "def register" + std::to_string(k) + "(key, text):\n    " + t.name +
+                   "[key] = text\nregister" + std::to_string(k) + "(1, '" + Word() + "')\n";
+            break;
+        }
+        break;
+      }
+      case 4: {  // a table another definition may replace
+        t.words = false;
+        out = t.name + " = {0: '" + Word() + "'}\nif len('" + Word() + "') > 2:\n    " + t.name +
+              " = dict([(0, '" + Word() + "')])\n";
+        t.keys = {"0"};
         break;
       }
       default: {  // a value that is no text: the lookup stays one value
