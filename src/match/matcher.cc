@@ -713,9 +713,23 @@ struct Assessment {
   bool fuzzy = false;
   bool strong = false;
   double dice = 1;  // fuzzy: the wording both texts share (CompareWording)
+  double explains = 0;  // the share of the message the template's words are
   std::string evidence;
   std::vector<std::pair<std::string, std::string>> values;
 };
+
+// Python 3.10 and later print a name error's suggestion after its text
+// (`module 'numpy' has no attribute 'int'. Did you mean: 'inf'?`); the
+// exception's text, which the library wrote, ends before it.
+namespace {
+std::string WithoutSuggestion(std::string_view type, std::string message) {
+  static const LazyRE2 kSuggestion = {R"((?s)(.+)\. Did you mean: '[^'\n]+'\?)"};
+  if (type != "AttributeError" && type != "NameError" && type != "ImportError") return message;
+  std::string text;
+  if (RE2::FullMatch(message, *kSuggestion, &text)) return text;
+  return message;
+}
+}  // namespace
 
 // `Name: text` the parser left whole because Name does not look like an
 // exception's (no Error, Exception or Warning in it): a class the catalog
@@ -744,6 +758,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& given,
   // is catalogued under the Python type its binding would raise.
   std::string type(PythonTypeOfCpp(input.exception));
   if (type.empty()) type = ShortExceptionName(input.exception);
+  message = WithoutSuggestion(type, std::move(message));
   std::vector<Frame> frames;
   for (const Frame& f : input.frames) frames.push_back(ResolveCythonFrame(f));
   if (frames.size() > kMaxFrames) frames.erase(frames.begin(), frames.end() - kMaxFrames);
@@ -892,6 +907,7 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& given,
                                         static_cast<int>(sub.size()));
       if (full || partial) {
         a.full = full;
+        a.explains = coverage;
         a.base = full ? 0.80 + 0.15 * coverage : 0.45 + 0.25 * coverage;
         // A few literal characters ("[Errno {code}] {text}") match almost
         // anything: little evidence, however well the rest fits.
@@ -931,7 +947,16 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& given,
       a.base = 0.45 + 0.125 * start + 0.125 * explained + (verbatim ? 0.1 : 0.0) -
                0.3 * std::max(0.0, 1.0 - literal / kWeakLiteral);
       a.strong = (start >= 0.5 || verbatim) && literal >= 8;
+      a.explains = explained;
       a.evidence = "the message is the start of the template (cut short, or worded so since)";
+      // Cut where a line of the template ends, with the words the template
+      // has up to there: the whole of the template's first lines, as a
+      // whole template fits -- by how much of the message its words are.
+      if (shown.ends_a_line && explained >= 0.5) {
+        a.base = 0.80 + 0.15 * explained - 0.3 * std::max(0.0, 1.0 - literal / kWeakLiteral);
+        a.strong = literal >= 8;
+        a.evidence = "the message is the template's first lines, word for word";
+      }
       return a;
     }
     if (!message.empty()) {
@@ -965,7 +990,10 @@ Result<std::vector<Match>> Matcher::Explain(const ParsedError& given,
       if (!options.library.empty() && e.library != options.library) continue;
       Assessment a = assess(e, mode);
       if (a.base < 0 && !keep_unfit) continue;
-      confirmed = confirmed || (a.strong && !a.fuzzy);
+      // A fit whose words are little of the message (a value took most
+      // of it: `{attr!r}` over a paragraph) does not end the search: a
+      // template the message shows the first lines of may be its text.
+      confirmed = confirmed || (a.strong && !a.fuzzy && a.explains >= 0.5);
       fits.emplace_back(std::move(e), std::move(a));
     }
     return {};

@@ -218,14 +218,17 @@ LeadingLiterals FindLeadingLiterals(const Template& t, std::string_view message)
   size_t at = 0;
   bool going = true;
   bool first = true;
+  bool ends_a_line = false;
+  const size_t end = message.find_last_not_of(" \t\r\n") + 1;  // npos + 1 == 0
   for (const Piece& p : t.pieces()) {
     if (p.is_value) {
       first = false;
       continue;
     }
     // Line by line: a message cut at a line's end shows the lines before.
-    for (std::string_view line : Lines(p.text)) {
-      std::string literal(Trim(CollapseWhitespace(line)));
+    std::vector<std::string_view> lines = Lines(p.text);
+    for (size_t k = 0; k < lines.size(); ++k) {
+      std::string literal(Trim(CollapseWhitespace(lines[k])));
       if (literal.empty()) continue;
       total += literal.size();
       if (!going) continue;
@@ -239,9 +242,10 @@ LeadingLiterals FindLeadingLiterals(const Template& t, std::string_view message)
       }
       found += literal.size();
       at = where + literal.size();
+      ends_a_line = k + 1 < lines.size() && literal.size() >= 8 && at >= end;
     }
   }
-  return {found, total};
+  return {found, total, ends_a_line};
 }
 
 std::vector<std::string> PrefilterFragments(const Template& t) {

@@ -40,6 +40,10 @@ std::string TruncatableTemplateRegex(const Template& t);
 struct LeadingLiterals {
   size_t found = 0;
   size_t total = 0;
+  // The message ends with a whole line of the template's text (at least 8
+  // bytes) that a line break follows in the template: it is the template
+  // cut where one of its lines ends, not one cut after a value.
+  bool ends_a_line = false;
 };
 LeadingLiterals FindLeadingLiterals(const Template& t, std::string_view message);
 

@@ -960,6 +960,49 @@ TEST(Matcher, TheFirstLineOfAMessageOfSeveralIsItsTemplateNotASimilarWording) {
   }
 }
 
+TEST(Matcher, TheFirstLinesOfATemplateOutrankAValueThatSwallowsThem) {
+  // numpy 1.24's removed aliases: a table's text of several lines, pasted
+  // without its last line or with Python's suggestion after it, and the
+  // module's generic text, whose repr value can swallow the rest.
+  TempDir dir;
+  std::string db = (dir.path() / "c.db").string();
+  IndexFiles(
+      dir.path() / "site-packages" / "num", "pypi/num", db,
+      {{"__init__.py",
+        "_msg = (\n"
+        "    \"module 'num' has no attribute '{n}'.\\n\"\n"
+        "    \"`num.{n}` was a deprecated alias for the builtin `{n}`. {extra}\\n\"\n"
+        "    \"The aliases was originally deprecated in release 1.20; see the notes at:\\n\"\n"
+        "    \"    https://example.org/notes.html#deprecations\")\n"
+        "_info = [('float', 'Use num.float64.'), ('int', 'Use num.int64.')]\n"
+        "__former_attrs__ = {n: _msg.format(n=n, extra=extra) for n, extra in _info}\n"
+        "\n"
+        "def __getattr__(attr):\n"
+        "    if attr in __former_attrs__:\n"
+        "        raise AttributeError(__former_attrs__[attr])\n"
+        "    raise AttributeError('module {!r} has no attribute {!r}'.format(__name__, "
+        "attr))\n"}});
+  const std::string lines =
+      "AttributeError: module 'num' has no attribute 'int'.\n"
+      "`num.int` was a deprecated alias for the builtin `int`. Use num.int64.\n"
+      "The aliases was originally deprecated in release 1.20; see the notes at:";
+  for (const std::string& paste :
+       {lines, lines + "\n    https://example.org/notes.html#deprecations. Did you mean: 'inf'?"}) {
+    std::vector<Match> m = ExplainIn(db, paste);
+    ASSERT_GE(m.size(), 2u) << paste;
+    EXPECT_NE(m[0].error.message.Display().find("deprecated alias"), std::string::npos) << paste;
+    EXPECT_TRUE(m[0].strong) << paste;
+  }
+  // The generic text, with and without a suggestion, is still the generic one.
+  for (const char* paste : {"AttributeError: module 'num' has no attribute 'foo'",
+                            "AttributeError: module 'num' has no attribute 'foo'. Did you mean: "
+                            "'float'?"}) {
+    std::vector<Match> m = ExplainIn(db, paste);
+    ASSERT_GE(m.size(), 1u) << paste;
+    EXPECT_EQ(m[0].error.message.Display().find("deprecated alias"), std::string::npos) << paste;
+  }
+}
+
 TEST(Matcher, AClassOfThePrintedNameFromAnotherModuleFallsBehindThePrintedOne) {
   // requests re-raises json's JSONDecodeError under its own class of that
   // name, with json's text: the printed module says whose.
