@@ -96,10 +96,11 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
   facts.internal = e.internal;
   bool unreachable = false;
   std::set<std::pair<std::string, std::vector<std::string>>> listed;
-  std::vector<Guard> first_site_guards;
+  std::vector<std::vector<Guard>> site_guards;
+  site_guards.reserve(e.sites.size());
   for (const catalog::SiteRecord& s : e.sites) {
-    std::vector<Guard> guards = SiteGuards(s);
-    if (&s == &e.sites.front()) first_site_guards = guards;
+    site_guards.push_back(SiteGuards(s));
+    const std::vector<Guard>& guards = site_guards.back();
     unreachable = unreachable || (s.internal && LooksUnreachable(guards));
     std::vector<catalog::Parameter> params;
     bool params_read = false;
@@ -149,7 +150,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
     a.labels.push_back("internal");
   }
   if (unreachable) a.labels.push_back("version-mismatch");
-  a.prose = WriteProse(e, a, first_site_guards);
+  a.prose = WriteProse(e, a, site_guards);
   return a;
 }
 
