@@ -2187,6 +2187,12 @@ Result<std::vector<ExceptionClassRecord>> Catalog::ExceptionClasses() {
                                 c.name = row.Text(1);
                                 c.path = row.Text(3);
                                 c.line = static_cast<int>(row.Int(4));
+                                std::string all = row.Text(2);
+                                for (size_t b = 0, e; b < all.size(); b = e + 1) {
+                                  e = all.find(',', b);
+                                  if (e == std::string::npos) e = all.size();
+                                  if (e > b) c.bases.push_back(all.substr(b, e - b));
+                                }
                                 auto snap = (*base)->snapshots.find(row.Int(0));
                                 if (snap != (*base)->snapshots.end()) {
                                   c.root = snap->second.root;

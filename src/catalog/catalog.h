@@ -320,6 +320,7 @@ struct ExceptionClassRecord {
   std::string subdir;  // the snapshot's directory within its repository
   std::string path;    // the defining file, relative to root
   int line = 0;
+  std::vector<std::string> bases;  // short names, as written
 };
 
 class Catalog {
