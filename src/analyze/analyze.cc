@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
+#include <optional>
 #include <set>
 
 #include "analyze/family.h"
@@ -65,6 +67,96 @@ std::vector<std::string> Ancestry(const std::string& exception,
   return out;
 }
 
+ClassIndex::ClassIndex(const Bases& bases) {
+  for (const auto& [name, of] : bases) by_name_[name].push_back({"", "", of});
+}
+
+ClassIndex::ClassIndex(const std::vector<catalog::ExceptionClassRecord>& classes) {
+  for (const catalog::ExceptionClassRecord& c : classes) {
+    std::vector<Definition>& defs = by_name_[c.name];
+    // One definition per file: the same class in several versions.
+    auto same = std::find_if(defs.begin(), defs.end(), [&](const Definition& d) {
+      return d.library == c.library && d.path == c.path;
+    });
+    if (same == defs.end()) {
+      defs.push_back({c.library, c.path, c.bases});
+      continue;
+    }
+    for (const std::string& b : c.bases) {
+      if (std::find(same->bases.begin(), same->bases.end(), b) == same->bases.end()) {
+        same->bases.push_back(b);
+      }
+    }
+  }
+}
+
+std::vector<std::string> ClassIndex::BasesOf(const std::string& name, const std::string& library,
+                                             const std::string* path,
+                                             std::pair<std::string, std::string>* where) const {
+  if (where != nullptr) *where = {};
+  auto it = by_name_.find(name);
+  if (it == by_name_.end()) return {};
+  const std::vector<Definition>& defs = it->second;
+  using Test = std::function<bool(const Definition&)>;
+  const Test tests[] = {
+      [&](const Definition& d) {
+        return path != nullptr && d.library == library && d.path == *path;
+      },
+      [&](const Definition& d) { return d.library == library; },
+      [](const Definition&) { return true; },
+  };
+  for (const Test& test : tests) {
+    std::vector<const Definition*> found;
+    for (const Definition& d : defs) {
+      if (test(d)) found.push_back(&d);
+    }
+    if (found.empty()) continue;
+    if (found.size() == 1 && where != nullptr)
+      *where = {found.front()->library, found.front()->path};
+    std::vector<std::string> common = found.front()->bases;
+    for (const Definition* d : found) {
+      std::erase_if(common, [&](const std::string& b) {
+        return std::find(d->bases.begin(), d->bases.end(), b) == d->bases.end();
+      });
+    }
+    return common;
+  }
+  return {};
+}
+
+std::vector<std::string> Ancestry(const std::string& exception, const std::string& library,
+                                  const std::string* path, const ClassIndex& classes) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  struct Named {
+    std::string name;
+    std::string library;
+    std::optional<std::string> path;  // of the file that names it, if one is known
+  };
+  std::deque<Named> queue{{exception, library, path ? std::optional(*path) : std::nullopt}};
+  // Bounded: class graphs in real code are shallow, a cyclic one is not real.
+  while (!queue.empty() && out.size() < 32) {
+    Named at = std::move(queue.front());
+    queue.pop_front();
+    if (at.name.empty() || !seen.insert(at.name).second) continue;
+    out.push_back(at.name);
+    std::pair<std::string, std::string> where;
+    std::vector<std::string> bases =
+        classes.BasesOf(at.name, at.library, at.path ? &*at.path : nullptr, &where);
+    // A base is read as the file defining the class sees it; where several
+    // definitions were read, as some file of the library (each of them may
+    // mean another class by it).
+    for (std::string& b : bases) {
+      if (where.second.empty()) {
+        queue.push_back({std::move(b), at.library, std::nullopt});
+      } else {
+        queue.push_back({std::move(b), where.first, where.second});
+      }
+    }
+  }
+  return out;
+}
+
 // The conditions that decide a raise (a site's guards run outermost
 // first): the innermost one; before it the tests of the same if statement
 // that failed on the way to its elif or else (`if val in YES: return 1` /
@@ -86,20 +178,23 @@ std::vector<Guard> Innermost(const std::vector<Guard>& guards) {
   return {guards.begin() + static_cast<std::ptrdiff_t>(first), guards.end()};
 }
 
-Analysis AnalyzeError(const catalog::ErrorRecord& e,
-                      const std::map<std::string, std::vector<std::string>>& bases) {
+Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) {
   Analysis a;
   FamilyFacts facts;
-  facts.ancestry = Ancestry(e.exception, bases);
+  // `mod.Error` is not the raising file's own `Error`.
+  const catalog::SiteRecord* first = e.sites.empty() ? nullptr : &e.sites.front();
+  bool own = first != nullptr && first->exception_written.find('.') == std::string::npos;
+  facts.ancestry = Ancestry(e.exception, e.library, own ? &first->path : nullptr, classes);
   facts.kind = e.kind;
   facts.message = LiteralText(e.message);
   facts.internal = e.internal;
   bool unreachable = false;
   std::set<std::pair<std::string, std::vector<std::string>>> listed;
-  std::vector<Guard> first_site_guards;
+  std::vector<std::vector<Guard>> site_guards;
+  site_guards.reserve(e.sites.size());
   for (const catalog::SiteRecord& s : e.sites) {
-    std::vector<Guard> guards = SiteGuards(s);
-    if (&s == &e.sites.front()) first_site_guards = guards;
+    site_guards.push_back(SiteGuards(s));
+    const std::vector<Guard>& guards = site_guards.back();
     unreachable = unreachable || (s.internal && LooksUnreachable(guards));
     std::vector<catalog::Parameter> params;
     bool params_read = false;
@@ -149,13 +244,14 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e,
     a.labels.push_back("internal");
   }
   if (unreachable) a.labels.push_back("version-mismatch");
-  a.prose = WriteProse(e, a, first_site_guards);
+  a.prose = WriteProse(e, a, site_guards);
   return a;
 }
 
 Result<AnalyzeSummary> AnalyzeCatalog(catalog::Catalog& catalog, std::string_view library) {
-  Result<std::map<std::string, std::vector<std::string>>> bases = catalog.ExceptionBases();
-  if (!bases) return tl::unexpected(bases.error());
+  Result<std::vector<catalog::ExceptionClassRecord>> defined = catalog.ExceptionClasses();
+  if (!defined) return tl::unexpected(defined.error());
+  ClassIndex classes(*defined);
   catalog::ListQuery query;
   query.library = std::string(library);
   // Analysis reads conditions, not code: no statements or excerpts.
@@ -166,7 +262,7 @@ Result<AnalyzeSummary> AnalyzeCatalog(catalog::Catalog& catalog, std::string_vie
   AnalyzeSummary summary;
   std::vector<std::pair<int64_t, Analysis>> out;
   out.reserve(errors->size());
-  for (const catalog::ErrorRecord& e : *errors) out.emplace_back(e.pk, AnalyzeError(e, *bases));
+  for (const catalog::ErrorRecord& e : *errors) out.emplace_back(e.pk, AnalyzeError(e, classes));
 
   // Related errors within each library.
   std::map<std::string, std::vector<size_t>> by_library;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "catalog/json.h"
+#include "core/guards.h"
 #include "core/native_errors.h"
 #include "core/text.h"
 
@@ -192,10 +193,36 @@ std::string Kind(const catalog::ErrorRecord& e) {
     return "It is a warning, not an error: the program goes on unless warnings are turned into "
            "errors (" + Tick("-W error") + ").";
   }
-  if (e.kind == "assert") {
+  if (e.kind == "assert" && s.language == "rust") {
+    // A panic reaches a Python caller through PyO3 as PanicException; a
+    // crate built with `panic = "abort"` (orjson) ends the process instead.
+    std::string macro = s.statement.substr(0, s.statement.find('!'));
+    bool debug = StartsWith(macro, "debug_assert");
+    std::string said = IsIdentifier(macro) ? Tick(macro + "!") : "assertion";
+    return (debug ? "A " : "An ") + said + " in " + e.library +
+           " failed: a condition its authors took for granted did not hold, and the code "
+           "panics" +
+           (debug ? " (only a debug build checks it: a release build, as published wheels are, "
+                    "leaves it out)"
+                  : "") +
+           ". Called from Python through PyO3, the panic is raised as " +
+           Tick("pyo3_runtime.PanicException") + ", unless the crate aborts on panic.";
+  }
+  if (e.kind == "assert" && s.language == "python") {
     return "An " + Tick("assert") + " in " + e.library +
            " failed: a condition its authors took for granted did not hold; Python skips the "
            "check under " + Tick("-O") + ".";
+  }
+  if (e.kind == "assert") {
+    return "An assertion in " + e.library +
+           " failed: a condition its authors took for granted did not hold.";
+  }
+  if (e.kind == "fatal" && s.language == "rust") {
+    return "A panic in " + e.library +
+           "'s Rust code: called from Python through PyO3, it is raised as " +
+           Tick("pyo3_runtime.PanicException") +
+           " with the message, unless the crate is built to abort on panic, when the process "
+           "ends.";
   }
   if (e.kind == "fatal") {
     return "A fatal check in " + e.library +
@@ -216,13 +243,39 @@ std::string Kind(const catalog::ErrorRecord& e) {
 
 // The cause in the terms of the facts: the value the check rejects, and the
 // public call a user makes to get there.
-std::vector<std::string> Cause(const catalog::ErrorRecord& e, const Analysis& a) {
+std::vector<std::string> Cause(const catalog::ErrorRecord& e, const Analysis& a,
+                               const std::vector<Guard>& first_site_guards) {
   std::vector<std::string> out;
   const catalog::SiteRecord& s = e.sites.front();
   std::string checker =
       s.function.empty() || s.function == "<module>" ? "the check" : Tick(ShortFunction(s.function));
-  for (const ValidValues& v : a.valid) {
-    if (HasLabel(a, "version-mismatch")) break;
+  // Of the first site's tests only: the sentence names its function as the
+  // one that does not accept the value, and another site's `mode` may be
+  // another function's parameter.
+  auto first_site = [&](const ValidValues& listed) {
+    return std::any_of(first_site_guards.begin(), first_site_guards.end(), [&](const Guard& g) {
+      return g.line == listed.line && g.subject == listed.subject;
+    });
+  };
+  auto front = std::find_if(a.valid.begin(), a.valid.end(), first_site);
+  if (front != a.valid.end() && !HasLabel(a, "version-mismatch")) {
+    // The first subject is the one the trigger turns on. "It takes" names
+    // every value listed for it: the tests of an if/elif chain list one
+    // each (`isinstance(x, A)` / `elif isinstance(x, B)`), and one alone
+    // would read as all it takes.
+    ValidValues v = *front;
+    bool meanings = v.meanings.size() == v.values.size();
+    for (auto it = front + 1; it != a.valid.end(); ++it) {
+      const ValidValues& more = *it;
+      if (more.subject != v.subject || more.source != v.source || !first_site(more)) continue;
+      meanings = meanings && more.meanings.size() == more.values.size();
+      for (size_t k = 0; k < more.values.size(); ++k) {
+        if (std::find(v.values.begin(), v.values.end(), more.values[k]) != v.values.end()) continue;
+        v.values.push_back(more.values[k]);
+        if (meanings) v.meanings.push_back(more.meanings[k]);
+      }
+    }
+    if (!meanings) v.meanings.clear();
     if (v.source == "types") {
       out.push_back(Tick(v.subject) + " is of a type " + checker + " does not accept; it takes " +
                     List(v.values) + ".");
@@ -230,7 +283,6 @@ std::vector<std::string> Cause(const catalog::ErrorRecord& e, const Analysis& a)
       out.push_back(Tick(v.subject) + " has a value " + checker + " does not accept; it takes " +
                     ValueList(v) + ".");
     }
-    break;  // the first is the one the trigger turns on
   }
   std::vector<catalog::EntryPoint> entries = catalog::EntryPoints(s);
   if (!entries.empty()) {
@@ -260,13 +312,15 @@ std::vector<std::string> Cause(const catalog::ErrorRecord& e, const Analysis& a)
 }  // namespace
 
 Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
-                 const std::vector<Guard>& first_site_guards) {
+                 const std::vector<std::vector<Guard>>& site_guards) {
   Prose p;
   if (e.sites.empty()) return p;
+  static const std::vector<Guard> kNone;
+  const std::vector<Guard>& first_site_guards = site_guards.empty() ? kNone : site_guards.front();
   const Family* family = FindFamily(a.family.slug);
 
   // What it means.
-  std::vector<std::string> meaning = Cause(e, a);
+  std::vector<std::string> meaning = Cause(e, a, first_site_guards);
   if (std::string kind = Kind(e); !kind.empty()) meaning.insert(meaning.begin(), kind);
   if (family != nullptr && family->slug != "other" && !a.family.weak) {
     meaning.push_back("It is a case of " + Lowercased(family->name) + ": " +
@@ -293,14 +347,33 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   // Where each sentence is in `when`: an error raised at thousands of sites
   // (a bare assert in every test) made finding it there quadratic.
   std::unordered_map<std::string, size_t> when_index;
-  for (const catalog::SiteRecord& s : e.sites) {
-    std::string t = s.trigger.empty() ? "" : Capitalized(s.trigger);
+  for (size_t i = 0; i < e.sites.size(); ++i) {
+    const catalog::SiteRecord& s = e.sites[i];
+    // The front ends write triggers in one voice ("raised when"); the
+    // site's language and kind say which verb is true of it.
+    Voice voice = VoiceOf(s.language, s.kind, s.statement);
+    std::string t =
+        s.trigger.empty()
+            ? ""
+            : Capitalized(Revoiced(s.trigger,
+                                   i < site_guards.size() ? site_guards[i] : std::vector<Guard>{},
+                                   voice));
     if (t.empty()) {
-      t = s.function.empty() || s.function == "<module>"
-              ? "Raised whenever the module runs line " + std::to_string(s.line) + " of " +
-                    Tick(s.path) + ": no condition guards it"
-              : "Raised whenever " + Tick(s.function) + " reaches line " + std::to_string(s.line) +
-                    ": no condition in the function guards it";
+      std::string happens = Capitalized(std::string(voice.happens));
+      bool outside = s.function.empty() || s.function == "<module>";
+      if (outside && s.language == "python") {
+        t = happens + " whenever the module runs line " + std::to_string(s.line) + " of " +
+            Tick(s.path) + ": no condition guards it";
+      } else if (outside) {
+        // Native code outside a function errdex read (a macro's body, a
+        // function its parser did not make out) has conditions unknown.
+        t = happens + " at line " + std::to_string(s.line) + " of " + Tick(s.path) +
+            ", outside any function errdex could read: the conditions that lead there are not "
+            "known";
+      } else {
+        t = happens + " whenever " + Tick(s.function) + " reaches line " + std::to_string(s.line) +
+            ": no condition in the function guards it";
+      }
     }
     auto [at, fresh] = when_index.try_emplace(t, when.size());
     if (fresh) when.emplace_back(std::move(t), std::vector<std::string>{});

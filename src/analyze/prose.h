@@ -10,9 +10,9 @@
 
 namespace errdex::analyze {
 
-// `a` holds the family, labels and valid values already;
-// `first_site_guards` are the parsed conditions of `e`'s first site.
+// `a` holds the family, labels and valid values already; `site_guards`
+// are the parsed conditions of `e`'s sites, in order.
 Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
-                 const std::vector<Guard>& first_site_guards);
+                 const std::vector<std::vector<Guard>>& site_guards);
 
 }  // namespace errdex::analyze

@@ -204,6 +204,11 @@ constexpr int kSiteGuardHash = 15;
 constexpr int kSiteGuards = 17;
 constexpr int kSiteBody = 21;
 constexpr int kSiteVia = 11;
+constexpr int kSiteLanguage = 2;
+
+// Which sites SiteDetail::kGuards reads the statement and excerpt of
+// (SiteIsIntact says the same of a row).
+constexpr std::string_view kGuardsReadBody = "(s.via != '' OR s.language != 'python')";
 
 std::string SiteColumns(SiteDetail detail) {
   // Locations carry the guards of a site another module's code replaces
@@ -219,11 +224,15 @@ std::string SiteColumns(SiteDetail detail) {
   // A site whose message another function or class builds or raises
   // (`via`) keeps its statement with its guards: whether that statement is
   // the raise or a call into the helper that raises decides what its page
-  // may say (analyze/prose.cc). The excerpt comes along for the hash.
+  // may say (analyze/prose.cc). So does a site of C, C++ or Rust: a C++
+  // `throw` or a Rust `debug_assert!` is said in words of its own. The
+  // excerpt comes along for the hash.
   std::string body = detail == SiteDetail::kFull ? "t.statement, t.excerpt"
                      : detail == SiteDetail::kGuards
-                         ? "CASE WHEN s.via != '' THEN t.statement ELSE '' END, "
-                           "CASE WHEN s.via != '' THEN t.excerpt ELSE '' END"
+                         ? "CASE WHEN " + std::string(kGuardsReadBody) +
+                               " THEN t.statement ELSE '' END, "
+                               "CASE WHEN " +
+                               std::string(kGuardsReadBody) + " THEN t.excerpt ELSE '' END"
                          : "'', ''";
   return "SELECT l.snapshot_pk, " + Prefixed("s.", kSiteHashColumns) + ", s.crc, " + guards +
          ", " + body;
@@ -248,8 +257,9 @@ bool SiteIsIntact(const Statement& row, SiteDetail detail) {
       row.HashColumns(kSiteGuards, 4) != row.Int(kSiteGuardHash)) {
     return false;
   }
-  bool body =
-      detail == SiteDetail::kFull || (detail == SiteDetail::kGuards && !row.Text(kSiteVia).empty());
+  bool body = detail == SiteDetail::kFull ||
+              (detail == SiteDetail::kGuards &&
+               (!row.Text(kSiteVia).empty() || row.Text(kSiteLanguage) != "python"));
   if (body && row.HashColumns(kSiteBody, 2) != row.Int(kSiteBodyHash)) return false;
   return true;
 }
@@ -304,7 +314,7 @@ Result<SiteRecord> ReadSite(const Statement& row, const Catalog::Base& base) {
   s.date = snap->second.date;
   s.subdir = snap->second.subdir;
   s.root = snap->second.root;
-  s.language = row.Text(2);
+  s.language = row.Text(kSiteLanguage);
   s.path = row.Text(3);
   s.line = static_cast<int>(row.Int(4));
   s.column = static_cast<int>(row.Int(5));
@@ -2177,6 +2187,12 @@ Result<std::vector<ExceptionClassRecord>> Catalog::ExceptionClasses() {
                                 c.name = row.Text(1);
                                 c.path = row.Text(3);
                                 c.line = static_cast<int>(row.Int(4));
+                                std::string all = row.Text(2);
+                                for (size_t b = 0, e; b < all.size(); b = e + 1) {
+                                  e = all.find(',', b);
+                                  if (e == std::string::npos) e = all.size();
+                                  if (e > b) c.bases.push_back(all.substr(b, e - b));
+                                }
                                 auto snap = (*base)->snapshots.find(row.Int(0));
                                 if (snap != (*base)->snapshots.end()) {
                                   c.root = snap->second.root;

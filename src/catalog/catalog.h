@@ -175,7 +175,7 @@ struct ListQuery {
   int64_t limit = -1;
   bool with_details = false;  // load statement and excerpt of each site
   bool with_guards = false;   // load each site's guards and trigger, and the statement of one
-                              // with `via` (implied by with_details)
+                              // with `via` or not of Python (implied by with_details)
 };
 
 // How a page of a listing is ordered. Whatever the order, a listing of
@@ -277,7 +277,8 @@ enum class SiteDetail {
   kNone,       // no sites: templates only
   kLocations,  // path, line, function, snapshot; no statement or excerpt; the
                // guards only of a site another module replaces (core/record.h)
-  kGuards,     // kLocations and the guards and trigger; the statement of a site with `via`
+  kGuards,     // kLocations and the guards and trigger; the statement of a site
+               // with `via` or of a language other than Python
   kFull,       // everything
 };
 
@@ -319,6 +320,7 @@ struct ExceptionClassRecord {
   std::string subdir;  // the snapshot's directory within its repository
   std::string path;    // the defining file, relative to root
   int line = 0;
+  std::vector<std::string> bases;  // short names, as written
 };
 
 class Catalog {

@@ -151,7 +151,7 @@ bool Replacement(const Guard& g) {
 }
 
 // Renders one condition as words around code.
-std::string Render(const Guard& g) {
+std::string Render(const Guard& g, const Voice& voice) {
   if (g.kind == "replaced" || g.kind == "replaced-if-defined") {
     std::string s = Tick(g.code) + " at line " + std::to_string(g.line) + " fails";
     if (g.kind == "replaced-if-defined") s += " or does not define " + Tick(g.subject);
@@ -166,13 +166,10 @@ std::string Render(const Guard& g) {
     return what + (g.kind == "catch" ? " threw " : " raised ") +
            (g.code.empty() ? std::string("an exception") : Tick(g.code));
   }
-  if (g.kind == "try-else") {
-    return (g.subject.empty() ? std::string("the `try` block") : Tick(g.subject)) +
-           " raised nothing";
-  }
-  if (g.kind == "no-exception") {
-    return (g.subject.empty() ? std::string("the `try` block") : Tick(g.subject)) +
-           (g.code.empty() ? std::string(" raised nothing") : " raised no " + Tick(g.code));
+  if (g.kind == "try-else" || g.kind == "no-exception") {
+    std::string did = " " + std::string(voice.tried) + " ";
+    return (g.subject.empty() ? std::string("the `try` block") : Tick(g.subject)) + did +
+           (g.code.empty() ? std::string("nothing") : "no " + Tick(g.code));
   }
   if (g.kind == "opaque") {
     return "the " + (g.code.empty() ? std::string("statement") : Tick(g.code) + " statement") +
@@ -210,18 +207,18 @@ std::string Render(const Guard& g) {
 
 // "raised when `c`, and 5 more conditions on the path" for a chain longer
 // than `shown`: the innermost condition decides, the rest are counted.
-std::string Fold(const std::vector<Guard>& guards, size_t shown) {
+std::string Fold(const std::vector<Guard>& guards, size_t shown, const Voice& voice) {
   size_t real = 0;
   bool cut = false;
   for (const Guard& g : guards) {
     if (g.kind == "cut") cut = true;
     else ++real;
   }
-  std::string s = "raised when ";
+  std::string s = std::string(voice.happens) + " when ";
   if (real <= shown && !cut) {
     bool first = true;
     for (const Guard& g : guards) {
-      s += (first ? "" : " and ") + Render(g);
+      s += (first ? "" : " and ") + Render(g, voice);
       first = false;
       // default-case lists them already, and isinstance names the types.
       if (g.kind != "default-case" && g.code.find("isinstance(") == std::string::npos) {
@@ -231,7 +228,7 @@ std::string Fold(const std::vector<Guard>& guards, size_t shown) {
     return s;
   }
   const Guard& last = guards.back();
-  s += Render(last);
+  s += Render(last, voice);
   if (last.kind != "default-case" && last.code.find("isinstance(") == std::string::npos) {
     s += Valid(last);
   }
@@ -242,25 +239,65 @@ std::string Fold(const std::vector<Guard>& guards, size_t shown) {
 
 }  // namespace
 
-std::string TriggerSentence(const std::vector<Guard>& guards, size_t shown) {
+std::string TriggerSentence(const std::vector<Guard>& guards, size_t shown, const Voice& voice) {
   if (guards.empty()) return "";
   for (const Guard& g : guards) {
     if (g.kind == "never") {
-      return "never raised: the " + (g.code.empty() ? std::string() : "`" + g.code + "` ") +
-             "statement at line " + std::to_string(g.line) + " always leaves before it";
+      return "never " + std::string(voice.happens) + ": the " +
+             (g.code.empty() ? std::string() : "`" + g.code + "` ") + "statement at line " +
+             std::to_string(g.line) + " always leaves before it";
     }
   }
   // Where another module's code runs instead is said first, whatever the
   // fold of the rest leaves out.
   auto replacement = std::find_if(guards.begin(), guards.end(), Replacement);
-  if (replacement == guards.end()) return Fold(guards, shown);
-  std::string s = "raised only when " + Render(*replacement);
+  if (replacement == guards.end()) return Fold(guards, shown, voice);
+  std::string s = std::string(voice.happens) + " only when " + Render(*replacement, voice);
   std::vector<Guard> rest;
   std::copy_if(guards.begin(), guards.end(), std::back_inserter(rest),
                [](const Guard& g) { return !Replacement(g); });
   if (rest.empty()) return s;
-  constexpr std::string_view kRaised = "raised ";
-  return s + ", and then " + Fold(rest, shown).substr(kRaised.size());
+  return s + ", and then " + Fold(rest, shown, voice).substr(voice.happens.size() + 1);
+}
+
+Voice VoiceOf(std::string_view language, std::string_view kind, std::string_view statement) {
+  Voice v;
+  bool native = language == "c" || language == "cpp";
+  if (language == "cpp") v.tried = "threw";
+  if (kind == "warning") {
+    v.happens = "issued";
+  } else if (kind == "return" || kind == "status") {
+    v.happens = "returned";
+  } else if (language == "rust" && (kind == "fatal" || kind == "assert")) {
+    v.happens = "panics";
+  } else if (native && kind == "fatal") {
+    v.happens = "aborts";
+  } else if (language == "cpp" && StartsWith(Trim(statement), "throw")) {
+    v.happens = "thrown";
+  }
+  return v;
+}
+
+Voice VoiceOf(const Site& site) {
+  return VoiceOf(site.language, SiteKindName(site.kind), site.statement);
+}
+
+std::string Revoiced(const std::string& trigger, const std::vector<Guard>& guards,
+                     const Voice& voice) {
+  constexpr Voice kDefault;
+  if (voice.happens == kDefault.happens && voice.tried == kDefault.tried) return trigger;
+  // The helper's words (", and only when a condition inside `h` also
+  // holds") follow the sentence the guards make.
+  std::string plain = TriggerSentence(guards, kTriggerConditionsShown, kDefault);
+  if (!plain.empty() && StartsWith(trigger, plain)) {
+    return TriggerSentence(guards, kTriggerConditionsShown, voice) + trigger.substr(plain.size());
+  }
+  for (std::string_view lead : {"raised ", "never raised"}) {
+    if (!StartsWith(trigger, lead)) continue;
+    size_t verb = lead == "raised " ? 0 : 6;  // where "raised" starts
+    return trigger.substr(0, verb) + std::string(voice.happens) + trigger.substr(verb + 6);
+  }
+  return trigger;
 }
 
 bool NeverRaised(const std::vector<Guard>& guards) {

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/record.h"
@@ -13,6 +14,23 @@ namespace errdex {
 // How many conditions a trigger spells out before it folds the rest.
 inline constexpr size_t kTriggerConditionsShown = 4;
 
+// The verbs of a trigger sentence, which follow the site's language and
+// kind: what happens at the site ("raised when ...", "thrown when ...") and
+// what the code of a `try` did when control reaches a handler or gets past
+// the statement ("`f()` raised no `KeyError`", "`f()` threw nothing").
+struct Voice {
+  std::string_view happens = "raised";
+  std::string_view tried = "raised";
+};
+
+// The voice of a site of `language` ("python", "c", "cpp", "rust") and
+// `kind` (SiteKindName) whose statement is `statement`: a C++ `throw` is
+// thrown and C++ try blocks throw; a warning is issued; an exception built
+// and returned, or a status, is returned; a Rust panic or assertion panics;
+// a fatal check of C or C++ aborts; anything else is raised.
+Voice VoiceOf(std::string_view language, std::string_view kind, std::string_view statement);
+Voice VoiceOf(const Site& site);
+
 // The guards as one sentence: "raised when `x is not None` and `mode` is not
 // an instance of `Buffered`"; empty without guards. Each condition is the
 // one that holds on the path: exactly, where the front end wrote it
@@ -20,7 +38,14 @@ inline constexpr size_t kTriggerConditionsShown = 4;
 // spelled out and the rest is "not `code`". More than `shown` conditions fold
 // into the innermost one, which decides, and a count of the others.
 std::string TriggerSentence(const std::vector<Guard>& guards,
-                            size_t shown = kTriggerConditionsShown);
+                            size_t shown = kTriggerConditionsShown, const Voice& voice = {});
+
+// `trigger`, a sentence TriggerSentence wrote for `guards` in the default
+// voice (or one that begins "raised whenever", as a call into a helper's
+// does, or "never raised"), said in `voice`; any other sentence as it is.
+// A sentence already in `voice` stays as it is.
+std::string Revoiced(const std::string& trigger, const std::vector<Guard>& guards,
+                     const Voice& voice);
 
 // Whether a `never` guard says the statement before it always leaves: the
 // raise is dead code.

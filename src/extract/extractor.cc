@@ -18,6 +18,7 @@
 
 #include <xxhash.h>
 
+#include "core/guards.h"
 #include "core/text.h"
 #include "core/threads.h"
 #include "extract/cpp/cpp_extractor.h"
@@ -282,6 +283,21 @@ void CapMessages(Extraction& out) {
                                        " bytes (first at line " + std::to_string(n.second) + ")",
                                    false});
   }
+}
+
+// Every site's trigger in the words of its language and kind: the front
+// ends and the helpers they share write "raised when" for all (a C++
+// `throw` is thrown, a warning issued, a Rust panic panics).
+void VoiceTriggers(Extraction& out) {
+  for (Site& s : out.sites) {
+    if (!s.trigger.empty()) s.trigger = Revoiced(s.trigger, s.guards, VoiceOf(s));
+  }
+}
+
+// What every extraction ends with, whichever front ends wrote it.
+void Finish(Extraction& out) {
+  CapMessages(out);
+  VoiceTriggers(out);
 }
 
 // Sites the linker made at calls into sinks carry no excerpt (the call was
@@ -710,7 +726,7 @@ Extraction LinkFiles(ParsedFiles parsed, const std::vector<source::SourceFile>& 
     return text;
   });
   if (cache != nullptr) cache->EndLink();
-  CapMessages(out);
+  Finish(out);
   return out;
 }
 
@@ -725,7 +741,7 @@ Extraction OneFile(std::string_view text, FileResult& r) {
   out.sites = std::move(r.sites);
   out.non_sites = std::move(r.non_sites);
   out.issues = std::move(r.issues);
-  CapMessages(out);
+  Finish(out);
   return out;
 }
 
@@ -768,7 +784,7 @@ Extraction ExtractPythonSource(std::string_view path, std::string_view text,
   python::LinkPython(results, out);
   auto shared = std::make_shared<const std::string>(text);
   FillMissingExcerpts(out, [&](const std::string&) { return shared; });
-  CapMessages(out);
+  Finish(out);
   return out;
 }
 

@@ -175,7 +175,7 @@ TEST(CppGuards, SwitchDefaultListsTheCases) {
   EXPECT_EQ(x.sites[0].guards[0].kind, "default-case");
   EXPECT_EQ(x.sites[0].guards[0].subject, "stage");
   EXPECT_EQ(x.sites[0].guards[0].values, (std::vector<std::string>{"0", "1"}));
-  EXPECT_EQ(x.sites[0].trigger, "raised when `stage` matches no case (valid: `0`, `1`)");
+  EXPECT_EQ(x.sites[0].trigger, "thrown when `stage` matches no case (valid: `0`, `1`)");
   EXPECT_FALSE(x.sites[0].internal) << "any int can be passed: a user error";
   // A default after every enumerator: unreachable unless the enum grew.
   Extraction e = ExtractCppSource("k.cc",
@@ -220,7 +220,7 @@ TEST(CppGuards, CasesSayWhatTheirValueMeans) {
             (std::vector<std::string>{"kPreScheduler", "kPostScheduler", "kPostScheduler",
                                       "kPostScheduler", ""}));
   EXPECT_EQ(x.sites[0].trigger,
-            "raised when `stage` matches no case (valid: `0` → `kPreScheduler`, `1` → "
+            "thrown when `stage` matches no case (valid: `0` → `kPreScheduler`, `1` → "
             "`kPostScheduler`, `2` → `kPostScheduler`, `3` → `kPostScheduler`, `4`)");
 }
 
@@ -256,8 +256,8 @@ TEST(CppGuards, ATryOfSeveralStatementsIsNotNamedByItsFirst) {
                      "    throw std::runtime_error(\"g failed\");\n"
                      "  }\n"
                      "}\n"),
-            (std::vector<std::string>{"raised when the `try` block threw `std::exception`",
-                                      "raised when the `try` block raised no `std::exception` "
+            (std::vector<std::string>{"thrown when the `try` block threw `std::exception`",
+                                      "thrown when the `try` block threw no `std::exception` "
                                       "and `g()` threw an exception"}));
 }
 
@@ -276,12 +276,12 @@ TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
                      "  for (auto& x : xs) while (x.busy()) throw std::runtime_error(\"busy\");\n"
                      "}\n"),
             (std::vector<std::string>{
-                "raised when `p != nullptr` and not `ok(p)`",
-                "raised when `p != nullptr` and `ok(p)` and `stage > 2`",
+                "thrown when `p != nullptr` and not `ok(p)`",
+                "thrown when `p != nullptr` and `ok(p)` and `stage > 2`",
                 // Both arms above throw: getting past them says ok(p) and not stage > 2.
-                "raised when `p != nullptr` and `ok(p)` and not `stage > 2` and `g()` threw "
+                "thrown when `p != nullptr` and `ok(p)` and not `stage > 2` and `g()` threw "
                 "`std::exception`",
-                "raised when `x.busy()`, and 5 more conditions on the path"}));
+                "thrown when `x.busy()`, and 5 more conditions on the path"}));
   EXPECT_EQ(Triggers("m.c",
                      "int f(int s) {\n"
                      "  if (s < 0) { return -1; }\n"
@@ -296,7 +296,7 @@ TEST(CppGuards, ExitsOfAnyShapeBeforeTheRaise) {
                      "void h() {\n"
                      "  for (auto& x : xs) if (x.busy()) throw std::runtime_error(\"busy\");\n"
                      "}\n"),
-            std::vector<std::string>{"raised when iterating `for x in xs` and `x.busy()`"});
+            std::vector<std::string>{"thrown when iterating `for x in xs` and `x.busy()`"});
   // Nested ifs that leave, an if/else whose arms both leave, a goto out.
   EXPECT_EQ(Triggers("m.c",
                      "int f(int a, int b, int *p) {\n"
@@ -398,7 +398,7 @@ TEST(CppGuards, EntriesBelowTheTopAreSaidNotGuessed) {
   EXPECT_EQ(Triggers("a.cc",
                      "int g(int a, int b) { if (b) return 0; if (a) [[unlikely]] return 1; "
                      "throw std::runtime_error(\"r\"); }"),
-            std::vector<std::string>{"raised when not `b` and not `a`"});
+            std::vector<std::string>{"thrown when not `b` and not `a`"});
   // `!x-1` is (!x) - 1: the `!` is not dropped.
   EXPECT_EQ(one("int f(int x) { if (!x-1) " + kRaise + " return -1; }"), "raised when `!x-1`");
 }
