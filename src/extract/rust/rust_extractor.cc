@@ -422,12 +422,29 @@ class Extractor {
       if (std::optional<Template> n = DecimalLiteral(tokens[0])) return n;
     }
     if (tokens.size() == 3 && K(tokens[0]) == kIdentifier && Text(tokens[1]) == "!" &&
-        K(tokens[2]) == kTokenTree && IsFormatMacro(Text(tokens[0]))) {
-      if (Text(tokens[0]) == "concat") return Concat(MacroArgs(tokens[2]), depth);
-      return FormatTemplate(MacroArgs(tokens[2]), 0, depth + 1);
+        K(tokens[2]) == kTokenTree) {
+      std::string_view name = Text(tokens[0]);
+      if (name == "concat") return Concat(MacroArgs(tokens[2]), depth);
+      if (name == "stringify") return Stringify(tokens[2]);
+      if (IsFormatMacro(name)) return FormatTemplate(MacroArgs(tokens[2]), 0, depth + 1);
+      return std::nullopt;
     }
     if (tokens.size() == 1 && K(tokens[0]) == kIdentifier) return One(Names(tokens[0], depth));
     return std::nullopt;
+  }
+
+  // `concat!(..)` as a macro's argument: its text is the format the macro reads.
+  bool IsConcatCall(const std::vector<TSNode>& tokens) const {
+    return tokens.size() == 3 && K(tokens[0]) == kIdentifier && Text(tokens[0]) == "concat" &&
+           Text(tokens[1]) == "!" && K(tokens[2]) == kTokenTree;
+  }
+
+  // `stringify!(tokens)`: their text.
+  std::optional<Template> Stringify(TSNode tree) const {
+    std::vector<TSNode> c = Children(tree);
+    if (c.size() < 2) return std::nullopt;
+    std::vector<TSNode> inner(c.begin() + 1, c.end() - 1);
+    return Template::Literal(TokensText(inner));
   }
 
   static bool IsFormatMacro(std::string_view name) {
@@ -453,8 +470,16 @@ class Extractor {
                                          const std::map<size_t, Template>* chosen = nullptr) const {
     if (at >= args.size() || depth > kMaxEvalDepth) return std::nullopt;
     const TokenArg& format = args[at];
-    if (format.tokens.size() != 1 || !IsString(format.tokens[0]))
+    std::optional<Template> pattern;
+    if (format.tokens.size() == 1 && IsString(format.tokens[0])) {
+      pattern = Template::Literal(StringValue(format.tokens[0]));
+    } else if (IsConcatCall(format.tokens)) {
+      // `concat!("Invalid ", stringify!(Mode), ": `{}`")` is the format.
+      pattern = Concat(MacroArgs(format.tokens[2]), depth);
+      if (!pattern) return std::nullopt;
+    } else {
       return EvalTokens(format.tokens, depth);
+    }
     flow::FormatArgs call = RustFormatArgs();
     for (size_t i = at + 1; i < args.size(); ++i) {
       auto it = chosen != nullptr ? chosen->find(i) : std::map<size_t, Template>::const_iterator{};
@@ -467,8 +492,7 @@ class Extractor {
         call.named.emplace(args[i].name, std::move(a));
       }
     }
-    return flow::ApplyFormat(flow::Format::kBraces,
-                             Template::Literal(StringValue(format.tokens[0])), call);
+    return flow::ApplyFormat(flow::Format::kBraces, *pattern, call);
   }
 
   // format!'s arguments: a named field no argument gives is an inline
@@ -900,7 +924,11 @@ class Extractor {
         "debug",  "info",        "warn",   "error",     "log",         "compile_error"};
     if (kFormatting.count(name) > 0) return;
     std::vector<TokenArg> args = MacroArgs(tree);
-    if (args.empty() || args[0].tokens.size() != 1 || !IsString(args[0].tokens[0])) return;
+    if (args.empty()) return;
+    if (!(args[0].tokens.size() == 1 && IsString(args[0].tokens[0])) &&
+        !(IsConcatCall(args[0].tokens) && Concat(MacroArgs(args[0].tokens[2]), 0))) {
+      return;
+    }
     Site site = BaseSite(n, SiteKind::kRaise);
     result_.macro_uses.push_back({std::string(name), std::move(site), FormatAlternatives(args, 0)});
   }

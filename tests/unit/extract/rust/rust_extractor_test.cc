@@ -434,6 +434,18 @@ TEST(RustExtractor, SinksInsideAnotherMacrosTokens) {
   EXPECT_TRUE(Has(m, "TypeError: bad tokens"));
 }
 
+// `concat!` given to a macro as its format is the format its pieces make,
+// and `stringify!` the text of its tokens.
+TEST(RustExtractor, ConcatIsTheFormatOfTheMacroGivenIt) {
+  std::vector<std::string> m = Messages(
+      "fn f(v: &str) -> PyResult<()> {\n"
+      "    if v.is_empty() { panic!(concat!(\"bad \", stringify!(Mode), \": `{}`\"), v); }\n"
+      "    Err(PyValueError::new_err(format!(concat!(\"no \", \"{}\"), v)))\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "panic: bad Mode: `{v}`")) << ::testing::PrintToString(m);
+  EXPECT_TRUE(Has(m, "ValueError: no {v}"));
+}
+
 TEST(RustExtractor, TestsAndMacroDefinitionsAreNotTheLibrarys) {
   std::vector<std::string> m = Messages(
       "macro_rules! boom { ($e:expr) => { panic!(\"boom {}\", $e) }; }\n"
