@@ -62,12 +62,25 @@ constexpr size_t kMaxDeclaredPerFile = 20000;
 constexpr size_t kMaxComposedPerFile = 20000;
 constexpr size_t kMaxSlots = 8;
 
+// `macro_rules!` bodies a file may have read again as Rust: bytes of the
+// definitions, and definitions. The one parse shares the file's parse budget.
+constexpr size_t kMaxMacroBodyBytes = 1 << 20;
+constexpr size_t kMaxMacroBodies = 2000;
+
 class Extractor {
  public:
-  Extractor(std::string_view path, std::string_view src)
-      : path_(path), src_(src), lines_(src), symbols_(Symbols()) {}
+  // `parsed`: the text the tree was parsed from, `src` at the same offsets
+  // (ParseableRust); empty when it is `src`.
+  Extractor(std::string_view path, std::string_view src, std::string_view parsed = {})
+      : path_(path),
+        src_(src),
+        parsed_(parsed.empty() ? src : parsed),
+        lines_(src),
+        symbols_(Symbols()) {}
 
-  FileResult Run(TSNode root) {
+  // `budget`: the file's, for reading its `macro_rules!` bodies again as
+  // Rust (ReadMacroBodies); null leaves them unread.
+  FileResult Run(TSNode root, ParseBudget* budget = nullptr) {
     result_.helpers.path = path_;
     // A method sink's name the file defines a method of (a parser's own
     // `fn expect(&mut self, tok: &str)`): its calls here may be that one.
@@ -97,6 +110,7 @@ class Extractor {
     ReadImports(root);
     ReadTypePaths(root);
     Visit(root, 0, {});
+    if (budget != nullptr) ReadMacroBodies(*budget);
     // An error type's Display is written out by the post-pass, which
     // composes what its values print.
     result_.error_types.assign(error_types_.begin(), error_types_.end());
@@ -126,12 +140,15 @@ class Extractor {
       return;
     }
     uint16_t k = K(n);
-    // Tests and macro bodies raise nothing a user of the library sees; a
-    // macro body's `$x` is no Rust yet.
+    // A macro body's `$x` is no Rust yet: ReadMacroBodies reads the bodies
+    // after the walk, from a copy the grammar can parse.
     if (k == kMacroDefinition) {
       // A macro that writes functions may define any name a call here uses.
       if (Text(n).find("fn ") != std::string_view::npos) result_.helpers.closed = true;
-      MacroDefinition(n);
+      if (!in_macro_bodies_) {
+        MacroDefinition(n);
+        macro_definitions_.push_back(n);
+      }
       return;
     }
     if ((k == kModItem || k == kFunctionItem) && IsTestItem(attributes)) return;
@@ -319,6 +336,8 @@ class Extractor {
   }
 
   std::string FunctionName() const {
+    // The function ReadMacroBodies wraps a macro's rules in is the macro.
+    if (in_macro_bodies_ && functions_.size() == 1) return functions_.back() + "!";
     if (!functions_.empty()) return functions_.back();
     return "<module>";
   }
@@ -422,24 +441,59 @@ class Extractor {
       if (std::optional<Template> n = DecimalLiteral(tokens[0])) return n;
     }
     if (tokens.size() == 3 && K(tokens[0]) == kIdentifier && Text(tokens[1]) == "!" &&
-        K(tokens[2]) == kTokenTree && IsFormatMacro(Text(tokens[0]))) {
-      if (Text(tokens[0]) == "concat") return Concat(MacroArgs(tokens[2]), depth);
-      return FormatTemplate(MacroArgs(tokens[2]), 0, depth + 1);
+        K(tokens[2]) == kTokenTree) {
+      std::string_view name = Text(tokens[0]);
+      if (name == "concat") return Concat(MacroArgs(tokens[2]), depth);
+      if (name == "stringify") return Stringify(tokens[2]);
+      if (IsFormatMacro(name)) return FormatTemplate(MacroArgs(tokens[2]), 0, depth + 1);
+      return std::nullopt;
+    }
+    if (tokens.size() == 1 && IsMetavariable(tokens[0])) {
+      return Template::Value(Text(tokens[0]), ValueKind::kAny);
     }
     if (tokens.size() == 1 && K(tokens[0]) == kIdentifier) return One(Names(tokens[0], depth));
     return std::nullopt;
+  }
+
+  // A `$name` of a macro body (ReadMacroBodies): what the macro's caller
+  // passes.
+  bool IsMetavariable(TSNode n) const {
+    return in_macro_bodies_ && K(n) == kIdentifier && Text(n).starts_with('$');
+  }
+
+  // `concat!(..)` as a macro's argument: its text is the format the macro reads.
+  bool IsConcatCall(const std::vector<TSNode>& tokens) const {
+    return tokens.size() == 3 && K(tokens[0]) == kIdentifier && Text(tokens[0]) == "concat" &&
+           Text(tokens[1]) == "!" && K(tokens[2]) == kTokenTree;
+  }
+
+  // `stringify!(tokens)`: their text, or what the macro's caller passes for
+  // a `$name` among them.
+  std::optional<Template> Stringify(TSNode tree) const {
+    std::vector<TSNode> c = Children(tree);
+    if (c.size() < 2) return std::nullopt;
+    std::vector<TSNode> inner(c.begin() + 1, c.end() - 1);
+    std::string text = TokensText(inner);
+    if (in_macro_bodies_ && text.find('$') != std::string::npos) {
+      return Template::Value(text, ValueKind::kAny);
+    }
+    return Template::Literal(text);
   }
 
   static bool IsFormatMacro(std::string_view name) {
     return name == "format" || name == "format_args" || name == "concat";
   }
 
-  // `concat!("a", 1, "b")`: its literals joined, none of them a format.
+  // `concat!("a", 1, "b")`: its literals joined, none of them a format. In
+  // a macro body, a `$name` is a literal its caller passes.
   std::optional<Template> Concat(const std::vector<TokenArg>& args, int depth) const {
     Template out;
     for (const TokenArg& a : args) {
       std::optional<Template> t = EvalTokens(a.tokens, depth + 1);
-      if (!t || t->IsDynamic()) return std::nullopt;
+      if (!t || (t->IsDynamic() &&
+                 !(in_macro_bodies_ && TokensText(a.tokens).find('$') != std::string::npos))) {
+        return std::nullopt;
+      }
       out.Append(*t);
     }
     return out;
@@ -453,8 +507,16 @@ class Extractor {
                                          const std::map<size_t, Template>* chosen = nullptr) const {
     if (at >= args.size() || depth > kMaxEvalDepth) return std::nullopt;
     const TokenArg& format = args[at];
-    if (format.tokens.size() != 1 || !IsString(format.tokens[0]))
+    std::optional<Template> pattern;
+    if (format.tokens.size() == 1 && IsString(format.tokens[0])) {
+      pattern = Template::Literal(StringValue(format.tokens[0]));
+    } else if (IsConcatCall(format.tokens)) {
+      // `concat!("Invalid ", stringify!($name), ": `{}`")` is the format.
+      pattern = Concat(MacroArgs(format.tokens[2]), depth);
+      if (!pattern) return std::nullopt;
+    } else {
       return EvalTokens(format.tokens, depth);
+    }
     flow::FormatArgs call = RustFormatArgs();
     for (size_t i = at + 1; i < args.size(); ++i) {
       auto it = chosen != nullptr ? chosen->find(i) : std::map<size_t, Template>::const_iterator{};
@@ -467,8 +529,7 @@ class Extractor {
         call.named.emplace(args[i].name, std::move(a));
       }
     }
-    return flow::ApplyFormat(flow::Format::kBraces,
-                             Template::Literal(StringValue(format.tokens[0])), call);
+    return flow::ApplyFormat(flow::Format::kBraces, *pattern, call);
   }
 
   // format!'s arguments: a named field no argument gives is an inline
@@ -900,7 +961,11 @@ class Extractor {
         "debug",  "info",        "warn",   "error",     "log",         "compile_error"};
     if (kFormatting.count(name) > 0) return;
     std::vector<TokenArg> args = MacroArgs(tree);
-    if (args.empty() || args[0].tokens.size() != 1 || !IsString(args[0].tokens[0])) return;
+    if (args.empty()) return;
+    if (!(args[0].tokens.size() == 1 && IsString(args[0].tokens[0])) &&
+        !(IsConcatCall(args[0].tokens) && Concat(MacroArgs(args[0].tokens[2]), 0))) {
+      return;
+    }
     Site site = BaseSite(n, SiteKind::kRaise);
     result_.macro_uses.push_back({std::string(name), std::move(site), FormatAlternatives(args, 0)});
   }
@@ -986,6 +1051,170 @@ class Extractor {
     return std::nullopt;
   }
 
+  // ---------------------------------------------------------- macro bodies
+
+  // The sinks written inside `macro_rules!` bodies, where the grammar sees
+  // only tokens (pydantic-core's `_ => py_schema_err!("Unknown serialization
+  // schema type: `{lookup_type}`")` in the rules of `combined_serializer!`).
+  // The definitions are parsed again from a copy of the file with
+  // everything else blanked, at the same offsets and lines, each made a
+  // function named after the macro that holds its rules' bodies as blocks:
+  // a `$name` is the identifier `_name` there (read from the source, it is
+  // `$name`, a value the caller fills), and a repetition `$( .. ),*` its
+  // tokens once. What a rule hands on whole is not the macro's own text: a
+  // message of values alone (`py_error_type!($t; $msg)`, which
+  // MacroDefinition links to the calls) or a type the caller chooses raises
+  // nothing here.
+  void ReadMacroBodies(ParseBudget& budget) {
+    if (macro_definitions_.empty()) return;
+    uint32_t end = 0;
+    for (TSNode d : macro_definitions_) end = std::max(end, ts_node_end_byte(d));
+    if (end > parsed_.size()) return;
+    std::string copy(end, ' ');
+    for (uint32_t i = 0; i < end; ++i) {
+      if (parsed_[i] == '\n' || parsed_[i] == '\r') copy[i] = parsed_[i];
+    }
+    size_t bytes = 0;
+    size_t written = 0;
+    for (size_t i = 0; i < macro_definitions_.size(); ++i) {
+      TSNode d = macro_definitions_[i];
+      bytes += ts_node_end_byte(d) - ts_node_start_byte(d);
+      if (i >= kMaxMacroBodies || bytes > kMaxMacroBodyBytes) {
+        result_.issues.push_back(
+            FileIssue{path_, "work-budget",
+                      "macro_rules! bodies from line " + std::to_string(StartLine(d)) +
+                          " not read (past " + std::to_string(kMaxMacroBodies) +
+                          " definitions or " + std::to_string(kMaxMacroBodyBytes) + " bytes)",
+                      false});
+        break;
+      }
+      if (MacroAsFunction(d, copy)) ++written;
+    }
+    if (written == 0) return;
+    TreePtr tree = budget.Parse(copy);
+    if (!tree) return;
+    Extractor bodies(path_, src_, copy);
+    bodies.in_macro_bodies_ = true;
+    bodies.result_.helpers.path = path_;
+    bodies.own_methods_ = own_methods_;
+    bodies.imports_ = imports_;
+    bodies.type_paths_ = type_paths_;
+    bodies.constants_ = constants_;
+    bodies.error_types_ = error_types_;
+    bodies.flow_budget_ = flow_budget_;
+    bodies.Visit(ts_tree_root_node(tree.get()), 0, {});
+    flow_budget_ = bodies.flow_budget_;
+    auto own_text = [](const Template& m) { return !m.empty() && !m.IsDynamic(); };
+    for (Site& s : bodies.result_.sites) {
+      if (own_text(s.message) && s.exception_written.find('$') == std::string::npos) {
+        CallersValues(s.message);
+        // The cases a `match` lists before its default are not known where
+        // the caller writes some (`$($value => ..,)*`): none is listed.
+        for (Guard& g : s.guards) {
+          if (std::any_of(g.values.begin(), g.values.end(),
+                          [](const std::string& v) { return v.find('$') != std::string::npos; })) {
+            g.values.clear();
+            g.meanings.clear();
+          }
+        }
+        s.trigger = TriggerSentence(s.guards);
+        Add(std::move(s));
+      }
+    }
+    for (MacroUse& u : bodies.result_.macro_uses) {
+      std::erase_if(u.messages, [&](const Template& m) { return !own_text(m); });
+      for (Template& m : u.messages) CallersValues(m);
+      if (!u.messages.empty()) result_.macro_uses.push_back(std::move(u));
+    }
+  }
+
+  // A value the macro's caller passes reads as the parameter's name, `{name}`
+  // for `$name`, as a function's parameter does.
+  static void CallersValues(Template& message) {
+    bool changed = false;
+    for (Piece& p : message.mutable_pieces()) {
+      if (!p.is_value || p.text.find('$') == std::string::npos) continue;
+      std::erase(p.text, '$');
+      changed = true;
+    }
+    if (changed) message.AssignNames();
+  }
+
+  // Writes definition `d` into `copy` (blank where it stands) as `fn name()
+  // { {rule body} {rule body} }`, at the same offsets; false when its text
+  // leaves no room for that (it always does when the grammar read it whole).
+  bool MacroAsFunction(TSNode d, std::string& copy) const {
+    TSNode name = Field(d, "name");
+    if (ts_node_is_null(name)) return false;
+    std::vector<TSNode> bodies;
+    for (TSNode rule : NamedChildren(d)) {
+      TSNode right = K(rule) == kMacroRule ? Field(rule, "right") : TSNode{};
+      if (!ts_node_is_null(right) && K(right) == kTokenTree &&
+          ts_node_end_byte(right) - ts_node_start_byte(right) >= 2) {
+        bodies.push_back(right);
+      }
+    }
+    if (bodies.empty()) return false;
+    uint32_t start = ts_node_start_byte(d);
+    uint32_t name_end = ts_node_end_byte(name);
+    uint32_t close = ts_node_end_byte(d) - 1;
+    if (parsed_.substr(start, 12) != "macro_rules!" || close < ts_node_end_byte(bodies.back()) ||
+        close >= copy.size()) {
+      return false;
+    }
+    // `(){` after the name, on the bytes up to the first body that are no
+    // line break (the delimiter, the first rule's pattern and `=>`).
+    std::vector<uint32_t> room;
+    for (uint32_t i = name_end; i < ts_node_start_byte(bodies.front()) && room.size() < 3; ++i) {
+      if (parsed_[i] != '\n' && parsed_[i] != '\r') room.push_back(i);
+    }
+    if (room.size() < 3) return false;
+    copy.replace(start, 2, "fn");
+    uint32_t name_start = ts_node_start_byte(name);
+    copy.replace(name_start, name_end - name_start,
+                 parsed_.substr(name_start, name_end - name_start));
+    copy[room[0]] = '(';
+    copy[room[1]] = ')';
+    copy[room[2]] = '{';
+    for (TSNode body : bodies) {
+      uint32_t b = ts_node_start_byte(body);
+      uint32_t e = ts_node_end_byte(body);
+      copy.replace(b, e - b, parsed_.substr(b, e - b));
+      copy[b] = '{';
+      copy[e - 1] = '}';
+      // No recursion: a hostile file nests token trees without end.
+      std::vector<TSNode> stack{body};
+      while (!stack.empty()) {
+        TSNode x = stack.back();
+        stack.pop_back();
+        if (K(x) == kMetavariable) {
+          copy[ts_node_start_byte(x)] = '_';
+          continue;
+        }
+        if (K(x) == kTokenRepetition) {
+          // `$(` and `) sep op` go; what is between stays, once.
+          std::vector<TSNode> c = Children(x);
+          size_t last = c.size();
+          while (last > 2 && (ts_node_is_named(c[last - 1]) || Text(c[last - 1]) != ")")) --last;
+          if (c.size() < 3 || last <= 2) continue;
+          BlankRange(copy, ts_node_start_byte(x), ts_node_end_byte(c[1]));
+          BlankRange(copy, ts_node_start_byte(c[last - 1]), ts_node_end_byte(x));
+          for (size_t i = 2; i + 1 < last; ++i) stack.push_back(c[i]);
+          continue;
+        }
+        for (TSNode c : NamedChildren(x)) stack.push_back(c);
+      }
+    }
+    copy[close] = '}';
+    return true;
+  }
+
+  static void BlankRange(std::string& text, uint32_t b, uint32_t e) {
+    for (uint32_t i = b; i < e && i < text.size(); ++i) {
+      if (text[i] != '\n' && text[i] != '\r') text[i] = ' ';
+    }
+  }
+
   // A macro's message from argument `at`: a format and its arguments, or a
   // variable (`bail!(msg)`) with every text it can hold.
   std::vector<Template> FormatAlternatives(const std::vector<TokenArg>& args, size_t at) const {
@@ -1068,7 +1297,14 @@ class Extractor {
       return;
     }
     if ((name == "assert" || name == "debug_assert") && message.empty() && !args.empty()) {
-      message = Template::Literal("assertion failed: " + TokensText(args[0].tokens));
+      std::string condition = TokensText(args[0].tokens);
+      message = Template::Literal("assertion failed: ");
+      // In a macro body the condition prints as the caller's tokens make it.
+      if (in_macro_bodies_ && condition.find('$') != std::string::npos) {
+        message.Append(Template::Value(condition, ValueKind::kAny));
+      } else {
+        message.AppendText(condition);
+      }
     }
   }
 
@@ -2148,6 +2384,7 @@ class Extractor {
 
   std::string path_;
   std::string_view src_;
+  std::string_view parsed_;  // src_ as the grammar read it
   flow::GuardCache guards_;  // early exits of the blocks, read once per file
   SourceLines lines_;
   const SymbolTable& symbols_;
@@ -2184,6 +2421,10 @@ class Extractor {
   mutable std::unordered_map<uint32_t, std::unordered_map<std::string, std::vector<TSNode>>> lets_;
   std::set<std::string> emitted_;
   bool too_deep_ = false;
+  // The walk's `macro_rules!` definitions, none inside another; and whether
+  // this walk is over their bodies (ReadMacroBodies).
+  std::vector<TSNode> macro_definitions_;
+  bool in_macro_bodies_ = false;
 };
 
 }  // namespace
@@ -2559,14 +2800,15 @@ FileResult ExtractRustBytes(TSParser* parser, std::string_view path, std::string
   ts_parser_set_language(parser, RustLanguage());
   std::string parseable = ParseableRust(bytes);
   const std::string& parsed = parseable.empty() ? bytes : parseable;
-  TreePtr tree = ParseBudget(parser).Parse(parsed);
+  ParseBudget budget(parser);
+  TreePtr tree = budget.Parse(parsed);
   if (!tree) {
     result.issues.push_back(
         FileIssue{std::string(path), "parse-timeout", "parsing took too long", true});
     return result;
   }
   TSNode root = ts_tree_root_node(tree.get());
-  result = Extractor(path, bytes).Run(root);
+  result = Extractor(path, bytes, parseable).Run(root, &budget);
   if (ts_node_has_error(root)) {
     result.issues.push_back(
         FileIssue{std::string(path), "syntax-error", FirstErrorLine(root), false});

@@ -75,6 +75,9 @@ const SymbolTable& Symbols() {
                                      {"variadic_parameter", kVariadicParameter},
                                      {"visibility_modifier", kVisibilityModifier},
                                      {"mut_pattern", kMutPattern},
+                                     {"macro_rule", kMacroRule},
+                                     {"metavariable", kMetavariable},
+                                     {"token_repetition", kTokenRepetition},
                                  });
   return table;
 }

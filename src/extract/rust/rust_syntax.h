@@ -77,6 +77,9 @@ enum Kind : uint16_t {
   kVariadicParameter,
   kVisibilityModifier,
   kMutPattern,
+  kMacroRule,
+  kMetavariable,
+  kTokenRepetition,
 };
 
 const SymbolTable& Symbols();

@@ -434,9 +434,20 @@ TEST(RustExtractor, SinksInsideAnotherMacrosTokens) {
   EXPECT_TRUE(Has(m, "TypeError: bad tokens"));
 }
 
-TEST(RustExtractor, TestsAndMacroDefinitionsAreNotTheLibrarys) {
+// `concat!` given to a macro as its format is the format its pieces make,
+// and `stringify!` the text of its tokens.
+TEST(RustExtractor, ConcatIsTheFormatOfTheMacroGivenIt) {
   std::vector<std::string> m = Messages(
-      "macro_rules! boom { ($e:expr) => { panic!(\"boom {}\", $e) }; }\n"
+      "fn f(v: &str) -> PyResult<()> {\n"
+      "    if v.is_empty() { panic!(concat!(\"bad \", stringify!(Mode), \": `{}`\"), v); }\n"
+      "    Err(PyValueError::new_err(format!(concat!(\"no \", \"{}\"), v)))\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "panic: bad Mode: `{v}`")) << ::testing::PrintToString(m);
+  EXPECT_TRUE(Has(m, "ValueError: no {v}"));
+}
+
+TEST(RustExtractor, TestsAreNotTheLibrarys) {
+  std::vector<std::string> m = Messages(
       "#[cfg(test)]\n"
       "mod tests {\n"
       "    #[test]\n"
@@ -445,6 +456,100 @@ TEST(RustExtractor, TestsAndMacroDefinitionsAreNotTheLibrarys) {
       "#[test]\n"
       "fn u() { panic!(\"also a test\"); }\n");
   EXPECT_TRUE(m.empty());
+}
+
+// A `macro_rules!` body is tokens to the grammar; its sinks are read from
+// a copy parsed as Rust, at their lines in the body, with what the caller
+// passes (`$name`, a repetition) as values. What a rule only hands on (a
+// message or a type its caller writes) raises nothing there.
+TEST(RustExtractor, SinksInsideMacroRulesBodiesAreReadAtTheirLines) {
+  Extraction x = ExtractRustSource(
+      "src/serializers/config.rs",
+      "macro_rules! serialization_mode {\n"
+      "    ($name:ident, $($variant:ident => $value:expr),* $(,)?) => {\n"
+      "        impl FromStr for $name {\n"
+      "            fn from_str(s: &str) -> Result<Self, PyErr> {\n"
+      "                match s {\n"
+      "                    $($value => Ok(Self::$variant),)*\n"
+      "                    s => Err(PyValueError::new_err(format!(\n"
+      "                        concat!(\"Invalid \", stringify!($name), \" mode: `{}`, expected "
+      "\", "
+      "$($value, \" or \"),*),\n"
+      "                        s\n"
+      "                    ))),\n"
+      "                }\n"
+      "            }\n"
+      "        }\n"
+      "    };\n"
+      "}\n"
+      "macro_rules! combined {\n"
+      "    ($($b:path;)*) => {\n"
+      "        fn find(lookup_type: &str) -> PyResult<()> {\n"
+      "            match lookup_type {\n"
+      "                $(<$b>::EXPECTED => match <$b>::build() {\n"
+      "                    Ok(s) => Ok(s),\n"
+      "                    Err(err) => Err(PyTypeError::new_err(format!(\"Error building "
+      "`{lookup_type}`: {err}\"))),\n"
+      "                },)*\n"
+      "                _ => panic!(\"Unknown type: `{}`\", lookup_type),\n"
+      "            }\n"
+      "        }\n"
+      "    };\n"
+      "}\n"
+      "macro_rules! check {\n"
+      "    ($x:expr) => { if $x < 0 { panic!(\"negative: {}\", $x) } };\n"
+      "    ($x:expr, $y:expr) => ( assert!($x < $y, \"{} not below {}\", $x, $y) );\n"
+      "}\n"
+      "macro_rules! forward { ($t:ty; $msg:expr) => { Err(PyErr::new::<$t, _>($msg)) }; }\n"
+      "macro_rules! typed_by_caller { ($t:ty) => { PyErr::new::<$t, _>(\"bad value\") }; }\n"
+      "macro_rules! just_formats { ($($a:tt)*) => { println!(\"not an error {}\", 1); "
+      "format!($($a)*) }; }\n"
+      "macro_rules! assert_eq_py { ($v:expr, $e:expr) => { assert!($v.eq($e).unwrap()); }; }\n");
+  std::vector<std::string> m;
+  for (const Site& s : x.sites) {
+    m.push_back(s.exception + ": " + s.message.Display() + " @" + std::to_string(s.line) + " " +
+                s.function);
+  }
+  EXPECT_TRUE(Has(m,
+                  "ValueError: Invalid {name} mode: `{s}`, expected {value} or  @7 "
+                  "$name::from_str"))
+      << ::testing::PrintToString(m);
+  EXPECT_TRUE(Has(m, "TypeError: Error building `{lookup_type}`: {err} @22 find"));
+  EXPECT_TRUE(Has(m, "panic: Unknown type: `{lookup_type}` @24 find"));
+  EXPECT_TRUE(Has(m, "panic: negative: {x} @30 check!"));
+  EXPECT_TRUE(Has(m, "panic: {x} not below {y} @31 check!"));
+  EXPECT_TRUE(Has(m, "panic: assertion failed: {v.eq(e).unwrap()} @36 assert_eq_py!"));
+  EXPECT_EQ(m.size(), 6u) << ::testing::PrintToString(m);
+  for (const Site& s : x.sites) {
+    if (s.line == 24) {
+      ASSERT_EQ(s.guards.size(), 1u);
+      EXPECT_EQ(s.guards[0].kind, "default-case");
+      EXPECT_TRUE(s.guards[0].values.empty());  // the caller's `<$b>::EXPECTED`s
+    }
+    if (s.line == 30) {
+      ASSERT_EQ(s.guards.size(), 1u);
+      EXPECT_EQ(s.guards[0].code, "$x < 0");
+      EXPECT_NE(s.statement.find("$x"), std::string::npos) << s.statement;
+    }
+  }
+}
+
+// A crate's raising macro called inside another macro's body raises there
+// (pydantic-core's `py_schema_err!` in the rules of `combined_serializer!`).
+TEST(RustExtractor, ACratesRaisingMacroInsideAMacroBodyRaises) {
+  std::vector<std::string> m = Messages(
+      "macro_rules! schema_err {\n"
+      "    ($( $msg_args:expr ),+ ) => { Err(py_error_type!(SchemaError; $( $msg_args ),+)) };\n"
+      "}\n"
+      "macro_rules! modes {\n"
+      "    ($name:ident) => {\n"
+      "        fn parse(s: &str) -> PyResult<$name> {\n"
+      "            schema_err!(concat!(\"Invalid \", stringify!($name), \": `{}`\"), s)\n"
+      "        }\n"
+      "    };\n"
+      "}\n");
+  EXPECT_TRUE(Has(m, "SchemaError: Invalid {name}: `{s}`")) << ::testing::PrintToString(m);
+  EXPECT_EQ(m.size(), 1u) << ::testing::PrintToString(m);
 }
 
 TEST(RustExtractor, EscapesAndRawStrings) {
@@ -456,6 +561,25 @@ TEST(RustExtractor, EscapesAndRawStrings) {
       "}\n");
   EXPECT_TRUE(Has(m, "panic: tab\there \xC3\xA9 {{literal}} continued"));
   EXPECT_TRUE(Has(m, "panic: raw \"quoted\" 1"));
+}
+
+TEST(RustExtractor, HostileMacroBodiesEnd) {
+  // Token trees nested far deeper than the walk goes, repetitions inside
+  // repetitions, a definition cut short: read without a stack overflow.
+  std::string deep = "macro_rules! m { ($a:expr) => { " + std::string(20000, '(') + "$a" +
+                     std::string(20000, ')') + " }; }\n";
+  std::string reps = "macro_rules! r { ($($a:tt)*) => { ";
+  for (int i = 0; i < 5000; ++i) reps += "$( ";
+  reps += "panic!(\"deep {}\", $a)";
+  for (int i = 0; i < 5000; ++i) reps += " )*";
+  reps += " }; }\n";
+  for (const std::string& code :
+       {deep, reps, std::string("macro_rules! cut { ($a:expr) => { panic!(\"cut {}\", $a)"),
+        std::string("macro_rules!{()=>{}}"), std::string("macro_rules! e {}"),
+        std::string("macro_rules! x { () => {} ; () => ( panic!(\"two\") ) }")}) {
+    Extraction x = ExtractRustSource("src/m.rs", code);
+    for (const Site& s : x.sites) EXPECT_FALSE(s.message.empty());
+  }
 }
 
 TEST(RustExtractor, HostileInputIsReportedNotCrashedOn) {
