@@ -928,7 +928,12 @@ class Extractor {
       if (static_cast<size_t>(sink->message_arg) < args.size()) {
         messages = FormatAlternatives(args, static_cast<size_t>(sink->message_arg));
       }
-      if (sink->kind == SiteKind::kAssert && !args.empty()) {
+      // `assert_eq!(a, b)` checks that the two are equal, not that `a` holds.
+      bool eq = name.ends_with("assert_eq"), ne = name.ends_with("assert_ne");
+      if (sink->kind == SiteKind::kAssert && (eq || ne) && args.size() >= 2) {
+        std::string a = TokensText(args[0].tokens), b = TokensText(args[1].tokens);
+        AddAssertGuard(site, a + (eq ? " == " : " != ") + b, a + (eq ? " != " : " == ") + b);
+      } else if (sink->kind == SiteKind::kAssert && !eq && !ne && !args.empty()) {
         AddAssertGuard(site, TokensText(args[0].tokens));
       }
       site.internal =

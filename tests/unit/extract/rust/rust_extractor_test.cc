@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -59,6 +61,20 @@ TEST(RustExtractor, PanicsCarryWhatTheStandardLibraryPrintsAroundThem) {
   EXPECT_TRUE(Has(m, "panic: a={a} not below"));
   EXPECT_TRUE(Has(m, "panic: assertion `left == right` failed: differ: {a}"));
   EXPECT_TRUE(Has(m, "panic: o must be set"));
+}
+
+TEST(RustExtractor, AnAssertOfTwoValuesPanicsWhenTheyDifferOrAgree) {
+  Extraction x = ExtractRustSource("src/lib.rs",
+                                   "fn f(a: u8, b: u8) {\n"
+                                   "    assert!(a < b);\n"
+                                   "    assert_eq!(a, b + 1, \"differ\");\n"
+                                   "    debug_assert_ne!(a, 0);\n"
+                                   "}\n");
+  std::map<int, std::string> when;
+  for (const Site& s : x.sites) when[s.line] = s.trigger;
+  EXPECT_EQ(when[2], "panics when not `a < b`");
+  EXPECT_EQ(when[3], "panics when `a != b + 1`");
+  EXPECT_EQ(when[4], "panics when `a == 0`");
 }
 
 TEST(RustExtractor, AnyhowAndThiserror) {
