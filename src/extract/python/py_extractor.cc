@@ -43,6 +43,7 @@ struct DefinitionSites {
     enum class What : uint8_t {
       kLocalExceptionClass,  // answer: 1 or 0
       kHelperText,           // answer: a digest of the module function's text, 0 if none
+      kTableChanged,         // answer: 1 or 0 (TableChanged)
     };
     What what;
     std::string name;
@@ -705,6 +706,7 @@ class FileExtractor {
 
   uint64_t Answer(Asked::What what, const std::string& name) const {
     if (what == Asked::What::kLocalExceptionClass) return DefinesExceptionClass(name) ? 1 : 0;
+    if (what == Asked::What::kTableChanged) return TableChanged(name) ? 1 : 0;
     auto it = module_functions_.find(name);
     if (it == module_functions_.end()) return 0;
     std::string_view text = Text(it->second);
@@ -1395,7 +1397,7 @@ class FileExtractor {
     Alternatives out;
     TSNode slice = Field(node, "subscript");
     if (ts_node_named_child_count(node) != 2) return out;
-    if (K(slice) != kSlice) return EvalLookup(Field(node, "value"), ctx, depth);
+    if (K(slice) != kSlice) return EvalLookup(Field(node, "value"), slice, ctx, depth);
     std::string bounds;
     for (char c : Text(slice)) {
       if (c != ' ' && c != '\t') bounds.push_back(c);
@@ -1419,9 +1421,13 @@ class FileExtractor {
   // dict display or comprehension, none of the file's code adds to it and
   // every value is text; a larger table stays one value, so that `f"no
   // {NAMES[k]} here"` keeps the template that fits every key.
-  Alternatives EvalLookup(TSNode container, const EvalContext& ctx, int depth) {
+  // A key written out (`T["a"]`, `T[0]`) picks one value, not each.
+  Alternatives EvalLookup(TSNode container, TSNode key, const EvalContext& ctx, int depth) {
     Alternatives out;
-    if (K(container) != kIdentifier) return out;
+    if (K(container) != kIdentifier || K(key) == kString || K(key) == kConcatenatedString ||
+        K(key) == kInteger) {
+      return out;
+    }
     std::string_view name = Text(container);
     DefList defs;
     std::vector<EvalContext> where;
@@ -1431,8 +1437,18 @@ class FileExtractor {
           (K(d->value) != kDictionary && K(d->value) != kDictionaryComprehension)) {
         return out;
       }
+      // `{**BASE, "k": "v"}`: BASE's values are the table's too.
+      if (K(d->value) == kDictionary) {
+        for (TSNode entry : NamedChildren(d->value)) {
+          if (K(entry) != kPair && K(entry) != kComment) return out;
+        }
+      }
     }
-    if (TableChanged(name)) return out;
+    // Read from the whole file's text, a function's body or a comment
+    // among them, which the memo's surroundings do not cover: asked.
+    bool changed = TableChanged(name);
+    Ask(Asked::What::kTableChanged, std::string(name), changed ? 1 : 0);
+    if (changed) return out;
     std::vector<std::pair<TSNode, EvalContext>> values = DictValues(container, ctx, true);
     if (values.empty() || values.size() > static_cast<size_t>(kMaxAlternatives)) return out;
     for (const auto& [value, at] : values) {
@@ -1446,15 +1462,17 @@ class FileExtractor {
   // Whether code of the file may put entries into a table named `name`:
   // `name[k] = v` (or `+=`, `|=`), `name |= ...`, `name.update(...)`,
   // `name.setdefault(...)`. Read from the file's text, wherever it is (a
-  // function of the module may register entries): a statement that adds
-  // one mentions the name, which the sites memo keys on.
-  bool TableChanged(std::string_view name) {
+  // function of the module may register entries). A definition's walk
+  // asks it as DefinitionSites::Asked: the top-level statements the memo
+  // compares leave function bodies and comments out.
+  bool TableChanged(std::string_view name) const {
     auto [it, added] = table_changed_.try_emplace(std::string(name), false);
     if (!added) return it->second;
     auto ident = [](char c) {
       return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' ||
              static_cast<unsigned char>(c) >= 0x80;
     };
+    size_t scanned = 0;
     for (size_t at = src_.find(name); at != std::string_view::npos; at = src_.find(name, at + 1)) {
       size_t end = at + name.size();
       if ((at > 0 && (ident(src_[at - 1]) || src_[at - 1] == '.')) ||
@@ -1475,6 +1493,10 @@ class FileExtractor {
         if (src_[j] == '[') ++nesting;
         if (src_[j] == ']' && --nesting == 0) break;
       }
+      // `T[T[T[...` unclosed, megabytes of it, reads 4 KiB at each: past
+      // twice the file's text read, the table is taken as added to.
+      scanned += j - i;
+      if (scanned > 2 * src_.size() + 65536) return it->second = true;
       if (nesting != 0) continue;
       for (++j; j < src_.size() && (src_[j] == ' ' || src_[j] == '\t');) ++j;
       char a = j < src_.size() ? src_[j] : '\0';
@@ -3934,7 +3956,7 @@ class FileExtractor {
   std::map<std::pair<uint32_t, std::string>, NameLookUp> name_memo_;
   // By the comprehension's start byte; pointers into it live in contexts.
   std::map<uint32_t, std::map<std::string, flow::Arg, std::less<>>> comprehension_names_;
-  std::map<std::string, bool, std::less<>> table_changed_;
+  mutable std::map<std::string, bool, std::less<>> table_changed_;  // TableChanged's answers
   std::set<std::pair<uint32_t, std::string>> evaluating_;  // EvalName's look-ups under way
   bool cycle_cut_ = false;  // the look-up under way read one of those
   SourceLines lines_{src_};

@@ -931,7 +931,18 @@ class Extractor {
       // `assert_eq!(a, b)` checks that the two are equal, not that `a` holds.
       bool eq = name.ends_with("assert_eq"), ne = name.ends_with("assert_ne");
       if (sink->kind == SiteKind::kAssert && (eq || ne) && args.size() >= 2) {
-        std::string a = TokensText(args[0].tokens), b = TokensText(args[1].tokens);
+        // An operand whose own operator binds more loosely than `==`
+        // (`x || y`, `a..b`) is written in parentheses: `x || y != z`
+        // reads `x || (y != z)`.
+        auto operand = [&](const std::vector<TSNode>& tokens) {
+          static const std::set<std::string_view> kLooser = {
+              "||", "&&", "==", "!=", "<", ">", "<=", ">=", "..", "..=", "=", "|"};
+          std::string text = TokensText(tokens);
+          bool loose = std::any_of(tokens.begin(), tokens.end(),
+                                   [&](TSNode t) { return kLooser.count(Text(t)) > 0; });
+          return loose ? "(" + text + ")" : text;
+        };
+        std::string a = operand(args[0].tokens), b = operand(args[1].tokens);
         AddAssertGuard(site, a + (eq ? " == " : " != ") + b, a + (eq ? " != " : " == ") + b);
       } else if (sink->kind == SiteKind::kAssert && !eq && !ne && !args.empty()) {
         AddAssertGuard(site, TokensText(args[0].tokens));

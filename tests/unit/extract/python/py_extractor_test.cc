@@ -1418,3 +1418,26 @@ TEST(PythonExtractor, AWalrusReplacesWhatTheNameHeld) {
 
 }  // namespace
 }  // namespace errdex::extract
+
+namespace errdex::extract {
+namespace {
+
+// `T[k]` is each of T's texts; `T["a"]` is the one under "a", never the
+// others, and `{**BASE, ...}` holds BASE's texts too, which are not read.
+TEST(PythonExtractor, ATableLookedUpByAWrittenKeyOrWithASplatIsNoListOfItsTexts) {
+  std::string tables =
+      "BASE = {'x': 'base text one', 'y': 'base text two'}\n"
+      "T = {'a': 'first text here', 'b': 'second text here'}\n"
+      "U = {**BASE, 'c': 'third text here'}\n";
+  std::vector<std::string> any = Messages(tables + "def f(k):\n    raise ValueError(T[k])\n");
+  EXPECT_EQ(any.size(), 2u);
+  for (const std::string& m : Messages(tables + "def f():\n    raise ValueError(T['a'])\n")) {
+    EXPECT_EQ(m.find("second text"), std::string::npos) << m;
+  }
+  for (const std::string& m : Messages(tables + "def f(k):\n    raise ValueError(U[k])\n")) {
+    EXPECT_EQ(m.find("third text"), std::string::npos) << m;  // BASE's are as likely
+  }
+}
+
+}  // namespace
+}  // namespace errdex::extract

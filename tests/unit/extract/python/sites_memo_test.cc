@@ -313,3 +313,25 @@ TEST(SitesMemo, NamesBuiltFromEachOtherAtModuleLevelReadAlikeWhateverWasWalkedBe
 
 }  // namespace
 }  // namespace errdex::extract::python
+
+namespace errdex::extract::python {
+namespace {
+
+// A table is a list of its texts only while no code of the file adds to
+// it, which TableChanged reads from the whole text: a function registering
+// an entry (a top-level definition, which the memo's surroundings count by
+// its name alone) or a comment changes the answer, not the raising
+// function's surroundings.
+TEST(SitesMemo, ATableAddedToElsewhereInTheFileIsReadAgain) {
+  std::string raising =
+      "MESSAGES = {'a': 'first message here', 'b': 'second message here'}\n\n"
+      "def fail(code):\n    raise ValueError(MESSAGES[code])\n\n";
+  CountingMemo memo;
+  ASSERT_TRUE(SameWithMemo(raising + "def register():\n    pass\n", memo));
+  ASSERT_NE(Extract(raising, nullptr).find("first message here"), std::string::npos);
+  EXPECT_TRUE(SameWithMemo(raising + "def register():\n    MESSAGES['c'] = 'third'\n", memo));
+  EXPECT_TRUE(SameWithMemo(raising + "# MESSAGES['c'] = 'third'\n", memo));
+}
+
+}  // namespace
+}  // namespace errdex::extract::python

@@ -77,6 +77,18 @@ TEST(RustExtractor, AnAssertOfTwoValuesPanicsWhenTheyDifferOrAgree) {
   EXPECT_EQ(when[4], "panics when `a == 0`");
 }
 
+TEST(RustExtractor, AnAssertOfTwoValuesBracketsAnOperandLooserThanTheComparison) {
+  Extraction x = ExtractRustSource("src/lib.rs",
+                                   "fn f(x: bool, y: bool, z: bool) {\n"
+                                   "    assert_eq!(x || y, z, \"flags\");\n"
+                                   "    assert_ne!(x, y && z);\n"
+                                   "}\n");
+  std::map<int, std::string> when;
+  for (const Site& s : x.sites) when[s.line] = s.trigger;
+  EXPECT_EQ(when[2], "panics when `(x || y) != z`");
+  EXPECT_EQ(when[3], "panics when `x == (y && z)`");
+}
+
 TEST(RustExtractor, AnyhowAndThiserror) {
   Extraction x = ExtractRustSource("src/err.rs",
                                    "#[derive(Debug, thiserror::Error)]\n"
