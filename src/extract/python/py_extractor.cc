@@ -1421,13 +1421,12 @@ class FileExtractor {
   // dict display or comprehension, none of the file's code adds to it and
   // every value is text; a larger table stays one value, so that `f"no
   // {NAMES[k]} here"` keeps the template that fits every key.
-  // A key written out (`T["a"]`, `T[0]`) picks one value, not each.
+  // A key written out (`T["a"]`, `T[0]`) picks the values written under
+  // it, not each.
   Alternatives EvalLookup(TSNode container, TSNode key, const EvalContext& ctx, int depth) {
     Alternatives out;
-    if (K(container) != kIdentifier || K(key) == kString || K(key) == kConcatenatedString ||
-        K(key) == kInteger) {
-      return out;
-    }
+    bool written = K(key) == kString || K(key) == kConcatenatedString || K(key) == kInteger;
+    if (K(container) != kIdentifier) return out;
     std::string_view name = Text(container);
     DefList defs;
     std::vector<EvalContext> where;
@@ -1449,7 +1448,26 @@ class FileExtractor {
     bool changed = TableChanged(name);
     Ask(Asked::What::kTableChanged, std::string(name), changed ? 1 : 0);
     if (changed) return out;
-    std::vector<std::pair<TSNode, EvalContext>> values = DictValues(container, ctx, true);
+    std::vector<std::pair<TSNode, EvalContext>> values;
+    // A comprehension's one value is each key's, with the key a value.
+    bool displays = std::all_of(defs.begin(), defs.end(),
+                                [&](const DefPtr& d) { return K(d->value) == kDictionary; });
+    if (!written || !displays) {
+      values = DictValues(container, ctx, true);
+    } else {
+      std::string wanted = KeyText(key);
+      for (size_t i = 0; i < defs.size(); ++i) {
+        if (K(defs[i]->value) != kDictionary) return out;
+        EvalContext at = where[i];
+        at.at = defs[i]->stmt;
+        TSNode last{};  // a later entry of the same key replaces an earlier one
+        for (TSNode pair : NamedChildren(defs[i]->value)) {
+          if (K(pair) == kPair && KeyText(Field(pair, "key")) == wanted) last = Field(pair, "value");
+        }
+        if (ts_node_is_null(last)) return out;
+        values.emplace_back(last, at);
+      }
+    }
     if (values.empty() || values.size() > static_cast<size_t>(kMaxAlternatives)) return out;
     for (const auto& [value, at] : values) {
       Alternatives alts = Eval(value, at, depth + 1);
@@ -1457,6 +1475,17 @@ class FileExtractor {
       for (Template& t : alts) AddAlternative(out, std::move(t));
     }
     return out;
+  }
+
+  // A written key as the table compares it: a plain string's text
+  // whichever its quotes, else the key's code.
+  std::string KeyText(TSNode key) const {
+    std::string_view text = Text(key);
+    if (K(key) == kString && text.size() >= 2 && (text[0] == '\'' || text[0] == '"') &&
+        text.back() == text[0] && text.find('\\') == std::string_view::npos) {
+      return "s:" + std::string(text.substr(1, text.size() - 2));
+    }
+    return "c:" + std::string(text);
   }
 
   // Whether code of the file may put entries into a table named `name`:
