@@ -7,11 +7,13 @@
 // the template rebound after the comprehension and a module name spelled
 // like a loop variable, both of which a wrong reading would take; and
 // tables the file adds texts to later (`T[k] = v`, `T.update`, a function
-// that registers entries) or may replace with another. Random
-// raises look a key up, directly, through a local, a closure or a
-// concatenation. CPython, the reference, runs each raise: a text it prints
-// must fit one of the templates errdex lists at the raise (never lost), and
-// a table of a few texts must give templates with words, not one value.
+// that registers entries) or may replace with another. Random raises look
+// a key up — written out, or one only the run knows — directly, through a
+// local, a closure or a concatenation. CPython, the reference, runs each
+// raise: a text it prints must fit one of the templates errdex lists at
+// the raise (never lost); a table of a few texts must give templates with
+// words, not one value; and a key written out into a dict display of texts
+// must give the one text written under it, not the others.
 #include <gtest/gtest.h>
 
 #include <map>
@@ -31,6 +33,7 @@ struct Table {
   std::string name;
   std::vector<std::string> keys;  // as Python literals
   bool words = false;             // every value is text errdex can read
+  bool display = false;           // a dict display (not a comprehension)
 };
 
 class Generator : public RandomSource {
@@ -45,6 +48,7 @@ class Generator : public RandomSource {
     switch (Pick(6)) {
       case 0: {  // a dict literal
         t.words = entries <= 8;
+        t.display = true;
         std::string consts;
         out = t.name + " = {\n";
         for (int i = 0; i < entries; ++i) {
@@ -123,9 +127,14 @@ class Generator : public RandomSource {
     return out;
   }
 
-  // A raise of a message looked up in `t` (one statement of a function).
-  std::string Raise(const Table& t) {
+  // A raise of a message looked up in `t` (one statement of a function);
+  // `written`: whether the key is written out.
+  std::string Raise(const Table& t, bool* written) {
     std::string key = t.keys[static_cast<size_t>(Pick(static_cast<int>(t.keys.size())))];
+    // A key only the run knows (a lambda's result) or one written out,
+    // which picks the value written under it.
+    *written = Pick(2) == 0;
+    if (!*written) key = "(lambda: " + key + ")()";
     std::string look = t.name + "[" + key + "]";
     switch (Pick(4)) {
       case 0:
@@ -168,11 +177,14 @@ TEST(TableProperty, AMessageLookedUpInATableIsOneOfItsValues) {
   std::vector<Table> tables(kTables);
   std::vector<std::string> statements;
   std::vector<const Table*> of;
+  std::vector<bool> written;
   for (int k = 0; k < kTables; ++k) code += gen.Make(k, tables[static_cast<size_t>(k)]);
   for (const Table& t : tables) {
     for (int i = 0; i < kRaisesPerTable; ++i) {
-      statements.push_back(gen.Raise(t));
+      bool w = false;
+      statements.push_back(gen.Raise(t, &w));
       of.push_back(&t);
+      written.push_back(w);
     }
   }
   // As AppendRaises, but a statement may take several lines.
@@ -182,6 +194,7 @@ TEST(TableProperty, AMessageLookedUpInATableIsOneOfItsValues) {
   int line = 1;
   for (char c : program) line += c == '\n';
   std::map<std::string, const Table*> table_of;
+  std::map<std::string, bool> written_key;
   for (size_t i = 0; i < statements.size(); ++i) {
     std::string fn = "raise" + std::to_string(i);
     std::string body = "def " + fn + "():\n    " + statements[i] + "\n";
@@ -196,6 +209,7 @@ TEST(TableProperty, AMessageLookedUpInATableIsOneOfItsValues) {
     }
     raises.at[at] = fn;
     table_of[fn] = of[i];
+    written_key[fn] = written[i];
     for (char c : body) line += c == '\n';
     program += body;
     raises.calls += "(" + nlohmann::json(fn).dump() + ", " + fn + "),\n";
@@ -209,7 +223,7 @@ TEST(TableProperty, AMessageLookedUpInATableIsOneOfItsValues) {
       testing::RunPythonForJson(program + raises.calls + testing::kPythonCallsHarness);
   ASSERT_TRUE(printed.is_object());
 
-  int checked = 0, lost = 0, with_words = 0, expected_words = 0, one_value = 0;
+  int checked = 0, lost = 0, with_words = 0, expected_words = 0, one_value = 0, picked = 0;
   for (const auto& [fn, result] : printed.items()) {
     ASSERT_TRUE(result.is_array()) << fn << " raised nothing";
     const std::string text = result[1].get<std::string>();
@@ -229,6 +243,11 @@ TEST(TableProperty, AMessageLookedUpInATableIsOneOfItsValues) {
         ADD_FAILURE() << fn << " printed '" << text << "'; errdex lists" << shown;
       }
     }
+    if (table_of[fn]->words && table_of[fn]->display && written_key[fn]) {
+      // The text written under the key, and no other.
+      ++picked;
+      EXPECT_EQ(have.size(), 1u) << fn << " looks a written key up; errdex lists " << have.size();
+    }
     if (table_of[fn]->words) {
       ++expected_words;
       if (words) {
@@ -243,8 +262,10 @@ TEST(TableProperty, AMessageLookedUpInATableIsOneOfItsValues) {
   EXPECT_EQ(checked, kTables * kRaisesPerTable);
   EXPECT_EQ(lost, 0);
   EXPECT_EQ(with_words, expected_words);
-  std::printf("raises %d: lost %d; tables of texts %d, listed with words %d; others one value %d\n",
-              checked, lost, expected_words, with_words, one_value);
+  std::printf(
+      "raises %d: lost %d; tables of texts %d, listed with words %d (a written key's one text %d); "
+      "others one value %d\n",
+      checked, lost, expected_words, with_words, picked, one_value);
 }
 
 }  // namespace
