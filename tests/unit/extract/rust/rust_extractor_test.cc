@@ -63,28 +63,31 @@ TEST(RustExtractor, PanicsCarryWhatTheStandardLibraryPrintsAroundThem) {
   EXPECT_TRUE(Has(m, "panic: o must be set"));
 }
 
-TEST(RustExtractor, AnAssertOfTwoValuesPanicsWhenTheyDifferOrAgree) {
-  Extraction x = ExtractRustSource("src/lib.rs",
-                                   "fn f(a: u8, b: u8) {\n"
-                                   "    assert!(a < b);\n"
-                                   "    assert_eq!(a, b + 1, \"differ\");\n"
-                                   "    debug_assert_ne!(a, 0);\n"
-                                   "}\n");
+// The trigger sentence of each site of `code`, by line.
+std::map<int, std::string> TriggersByLine(const std::string& code) {
   std::map<int, std::string> when;
-  for (const Site& s : x.sites) when[s.line] = s.trigger;
+  for (const Site& s : ExtractRustSource("src/lib.rs", code).sites) when[s.line] = s.trigger;
+  return when;
+}
+
+TEST(RustExtractor, AnAssertOfTwoValuesPanicsWhenTheyDifferOrAgree) {
+  std::map<int, std::string> when = TriggersByLine(
+      "fn f(a: u8, b: u8) {\n"
+      "    assert!(a < b);\n"
+      "    assert_eq!(a, b + 1, \"differ\");\n"
+      "    debug_assert_ne!(a, 0);\n"
+      "}\n");
   EXPECT_EQ(when[2], "panics when not `a < b`");
   EXPECT_EQ(when[3], "panics when `a != b + 1`");
   EXPECT_EQ(when[4], "panics when `a == 0`");
 }
 
 TEST(RustExtractor, AnAssertOfTwoValuesBracketsAnOperandLooserThanTheComparison) {
-  Extraction x = ExtractRustSource("src/lib.rs",
-                                   "fn f(x: bool, y: bool, z: bool) {\n"
-                                   "    assert_eq!(x || y, z, \"flags\");\n"
-                                   "    assert_ne!(x, y && z);\n"
-                                   "}\n");
-  std::map<int, std::string> when;
-  for (const Site& s : x.sites) when[s.line] = s.trigger;
+  std::map<int, std::string> when = TriggersByLine(
+      "fn f(x: bool, y: bool, z: bool) {\n"
+      "    assert_eq!(x || y, z, \"flags\");\n"
+      "    assert_ne!(x, y && z);\n"
+      "}\n");
   EXPECT_EQ(when[2], "panics when `(x || y) != z`");
   EXPECT_EQ(when[3], "panics when `x == (y && z)`");
 }
