@@ -3016,19 +3016,13 @@ class FileExtractor {
   const std::map<std::string, flow::Arg, std::less<>>& ComprehensionNames(TSNode comprehension) {
     auto [it, added] = comprehension_names_.try_emplace(ts_node_start_byte(comprehension));
     if (!added) return it->second;
-    std::vector<TSNode> stack;
+    std::vector<std::string_view> names;
     for (TSNode clause : NamedChildren(comprehension)) {
-      if (K(clause) == kForInClause) stack.push_back(Field(clause, "left"));
+      if (K(clause) == kForInClause) PatternNames(Field(clause, "left"), src_, names);
     }
-    while (!stack.empty()) {
-      TSNode n = stack.back();
-      stack.pop_back();
-      if (K(n) == kIdentifier) {
-        std::string name(Text(n));
-        it->second[name] = flow::Arg{name, Template::Value(name, ValueKind::kAny)};
-        continue;
-      }
-      for (TSNode kid : NamedChildren(n)) stack.push_back(kid);
+    for (std::string_view n : names) {
+      std::string name(n);
+      it->second[name] = flow::Arg{name, Template::Value(name, ValueKind::kAny)};
     }
     return it->second;
   }

@@ -99,24 +99,9 @@ class Lowerer : flow::FlowBuilder {
     if (!ts_node_is_null(target)) binds.push_back({Text(target), Def::Type::kCaught, {}, clause});
   }
 
-  // The names a target pattern binds: `a`, `a, (b, *c)`.
-  void PatternNames(TSNode pattern, std::vector<std::string_view>& out) const {
-    if (ts_node_is_null(pattern)) return;
-    uint16_t k = Kind(pattern);
-    if (k == kIdentifier) {
-      std::string_view name = Text(pattern);
-      if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
-      return;
-    }
-    if (k == kPatternList || k == kTuplePattern || k == kListSplatPattern || k == kParenthesized ||
-        k == kTuple || k == kExpressionList) {
-      for (TSNode child : NamedChildren(pattern)) PatternNames(child, out);
-    }
-  }
-
   void Opaques(TSNode pattern, TSNode stmt, std::vector<Binding>& binds) const {
     std::vector<std::string_view> names;
-    PatternNames(pattern, names);
+    PatternNames(pattern, src_, names);
     for (std::string_view n : names) binds.push_back({n, Def::Type::kOpaque, {}, stmt});
   }
 
@@ -129,7 +114,7 @@ class Lowerer : flow::FlowBuilder {
       return;
     }
     std::vector<std::string_view> names;
-    PatternNames(left, names);
+    PatternNames(left, src_, names);
     if (names.empty()) return;
     std::vector<TSNode> targets = NamedChildren(left);
     std::vector<TSNode> values;

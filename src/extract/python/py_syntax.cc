@@ -1,5 +1,7 @@
 #include "extract/python/py_syntax.h"
 
+#include <algorithm>
+
 #include <string_view>
 #include <vector>
 
@@ -97,6 +99,20 @@ const SymbolTable& Symbols() {
                                      {"for_in_clause", kForInClause},
                                  });
   return table;
+}
+
+void PatternNames(TSNode pattern, std::string_view source, std::vector<std::string_view>& out) {
+  if (ts_node_is_null(pattern)) return;
+  uint16_t k = KindOf(pattern);
+  if (k == kIdentifier) {
+    std::string_view name = NodeText(pattern, source);
+    if (std::find(out.begin(), out.end(), name) == out.end()) out.push_back(name);
+    return;
+  }
+  if (k == kPatternList || k == kTuplePattern || k == kListSplatPattern || k == kParenthesized ||
+      k == kTuple || k == kExpressionList) {
+    for (TSNode child : NamedChildren(pattern)) PatternNames(child, source, out);
+  }
 }
 
 bool HoldsStatements(TSNode n) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "extract/ts_util.h"
 
@@ -107,6 +108,10 @@ const SymbolTable& Symbols();
 // By symbol, decided once from the grammar's names: comparing type names
 // per node cost more than the walks that ask.
 bool HoldsStatements(TSNode n);
+
+// The names a target pattern binds (`a`, `a, (b, *c)`), each once, added
+// to `out`; an attribute or subscript target binds none.
+void PatternNames(TSNode pattern, std::string_view source, std::vector<std::string_view>& out);
 
 inline uint16_t KindOf(TSNode node) {
   return ts_node_is_null(node) ? static_cast<uint16_t>(kOther) : Symbols().Kind(node);
