@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <re2/re2.h>
 
+#include <algorithm>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
@@ -87,7 +88,8 @@ inline bool Fits(Template t, const std::string& printed) {
 
 // Python property tests: each statement becomes `def raiseN():` at the end
 // of `code`, listed in `calls` (the CALLS of testing::kPythonCallsHarness)
-// and in `at` by the line of its statement.
+// and in `at` by the line of its statement -- of a statement of several
+// lines (indented below the first), the first line that says `raise `.
 struct GeneratedRaises {
   std::string calls;
   std::map<int, std::string> at;  // line -> function
@@ -100,9 +102,12 @@ inline GeneratedRaises AppendRaises(std::string& code, const std::vector<std::st
   for (char c : code) line += c == '\n';
   for (size_t i = 0; i < statements.size(); ++i) {
     std::string fn = "raise" + std::to_string(i);
-    code += "def " + fn + "():\n    " + statements[i] + "\n";
-    out.at[line + 1] = fn;
-    line += 2;
+    const std::string& st = statements[i];
+    size_t raise_at = std::min(st.find("raise "), st.size());
+    auto raise_line = std::count(st.begin(), st.begin() + static_cast<long>(raise_at), '\n');
+    code += "def " + fn + "():\n    " + st + "\n";
+    out.at[line + 1 + static_cast<int>(raise_line)] = fn;
+    line += 2 + static_cast<int>(std::count(st.begin(), st.end(), '\n'));
     out.calls += "(" + nlohmann::json(fn).dump() + ", " + fn + "),\n";
   }
   out.calls += "]\n";

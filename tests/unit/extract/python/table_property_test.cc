@@ -187,34 +187,15 @@ TEST(TableProperty, AMessageLookedUpInATableIsOneOfItsValues) {
       written.push_back(w);
     }
   }
-  // As AppendRaises, but a statement may take several lines.
   std::string program = code;
-  GeneratedRaises raises;
-  raises.calls = "CALLS = [\n";
-  int line = 1;
-  for (char c : program) line += c == '\n';
+  GeneratedRaises raises = AppendRaises(program, statements);
   std::map<std::string, const Table*> table_of;
   std::map<std::string, bool> written_key;
   for (size_t i = 0; i < statements.size(); ++i) {
     std::string fn = "raise" + std::to_string(i);
-    std::string body = "def " + fn + "():\n    " + statements[i] + "\n";
-    // The raise is the line of the body that says `raise`.
-    int at = line;
-    for (size_t p = 0; body.compare(p, body.find('\n', p) - p, "") != 0;
-         p = body.find('\n', p) + 1, ++at) {
-      if (std::string_view(body.data() + p, body.find('\n', p) - p).find("raise ") !=
-          std::string_view::npos) {
-        break;
-      }
-    }
-    raises.at[at] = fn;
     table_of[fn] = of[i];
     written_key[fn] = written[i];
-    for (char c : body) line += c == '\n';
-    program += body;
-    raises.calls += "(" + nlohmann::json(fn).dump() + ", " + fn + "),\n";
   }
-  raises.calls += "]\n";
 
   std::map<std::string, std::vector<Template>> listed =
       ListedAt(ExtractPythonSource("gen.py", program).sites, raises);
