@@ -20,7 +20,8 @@ struct Wording {
   std::string_view pattern;
 };
 
-constexpr std::string_view kHint = R"((?:\. Did you mean: '[^']+'\?)?)";
+// The suggestion CPython prints after a name error's text.
+constexpr std::string_view kSuggestion = R"(\. Did you mean: '[^'\n]+'\?)";
 
 const Wording kWordings[] = {
     {"AttributeError", R"('[^']+' object has no attribute '[^']+'{hint})"},
@@ -144,7 +145,9 @@ const std::vector<Compiled>& Table() {
     o.set_log_errors(false);
     for (const Wording& w : kWordings) {
       std::string p(w.pattern);
-      if (size_t at = p.find("{hint}"); at != std::string::npos) p.replace(at, 6, kHint);
+      if (size_t at = p.find("{hint}"); at != std::string::npos) {
+        p.replace(at, 6, "(?:" + std::string(kSuggestion) + ")?");
+      }
       out.push_back({w.type, std::make_unique<RE2>(p, o)});
     }
     return out;
@@ -153,6 +156,14 @@ const std::vector<Compiled>& Table() {
 }
 
 }  // namespace
+
+std::string WithoutSuggestion(std::string_view type, std::string message) {
+  static const RE2 suggested("(?s)(.+)" + std::string(kSuggestion));
+  if (type != "AttributeError" && type != "NameError" && type != "ImportError") return message;
+  std::string text;
+  if (RE2::FullMatch(message, suggested, &text)) return text;
+  return message;
+}
 
 bool IsInterpreterWording(std::string_view type, std::string_view message) {
   for (const Compiled& c : Table()) {

@@ -5,6 +5,7 @@
 // though a traceback that never enters them says the interpreter raised it.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 namespace errdex::match {
@@ -12,6 +13,11 @@ namespace errdex::match {
 // True when `message` (normal form) is worded as CPython words an error of
 // the short type `type` that it raises itself (3.8 and later).
 bool IsInterpreterWording(std::string_view type, std::string_view message);
+
+// `message` without the suggestion Python 3.10 and later print after a
+// name error's text (`module 'numpy' has no attribute 'int'. Did you mean:
+// 'inf'?`): the exception's text, which the library wrote, ends before it.
+std::string WithoutSuggestion(std::string_view type, std::string message);
 
 struct ParsedError;
 

@@ -718,19 +718,6 @@ struct Assessment {
   std::vector<std::pair<std::string, std::string>> values;
 };
 
-// Python 3.10 and later print a name error's suggestion after its text
-// (`module 'numpy' has no attribute 'int'. Did you mean: 'inf'?`); the
-// exception's text, which the library wrote, ends before it.
-namespace {
-std::string WithoutSuggestion(std::string_view type, std::string message) {
-  static const LazyRE2 kSuggestion = {R"((?s)(.+)\. Did you mean: '[^'\n]+'\?)"};
-  if (type != "AttributeError" && type != "NameError" && type != "ImportError") return message;
-  std::string text;
-  if (RE2::FullMatch(message, *kSuggestion, &text)) return text;
-  return message;
-}
-}  // namespace
-
 // `Name: text` the parser left whole because Name does not look like an
 // exception's (no Error, Exception or Warning in it): a class the catalog
 // knows by that name makes it the type and the rest the message.
