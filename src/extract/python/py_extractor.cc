@@ -1457,7 +1457,6 @@ class FileExtractor {
     } else {
       std::string wanted = KeyText(key);
       for (size_t i = 0; i < defs.size(); ++i) {
-        if (K(defs[i]->value) != kDictionary) return out;
         EvalContext at = where[i];
         at.at = defs[i]->stmt;
         TSNode last{};  // a later entry of the same key replaces an earlier one
