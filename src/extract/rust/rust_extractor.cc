@@ -919,6 +919,30 @@ class Extractor {
     }
   }
 
+  // The condition an assertion macro checks: `assert!(c)` c, `assert_eq!(a,
+  // b)` that the two are equal (not that `a` holds), `assert_ne!` the
+  // reverse. An operand whose own operator binds more loosely than `==`
+  // (`x || y`, `a..b`) is written in parentheses: `x || y != z` reads `x ||
+  // (y != z)`.
+  void AssertGuard(std::string_view name, const std::vector<TokenArg>& args, Site& site) const {
+    bool eq = name.ends_with("assert_eq"), ne = name.ends_with("assert_ne");
+    if (!eq && !ne) {
+      if (!args.empty()) AddAssertGuard(site, TokensText(args[0].tokens));
+      return;
+    }
+    if (args.size() < 2) return;
+    auto operand = [&](const std::vector<TSNode>& tokens) {
+      static const std::set<std::string_view> kLooser = {"||", "&&", "==", "!=",  "<", ">",
+                                                         "<=", ">=", "..", "..=", "=", "|"};
+      std::string text = TokensText(tokens);
+      bool loose = std::any_of(tokens.begin(), tokens.end(),
+                               [&](TSNode t) { return kLooser.count(Text(t)) > 0; });
+      return loose ? "(" + text + ")" : text;
+    };
+    std::string a = operand(args[0].tokens), b = operand(args[1].tokens);
+    AddAssertGuard(site, a + (eq ? " == " : " != ") + b, a + (eq ? " != " : " == ") + b);
+  }
+
   void MacroSinkAt(TSNode n, std::string_view name, TSNode tree) {
     if (const Sink* sink = FindSink(SinkForm::kMacro, name)) {
       std::vector<TokenArg> args = MacroArgs(tree);
@@ -928,25 +952,7 @@ class Extractor {
       if (static_cast<size_t>(sink->message_arg) < args.size()) {
         messages = FormatAlternatives(args, static_cast<size_t>(sink->message_arg));
       }
-      // `assert_eq!(a, b)` checks that the two are equal, not that `a` holds.
-      bool eq = name.ends_with("assert_eq"), ne = name.ends_with("assert_ne");
-      if (sink->kind == SiteKind::kAssert && (eq || ne) && args.size() >= 2) {
-        // An operand whose own operator binds more loosely than `==`
-        // (`x || y`, `a..b`) is written in parentheses: `x || y != z`
-        // reads `x || (y != z)`.
-        auto operand = [&](const std::vector<TSNode>& tokens) {
-          static const std::set<std::string_view> kLooser = {
-              "||", "&&", "==", "!=", "<", ">", "<=", ">=", "..", "..=", "=", "|"};
-          std::string text = TokensText(tokens);
-          bool loose = std::any_of(tokens.begin(), tokens.end(),
-                                   [&](TSNode t) { return kLooser.count(Text(t)) > 0; });
-          return loose ? "(" + text + ")" : text;
-        };
-        std::string a = operand(args[0].tokens), b = operand(args[1].tokens);
-        AddAssertGuard(site, a + (eq ? " == " : " != ") + b, a + (eq ? " != " : " == ") + b);
-      } else if (sink->kind == SiteKind::kAssert && !eq && !ne && !args.empty()) {
-        AddAssertGuard(site, TokensText(args[0].tokens));
-      }
+      if (sink->kind == SiteKind::kAssert) AssertGuard(name, args, site);
       site.internal =
           site.internal || name == "unreachable" || name == "todo" || name == "unimplemented";
       for (Template& m : messages) PanicText(name, args, m);
