@@ -2,5 +2,9 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/crash.h"
 
-int main(int argc, char** argv) { return errdex::cli::Run(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) {
+  errdex::cli::ReportCrashes(argc, argv);
+  return errdex::cli::Run(argc, argv, std::cout, std::cerr);
+}

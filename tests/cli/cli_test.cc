@@ -590,6 +590,35 @@ void RunAndKill(const std::vector<std::string>& args, std::chrono::milliseconds 
   waitpid(pid, &status, 0);
 }
 
+// A crash on a user's machine or in CI is otherwise an exit status alone.
+TEST(Cli, ACrashSaysWhereItHappenedAndDiesOfItsSignal) {
+  TempDir dir;
+  // errdex waits on stdin (a FIFO the script holds open) when it is sent SIGSEGV.
+  std::filesystem::path script = dir.Write(
+      "crash.sh", std::string("mkfifo in\n'") + ERRDEX_BINARY +
+                      "' explain <in 2>&1 &\n"
+                      "pid=$!\nexec 3>in\n"
+                      // Sent once it reads (system call 0), when its handler is surely set.
+                      "for i in $(seq 600); do\n"
+                      "  [ \"$(cut -d' ' -f1 /proc/$pid/syscall 2>/dev/null)\" = 0 ] && break\n"
+                      "  sleep 0.1\n"
+                      "done\n"
+                      "kill -SEGV $pid\nwait $pid\necho \"status=$?\"\n");
+  CommandResult r =
+      testing::RunCommand("cd '" + dir.path().string() + "' && bash '" + script.string() + "'");
+  if (r.out.find("Sanitizer") != std::string::npos) {
+    GTEST_SKIP() << "the sanitizer reports crashes in this build";
+  }
+  EXPECT_NE(r.out.find("errdex: crashed (SIGSEGV) during `errdex explain`"), std::string::npos)
+      << r.out;
+  // addr2line's line for a frame of errdex's own code, by function and line.
+  EXPECT_NE(r.out.find("errdex::cli::Run(int, char**, std::ostream&, std::ostream&) at "),
+            std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("/src/cli/commands.cc:"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("status=139"), std::string::npos) << r.out;
+}
+
 TEST(Cli, KilledIndexRunLeavesThePreviousCatalog) {
   TempDir dir;
   auto write_tree = [&](const std::string& word) {
@@ -605,7 +634,8 @@ TEST(Cli, KilledIndexRunLeavesThePreviousCatalog) {
   write_tree("old");
   std::string db = (dir.path() / "k.db").string();
   std::string root = (dir.path() / "tree").string();
-  ASSERT_EQ(RunErrdex({"index", root, "--name", "k/k", "--db", db, "-q"}).exit_code, 0);
+  CommandResult first = RunErrdex({"index", root, "--name", "k/k", "--db", db, "-q"});
+  ASSERT_EQ(first.exit_code, 0) << first.err;
   auto site_count = [&] {
     CommandResult r = RunErrdex({"stats", "--json", "--db", db});
     EXPECT_EQ(r.exit_code, 0) << r.err;
@@ -621,7 +651,8 @@ TEST(Cli, KilledIndexRunLeavesThePreviousCatalog) {
     // Either the old snapshot or the new one, never a mix.
     EXPECT_NE(old_msg.out.empty(), new_msg.out.empty()) << "after a kill at " << ms << " ms";
   }
-  ASSERT_EQ(RunErrdex({"index", root, "--name", "k/k", "--db", db, "-q"}).exit_code, 0);
+  CommandResult last = RunErrdex({"index", root, "--name", "k/k", "--db", db, "-q"});
+  ASSERT_EQ(last.exit_code, 0) << last.err;
   EXPECT_EQ(site_count(), 30000);
   EXPECT_TRUE(RunErrdex({"search", "old", "--db", db}).out.empty());
 }
