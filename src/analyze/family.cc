@@ -238,8 +238,20 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                     "UnexpectedTracerError", "NonConcreteBooleanIndexError"}))
            .slug.empty())
     return f;
-  if (!(f = ByType("missing-dependency", t, {"ImportError", "ModuleNotFoundError"})).slug.empty())
-    return f;
+  // ModuleNotFoundError says a module is not there. Another ImportError is
+  // an import that failed for a reason its words give: a relative import
+  // out of its package, a zip archive without the module, a platform the
+  // module is not for. Only words about a missing module or installing
+  // make it a missing package, whose page then says to install it.
+  if (!(f = ByType("missing-dependency", t, {"ModuleNotFoundError"})).slug.empty()) return f;
+  if (Any(t, {"ImportError"})) {
+    if (auto w = Says(m, {"install", "no module named", "no package named", "is required",
+                          "are required", "requires", "optional dependency", "could not import",
+                          "failed to import", "cannot import", "can't import", "unable to import"});
+        !w.empty()) {
+      return ByWords("missing-dependency", w);
+    }
+  }
   if (facts.kind == "assert") return By("internal-assertion", "it is an assert statement");
   if (!(f = ByType("internal-assertion", t, {"AssertionError", "SystemError", "INTERNAL"}))
            .slug.empty())

@@ -51,6 +51,15 @@ TEST(Family, RulesOverTypeAndMessage) {
        "No module named scipy",
        "missing-dependency"},
       {{"RuntimeError"}, "raise", "matplotlib is not installed", "missing-dependency"},
+      {{"ImportError"}, "raise", "plotting requires matplotlib", "missing-dependency"},
+      {{"ImportError"},
+       "raise",
+       "Missing optional dependency ''. Use pip or conda to install .",
+       "missing-dependency"},
+      // Other imports that fail: no package to install.
+      {{"ImportError"}, "raise", "attempted relative import beyond top-level package", "other"},
+      {{"ZipImportError", "ImportError"}, "raise", "can't find module ", "missing-key"},
+      {{"ImportError"}, "raise", "The crypt module is not supported on Windows", "not-implemented"},
       {{"RuntimeError"}, "raise", "jaxlib version 0.4 is too old", "version-mismatch"},
       // "conversion" contains "version" but is not the word.
       {{"RuntimeError"}, "raise", "conversion failed", "other"},
