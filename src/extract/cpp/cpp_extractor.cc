@@ -2566,6 +2566,93 @@ bool BlankDirectivesInExpressions(std::string& text) {
   return changed;
 }
 
+// `#if A` / `if (x) {` / `#else` / `if (y) {` / `#endif` opens one brace
+// in each branch: read both, as the grammar does, the function has a `{`
+// too many and is lost, with the names of the functions its sites are in
+// (numpy's arr_add_docstring). A compiler reads one branch; so does the
+// second parse: of a group where a branch after the first changes the
+// brace depth, the branches after the first are blanked, bytes and line
+// breaks kept. Returns whether anything changed.
+bool BlankBranchesThatChangeBraces(std::string& text) {
+  struct Group {
+    size_t later = std::string::npos;  // the first `#elif`/`#else`
+    int branch = 0;
+    int first = 0;  // the first branch's change of depth
+    int depth = 0;  // the current branch's
+    bool others_change = false;
+  };
+  std::vector<Group> groups;
+  std::vector<std::pair<size_t, size_t>> blank;
+  bool line_start = true;
+  size_t i = 0;
+  auto end_branch = [&](Group& g) {
+    if (g.branch == 0) {
+      g.first = g.depth;
+    } else if (g.depth != 0) {
+      g.others_change = true;
+    }
+    g.depth = 0;
+    ++g.branch;
+  };
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '\n') {
+      line_start = true;
+      ++i;
+      continue;
+    }
+    if (line_start && (c == ' ' || c == '\t')) {
+      ++i;
+      continue;
+    }
+    if (line_start && c == '#') {
+      size_t word = i + 1;
+      while (word < text.size() && (text[word] == ' ' || text[word] == '\t')) ++word;
+      size_t end = word;
+      while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end]))) ++end;
+      std::string_view name(text.data() + word, end - word);
+      if (name == "if" || name == "ifdef" || name == "ifndef") {
+        groups.emplace_back();
+      } else if ((name == "else" || name == "elif") && !groups.empty()) {
+        if (groups.back().later == std::string::npos) groups.back().later = i;
+        end_branch(groups.back());
+      } else if (name == "endif" && !groups.empty()) {
+        Group g = groups.back();
+        groups.pop_back();
+        end_branch(g);
+        if (g.others_change) blank.emplace_back(g.later, i);
+        if (!groups.empty()) groups.back().depth += g.first;
+      }
+      while (i < text.size() && text[i] != '\n') {
+        i += (text[i] == '\\' && i + 1 < text.size()) ? 2 : 1;
+      }
+      continue;
+    }
+    line_start = false;
+    if (c == '"' || c == '\'') {
+      for (++i; i < text.size() && text[i] != c && text[i] != '\n'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+      ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      size_t close = text.find("*/", i + 2);
+      i = close == std::string::npos ? text.size() : close + 2;
+    } else {
+      if (!groups.empty() && c == '{') ++groups.back().depth;
+      if (!groups.empty() && c == '}') --groups.back().depth;
+      ++i;
+    }
+  }
+  for (auto [from, to] : blank) {
+    for (size_t k = from; k < to && k < text.size(); ++k) {
+      if (text[k] != '\n') text[k] = ' ';
+    }
+  }
+  return !blank.empty();
+}
+
 // `TF_ASSIGN_OR_RETURN(auto x, f());` declares inside a macro's arguments,
 // which no C++ grammar accepts: the parser gives up on the rest of the
 // function, sites included. Blanking the declaration (bytes and lines kept)
@@ -2595,6 +2682,91 @@ void BlankAssignOrReturn(std::string& text) {
   }
 }
 
+// tree-sitter's C and C++ grammars end a directive's text at a `/* */`
+// comment. In numpy's `#define _ADDDOC(doc, name) ... Py_INCREF(str); /*
+// hold on to string */ \` the rest of the body was read as code of the
+// function around it, which became a function named `if`, and the
+// function's later sites had none. The preprocessor reads a comment as a
+// space; so does the parse: each comment inside a directive is blanked, a
+// line break inside one kept with a splice before it so that the directive
+// goes on. Only inside a function's braces: at file level, the rest of a
+// macro read as code is most often a function's text (numpy's
+// DECLARE_TO_INT), whose sites that misreading is what finds. Strings,
+// character literals and comments outside directives are skipped, so that
+// a `#` inside them starts nothing. The copy is only parsed: every text is
+// read from the source.
+bool BlankCommentsInDirectives(std::string& text) {
+  bool changed = false;
+  bool line_start = true, directive = false;
+  int depth = 0;  // of braces outside directives
+  const size_t n = text.size();
+  auto skip_literal = [&](size_t i) {
+    char quote = text[i];
+    // C++'s R"delim( ... )delim", which may hold line breaks and quotes.
+    if (quote == '"' && i > 0 && text[i - 1] == 'R') {
+      size_t open = text.find('(', i);
+      if (open != std::string::npos && open - i <= 17) {
+        std::string close = ")" + text.substr(i + 1, open - i - 1) + "\"";
+        size_t end = text.find(close, open);
+        return end == std::string::npos ? n : end + close.size() - 1;
+      }
+    }
+    for (++i; i < n && text[i] != quote && text[i] != '\n'; ++i) {
+      if (text[i] == '\\' && i + 1 < n) ++i;
+    }
+    return i;
+  };
+  for (size_t i = 0; i < n; ++i) {
+    char c = text[i];
+    if (c == '\n') {
+      size_t b = i > 0 && text[i - 1] == '\r' ? i - 1 : i;
+      if (!(b > 0 && text[b - 1] == '\\')) directive = false;
+      line_start = true;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') continue;
+    if (line_start && c == '#') directive = true;
+    line_start = false;
+    if (c == '"' || c == '\'') {
+      size_t end = skip_literal(i);
+      // A directive's text is opaque to the grammar: a `/*` in a string
+      // there opened a comment that ran to the next `*/` of the file.
+      for (size_t k = i + 1; directive && depth > 0 && k < end && k + 1 < n; ++k) {
+        if (text[k] == '/' && text[k + 1] == '*') {
+          text[k] = ' ';
+          changed = true;
+        }
+      }
+      i = end;
+      if (i < n && text[i] == '\n') --i;  // the line break is the loop's
+      continue;
+    }
+    if (!directive && c == '{') ++depth;
+    if (!directive && c == '}' && depth > 0) --depth;
+    if (c != '/' || i + 1 >= n) continue;
+    if (text[i + 1] == '/') {
+      while (i + 1 < n && text[i + 1] != '\n') ++i;
+      continue;
+    }
+    if (text[i + 1] != '*') continue;
+    size_t end = text.find("*/", i + 2);
+    end = end == std::string::npos ? n : end + 2;
+    if (directive && depth > 0) {
+      for (size_t k = i; k < end; ++k) {
+        // `\r\n`: the `\r`, blanked already, becomes the splice.
+        if (text[k] == '\n') {
+          text[k - 1] = '\\';
+        } else {
+          text[k] = ' ';
+        }
+      }
+      changed = true;
+    }
+    i = end - 1;
+  }
+  return changed;
+}
+
 // A header is C++ when it says so; numpy's and CPython's headers are C, and
 // the C grammar reads their `"%" NPY_INTP_FMT` splices that C++'s rejects.
 bool LooksLikeCpp(std::string_view text) {
@@ -2616,12 +2788,17 @@ FileResult ExtractCppBytes(TSParser* parser, std::string_view path, std::string 
   if (!is_c && EndsWith(path, ".h") && !LooksLikeCpp(text)) is_c = true;
   // The tree is of the blanked copy; offsets agree, and sites quote the source.
   std::string parsed = text;
+  BlankCommentsInDirectives(parsed);
   if (!is_c) BlankAssignOrReturn(parsed);
   ts_parser_set_language(parser, is_c ? CLanguage() : CppLanguage());
   ParseBudget budget(parser);
   TreePtr tree = budget.Parse(parsed);
-  if (tree && ts_node_has_error(ts_tree_root_node(tree.get())) &&
-      BlankDirectivesInExpressions(parsed)) {
+  bool again = false;
+  if (tree && ts_node_has_error(ts_tree_root_node(tree.get()))) {
+    again = BlankDirectivesInExpressions(parsed);
+    again = BlankBranchesThatChangeBraces(parsed) || again;
+  }
+  if (again) {
     // Out of time on the second parse, the first tree, errors and all, is
     // still better than none; blanking keeps offsets, so it reads the same.
     if (TreePtr second = budget.Parse(parsed)) tree = std::move(second);

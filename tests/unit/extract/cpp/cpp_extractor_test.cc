@@ -100,6 +100,91 @@ TEST(CppExtractor, DirectivesInsideArgumentsKeepTheFirstBranch) {
   }
 }
 
+TEST(CppExtractor, ACommentInsideADefineDoesNotEndIt) {
+  // numpy 1.24's compiled_base.c: a `/* */` comment on a spliced line of a
+  // #define in a function's body. Its sink is the macro's use; the
+  // function after it keeps its name. A comment over two lines inside a
+  // directive, a `/*` inside a string, and a `#` inside a comment change
+  // nothing.
+  std::string code =
+      "static PyObject *\n"
+      "add_doc(PyObject *dummy, PyObject *args)\n"
+      "{\n"
+      "    static char *msg = \"already has a different docstring\";\n"
+      "#define _ADDDOC(doc, name)                          \\\n"
+      "        if (!(doc)) {                               \\\n"
+      "            Py_INCREF(str);  /* hold on to it */    \\\n"
+      "        }                                           \\\n"
+      "        else if (strcmp(doc, \"/*\") != 0) {        \\\n"
+      "            PyErr_Format(PyExc_RuntimeError, \"%s method %s\", name, msg); \\\n"
+      "            return NULL;                            \\\n"
+      "        }\n"
+      "    if (args == NULL) {\n"
+      "        _ADDDOC(args->doc, \"n\");\n"
+      "    }\n"
+      "#undef _ADDDOC\n"
+      "    Py_RETURN_NONE;\n"
+      "}\n"
+      "/*\n"
+      "#define NOT_A_DIRECTIVE\n"
+      "*/\n"
+      "#define TWO_LINES(x) x /* one\n"
+      "   two */ + 1\n"
+      "static PyObject *\n"
+      "other(PyObject *dummy, PyObject *args)\n"
+      "{\n"
+      "    PyErr_SetString(PyExc_ValueError, \"other fails\");\n"
+      "    return NULL;\n"
+      "}\n";
+  Extraction x = ExtractCppSource("m.c", code);
+  std::vector<std::string> got;
+  for (const Site& s : x.sites) {
+    got.push_back(s.function + " " + std::to_string(s.line) + " " + s.exception);
+  }
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got, (std::vector<std::string>{"add_doc 14 RuntimeError", "other 27 ValueError"}));
+}
+
+TEST(CppExtractor, BranchesThatEachOpenABraceAreReadAsTheFirst) {
+  // numpy main's arr_add_docstring: `#if` / `if (a) {` / `#else` /
+  // `if (b) {` / `#endif` / `}`. Read both branches, the function lost its
+  // name; branches that balance their braces are read whole as before.
+  std::string code =
+      "static PyObject *\n"
+      "add_doc(PyObject *args)\n"
+      "{\n"
+      "#if PY_VERSION_HEX > 0x030b0000\n"
+      "    if (optimize > 1) {\n"
+      "#else\n"
+      "    if (Py_OptimizeFlag > 1) {\n"
+      "#endif\n"
+      "        Py_RETURN_NONE;\n"
+      "    }\n"
+      "#ifdef WIN\n"
+      "    if (args == NULL) { PyErr_SetString(PyExc_OSError, \"windows\"); return NULL; }\n"
+      "#else\n"
+      "    if (args == NULL) { PyErr_SetString(PyExc_OSError, \"posix\"); return NULL; }\n"
+      "#endif\n"
+      "    PyErr_SetString(PyExc_ValueError, \"after the branches\");\n"
+      "    return NULL;\n"
+      "}\n"
+      "static PyObject *\n"
+      "other(PyObject *args)\n"
+      "{\n"
+      "    PyErr_SetString(PyExc_ValueError, \"other fails\");\n"
+      "    return NULL;\n"
+      "}\n";
+  Extraction x = ExtractCppSource("m.c", code);
+  std::vector<std::string> got;
+  for (const Site& s : x.sites) {
+    got.push_back(s.function + " " + std::to_string(s.line) + " " + s.message.Display());
+  }
+  std::sort(got.begin(), got.end());
+  EXPECT_EQ(got,
+            (std::vector<std::string>{"add_doc 12 windows", "add_doc 14 posix",
+                                      "add_doc 16 after the branches", "other 22 other fails"}));
+}
+
 TEST(CppExtractor, HeadersWithoutCppAreReadAsC) {
   // tree-sitter-cpp rejects a macro between literals; C's grammar takes it.
   EXPECT_EQ(Messages("common.h",
