@@ -185,6 +185,23 @@ TEST(CppExtractor, BranchesThatEachOpenABraceAreReadAsTheFirst) {
                                       "add_doc 16 after the branches", "other 22 other fails"}));
 }
 
+TEST(CppExtractor, IfGroupsNestedTooDeepAreSkippedNotACrash) {
+  // tree-sitter crashed freeing this file's tree at 17,000 levels.
+  std::string code = "void f() {\n";
+  for (int i = 0; i < 20000; ++i) code += "#if A\n{\n";
+  for (int i = 0; i < 20000; ++i) code += "#endif\n";
+  code += "}\nvoid g() { PyErr_SetString(PyExc_ValueError, \"after\"); }\n";
+  Extraction x = ExtractCppSource("deep.c", code);
+  EXPECT_TRUE(x.sites.empty());
+  ASSERT_EQ(x.issues.size(), 1u);
+  EXPECT_EQ(x.issues[0].reason, "too-deep");
+  // Nesting a source has is read.
+  std::string fine =
+      "#if A\n#if B\n#ifdef C\nvoid g() { PyErr_SetString(PyExc_ValueError, "
+      "\"read\"); }\n#endif\n#endif\n#endif\n";
+  EXPECT_EQ(Messages("fine.c", fine), std::vector<std::string>{"ValueError: read"});
+}
+
 TEST(CppExtractor, HeadersWithoutCppAreReadAsC) {
   // tree-sitter-cpp rejects a macro between literals; C's grammar takes it.
   EXPECT_EQ(Messages("common.h",
