@@ -182,15 +182,21 @@ TEST(CppExtractor, BranchesThatEachOpenABraceAreReadAsTheFirst) {
 }
 
 TEST(CppExtractor, IfGroupsNestedTooDeepAreSkippedNotACrash) {
-  // tree-sitter crashed freeing this file's tree at 17,000 levels.
-  std::string code = "void f() {\n";
-  for (int i = 0; i < 20000; ++i) code += "#if A\n{\n";
-  for (int i = 0; i < 20000; ++i) code += "#endif\n";
-  code += "}\nvoid g() { PyErr_SetString(PyExc_ValueError, \"after\"); }\n";
-  Extraction x = ExtractCppSource("deep.c", code);
-  EXPECT_TRUE(x.sites.empty());
-  ASSERT_EQ(x.issues.size(), 1u);
-  EXPECT_EQ(x.issues[0].reason, "too-deep");
+  // tree-sitter freed these files' trees twice: 20,000 nested `#if A {`
+  // groups, and 20,000 `#ifdef` groups in a row each opening a brace.
+  std::string nested = "void f() {\n";
+  for (int i = 0; i < 20000; ++i) nested += "#if A\n{\n";
+  for (int i = 0; i < 20000; ++i) nested += "#endif\n";
+  std::string in_a_row = "void f() {\n";
+  for (int i = 0; i < 20000; ++i) in_a_row += "#ifdef A\nif (x) {\n#endif\n";
+  for (int i = 0; i < 20000; ++i) in_a_row += "}\n";
+  for (const std::string& code : {nested, in_a_row}) {
+    Extraction x = ExtractCppSource(
+        "deep.c", code + "}\nvoid g() { PyErr_SetString(PyExc_ValueError, \"after\"); }\n");
+    EXPECT_TRUE(x.sites.empty());
+    ASSERT_EQ(x.issues.size(), 1u);
+    EXPECT_EQ(x.issues[0].reason, "too-deep");
+  }
   // Nesting a source has is read.
   std::string fine =
       "#if A\n#if B\n#ifdef C\nvoid g() { PyErr_SetString(PyExc_ValueError, "
