@@ -181,10 +181,23 @@ const Qualifier kQualifiers[] = {
     {"unique ", ""},
 };
 
+// Words after "must be a" that name a form of text or a count, not a kind
+// of value: a number (`a 2 character country code`), `single` (`expected a
+// single document`), an acronym as written (`an HTTPS URL`, `a UUID`).
+bool NamesAForm(std::string_view rest, std::string_view written) {
+  if (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest[0]))) return true;
+  if (rest.substr(0, 7) == "single ") return true;
+  size_t n = 0;
+  while (n < written.size() && std::isupper(static_cast<unsigned char>(written[n]))) ++n;
+  bool word_ends = n == written.size() || !std::isalnum(static_cast<unsigned char>(written[n]));
+  return n >= 2 && word_ends;
+}
+
 // "x must be a str" names the kind of value x must be: a wrong type, unless
-// every such phrase of the message goes on with a qualifier (kQualifiers);
-// then the first qualifier's family, or none (the rules after decide).
-FamilyAssignment ByArticle(const std::string& m) {
+// every such phrase of the message goes on with a qualifier (kQualifiers)
+// or a form (NamesAForm); then the first qualifier's family, or none (the
+// rules after decide). `m` is `written` lowercased.
+FamilyAssignment ByArticle(const std::string& m, std::string_view written) {
   FamilyAssignment qualified;
   bool any = false;
   for (std::string_view phrase : {"must be a ", "must be an ", "expected a ", "expected an "}) {
@@ -197,6 +210,10 @@ FamilyAssignment ByArticle(const std::string& m) {
           break;
         }
       }
+      if (q == nullptr &&
+          NamesAForm(rest, written.substr(std::min(written.size(), at + phrase.size())))) {
+        continue;
+      }
       if (q == nullptr) return ByWords("wrong-type", phrase);
       if (!any && !q->slug.empty()) {
         qualified = ByWords(q->slug, std::string(phrase) + std::string(q->words));
@@ -206,7 +223,6 @@ FamilyAssignment ByArticle(const std::string& m) {
   }
   return qualified;
 }
-
 
 }  // namespace
 
@@ -382,7 +398,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
     }
     if (!Says(m, {"instance of", "got type", "not callable", "wrong type", "invalid type"})
              .empty() ||
-        ByArticle(m).slug == "wrong-type") {
+        ByArticle(m, facts.message).slug == "wrong-type") {
       f.weak = false;
     }
     return f;
@@ -398,7 +414,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   if (auto w = Says(m, {"instance of", "got type", "not callable", "wrong type", "invalid type"});
       !w.empty())
     return ByWords("wrong-type", w);
-  if (FamilyAssignment by = ByArticle(m); !by.slug.empty()) return by;
+  if (FamilyAssignment by = ByArticle(m, facts.message); !by.slug.empty()) return by;
   if (auto w = Says(m, {"out of range",
                         "out of bounds",
                         "must be positive",

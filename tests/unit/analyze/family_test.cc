@@ -89,6 +89,15 @@ TEST(Family, RulesOverTypeAndMessage) {
        " specification must be a tree prefix of the positional arguments tuple",
        "invalid-value"},
       {{"ValueError"}, "raise", "matrix must be a positive definite matrix", "invalid-value"},
+      // A form of text or a count is no kind of value.
+      {{"ValueError"}, "raise", "key issuer:  must be an HTTPS URL", "invalid-value"},
+      {{"ValueError"}, "raise", "Country name must be a 2 character country code", "invalid-value"},
+      {{"ComposerError", "MarkedYAMLError"},
+       "raise",
+       "expected a single document in the stream",
+       "other"},
+      {{"ValueError"}, "raise", "x must be a Tensor", "wrong-type"},
+      {{"ValueError"}, "raise", "x must be a str, not an URL", "wrong-type"},
       // One phrase naming a kind is enough.
       {{"ValueError"}, "raise", "n must be a multiple of 8 and name must be a str", "wrong-type"},
       {{"IndexError"}, "raise", "index ", "out-of-range"},
