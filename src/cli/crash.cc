@@ -3,11 +3,13 @@
 #include <execinfo.h>
 #include <link.h>
 #include <signal.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <initializer_list>
 
@@ -20,9 +22,12 @@ constexpr bool kSanitized = true;
 constexpr bool kSanitized = false;
 #endif
 
+constexpr int kCrashSignals[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT};
+
 // Everything the handler reads is set up before any crash: it may run
 // with the allocator's lock held by the thread that crashed.
 char g_executable[4096];
+char g_addr2line[4096];  // its path on PATH, or empty
 uintptr_t g_bias = 0;  // the executable's load address (it is built as PIE)
 uintptr_t g_text_begin = 0, g_text_end = 0;
 char g_command[64];
@@ -89,9 +94,10 @@ const char* SignalName(int sig) {
 // read debug information. Frames elsewhere are listed by their library, in
 // stack order; without addr2line every frame is listed so.
 bool NameFrames(void* const* frames, int n) {
-  static char addresses[64][20];
+  char addresses[64][20];
   const char* argv[64 + 10];
   int argc = 0;
+  if (g_addr2line[0] == '\0') return false;
   for (const char* a : {"addr2line", "-C", "-f", "-i", "-p", "-e"}) argv[argc++] = a;
   argv[argc++] = g_executable;
   for (int i = 0; i < n; ++i) {
@@ -100,10 +106,13 @@ bool NameFrames(void* const* frames, int n) {
     argv[argc++] = addresses[i];
   }
   argv[argc] = nullptr;
-  pid_t child = fork();
+  // Not fork(): glibc's takes the allocator's locks, which the crashing
+  // thread may hold (a double free's abort) once errdex has had threads.
+  // The system call copies the process and runs no handlers.
+  auto child = static_cast<pid_t>(syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
   if (child == 0) {
     dup2(STDERR_FILENO, STDOUT_FILENO);
-    execvp("addr2line", const_cast<char* const*>(argv));
+    execve(g_addr2line, const_cast<char* const*>(argv), environ);
     _exit(127);
   }
   int status = 0;
@@ -148,6 +157,21 @@ void ReportCrashes(int argc, char** argv) {
   g_executable[n] = '\0';
   dl_iterate_phdr(FindExecutable, nullptr);
   if (argc > 1) strncpy(g_command, argv[1], sizeof g_command - 1);
+  // The handler may not search PATH (execvp allocates): looked up now.
+  if (const char* path = getenv("PATH")) {
+    for (const char* dir = path; *dir != '\0';) {
+      const char* end = strchr(dir, ':');
+      size_t len = end == nullptr ? strlen(dir) : static_cast<size_t>(end - dir);
+      if (len > 0 && len + sizeof "/addr2line" < sizeof g_addr2line) {
+        memcpy(g_addr2line, dir, len);
+        memcpy(g_addr2line + len, "/addr2line", sizeof "/addr2line");
+        if (access(g_addr2line, X_OK) == 0) break;
+      }
+      g_addr2line[0] = '\0';
+      if (end == nullptr) break;
+      dir = end + 1;
+    }
+  }
   // backtrace() loads libgcc on its first call, which allocates: done here.
   void* warm[1];
   backtrace(warm, 1);
@@ -159,8 +183,10 @@ void ReportCrashes(int argc, char** argv) {
   struct sigaction action {};
   action.sa_sigaction = OnCrash;
   action.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESETHAND;
+  // Another of them while the report is written ends the process at once.
   sigemptyset(&action.sa_mask);
-  for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) sigaction(sig, &action, nullptr);
+  for (int sig : kCrashSignals) sigaddset(&action.sa_mask, sig);
+  for (int sig : kCrashSignals) sigaction(sig, &action, nullptr);
 }
 
 }  // namespace errdex::cli

@@ -594,16 +594,19 @@ void RunAndKill(const std::vector<std::string>& args, std::chrono::milliseconds 
 TEST(Cli, ACrashSaysWhereItHappenedAndDiesOfItsSignal) {
   TempDir dir;
   // errdex waits on stdin (a FIFO the script holds open) when it is sent SIGSEGV.
-  std::filesystem::path script = dir.Write(
-      "crash.sh", std::string("mkfifo in\n'") + ERRDEX_BINARY +
-                      "' explain <in 2>&1 &\n"
-                      "pid=$!\nexec 3>in\n"
-                      // Sent once it reads (system call 0), when its handler is surely set.
-                      "for i in $(seq 600); do\n"
-                      "  [ \"$(cut -d' ' -f1 /proc/$pid/syscall 2>/dev/null)\" = 0 ] && break\n"
-                      "  sleep 0.1\n"
-                      "done\n"
-                      "kill -SEGV $pid\nwait $pid\necho \"status=$?\"\n");
+  std::filesystem::path script =
+      dir.Write("crash.sh", std::string("mkfifo in\n'") + ERRDEX_BINARY +
+                                "' explain <in 2>&1 &\n"
+                                "pid=$!\nexec 3>in\n"
+                                // Sent once it reads stdin (the loader reads other
+                                // files), when its handler is surely set.
+                                "case $(uname -m) in aarch64) read=63 ;; *) read=0 ;; esac\n"
+                                "for i in $(seq 600); do\n"
+                                "  set -- $(cat /proc/$pid/syscall 2>/dev/null)\n"
+                                "  [ \"$1\" = \"$read\" ] && [ \"$2\" = 0x0 ] && break\n"
+                                "  sleep 0.1\n"
+                                "done\n"
+                                "kill -SEGV $pid\nwait $pid\necho \"status=$?\"\n");
   CommandResult r =
       testing::RunCommand("cd '" + dir.path().string() + "' && bash '" + script.string() + "'");
   if (r.out.find("Sanitizer") != std::string::npos) {

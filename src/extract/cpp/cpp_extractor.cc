@@ -2567,13 +2567,56 @@ bool BlankDirectivesInExpressions(std::string& text) {
   return changed;
 }
 
+// Whether a string or character literal starts at `i`: a quote, but not
+// the digit separator of C++14's `1'000`.
+bool StartsLiteral(std::string_view text, size_t i) {
+  if (text[i] == '"') return true;
+  return text[i] == '\'' && (i == 0 || !IsIdentChar(text[i - 1]));
+}
+
+// Where the literal starting at `i` ends: its closing quote, the line
+// break that ends it unclosed (which is the caller's to read), or the
+// text's end. C++'s raw strings (`R"d(...)d"`, with `L`, `u`, `U` or `u8`
+// before the `R`) may hold line breaks and quotes.
+size_t SkipLiteral(std::string_view text, size_t i) {
+  const size_t n = text.size();
+  char quote = text[i];
+  auto ident_before = [&](size_t at) { return at > 0 && IsIdentChar(text[at - 1]); };
+  bool raw = false;
+  if (quote == '"' && i > 0 && text[i - 1] == 'R') {
+    size_t r = i - 1;
+    size_t prefix = r;
+    if (prefix >= 2 && text[prefix - 2] == 'u' && text[prefix - 1] == '8') {
+      prefix -= 2;
+    } else if (prefix >= 1 &&
+               (text[prefix - 1] == 'L' || text[prefix - 1] == 'u' || text[prefix - 1] == 'U')) {
+      prefix -= 1;
+    }
+    raw = !ident_before(prefix) || !ident_before(r);
+  }
+  if (raw) {
+    // A delimiter is at most 16 characters: looked for no further.
+    size_t open = text.substr(i, 18).find('(');
+    if (open != std::string_view::npos) {
+      open += i;
+      std::string close = ")" + std::string(text.substr(i + 1, open - i - 1)) + "\"";
+      size_t end = text.find(close, open);
+      return end == std::string_view::npos ? n : end + close.size() - 1;
+    }
+  }
+  for (++i; i < n && text[i] != quote && text[i] != '\n'; ++i) {
+    if (text[i] == '\\' && i + 1 < n && text[i + 1] != '\n') ++i;
+  }
+  return i;
+}
+
 // `#if A` / `if (x) {` / `#else` / `if (y) {` / `#endif` opens one brace
 // in each branch: read both, as the grammar does, the function has a `{`
 // too many and is lost, with the names of the functions its sites are in
 // (numpy's arr_add_docstring). A compiler reads one branch; so does the
 // second parse: of a group where a branch after the first changes the
-// brace depth, the branches after the first are blanked, bytes and line
-// breaks kept. Returns whether anything changed.
+// brace depth as the first does, the branches after the first are
+// blanked, bytes and line breaks kept. Returns whether anything changed.
 bool BlankBranchesThatChangeBraces(std::string& text) {
   struct Group {
     size_t later = std::string::npos;  // the first `#elif`/`#else`
@@ -2586,10 +2629,12 @@ bool BlankBranchesThatChangeBraces(std::string& text) {
   std::vector<std::pair<size_t, size_t>> blank;
   bool line_start = true;
   size_t i = 0;
+  // An arm opening what the first opens too: `#if 0` / `#else` / `{`
+  // changes nothing in its first arm, and its other arm is what compiles.
   auto end_branch = [&](Group& g) {
     if (g.branch == 0) {
       g.first = g.depth;
-    } else if (g.depth != 0) {
+    } else if (g.depth != 0 && g.depth == g.first) {
       g.others_change = true;
     }
     g.depth = 0;
@@ -2630,11 +2675,9 @@ bool BlankBranchesThatChangeBraces(std::string& text) {
       continue;
     }
     line_start = false;
-    if (c == '"' || c == '\'') {
-      for (++i; i < text.size() && text[i] != c && text[i] != '\n'; ++i) {
-        if (text[i] == '\\') ++i;
-      }
-      ++i;
+    if (StartsLiteral(text, i)) {
+      i = SkipLiteral(text, i);
+      if (i < text.size() && text[i] != '\n') ++i;
     } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
       while (i < text.size() && text[i] != '\n') ++i;
     } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
@@ -2646,10 +2689,14 @@ bool BlankBranchesThatChangeBraces(std::string& text) {
       ++i;
     }
   }
+  // A group inside a blanked arm is blanked with it: each byte once.
+  std::sort(blank.begin(), blank.end());
+  size_t done = 0;
   for (auto [from, to] : blank) {
-    for (size_t k = from; k < to && k < text.size(); ++k) {
+    for (size_t k = std::max(from, done); k < to && k < text.size(); ++k) {
       if (text[k] != '\n') text[k] = ' ';
     }
+    done = std::max(done, to);
   }
   return !blank.empty();
 }
@@ -2701,24 +2748,6 @@ bool BlankCommentsInDirectives(std::string& text) {
   bool line_start = true, directive = false;
   int depth = 0;  // of braces outside directives
   const size_t n = text.size();
-  auto skip_literal = [&](size_t i) {
-    char quote = text[i];
-    // C++'s R"delim( ... )delim", which may hold line breaks and quotes.
-    if (quote == '"' && i > 0 && text[i - 1] == 'R') {
-      // A delimiter is at most 16 characters: looked for no further.
-      size_t open = text.substr(i, 18).find('(');
-      if (open != std::string::npos) {
-        open += i;
-        std::string close = ")" + text.substr(i + 1, open - i - 1) + "\"";
-        size_t end = text.find(close, open);
-        return end == std::string::npos ? n : end + close.size() - 1;
-      }
-    }
-    for (++i; i < n && text[i] != quote && text[i] != '\n'; ++i) {
-      if (text[i] == '\\' && i + 1 < n) ++i;
-    }
-    return i;
-  };
   for (size_t i = 0; i < n; ++i) {
     char c = text[i];
     if (c == '\n') {
@@ -2730,8 +2759,8 @@ bool BlankCommentsInDirectives(std::string& text) {
     if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') continue;
     if (line_start && c == '#') directive = true;
     line_start = false;
-    if (c == '"' || c == '\'') {
-      size_t end = skip_literal(i);
+    if (StartsLiteral(text, i)) {
+      size_t end = SkipLiteral(text, i);
       // A directive's text is opaque to the grammar: a `/*` in a string
       // there opened a comment that ran to the next `*/` of the file.
       for (size_t k = i + 1; directive && depth > 0 && k < end && k + 1 < n; ++k) {
@@ -2756,9 +2785,10 @@ bool BlankCommentsInDirectives(std::string& text) {
     end = end == std::string::npos ? n : end + 2;
     if (directive && depth > 0) {
       for (size_t k = i; k < end; ++k) {
-        // `\r\n`: the `\r`, blanked already, becomes the splice.
+        // `\r\n`: the `\r`, blanked already, becomes the splice. After a
+        // blank line inside the comment none fits: the directive ends there.
         if (text[k] == '\n') {
-          text[k - 1] = '\\';
+          if (text[k - 1] != '\n') text[k - 1] = '\\';
         } else {
           text[k] = ' ';
         }
@@ -2796,10 +2826,9 @@ int Nesting(std::string_view text) {
       continue;
     }
     line_start = false;
-    if (c == '"' || c == '\'') {
-      for (++i; i < text.size() && text[i] != c && text[i] != '\n'; ++i) {
-        if (text[i] == '\\') ++i;
-      }
+    if (StartsLiteral(text, i)) {
+      i = SkipLiteral(text, i);
+      if (i < text.size() && text[i] == '\n') --i;  // the line break is the loop's
     } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
       while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
     } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {

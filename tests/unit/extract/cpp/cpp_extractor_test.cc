@@ -181,6 +181,42 @@ TEST(CppExtractor, BranchesThatEachOpenABraceAreReadAsTheFirst) {
                                       "add_doc 16 ValueError", "other 22 ValueError"}));
 }
 
+TEST(CppExtractor, BlankingKeepsLinesAndTheArmThatCompiles) {
+  // A blank line inside a comment of a #define keeps its line break; an
+  // `#if 0` arm that opens nothing leaves the `#else` that compiles; an
+  // apostrophe in a disabled arm (`it's`) or a digit separator (`1'000`)
+  // starts no character literal that would hide the next directive.
+  std::string comment =
+      "static PyObject *\n"
+      "f(PyObject *args)\n"
+      "{\n"
+      "#define X(a) a /* one\n"
+      "\n"
+      "   two */ + 1\n"
+      "    PyErr_SetString(PyExc_ValueError, \"in f\");\n"
+      "    return NULL;\n"
+      "}\n";
+  EXPECT_EQ(PlacedSites("m.c", comment + kOther),
+            (std::vector<std::string>{"f 7 ValueError", "other 13 ValueError"}));
+  std::string zero =
+      "static PyObject *\n"
+      "f(PyObject *args)\n"
+      "{\n"
+      "    int n = 1'000;\n"
+      "#if 0\n"
+      "    it's old\n"
+      "#else\n"
+      "    if (args == NULL) {\n"
+      "#endif\n"
+      "        PyErr_SetString(PyExc_ValueError, \"in f\");\n"
+      "        return NULL;\n"
+      "    }\n"
+      "    return args;\n"
+      "}\n";
+  EXPECT_EQ(PlacedSites("m.cc", zero + kOther),
+            (std::vector<std::string>{"f 10 ValueError", "other 18 ValueError"}));
+}
+
 TEST(CppExtractor, IfGroupsNestedTooDeepAreSkippedNotACrash) {
   // tree-sitter freed these files' trees twice: 20,000 nested `#if A {`
   // groups, and 20,000 `#ifdef` groups in a row each opening a brace.
