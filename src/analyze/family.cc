@@ -183,14 +183,24 @@ const Qualifier kQualifiers[] = {
 
 // Words after "must be a" that name a form of text or a count, not a kind
 // of value: a number (`a 2 character country code`), `single` (`expected a
-// single document`), an acronym as written (`an HTTPS URL`, `a UUID`).
+// single document`), acronyms as written with no noun after them (`an HTTPS
+// URL`, `a UUID`; `a CUDA tensor` names a kind).
 bool NamesAForm(std::string_view rest, std::string_view written) {
   if (!rest.empty() && std::isdigit(static_cast<unsigned char>(rest[0]))) return true;
   if (rest.substr(0, 7) == "single ") return true;
-  size_t n = 0;
-  while (n < written.size() && std::isupper(static_cast<unsigned char>(written[n]))) ++n;
-  bool word_ends = n == written.size() || !std::isalnum(static_cast<unsigned char>(written[n]));
-  return n >= 2 && word_ends;
+  auto upper = [](char c) { return std::isupper(static_cast<unsigned char>(c)) != 0; };
+  size_t at = 0, acronyms = 0;
+  for (;;) {
+    size_t n = at;
+    while (n < written.size() && upper(written[n])) ++n;
+    bool ends = n == written.size() || !std::isalnum(static_cast<unsigned char>(written[n]));
+    if (n - at < 2 || !ends) break;
+    ++acronyms;
+    at = n;
+    while (at < written.size() && written[at] == ' ') ++at;
+  }
+  bool noun_follows = at < written.size() && std::isalpha(static_cast<unsigned char>(written[at]));
+  return acronyms > 0 && !noun_follows;
 }
 
 // "x must be a str" names the kind of value x must be: a wrong type, unless

@@ -97,6 +97,8 @@ TEST(Family, RulesOverTypeAndMessage) {
        "expected a single document in the stream",
        "other"},
       {{"ValueError"}, "raise", "x must be a Tensor", "wrong-type"},
+      {{"ValueError"}, "raise", "x must be a CUDA tensor", "wrong-type"},
+      {{"ValueError"}, "raise", "id must be a UUID.", "invalid-value"},
       {{"ValueError"}, "raise", "x must be a str, not an URL", "wrong-type"},
       // One phrase naming a kind is enough.
       {{"ValueError"}, "raise", "n must be a multiple of 8 and name must be a str", "wrong-type"},
