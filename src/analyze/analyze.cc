@@ -196,6 +196,10 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     site_guards.push_back(SiteGuards(s));
     const std::vector<Guard>& guards = site_guards.back();
     unreachable = unreachable || (s.internal && LooksUnreachable(guards));
+    // ipaddress's `if isinstance(address, int): ... return` before
+    // `self._check_packed_address(address, 4)`: an int is no fix for a
+    // packed address of the wrong length, which the helper checks.
+    if (HelperDecides(s.trigger)) continue;
     std::vector<catalog::Parameter> params;
     bool params_read = false;
     // Only the conditions the raise sits right under say what the value

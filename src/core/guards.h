@@ -40,6 +40,15 @@ Voice VoiceOf(const Site& site);
 std::string TriggerSentence(const std::vector<Guard>& guards,
                             size_t shown = kTriggerConditionsShown, const Voice& voice = {});
 
+// What a site made at a call into a helper that raises under a condition
+// of its own adds to its trigger sentence (", and only when a condition
+// inside `h` also holds"): the caller's guards lead to the call, not to
+// the raise, and say nothing of the values that avoid it.
+inline constexpr std::string_view kHelperConditionLead = ", and only when a condition inside `";
+inline bool HelperDecides(std::string_view trigger) {
+  return trigger.find(kHelperConditionLead) != std::string_view::npos;
+}
+
 // `trigger`, a sentence TriggerSentence wrote for `guards` in the default
 // voice (or one that begins "raised whenever", as a call into a helper's
 // does, or "never raised"), said in `voice`; any other sentence as it is.

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "core/guards.h"
 #include "core/text.h"
 
 namespace errdex::extract::flow {
@@ -102,7 +103,7 @@ std::string GuardedSinkTrigger(const Site& call, std::string_view sink) {
   std::string base = call.trigger.empty() ? "raised whenever `" + call.function +
                                                 "` reaches line " + std::to_string(call.line)
                                           : call.trigger;
-  return base + ", and only when a condition inside `" + std::string(sink) + "` also holds";
+  return base + std::string(kHelperConditionLead) + std::string(sink) + "` also holds";
 }
 
 // Letters and digits in a template's literal text.

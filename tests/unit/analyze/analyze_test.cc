@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <sstream>
 
@@ -322,6 +323,45 @@ TEST(Analyze, ValidValuesComeFromTheConditionsTheRaiseSitsUnder) {
   EXPECT_EQ(valid["invalid truth value {val!r}"],
             (std::vector<std::vector<std::string>>{{"'y'", "'yes'"}, {"'n'", "'no'"}}));
   EXPECT_EQ(valid["unsupported type"], (std::vector<std::vector<std::string>>{{"str"}, {"int"}}));
+}
+
+// ipaddress's constructor: ints leave early, bytes go to a helper that
+// raises on a condition of its own (the length). An int is no fix for a
+// packed address of the wrong length; a helper that always raises keeps
+// the caller's conditions as the raise's.
+TEST(Analyze, ACallIntoAHelperThatDecidesListsNoValuesOfTheCaller) {
+  const char* source =
+      "class AddressValueError(ValueError):\n"
+      "    pass\n"
+      "\n"
+      "def check_packed(address, expected):\n"
+      "    if len(address) != expected:\n"
+      "        raise AddressValueError(f'{address!r} is not {expected} bytes long')\n"
+      "\n"
+      "def refuse(message):\n"
+      "    raise ValueError(message)\n"
+      "\n"
+      "def parse(address, mode):\n"
+      "    if isinstance(address, int):\n"
+      "        return address\n"
+      "    if isinstance(address, bytes):\n"
+      "        check_packed(address, 4)\n"
+      "    if mode not in ('r', 'w'):\n"
+      "        refuse('mode must be r or w')\n"
+      "    return 0\n";
+  std::map<std::string, std::vector<std::vector<std::string>>> valid;
+  std::map<std::string, FamilyAssignment> family;
+  for (const auto& [text, e] : AnalysedByTemplate(source)) {
+    for (const ValidValues& v : e.analysis->valid) valid[text].push_back(v.values);
+    family[text] = e.analysis->family;
+  }
+  ASSERT_EQ(family.count("{address!r} is not 4 bytes long"), 1u);
+  EXPECT_TRUE(valid["{address!r} is not 4 bytes long"].empty());
+  EXPECT_NE(family["{address!r} is not 4 bytes long"].slug, "wrong-type");
+  const std::vector<std::string> modes = {"'r'", "'w'"};
+  EXPECT_NE(
+      std::find(valid["mode must be r or w"].begin(), valid["mode must be r or w"].end(), modes),
+      valid["mode must be r or w"].end());
 }
 
 // A type is dropped only when every value of it meets another raise: a
