@@ -2472,6 +2472,21 @@ std::string DecodeNative(std::string bytes, std::vector<FileIssue>& issues, std:
   return out;
 }
 
+// What the directive whose `#` is at `hash` does to the `#if` groups.
+enum class GroupStep { kNone, kOpen, kArm, kClose };
+GroupStep DirectiveStep(std::string_view text, size_t hash) {
+  size_t word = hash + 1;
+  while (word < text.size() && (text[word] == ' ' || text[word] == '\t')) ++word;
+  size_t end = word;
+  while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end]))) ++end;
+  std::string_view name = text.substr(word, end - word);
+  if (name == "if" || name == "ifdef" || name == "ifndef") return GroupStep::kOpen;
+  if (name == "else" || name == "elif" || name == "elifdef" || name == "elifndef") {
+    return GroupStep::kArm;
+  }
+  return name == "endif" ? GroupStep::kClose : GroupStep::kNone;
+}
+
 // `#if` inside a call's parentheses (one message for macOS, another for the
 // rest) splits an expression where no C grammar accepts a directive: the
 // call became a site whose message was the directive's text. Inside
@@ -2516,18 +2531,14 @@ bool BlankDirectivesInExpressions(std::string& text) {
       continue;
     }
     if (line_start && c == '#') {
-      size_t word = i + 1;
-      while (word < text.size() && (text[word] == ' ' || text[word] == '\t')) ++word;
-      size_t end = word;
-      while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end]))) ++end;
-      std::string_view name(text.data() + word, end - word);
+      GroupStep step = DirectiveStep(text, i);
       bool inside = depth > 0 || blanking();
-      if (name == "if" || name == "ifdef" || name == "ifndef") {
+      if (step == GroupStep::kOpen) {
         frames.push_back({inside, false});
-      } else if ((name == "else" || name == "elif") && !frames.empty()) {
+      } else if (step == GroupStep::kArm && !frames.empty()) {
         if (frames.back().ours) frames.back().later = true;
         inside = inside || frames.back().ours;
-      } else if (name == "endif" && !frames.empty()) {
+      } else if (step == GroupStep::kClose && !frames.empty()) {
         inside = inside || frames.back().ours;
         frames.pop_back();
       }
@@ -2652,17 +2663,13 @@ bool BlankBranchesThatChangeBraces(std::string& text) {
       continue;
     }
     if (line_start && c == '#') {
-      size_t word = i + 1;
-      while (word < text.size() && (text[word] == ' ' || text[word] == '\t')) ++word;
-      size_t end = word;
-      while (end < text.size() && std::isalpha(static_cast<unsigned char>(text[end]))) ++end;
-      std::string_view name(text.data() + word, end - word);
-      if (name == "if" || name == "ifdef" || name == "ifndef") {
+      GroupStep step = DirectiveStep(text, i);
+      if (step == GroupStep::kOpen) {
         groups.emplace_back();
-      } else if ((name == "else" || name == "elif") && !groups.empty()) {
+      } else if (step == GroupStep::kArm && !groups.empty()) {
         if (groups.back().later == std::string::npos) groups.back().later = i;
         end_branch(groups.back());
-      } else if (name == "endif" && !groups.empty()) {
+      } else if (step == GroupStep::kClose && !groups.empty()) {
         Group g = groups.back();
         groups.pop_back();
         end_branch(g);
@@ -2819,9 +2826,9 @@ int Nesting(std::string_view text) {
     if (line_start && c == '#') {
       size_t end = text.find('\n', i);
       if (end == std::string_view::npos) end = text.size();
-      std::string_view name = Trim(text.substr(i + 1, end - i - 1));
-      if (StartsWith(name, "if")) deepest = std::max(deepest, ++groups);
-      if (StartsWith(name, "endif") && groups > 0) --groups;
+      GroupStep step = DirectiveStep(text, i);
+      if (step == GroupStep::kOpen) deepest = std::max(deepest, ++groups);
+      if (step == GroupStep::kClose && groups > 0) --groups;
       i = end - 1;
       continue;
     }
