@@ -2621,6 +2621,51 @@ size_t SkipLiteral(std::string_view text, size_t i) {
   return i;
 }
 
+// Walks C/C++ text by the preprocessor's lines: `on_directive(step, at)`
+// for each directive (its `#` at `at`; a spliced one is one directive) and
+// `on_brace(c)` for each `{` or `}` outside directives, literals and
+// comments.
+template <typename OnDirective, typename OnBrace>
+void WalkDirectivesAndBraces(std::string_view text, OnDirective on_directive, OnBrace on_brace) {
+  bool line_start = true;
+  size_t i = 0;
+  while (i < text.size()) {
+    char c = text[i];
+    if (c == '\n') {
+      line_start = true;
+      ++i;
+      continue;
+    }
+    if (line_start && (c == ' ' || c == '\t' || c == '\r')) {
+      ++i;
+      continue;
+    }
+    if (line_start && c == '#') {
+      on_directive(DirectiveStep(text, i), i);
+      // A splice (`\` before `\n` or `\r\n`) goes on to the next line.
+      while (i < text.size() && text[i] != '\n') {
+        if (text[i++] != '\\') continue;
+        if (i < text.size() && text[i] == '\r') ++i;
+        if (i < text.size()) ++i;
+      }
+      continue;
+    }
+    line_start = false;
+    if (StartsLiteral(text, i)) {
+      i = SkipLiteral(text, i);
+      if (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
+      while (i < text.size() && text[i] != '\n') ++i;
+    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
+      size_t close = text.find("*/", i + 2);
+      i = close == std::string_view::npos ? text.size() : close + 2;
+    } else {
+      if (c == '{' || c == '}') on_brace(c);
+      ++i;
+    }
+  }
+}
+
 // `#if A` / `if (x) {` / `#else` / `if (y) {` / `#endif` opens one brace
 // in each branch: read both, as the grammar does, the function has a `{`
 // too many and is lost, with the names of the functions its sites are in
@@ -2638,8 +2683,6 @@ bool BlankBranchesThatChangeBraces(std::string& text) {
   };
   std::vector<Group> groups;
   std::vector<std::pair<size_t, size_t>> blank;
-  bool line_start = true;
-  size_t i = 0;
   // An arm opening what the first opens too: `#if 0` / `#else` / `{`
   // changes nothing in its first arm, and its other arm is what compiles.
   auto end_branch = [&](Group& g) {
@@ -2651,51 +2694,25 @@ bool BlankBranchesThatChangeBraces(std::string& text) {
     g.depth = 0;
     ++g.branch;
   };
-  while (i < text.size()) {
-    char c = text[i];
-    if (c == '\n') {
-      line_start = true;
-      ++i;
-      continue;
-    }
-    if (line_start && (c == ' ' || c == '\t')) {
-      ++i;
-      continue;
-    }
-    if (line_start && c == '#') {
-      GroupStep step = DirectiveStep(text, i);
-      if (step == GroupStep::kOpen) {
-        groups.emplace_back();
-      } else if (step == GroupStep::kArm && !groups.empty()) {
-        if (groups.back().later == std::string::npos) groups.back().later = i;
-        end_branch(groups.back());
-      } else if (step == GroupStep::kClose && !groups.empty()) {
-        Group g = groups.back();
-        groups.pop_back();
-        end_branch(g);
-        if (g.others_change) blank.emplace_back(g.later, i);
-        if (!groups.empty()) groups.back().depth += g.first;
-      }
-      while (i < text.size() && text[i] != '\n') {
-        i += (text[i] == '\\' && i + 1 < text.size()) ? 2 : 1;
-      }
-      continue;
-    }
-    line_start = false;
-    if (StartsLiteral(text, i)) {
-      i = SkipLiteral(text, i);
-      if (i < text.size() && text[i] != '\n') ++i;
-    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      while (i < text.size() && text[i] != '\n') ++i;
-    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-      size_t close = text.find("*/", i + 2);
-      i = close == std::string::npos ? text.size() : close + 2;
-    } else {
-      if (!groups.empty() && c == '{') ++groups.back().depth;
-      if (!groups.empty() && c == '}') --groups.back().depth;
-      ++i;
-    }
-  }
+  WalkDirectivesAndBraces(
+      text,
+      [&](GroupStep step, size_t at) {
+        if (step == GroupStep::kOpen) {
+          groups.emplace_back();
+        } else if (step == GroupStep::kArm && !groups.empty()) {
+          if (groups.back().later == std::string::npos) groups.back().later = at;
+          end_branch(groups.back());
+        } else if (step == GroupStep::kClose && !groups.empty()) {
+          Group g = groups.back();
+          groups.pop_back();
+          end_branch(g);
+          if (g.others_change) blank.emplace_back(g.later, at);
+          if (!groups.empty()) groups.back().depth += g.first;
+        }
+      },
+      [&](char brace) {
+        if (!groups.empty()) groups.back().depth += brace == '{' ? 1 : -1;
+      });
   // A group inside a blanked arm is blanked with it: each byte once.
   std::sort(blank.begin(), blank.end());
   size_t done = 0;
@@ -2815,38 +2832,16 @@ bool BlankCommentsInDirectives(std::string& text) {
 // character literals and comments are skipped.
 int Nesting(std::string_view text) {
   int groups = 0, braces = 0, deepest = 0;
-  bool line_start = true;
-  for (size_t i = 0; i < text.size(); ++i) {
-    char c = text[i];
-    if (c == '\n') {
-      line_start = true;
-      continue;
-    }
-    if (c == ' ' || c == '\t' || c == '\r') continue;
-    if (line_start && c == '#') {
-      size_t end = text.find('\n', i);
-      if (end == std::string_view::npos) end = text.size();
-      GroupStep step = DirectiveStep(text, i);
-      if (step == GroupStep::kOpen) deepest = std::max(deepest, ++groups);
-      if (step == GroupStep::kClose && groups > 0) --groups;
-      i = end - 1;
-      continue;
-    }
-    line_start = false;
-    if (StartsLiteral(text, i)) {
-      i = SkipLiteral(text, i);
-      if (i < text.size() && text[i] == '\n') --i;  // the line break is the loop's
-    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '/') {
-      while (i + 1 < text.size() && text[i + 1] != '\n') ++i;
-    } else if (c == '/' && i + 1 < text.size() && text[i + 1] == '*') {
-      size_t close = text.find("*/", i + 2);
-      i = close == std::string_view::npos ? text.size() : close + 1;
-    } else if (c == '{') {
-      deepest = std::max(deepest, ++braces);
-    } else if (c == '}' && braces > 0) {
-      --braces;
-    }
-  }
+  WalkDirectivesAndBraces(
+      text,
+      [&](GroupStep step, size_t) {
+        if (step == GroupStep::kOpen) deepest = std::max(deepest, ++groups);
+        if (step == GroupStep::kClose && groups > 0) --groups;
+      },
+      [&](char brace) {
+        if (brace == '{') deepest = std::max(deepest, ++braces);
+        if (brace == '}' && braces > 0) --braces;
+      });
   return deepest;
 }
 
