@@ -299,7 +299,7 @@ CommandResult RunErrdexAt(const std::string& executable, const std::vector<std::
   return result;
 }
 
-int StartErrdex(const std::vector<std::string>& args) {
+int StartErrdex(const std::vector<std::string>& args, const std::filesystem::path& output) {
   std::vector<std::string> copy = args;
   std::vector<char*> argv;
   std::string binary = ERRDEX_BINARY;
@@ -309,9 +309,9 @@ int StartErrdex(const std::vector<std::string>& args) {
   std::fflush(nullptr);  // or the child writes what this process has buffered
   pid_t pid = fork();
   if (pid == 0) {
-    int null_fd = open("/dev/null", O_WRONLY);
-    dup2(null_fd, 1);
-    dup2(null_fd, 2);
+    int out_fd = open(output.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+    dup2(out_fd, 1);
+    dup2(out_fd, 2);
     execv(binary.c_str(), argv.data());
     _exit(127);
   }

@@ -112,9 +112,11 @@ CommandResult RunErrdex(const std::vector<std::string>& args, const std::string&
 CommandResult RunErrdexAt(const std::string& binary, const std::vector<std::string>& args,
                           const std::string& input = "");
 
-// Starts the errdex binary with `args`, its output to /dev/null, and
-// returns its pid without waiting (for tests that kill it).
-int StartErrdex(const std::vector<std::string>& args);
+// Starts the errdex binary with `args`, its stdout and stderr to `output`,
+// and returns its pid without waiting (for tests that kill it, or that act
+// on what it prints while it runs).
+int StartErrdex(const std::vector<std::string>& args,
+                const std::filesystem::path& output = "/dev/null");
 
 // Runs `git ARGS` in `dir` through the shell, with a fixed identity and the
 // author and committer date `date`; returns the exit status.
