@@ -1,6 +1,7 @@
 #include "analyze/analyze.h"
 
 #include <algorithm>
+#include <cctype>
 #include <deque>
 #include <functional>
 #include <optional>
@@ -157,13 +158,59 @@ std::vector<std::string> Ancestry(const std::string& exception, const std::strin
   return out;
 }
 
+// Whether `code` names `name` as a whole identifier or dotted path (`mode`
+// in `mode not in MODES`, not in `model`; `self.mode` in `self.mode < 0`).
+bool NamesSubject(std::string_view code, std::string_view name) {
+  auto word = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
+  };
+  for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
+    size_t end = at + name.size();
+    if ((at == 0 || !word(code[at - 1])) && (end == code.size() || !word(code[end]))) return true;
+  }
+  return false;
+}
+
+// Whether `code` is a name alone, perhaps negated (`raiseit`, `not
+// self.strict`, `!(quiet)`).
+bool IsFlag(std::string_view code) {
+  std::string_view rest = code;
+  auto trim = [&] {
+    while (!rest.empty() && (rest.front() == ' ' || rest.front() == '(' || rest.front() == '!')) {
+      rest.remove_prefix(1);
+    }
+    while (!rest.empty() && (rest.back() == ' ' || rest.back() == ')')) rest.remove_suffix(1);
+  };
+  trim();
+  while (rest.substr(0, 4) == "not ") {
+    rest.remove_prefix(4);
+    trim();
+  }
+  if (rest.empty()) return false;
+  return std::all_of(rest.begin(), rest.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
+  });
+}
+
 // The conditions that decide a raise (a site's guards run outermost
 // first): the innermost one; before it the tests of the same if statement
 // that failed on the way to its elif or else (`if val in YES: return 1` /
 // `elif val in NO: return 0` / `else: raise`); and the early exits just
 // before it (`if isinstance(obj, str): return ...` one after another).
+// Under a condition of its own, the raise keeps only the early exits on
+// what that condition names: `if isinstance(address, int): return` before
+// `if mode not in ('r', 'w'): raise` is no fix for the mode, and `int` is
+// no type the function requires. A name the condition reads through
+// another (`l = len(rv)`) is not seen, and its exits are dropped too.
 std::vector<Guard> Innermost(const std::vector<Guard>& guards) {
   if (guards.empty()) return {};
+  const Guard& last = guards.back();
+  // A test of values; an except clause's "condition" is that the try body
+  // failed, on whatever the early exits let through (base64's
+  // `if isinstance(s, bytes_types): return s` before `try:
+  // memoryview(s)` / `except TypeError: raise`).
+  bool own_condition =
+      last.kind == "if" || last.kind == "elif" || last.kind == "while" || last.kind == "assert";
   size_t first = guards.size() - 1;
   while (first > 0) {
     const Guard& before = guards[first - 1];
@@ -175,7 +222,17 @@ std::vector<Guard> Innermost(const std::vector<Guard>& guards) {
     if (!same_statement && !exits_before) break;
     --first;
   }
-  return {guards.begin() + static_cast<std::ptrdiff_t>(first), guards.end()};
+  // A flag (`if raiseit: raise TypeError("Unable to convert %s" % other)`)
+  // tests no value: what passes the exits before it is what is refused.
+  own_condition = own_condition && !IsFlag(last.code);
+  std::vector<Guard> out;
+  for (size_t i = first; i < guards.size(); ++i) {
+    const Guard& g = guards[i];
+    bool other_subject = own_condition && g.kind == "early-exit" && !g.subject.empty() &&
+                         !NamesSubject(last.code, g.subject);
+    if (!other_subject) out.push_back(g);
+  }
+  return out;
 }
 
 Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) {

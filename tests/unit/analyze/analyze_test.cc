@@ -358,10 +358,54 @@ TEST(Analyze, ACallIntoAHelperThatDecidesListsNoValuesOfTheCaller) {
   ASSERT_EQ(family.count("{address!r} is not 4 bytes long"), 1u);
   EXPECT_TRUE(valid["{address!r} is not 4 bytes long"].empty());
   EXPECT_NE(family["{address!r} is not 4 bytes long"].slug, "wrong-type");
-  const std::vector<std::string> modes = {"'r'", "'w'"};
-  EXPECT_NE(
-      std::find(valid["mode must be r or w"].begin(), valid["mode must be r or w"].end(), modes),
-      valid["mode must be r or w"].end());
+  // The early exit for an int address is no fix for the mode.
+  const std::vector<std::vector<std::string>> modes = {{"'r'", "'w'"}};
+  EXPECT_EQ(valid["mode must be r or w"], modes);
+}
+
+// Early exits before a raise under its own condition count for what that
+// condition tests, and for nothing else; a raise after early exits alone,
+// or under a flag, keeps them all (they are the dispatch it falls out of).
+TEST(Analyze, AnEarlyExitCountsOnlyForWhatTheRaisesConditionTests) {
+  const char* source =
+      "def scale(x, unit):\n"
+      "    if x is None:\n"
+      "        return 0\n"
+      "    if unit in ('cm', 'mm'):\n"
+      "        return 1\n"
+      "    if not isinstance(x, (int, float)):\n"
+      "        raise TypeError('x must be a number')\n"
+      "    return x\n"
+      "def pick(model, mode):\n"
+      "    if isinstance(model, str):\n"
+      "        return model\n"
+      "    if mode not in ('fast', 'slow'):\n"
+      "        raise ValueError('mode must be fast or slow')\n"
+      "def convert(obj):\n"
+      "    if isinstance(obj, str):\n"
+      "        return obj\n"
+      "    if isinstance(obj, bytes):\n"
+      "        return obj.decode()\n"
+      "    raise TypeError('cannot convert')\n"
+      "def to_decimal(other, raiseit):\n"
+      "    if isinstance(other, int):\n"
+      "        return other\n"
+      "    if raiseit:\n"
+      "        raise TypeError('Unable to convert %s to Decimal' % other)\n";
+  std::map<std::string, std::vector<std::pair<std::string, std::vector<std::string>>>> valid;
+  for (const auto& [text, e] : AnalysedByTemplate(source)) {
+    for (const ValidValues& v : e.analysis->valid) valid[text].push_back({v.subject, v.values});
+  }
+  using Listed = std::vector<std::pair<std::string, std::vector<std::string>>>;
+  // `unit` is not what the raise tests; `x` is, and its early exit stays.
+  for (const auto& [subject, values] : valid["x must be a number"]) {
+    EXPECT_NE(subject, "unit") << values.front();
+  }
+  // `model` is not `mode`, though one begins with the other.
+  EXPECT_EQ(valid["mode must be fast or slow"], (Listed{{"mode", {"'fast'", "'slow'"}}}));
+  EXPECT_EQ(valid["cannot convert"], (Listed{{"obj", {"str"}}, {"obj", {"bytes"}}}));
+  // A flag tests no value: the exit before it says what is taken.
+  EXPECT_EQ(valid["Unable to convert {other} to Decimal"], (Listed{{"other", {"int"}}}));
 }
 
 // A type is dropped only when every value of it meets another raise: a
