@@ -158,22 +158,93 @@ std::vector<std::string> Ancestry(const std::string& exception, const std::strin
   return out;
 }
 
-// Whether `code` names `name` as a whole identifier or dotted path (`mode`
-// in `mode not in MODES`, not in `model`; `self.mode` in `self.mode < 0`).
-bool NamesSubject(std::string_view code, std::string_view name) {
-  auto word = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
-  };
+bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
+
+// `code` with what its string literals hold blanked: `'address' not in kw`
+// reads `kw`, not `address`.
+std::string WithoutStrings(std::string_view code) {
+  std::string out(code);
+  char quote = 0;
+  for (size_t i = 0; i < out.size(); ++i) {
+    char c = out[i];
+    if (quote == 0) {
+      if (c == '\'' || c == '"') quote = c;
+    } else if (c == '\\' && i + 1 < out.size()) {
+      out[i] = out[i + 1] = ' ';
+      ++i;
+    } else if (c == quote) {
+      quote = 0;
+    } else {
+      out[i] = ' ';
+    }
+  }
+  return out;
+}
+
+// Whether `code` reads `name` whole: `mode` in `mode not in MODES` and in
+// `mode.lower()`, not in `model` nor in `self.mode`.
+bool Reads(std::string_view code, std::string_view name) {
+  if (name.empty()) return false;
   for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
     size_t end = at + name.size();
-    if ((at == 0 || !word(code[at - 1])) && (end == code.size() || !word(code[end]))) return true;
+    bool starts = at == 0 || (!IsWordChar(code[at - 1]) && code[at - 1] != '.');
+    if (starts && (end == code.size() || !IsWordChar(code[end]))) return true;
   }
   return false;
 }
 
-// Whether `code` is a name alone, perhaps negated (`raiseit`, `not
-// self.strict`, `!(quiet)`).
-bool IsFlag(std::string_view code) {
+// The names an exit's subject reads: `x` of `type(x)`, `obj.value` of
+// `obj.value`; not a function it calls.
+std::vector<std::string_view> NamesRead(std::string_view subject) {
+  std::vector<std::string_view> out;
+  size_t i = 0;
+  while (i < subject.size()) {
+    bool starts = IsWordChar(subject[i]) &&
+                  std::isdigit(static_cast<unsigned char>(subject[i])) == 0 &&
+                  (i == 0 || subject[i - 1] != '.');
+    if (!starts) {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    while (end < subject.size() && (IsWordChar(subject[end]) || subject[end] == '.')) ++end;
+    while (end > i && subject[end - 1] == '.') --end;
+    if (end == subject.size() || subject[end] != '(') out.push_back(subject.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+// The expressions a template's placeholders show (`other` of
+// `Unable to convert {other!r}`).
+std::string Placeholders(std::string_view text) {
+  std::string out;
+  for (size_t open = text.find('{'); open != std::string_view::npos;
+       open = text.find('{', open + 1)) {
+    size_t close = text.find('}', open);
+    if (close == std::string_view::npos) break;
+    out.append(text.substr(open + 1, close - open - 1)).push_back(' ');
+  }
+  return out;
+}
+
+// Whether an early exit is about what the raise's test reads (`reads`:
+// its code and subject, strings blanked) or what its message shows (of
+// `method.ident`, `method` will do: crypt's "{method} doesn't support the
+// rounds argument" after `elif method.ident in ('5', '6')`).
+bool SameSubject(const Guard& exit, std::string_view reads, std::string_view shown) {
+  std::vector<std::string_view> names = NamesRead(exit.subject);
+  if (names.empty()) return true;
+  return std::any_of(names.begin(), names.end(), [&](std::string_view n) {
+    if (Reads(reads, n) || Reads(shown, n)) return true;
+    std::string_view base = n.substr(0, n.find('.'));
+    return base != n && base != "self" && base != "cls" && Reads(shown, base);
+  });
+}
+
+// The name a test of truth reads (`raiseit`, `not self.strict`, `!(quiet)`);
+// empty for any other test.
+std::string_view TruthTested(std::string_view code) {
   std::string_view rest = code;
   auto trim = [&] {
     while (!rest.empty() && (rest.front() == ' ' || rest.front() == '(' || rest.front() == '!')) {
@@ -186,10 +257,9 @@ bool IsFlag(std::string_view code) {
     rest.remove_prefix(4);
     trim();
   }
-  if (rest.empty()) return false;
-  return std::all_of(rest.begin(), rest.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '.';
-  });
+  bool name = !rest.empty() && std::all_of(rest.begin(), rest.end(),
+                                           [](char c) { return IsWordChar(c) || c == '.'; });
+  return name ? rest : std::string_view();
 }
 
 // The conditions that decide a raise (a site's guards run outermost
@@ -197,20 +267,29 @@ bool IsFlag(std::string_view code) {
 // that failed on the way to its elif or else (`if val in YES: return 1` /
 // `elif val in NO: return 0` / `else: raise`); and the early exits just
 // before it (`if isinstance(obj, str): return ...` one after another).
-// Under a condition of its own, the raise keeps only the early exits on
-// what that condition names: `if isinstance(address, int): return` before
+//
+// Under a test of its own, the raise keeps only the exits (and, in an elif
+// arm, the failed tests before it) on what that test reads or what its
+// message (`template`) shows: `if isinstance(address, int): return` before
 // `if mode not in ('r', 'w'): raise` is no fix for the mode, and `int` is
-// no type the function requires. A name the condition reads through
-// another (`l = len(rv)`) is not seen, and its exits are dropped too.
-std::vector<Guard> Innermost(const std::vector<Guard>& guards) {
+// no type the function requires. A name the test reads
+// through another (`l = len(rv)`) is not seen, and its exits go too. After
+// exits alone, or in an except clause (whose "test" is that the try body
+// failed on what the exits let through), all are kept.
+std::vector<Guard> Innermost(const std::vector<Guard>& guards, std::string_view template_text) {
   if (guards.empty()) return {};
   const Guard& last = guards.back();
-  // A test of values; an except clause's "condition" is that the try body
-  // failed, on whatever the early exits let through (base64's
-  // `if isinstance(s, bytes_types): return s` before `try:
-  // memoryview(s)` / `except TypeError: raise`).
-  bool own_condition =
-      last.kind == "if" || last.kind == "elif" || last.kind == "while" || last.kind == "assert";
+  static const std::set<std::string> kTests = {"if",     "elif", "while",
+                                               "assert", "case", "default-case"};
+  bool own_test = kTests.count(last.kind) != 0;
+  // A switch the message does not name (`if raiseit:`) tests no value:
+  // what passes the exits is what is refused. `if not data: raise
+  // ValueError('data must not be empty')` tests `data`.
+  std::string_view truth = TruthTested(last.code);
+  if (!truth.empty() && truth != "True" && !Reads(template_text, truth) &&
+      !Reads(template_text, truth.substr(truth.rfind('.') + 1))) {
+    own_test = false;
+  }
   size_t first = guards.size() - 1;
   while (first > 0) {
     const Guard& before = guards[first - 1];
@@ -222,15 +301,22 @@ std::vector<Guard> Innermost(const std::vector<Guard>& guards) {
     if (!same_statement && !exits_before) break;
     --first;
   }
-  // A flag (`if raiseit: raise TypeError("Unable to convert %s" % other)`)
-  // tests no value: what passes the exits before it is what is refused.
-  own_condition = own_condition && !IsFlag(last.code);
+  // In an else arm the whole chain is the raise's test; in an elif's own
+  // arm the tests before it are other ways out.
+  bool own_arm = last.kind == "elif" && !last.negated;
+  std::string reads = WithoutStrings(last.code) + " " + last.subject;
+  if (!own_arm) {
+    for (size_t i = first; i + 1 < guards.size(); ++i) {
+      if (guards[i].kind != "early-exit") reads += " " + WithoutStrings(guards[i].code);
+    }
+  }
+  std::string shown = Placeholders(template_text);
   std::vector<Guard> out;
   for (size_t i = first; i < guards.size(); ++i) {
     const Guard& g = guards[i];
-    bool other_subject = own_condition && g.kind == "early-exit" && !g.subject.empty() &&
-                         !NamesSubject(last.code, g.subject);
-    if (!other_subject) out.push_back(g);
+    bool other_way_out = g.kind == "early-exit" || (own_arm && i + 1 < guards.size());
+    if (own_test && other_way_out && !SameSubject(g, reads, shown)) continue;
+    out.push_back(g);
   }
   return out;
 }
@@ -264,7 +350,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     // value whose other arm works (`if isinstance(fname, RawConfigParser):
     // cp = fname` / `else: try: ... except ParsingError: raise
     // RuntimeError(...)` raises for a bad file, not for a str).
-    for (const Guard& g : Innermost(guards)) {
+    for (const Guard& g : Innermost(guards, e.template_text)) {
       if (g.values.empty()) continue;
       // What the raising function's docstring says of the checked name, when
       // it is one of its parameters.
@@ -296,7 +382,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
       v.line = g.line;
       a.valid.push_back(std::move(v));
     }
-    std::vector<Guard> innermost = Innermost(guards);
+    std::vector<Guard> innermost = Innermost(guards, e.template_text);
     facts.guards.insert(facts.guards.end(), innermost.begin(), innermost.end());
   }
   a.family = ClassifyFamily(facts);

@@ -363,9 +363,9 @@ TEST(Analyze, ACallIntoAHelperThatDecidesListsNoValuesOfTheCaller) {
   EXPECT_EQ(valid["mode must be r or w"], modes);
 }
 
-// Early exits before a raise under its own condition count for what that
-// condition tests, and for nothing else; a raise after early exits alone,
-// or under a flag, keeps them all (they are the dispatch it falls out of).
+// Early exits before a raise under a test of its own count for what that
+// test reads or the message shows, and for nothing else; a raise after
+// early exits alone keeps them all (they are the dispatch it falls out of).
 TEST(Analyze, AnEarlyExitCountsOnlyForWhatTheRaisesConditionTests) {
   const char* source =
       "def scale(x, unit):\n"
@@ -391,21 +391,68 @@ TEST(Analyze, AnEarlyExitCountsOnlyForWhatTheRaisesConditionTests) {
       "    if isinstance(other, int):\n"
       "        return other\n"
       "    if raiseit:\n"
-      "        raise TypeError('Unable to convert %s to Decimal' % other)\n";
+      "        raise TypeError('Unable to convert %s to Decimal' % other)\n"
+      "def fill(address, data):\n"
+      "    if isinstance(address, int):\n"
+      "        return address\n"
+      "    if not data:\n"
+      "        raise ValueError('data must not be empty')\n"
+      "def open_as(mode, how):\n"
+      "    if mode in ('r', 'w'):\n"
+      "        return mode\n"
+      "    if mode.upper() not in ('RB', 'WB'):\n"
+      "        raise ValueError('unknown mode')\n"
+      "def real(x):\n"
+      "    if type(x) in (int, float):\n"
+      "        return x\n"
+      "    if not isinstance(x, complex):\n"
+      "        raise TypeError('x must be a real or complex number')\n"
+      "def route(address, mode):\n"
+      "    if isinstance(address, int):\n"
+      "        return address\n"
+      "    elif mode not in ('get', 'put'):\n"
+      "        raise ValueError('mode must be get or put')\n"
+      "def option(address, kw):\n"
+      "    if isinstance(address, int):\n"
+      "        return address\n"
+      "    if 'address' not in kw:\n"
+      "        raise KeyError('no address option')\n"
+      "def dispatch(address, verb):\n"
+      "    if isinstance(address, int):\n"
+      "        return address\n"
+      "    match verb:\n"
+      "        case 'go':\n"
+      "            return 1\n"
+      "        case _:\n"
+      "            raise ValueError('verb must be go')\n";
   std::map<std::string, std::vector<std::pair<std::string, std::vector<std::string>>>> valid;
+  std::map<std::string, std::string> family;
   for (const auto& [text, e] : AnalysedByTemplate(source)) {
     for (const ValidValues& v : e.analysis->valid) valid[text].push_back({v.subject, v.values});
+    family[text] = e.analysis->family.slug;
   }
   using Listed = std::vector<std::pair<std::string, std::vector<std::string>>>;
-  // `unit` is not what the raise tests; `x` is, and its early exit stays.
-  for (const auto& [subject, values] : valid["x must be a number"]) {
-    EXPECT_NE(subject, "unit") << values.front();
-  }
+  // `unit` is not what the raise tests; `x` is.
+  EXPECT_EQ(valid["x must be a number"], (Listed{{"x", {"int", "float"}}}));
   // `model` is not `mode`, though one begins with the other.
   EXPECT_EQ(valid["mode must be fast or slow"], (Listed{{"mode", {"'fast'", "'slow'"}}}));
   EXPECT_EQ(valid["cannot convert"], (Listed{{"obj", {"str"}}, {"obj", {"bytes"}}}));
-  // A flag tests no value: the exit before it says what is taken.
+  // A flag tests no value; the message shows what the exit tests.
   EXPECT_EQ(valid["Unable to convert {other} to Decimal"], (Listed{{"other", {"int"}}}));
+  // A truth test of another name is no flag for `address`.
+  EXPECT_TRUE(valid["data must not be empty"].empty());
+  EXPECT_NE(family["data must not be empty"], "wrong-type");
+  // `mode.upper()` reads `mode`; `type(x)` tests `x`.
+  EXPECT_EQ(valid["unknown mode"],
+            (Listed{{"mode", {"'r'", "'w'"}}, {"mode.upper()", {"'RB'", "'WB'"}}}));
+  EXPECT_EQ(valid["x must be a real or complex number"],
+            (Listed{{"type(x)", {"int", "float"}}, {"x", {"complex"}}}));
+  // An elif's own arm: the failed if before it is another way out.
+  EXPECT_EQ(valid["mode must be get or put"], (Listed{{"mode", {"'get'", "'put'"}}}));
+  // A word inside quotes is no name the test reads.
+  EXPECT_TRUE(valid["no address option"].empty());
+  // A match's default arm tests its subject.
+  for (const auto& [subject, values] : valid["verb must be go"]) EXPECT_NE(subject, "address");
 }
 
 // A type is dropped only when every value of it meets another raise: a
