@@ -1470,7 +1470,7 @@ TEST(Catalog, AWriterWaitsForAnotherOneAndSaysSo) {
   std::atomic<bool> wrote = false;
   std::thread holder([&] {
     auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
-    while (notices == 0 && std::chrono::steady_clock::now() < deadline) {
+    while (notices == 0 && !wrote && std::chrono::steady_clock::now() < deadline) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     EXPECT_FALSE(wrote) << "written while another writer held the lock";
