@@ -1448,7 +1448,9 @@ class Linker {
         return r->info->qualified != c.callee || !InModule(r->path, *module);
       });
     }
-    if (candidates.size() == 1) return candidates[0]->info;
+    if (candidates.size() == 1) {
+      return Plausible(c, *candidates[0]) ? candidates[0]->info : nullptr;
+    }
     const FunctionRef* same_file = nullptr;
     for (const FunctionRef* r : candidates) {
       if (r->path != c.site.path) continue;
@@ -1456,6 +1458,47 @@ class Linker {
       same_file = r;
     }
     return same_file == nullptr ? nullptr : same_file->info;
+  }
+
+  // Whether `obj.m(...)`, with nothing known of `obj`, may call `sink`, the
+  // library's one sink named `m`. When the library defines no other `m`,
+  // yes. Else only with evidence that the caller knows the sink's module:
+  // it is the caller's own file or a sibling, or the caller imports it or a
+  // package above it. CPython's email tests call `msg.add_header('First',
+  // 'One')` on a Message, whose add_header raises nothing; wsgiref's
+  // Headers.add_header asserts, and was taken for it.
+  bool Plausible(const SinkCall& c, const FunctionRef& sink) const {
+    auto it = defined_.find(c.callee);
+    bool others = it != defined_.end() &&
+                  std::any_of(it->second.begin(), it->second.end(), [&](const Defined& d) {
+                    return d.path != sink.path || d.function->qualified != sink.info->qualified;
+                  });
+    if (!others || sink.path == c.site.path) return true;
+    auto dir = [](std::string_view path) {
+      size_t slash = path.rfind('/');
+      return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
+    };
+    if (dir(sink.path) == dir(c.site.path)) return true;
+    auto file = by_path_.find(c.site.path);
+    if (file == by_path_.end()) return false;
+    std::string module = ModuleName(sink.path);
+    if (module.empty()) return false;
+    for (const ImportFact& i : file->second->facts.imports) {
+      std::string wanted =
+          AbsoluteImport(ModuleName(c.site.path), EndsWith(c.site.path, "__init__.py"), i);
+      for (const std::string& w :
+           {wanted, i.name.empty() ? std::string() : wanted + "." + i.name}) {
+        if (w.empty()) continue;
+        // The module, or a package above it; `w` may also name it from a
+        // root above the one indexed (`numpy.linalg` for linalg/...).
+        for (std::string_view m = w; !m.empty();) {
+          if (module == m || StartsWith(module, std::string(m) + ".")) return true;
+          size_t dot = m.find('.');
+          m = dot == std::string_view::npos ? std::string_view() : m.substr(dot + 1);
+        }
+      }
+    }
+    return false;
   }
 
   // What one file defines and imports, looked up by name; built on first use.

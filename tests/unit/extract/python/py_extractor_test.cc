@@ -1055,6 +1055,58 @@ TEST(PythonSinks, AMethodsReceiverIsNotAParameterWhateverItsName) {
                    }));
 }
 
+// `obj.add_header(...)` with nothing known of `obj`: the library's one sink
+// of that name is taken for it only when no other class defines the name,
+// or the caller knows the sink's module (its own file, a sibling, an
+// import). CPython's email tests call a Message's add_header, and were read
+// as calls of wsgiref's Headers.add_header, which asserts.
+TEST(PythonSinks, AMethodNamedLikeASinkOfAnotherModuleIsNotThatSink) {
+  std::map<std::string, std::string> files = {
+      {"wsgi/headers.py",
+       "class Headers:\n"
+       "    def add_header(self, name, value):\n"
+       "        if type(value) is not str:\n"
+       "            raise AssertionError('values must be str (got %r)' % value)\n"},
+      {"mail/message.py",
+       "class Message:\n"
+       "    def add_header(self, name, value):\n"
+       "        self.items.append((name, value))\n"},
+      {"tests/test_mail.py",
+       "from mail.message import Message\n"
+       "def test(msg):\n"
+       "    msg.add_header('First', 'One')\n"},
+      {"tests/test_wsgi.py",
+       "from wsgi.headers import Headers\n"
+       "def test(h):\n"
+       "    h.add_header('First', 'Two')\n"},
+      {"wsgi/server.py",
+       "def start(h):\n"
+       "    h.add_header('Server', 'Three')\n"},
+      {"other/app.py",
+       "import wsgi\n"
+       "def start(h):\n"
+       "    h.add_header('Server', 'Four')\n"}};
+  std::vector<source::SourceFile> sources;
+  for (const auto& [path, text] : files) sources.push_back({path, {}, text.size(), ""});
+  Options options;
+  options.read = [&](const source::SourceFile& f, uint64_t) -> Result<std::string> {
+    return files.at(f.path);
+  };
+  Extraction x = ExtractFiles(sources, options);
+  std::vector<std::string> called;
+  for (const Site& s : x.sites) {
+    if (s.via == "Headers.add_header") called.push_back(s.path + " " + s.message.Display());
+  }
+  std::sort(called.begin(), called.end());
+  // The email test's Message is not Headers; the others import the module,
+  // a package above it, or sit beside it.
+  EXPECT_EQ(called, (std::vector<std::string>{
+                        "other/app.py values must be str (got 'Four')",
+                        "tests/test_wsgi.py values must be str (got 'Two')",
+                        "wsgi/server.py values must be str (got 'Three')",
+                    }));
+}
+
 TEST(PythonSinks, NoSiteForALoggerOrACallWithoutText) {
   // A logger's error() is not the library's sink named error, and a call
   // passing on its own parameter (`p.error(m)`) writes no text itself.
