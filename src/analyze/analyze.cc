@@ -13,6 +13,7 @@
 #include "analyze/related.h"
 #include "catalog/json.h"
 #include "core/guards.h"
+#include "core/text.h"
 
 namespace errdex::analyze {
 namespace {
@@ -331,6 +332,13 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
   facts.kind = e.kind;
   facts.message = LiteralText(e.message);
   facts.internal = e.internal;
+  // Every site in an assert function (one site elsewhere may be the
+  // library's own check); an assertion or a raise that should be
+  // unreachable stays the library's own, whatever function it is in.
+  facts.asserts_for_caller =
+      !e.internal && std::all_of(e.sites.begin(), e.sites.end(), [](const catalog::SiteRecord& s) {
+        return NamedForAssert(s.function) || NamedForAssert(s.via);
+      });
   bool unreachable = false;
   std::set<std::pair<std::string, std::vector<std::string>>> listed;
   std::vector<std::vector<Guard>> site_guards;
@@ -386,7 +394,10 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     facts.guards.insert(facts.guards.end(), innermost.begin(), innermost.end());
   }
   a.family = ClassifyFamily(facts);
-  if (e.internal || e.kind == "assert" || e.kind == "fatal" ||
+  // A failed check a caller asked for is the caller's finding, not the
+  // library's bug.
+  bool callers_check = a.family.slug == "failed-check";
+  if (e.internal || (!callers_check && (e.kind == "assert" || e.kind == "fatal")) ||
       a.family.slug == "internal-assertion") {
     a.labels.push_back("internal");
   }

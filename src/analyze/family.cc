@@ -23,6 +23,9 @@ const std::vector<Family> kFamilies = {
     {"internal-assertion", "Internal assertion",
      "A check the library makes of itself failed: a bug or a broken invariant, not a usage "
      "error."},
+    {"failed-check", "Requested check failed",
+     "A check the calling code asked for, through an assert function of a testing or mocking "
+     "API, found values other than the ones expected."},
     {"shape-mismatch", "Shape or rank mismatch",
      "Array shapes, ranks, axes or dimensions do not fit the operation."},
     {"dtype-mismatch", "Dtype mismatch",
@@ -278,6 +281,9 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
       return ByWords("missing-dependency", w);
     }
   }
+  if (facts.asserts_for_caller && facts.kind == "raise" && Any(t, {"AssertionError"})) {
+    return By("failed-check", "it is raised by an assert function that callers run");
+  }
   if (facts.kind == "assert") return By("internal-assertion", "it is an assert statement");
   if (!(f = ByType("internal-assertion", t, {"AssertionError", "SystemError", "INTERNAL"}))
            .slug.empty())
@@ -295,7 +301,15 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                         "failed to import", "requires the optional"});
       !w.empty())
     return ByWords("missing-dependency", w);
-  if (auto w = SaysWord(m, {"version", "versions", "upgrade"}); !w.empty())
+  // A version string that does not parse, or one not given, is a bad value,
+  // not components of two versions (`unreasonable length http version`,
+  // `invalid version number`); a KeyError's words are a key's, and
+  // `--upgrade` is an option's name.
+  if (auto w = SaysWord(m, {"version", "versions", "upgrade"});
+      !w.empty() && !Any(t, {"KeyError"}) && m.find("--upgrade") == std::string::npos &&
+      Says(m, {"parse", "invalid", "illegal", "non digit", "non-digit", "unreasonable", "malformed",
+               "should be", "doesn't specify", "no version specified"})
+          .empty())
     return ByWords("version-mismatch", w);
   if (auto w = Says(m, {"built with", "compiled with", "newer jaxlib", "requires jaxlib"});
       !w.empty())

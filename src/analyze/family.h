@@ -31,6 +31,10 @@ struct FamilyFacts {
   std::string kind;     // raise, assert, warning, fatal, status, return
   std::string message;  // the template's literal text (values left out)
   bool internal = false;
+  // Raised by a function named for an assertion (`assertEqual`,
+  // `assert_called_with`, `assert_allclose`), or for a call into one: a
+  // check a caller asked for, not one the library makes of itself.
+  bool asserts_for_caller = false;
   std::vector<Guard> guards;  // of every site
 };
 

@@ -426,6 +426,10 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
     p.solutions.push_back(
         "Compare the installed versions with the requirement the message "
         "states, and upgrade or downgrade to meet it.");
+  } else if (slug == "failed-check") {
+    p.solutions.push_back(
+        "The check found values other than the expected ones, and the message shows them: "
+        "fix the code under test, or the expectation where it is the one that is wrong.");
   } else if (slug == "tracing-misuse") {
     p.solutions.push_back(
         "Keep the value concrete: compute it outside the transformed function, "

@@ -334,4 +334,20 @@ std::string Counted(int64_t n, std::string_view singular, std::string_view plura
   return out.append(sibilant ? "es" : "s");
 }
 
+bool NamedForAssert(std::string_view qualified) {
+  std::string_view name = qualified.substr(qualified.rfind('.') + 1);
+  while (!name.empty() && name.front() == '_') name.remove_prefix(1);
+  if (name.size() < 6) return false;
+  std::string first;
+  for (char c : name.substr(0, 6))
+    first.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+  if (first != "assert") return false;
+  // The word ends there: `assert_x`, `assertEqual`, `assert`; not `asserts`.
+  if (name.size() == 6) return true;
+  char next = name[6];
+  bool capitals = std::isupper(static_cast<unsigned char>(name[1])) != 0;  // ASSERTING
+  return next == '_' || std::isdigit(static_cast<unsigned char>(next)) != 0 ||
+         (!capitals && std::isupper(static_cast<unsigned char>(next)) != 0);
+}
+
 }  // namespace errdex

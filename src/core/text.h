@@ -49,6 +49,12 @@ bool StartsWith(std::string_view text, std::string_view prefix);
 // A name as Python, C and Rust write one: letters, digits and `_`, not
 // starting with a digit (ASCII only).
 bool IsIdentifier(std::string_view s);
+// Whether a function's own name (after the last dot) begins with the word
+// "assert": `assertEqual`, `assert_called_with`, `_assert_valid`; not
+// `asserts`, `test_assert` or `check_assertions`. An AssertionError such a
+// function raises is a check its caller asked for (a test's, a mock's), not
+// the library's own.
+bool NamedForAssert(std::string_view qualified);
 bool EndsWith(std::string_view text, std::string_view suffix);
 
 // A path of a library's tests ('/'-separated, relative to its root): under

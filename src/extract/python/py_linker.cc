@@ -141,8 +141,12 @@ class Linker {
       for (size_t i = 0; i < f.calls.size(); ++i) SinkCallSites(next_call++, sites);
       for (Site& s : sites) {
         s.message.AssignNames();
-        // `raise AssertionError(...)` is an assert that survives `python -O`.
-        if (s.exception == "AssertionError") s.internal = true;
+        // `raise AssertionError(...)` is an assert that survives `python -O`,
+        // unless an assert function raises it for its caller.
+        if (s.exception == "AssertionError" && !NamedForAssert(s.function) &&
+            !NamedForAssert(s.via)) {
+          s.internal = true;
+        }
         out.sites.push_back(std::move(s));
       }
       out.non_sites.insert(out.non_sites.end(), f.non_sites.begin(), f.non_sites.end());

@@ -455,6 +455,32 @@ TEST(Analyze, AnEarlyExitCountsOnlyForWhatTheRaisesConditionTests) {
   for (const auto& [subject, values] : valid["verb must be go"]) EXPECT_NE(subject, "address");
 }
 
+// An AssertionError an assert function raises for its caller is the
+// caller's failed check, not the library's bug: no "report it" page.
+TEST(Analyze, AnAssertFunctionsFailureIsTheCallersNotTheLibrarys) {
+  const char* source =
+      "class Mock:\n"
+      "    def assert_called_with(self, *args):\n"
+      "        if self.call_args is None:\n"
+      "            raise AssertionError('expected call not found')\n"
+      "    def _assert_equal(self, first, second):\n"
+      "        if first != second:\n"
+      "            raise AssertionError('first and second differ')\n"
+      "    def asserts(self, x):\n"
+      "        if not x:\n"
+      "            raise AssertionError('x broke an invariant')\n";
+  std::map<std::string, catalog::ErrorRecord> by = AnalysedByTemplate(source);
+  for (const char* text : {"expected call not found", "first and second differ"}) {
+    ASSERT_EQ(by.count(text), 1u) << text;
+    const Analysis& a = *by[text].analysis;
+    EXPECT_EQ(a.family.slug, "failed-check") << text;
+    EXPECT_EQ(std::count(a.labels.begin(), a.labels.end(), "internal"), 0) << text;
+    EXPECT_EQ(a.prose.solutions.size(), 1u) << text;
+  }
+  ASSERT_EQ(by.count("x broke an invariant"), 1u);
+  EXPECT_EQ(by["x broke an invariant"].analysis->family.slug, "internal-assertion");
+}
+
 // A type is dropped only when every value of it meets another raise: a
 // later test against a module constant, an int literal a float or a bool
 // equals, and `type(None)` keep theirs (found by a review).

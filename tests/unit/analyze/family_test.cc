@@ -61,6 +61,19 @@ TEST(Family, RulesOverTypeAndMessage) {
       {{"ZipImportError", "ImportError"}, "raise", "can't find module ", "missing-key"},
       {{"ImportError"}, "raise", "The crypt module is not supported on Windows", "not-implemented"},
       {{"RuntimeError"}, "raise", "jaxlib version 0.4 is too old", "version-mismatch"},
+      // A version that does not parse, a key, an option: no two versions.
+      {{"ValueError"}, "raise", "unreasonable length http version", "invalid-value"},
+      {{"ValueError"}, "raise", "invalid version number ''", "invalid-value"},
+      {{"ValueError"}, "raise", "failed to parse CPython sys.version: ", "parse-error"},
+      {{"KeyError"}, "raise", "'clr version'", "missing-key"},
+      {{"ValueError"},
+       "raise",
+       "you cannot supply --upgrade and --clear together.",
+       "conflicting-arguments"},
+      {{"RuntimeError"},
+       "raise",
+       "tk.h version () doesn't match libtk.a version ()",
+       "version-mismatch"},
       // "conversion" contains "version" but is not the word.
       {{"RuntimeError"}, "raise", "conversion failed", "other"},
       {{"AssertionError"}, "assert", "", "internal-assertion"},
@@ -129,6 +142,28 @@ TEST(Family, RulesOverTypeAndMessage) {
     EXPECT_FALSE(f.reason.empty());
     EXPECT_NE(FindFamily(f.slug), nullptr) << f.slug;
   }
+}
+
+// An AssertionError from an assert function (unittest's assertEqual, mock's
+// assert_called_with) is a check its caller asked for; the same type from
+// any other function is the library's own.
+TEST(Family, AnAssertFunctionsErrorIsTheCallersCheck) {
+  FamilyFacts f;
+  f.ancestry = {"AssertionError", "Exception"};
+  f.kind = "raise";
+  f.message = "expected call not found.\nExpected: \n  Actual: not called.";
+  EXPECT_EQ(ClassifyFamily(f).slug, "internal-assertion");
+  f.asserts_for_caller = true;
+  EXPECT_EQ(ClassifyFamily(f).slug, "failed-check");
+  // An assert statement is the function's own check, whatever its name.
+  f.kind = "assert";
+  f.ancestry = {};
+  EXPECT_EQ(ClassifyFamily(f).slug, "internal-assertion");
+  // Another type from an assert function keeps its own family.
+  f.kind = "raise";
+  f.ancestry = {"TypeError", "Exception"};
+  f.message = "expected str, got ";
+  EXPECT_EQ(ClassifyFamily(f).slug, "wrong-type");
 }
 
 TEST(Family, GuardShapesDecideWhenTheMessageDoesNot) {

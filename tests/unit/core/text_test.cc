@@ -55,6 +55,18 @@ TEST(Utf8, ValidatesAndRepairs) {
             "b");
 }
 
+TEST(Text, AssertFunctionsAreNamedForTheWord) {
+  for (const char* yes :
+       {"TestCase.assertEqual", "_assert_valid", "assert_called_with", "testing.assert_allclose",
+        "assert_", "NonCallableMock.assertNotCalled", "assert"}) {
+    EXPECT_TRUE(NamedForAssert(yes)) << yes;
+  }
+  for (const char* no : {"asserts", "check_assertions", "assertion", "reassert", "Assert.run", "",
+                         "ASSERTING", "test_assert", "_baseAssertEqual"}) {
+    EXPECT_FALSE(NamedForAssert(no)) << no;
+  }
+}
+
 TEST(Text, CollapseWhitespaceAndTrim) {
   EXPECT_EQ(CollapseWhitespace("  a \n\t b  "), "a b");
   EXPECT_EQ(Trim("  x y \n"), "x y");
