@@ -332,6 +332,17 @@ TEST(PythonExtractor, ReturnedChainsAndFunctionsThatNameNoType) {
   EXPECT_EQ(x.non_sites[0].line, 22);
 }
 
+// Extracts the files of `files` (path -> text) as one library's tree.
+Extraction ExtractTree(const std::map<std::string, std::string>& files) {
+  std::vector<source::SourceFile> sources;
+  for (const auto& [path, text] : files) sources.push_back({path, {}, text.size(), ""});
+  Options options;
+  options.read = [&](const source::SourceFile& f, uint64_t) -> Result<std::string> {
+    return files.at(f.path);
+  };
+  return ExtractFiles(sources, options);
+}
+
 // `error = exceptions.best_match(errors)` then `raise error` (jsonschema's
 // validate): a function of the library module imported as `exceptions`,
 // returning one of the errors it is given. No error typed `best_match`; a
@@ -352,13 +363,7 @@ TEST(PythonExtractor, AFunctionOfAnImportedLibraryModuleNamesNoType) {
        "    raise exc.best_match(errors)\n"
        "def strict(n):\n"
        "    raise exceptions.ValidationError(f'{n} is not valid')\n"}};
-  std::vector<source::SourceFile> sources;
-  for (const auto& [path, text] : files) sources.push_back({path, {}, text.size(), ""});
-  Options options;
-  options.read = [&](const source::SourceFile& f, uint64_t) -> Result<std::string> {
-    return files.at(f.path);
-  };
-  Extraction x = ExtractFiles(sources, options);
+  Extraction x = ExtractTree(files);
   EXPECT_EQ(SiteMessages(x), (std::vector<std::string>{"ValidationError: {n} is not valid"}));
   EXPECT_EQ(RaiseReturnedLines(x), (std::vector<int>{6, 8}));
 }
@@ -1086,13 +1091,7 @@ TEST(PythonSinks, AMethodNamedLikeASinkOfAnotherModuleIsNotThatSink) {
        "import wsgi\n"
        "def start(h):\n"
        "    h.add_header('Server', 'Four')\n"}};
-  std::vector<source::SourceFile> sources;
-  for (const auto& [path, text] : files) sources.push_back({path, {}, text.size(), ""});
-  Options options;
-  options.read = [&](const source::SourceFile& f, uint64_t) -> Result<std::string> {
-    return files.at(f.path);
-  };
-  Extraction x = ExtractFiles(sources, options);
+  Extraction x = ExtractTree(files);
   std::vector<std::string> called;
   for (const Site& s : x.sites) {
     if (s.via == "Headers.add_header") called.push_back(s.path + " " + s.message.Display());
