@@ -308,7 +308,8 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   if (auto w = SaysWord(m, {"version", "versions", "upgrade"});
       !w.empty() && !Any(t, {"KeyError"}) && m.find("--upgrade") == std::string::npos &&
       Says(m, {"parse", "invalid", "illegal", "non digit", "non-digit", "unreasonable", "malformed",
-               "should be", "doesn't specify", "no version specified"})
+               "should be", "doesn't specify", "no version specified", "unable to determine",
+               "could not determine", "cannot determine"})
           .empty())
     return ByWords("version-mismatch", w);
   if (auto w = Says(m, {"built with", "compiled with", "newer jaxlib", "requires jaxlib"});

@@ -66,6 +66,7 @@ TEST(Family, RulesOverTypeAndMessage) {
       {{"ValueError"}, "raise", "invalid version number ''", "invalid-value"},
       {{"ValueError"}, "raise", "failed to parse CPython sys.version: ", "parse-error"},
       {{"KeyError"}, "raise", "'clr version'", "missing-key"},
+      {{"ValueError"}, "raise", "Unable to determine SOCKS version from ", "invalid-value"},
       {{"ValueError"},
        "raise",
        "you cannot supply --upgrade and --clear together.",
