@@ -263,6 +263,16 @@ std::string_view TruthTested(std::string_view code) {
   return name ? rest : std::string_view();
 }
 
+// Whether a guard's subject is the interpreter's or the platform's
+// (`sys.platform`, `os.name`, `sys._getframe(2).f_globals['__name__']`):
+// no value a caller passes, so no value to offer as a fix.
+bool OfTheEnvironment(std::string_view subject) {
+  static constexpr std::string_view kRoots[] = {"sys", "os", "platform"};
+  std::string_view root = subject.substr(0, subject.find_first_of(".([ "));
+  return root != subject &&
+         std::find(std::begin(kRoots), std::end(kRoots), root) != std::end(kRoots);
+}
+
 // The conditions that decide a raise (a site's guards run outermost
 // first): the innermost one; before it the tests of the same if statement
 // that failed on the way to its elif or else (`if val in YES: return 1` /
@@ -359,7 +369,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     // cp = fname` / `else: try: ... except ParsingError: raise
     // RuntimeError(...)` raises for a bad file, not for a str).
     for (const Guard& g : Innermost(guards, e.template_text)) {
-      if (g.values.empty()) continue;
+      if (g.values.empty() || OfTheEnvironment(g.subject)) continue;
       // What the raising function's docstring says of the checked name, when
       // it is one of its parameters.
       if (!params_read) params = catalog::SiteParameters(s);

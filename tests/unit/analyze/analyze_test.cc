@@ -417,6 +417,10 @@ TEST(Analyze, AnEarlyExitCountsOnlyForWhatTheRaisesConditionTests) {
       "        return address\n"
       "    if 'address' not in kw:\n"
       "        raise KeyError('no address option')\n"
+      "def caller_module(cls):\n"
+      "    if sys._getframe(2).f_globals['__name__'] in ('abc', 'functools'):\n"
+      "        return False\n"
+      "    raise TypeError('Protocols with non-method members do not support issubclass()')\n"
       "def dispatch(address, verb):\n"
       "    if isinstance(address, int):\n"
       "        return address\n"
@@ -451,6 +455,8 @@ TEST(Analyze, AnEarlyExitCountsOnlyForWhatTheRaisesConditionTests) {
   EXPECT_EQ(valid["mode must be get or put"], (Listed{{"mode", {"'get'", "'put'"}}}));
   // A word inside quotes is no name the test reads.
   EXPECT_TRUE(valid["no address option"].empty());
+  // Who called is no value a caller passes.
+  EXPECT_TRUE(valid["Protocols with non-method members do not support issubclass()"].empty());
   // A match's default arm tests its subject.
   for (const auto& [subject, values] : valid["verb must be go"]) EXPECT_NE(subject, "address");
 }
