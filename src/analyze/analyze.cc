@@ -265,12 +265,23 @@ std::string_view TruthTested(std::string_view code) {
 
 // Whether a guard's subject is the interpreter's or the platform's
 // (`sys.platform`, `os.name`, `sys._getframe(2).f_globals['__name__']`):
-// no value a caller passes, so no value to offer as a fix.
+// no value a caller passes, so no value to offer as a fix. A table of what
+// is the environment's, not every name under `sys` or `os`: a caller sets
+// `os.environ` and passes the path in `os.path.splitext(path)`.
 bool OfTheEnvironment(std::string_view subject) {
-  static constexpr std::string_view kRoots[] = {"sys", "os", "platform"};
-  std::string_view root = subject.substr(0, subject.find_first_of(".([ "));
-  return root != subject &&
-         std::find(std::begin(kRoots), std::end(kRoots), root) != std::end(kRoots);
+  static constexpr std::string_view kEnvironment[] = {"sys.platform",
+                                                      "sys.version",
+                                                      "sys._getframe(",
+                                                      "sys.implementation",
+                                                      "sys.byteorder",
+                                                      "sys.maxsize",
+                                                      "sys.flags",
+                                                      "os.name",
+                                                      "platform.system()",
+                                                      "platform.machine()",
+                                                      "platform.python_implementation()"};
+  return std::any_of(std::begin(kEnvironment), std::end(kEnvironment),
+                     [&](std::string_view e) { return StartsWith(subject, e); });
 }
 
 // The conditions that decide a raise (a site's guards run outermost

@@ -335,8 +335,8 @@ std::string Counted(int64_t n, std::string_view singular, std::string_view plura
 }
 
 bool NamedForAssert(std::string_view qualified) {
+  // A private `_assert_consistent` is the library's check of itself.
   std::string_view name = qualified.substr(qualified.rfind('.') + 1);
-  while (!name.empty() && name.front() == '_') name.remove_prefix(1);
   if (name.size() < 6) return false;
   std::string first;
   for (char c : name.substr(0, 6))

@@ -50,8 +50,8 @@ bool StartsWith(std::string_view text, std::string_view prefix);
 // starting with a digit (ASCII only).
 bool IsIdentifier(std::string_view s);
 // Whether a function's own name (after the last dot) begins with the word
-// "assert": `assertEqual`, `assert_called_with`, `_assert_valid`; not
-// `asserts`, `test_assert` or `check_assertions`. An AssertionError such a
+// "assert": `assertEqual`, `assert_called_with`; not `asserts`,
+// `test_assert`, `check_assertions`, nor a private `_assert_valid`. An AssertionError such a
 // function raises is a check its caller asked for (a test's, a mock's), not
 // the library's own.
 bool NamedForAssert(std::string_view qualified);

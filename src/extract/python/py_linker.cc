@@ -1467,9 +1467,10 @@ class Linker {
   // Whether `obj.m(...)`, with nothing known of `obj`, may call `sink`, the
   // library's one sink named `m`. When the library defines no other `m`,
   // yes. Else only with evidence that the caller knows the sink's module:
-  // it is the caller's own file or a sibling, or the caller imports it or a
-  // package above it. CPython's email tests call `msg.add_header('First',
-  // 'One')` on a Message, whose add_header raises nothing; wsgiref's
+  // it is the caller's own file or a sibling, or the caller imports the
+  // module (`import a.b`, also a package above it), or the sink's class or
+  // module by name (`from a.b import Headers`, `from a import b`). CPython's email tests call
+  // `msg.add_header('First', 'One')` on a Message, whose add_header raises nothing; wsgiref's
   // Headers.add_header asserts, and was taken for it.
   bool Plausible(const SinkCall& c, const FunctionRef& sink) const {
     auto it = defined_.find(c.callee);
@@ -1487,19 +1488,33 @@ class Linker {
     if (file == by_path_.end()) return false;
     std::string module = ModuleName(sink.path);
     if (module.empty()) return false;
+    // The class the sink is a method of, when it is one.
+    std::string_view qualified = sink.info->qualified;
+    std::string_view owner = qualified.substr(0, qualified.find('.'));
+    if (owner == qualified) owner = {};
+    // `w` names the module, or (`above`) a package above it; `w` may name
+    // it from a root above the one indexed (`numpy.linalg` for linalg/...).
+    auto names_module = [&](std::string_view w, bool above) {
+      for (std::string_view m = w; !m.empty();) {
+        if (module == m || (above && StartsWith(module, std::string(m) + "."))) return true;
+        size_t dot = m.find('.');
+        m = dot == std::string_view::npos ? std::string_view() : m.substr(dot + 1);
+      }
+      return false;
+    };
     for (const ImportFact& i : file->second->facts.imports) {
       std::string wanted =
           AbsoluteImport(ModuleName(c.site.path), EndsWith(c.site.path, "__init__.py"), i);
-      for (const std::string& w :
-           {wanted, i.name.empty() ? std::string() : wanted + "." + i.name}) {
-        if (w.empty()) continue;
-        // The module, or a package above it; `w` may also name it from a
-        // root above the one indexed (`numpy.linalg` for linalg/...).
-        for (std::string_view m = w; !m.empty();) {
-          if (module == m || StartsWith(module, std::string(m) + ".")) return true;
-          size_t dot = m.find('.');
-          m = dot == std::string_view::npos ? std::string_view() : m.substr(dot + 1);
-        }
+      if (i.name.empty()) {
+        if (names_module(wanted, true)) return true;  // import pkg.sub
+        continue;
+      }
+      // `from M import N`: N is the sink's class (wherever M re-exports it
+      // from), or M or M.N is the sink's module. M being a package above it
+      // says nothing: a library's own tests import everything from it.
+      if ((!owner.empty() && i.name == owner) || names_module(wanted, false) ||
+          names_module(wanted + "." + i.name, false)) {
+        return true;
       }
     }
     return false;

@@ -56,13 +56,12 @@ TEST(Utf8, ValidatesAndRepairs) {
 }
 
 TEST(Text, AssertFunctionsAreNamedForTheWord) {
-  for (const char* yes :
-       {"TestCase.assertEqual", "_assert_valid", "assert_called_with", "testing.assert_allclose",
-        "assert_", "NonCallableMock.assertNotCalled", "assert"}) {
+  for (const char* yes : {"TestCase.assertEqual", "assert_called_with", "testing.assert_allclose",
+                          "assert_", "NonCallableMock.assertNotCalled", "assert"}) {
     EXPECT_TRUE(NamedForAssert(yes)) << yes;
   }
   for (const char* no : {"asserts", "check_assertions", "assertion", "reassert", "Assert.run", "",
-                         "ASSERTING", "test_assert", "_baseAssertEqual"}) {
+                         "ASSERTING", "test_assert", "_baseAssertEqual", "_assert_valid"}) {
     EXPECT_FALSE(NamedForAssert(no)) << no;
   }
 }

@@ -1090,16 +1090,28 @@ TEST(PythonSinks, AMethodNamedLikeASinkOfAnotherModuleIsNotThatSink) {
       {"other/app.py",
        "import wsgi\n"
        "def start(h):\n"
-       "    h.add_header('Server', 'Four')\n"}};
+       "    h.add_header('Server', 'Four')\n"},
+      // A package above the sink, imported from: no evidence.
+      {"tests/test_pkg.py",
+       "from wsgi import server\n"
+       "def test(h):\n"
+       "    h.add_header('First', 'Five')\n"},
+      // The sink's class, wherever it is imported from.
+      {"app/facade.py",
+       "from api import Headers\n"
+       "def start(h):\n"
+       "    h.add_header('Server', 'Six')\n"}};
   Extraction x = ExtractTree(files);
   std::vector<std::string> called;
   for (const Site& s : x.sites) {
     if (s.via == "Headers.add_header") called.push_back(s.path + " " + s.message.Display());
   }
   std::sort(called.begin(), called.end());
-  // The email test's Message is not Headers; the others import the module,
-  // a package above it, or sit beside it.
+  // The email test's Message is not Headers, nor is what test_pkg passes;
+  // the others import the module, a package above it or the class, or sit
+  // beside it.
   EXPECT_EQ(called, (std::vector<std::string>{
+                        "app/facade.py values must be str (got 'Six')",
                         "other/app.py values must be str (got 'Four')",
                         "tests/test_wsgi.py values must be str (got 'Two')",
                         "wsgi/server.py values must be str (got 'Three')",
