@@ -159,8 +159,6 @@ std::vector<std::string> Ancestry(const std::string& exception, const std::strin
   return out;
 }
 
-bool IsWordChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
-
 // `code` with what its string literals hold blanked: `'address' not in kw`
 // reads `kw`, not `address`.
 std::string WithoutStrings(std::string_view code) {
@@ -188,8 +186,8 @@ bool Reads(std::string_view code, std::string_view name) {
   if (name.empty()) return false;
   for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
     size_t end = at + name.size();
-    bool starts = at == 0 || (!IsWordChar(code[at - 1]) && code[at - 1] != '.');
-    if (starts && (end == code.size() || !IsWordChar(code[end]))) return true;
+    bool starts = at == 0 || (!IsIdentChar(code[at - 1]) && code[at - 1] != '.');
+    if (starts && (end == code.size() || !IsIdentChar(code[end]))) return true;
   }
   return false;
 }
@@ -200,7 +198,7 @@ std::vector<std::string_view> NamesRead(std::string_view subject) {
   std::vector<std::string_view> out;
   size_t i = 0;
   while (i < subject.size()) {
-    bool starts = IsWordChar(subject[i]) &&
+    bool starts = IsIdentChar(subject[i]) &&
                   std::isdigit(static_cast<unsigned char>(subject[i])) == 0 &&
                   (i == 0 || subject[i - 1] != '.');
     if (!starts) {
@@ -208,7 +206,7 @@ std::vector<std::string_view> NamesRead(std::string_view subject) {
       continue;
     }
     size_t end = i;
-    while (end < subject.size() && (IsWordChar(subject[end]) || subject[end] == '.')) ++end;
+    while (end < subject.size() && (IsIdentChar(subject[end]) || subject[end] == '.')) ++end;
     while (end > i && subject[end - 1] == '.') --end;
     if (end == subject.size() || subject[end] != '(') out.push_back(subject.substr(i, end - i));
     i = end;
@@ -259,7 +257,7 @@ std::string_view TruthTested(std::string_view code) {
     trim();
   }
   bool name = !rest.empty() && std::all_of(rest.begin(), rest.end(),
-                                           [](char c) { return IsWordChar(c) || c == '.'; });
+                                           [](char c) { return IsIdentChar(c) || c == '.'; });
   return name ? rest : std::string_view();
 }
 

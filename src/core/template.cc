@@ -1,4 +1,5 @@
 #include "core/template.h"
+#include "core/text.h"
 
 #include <algorithm>
 #include <array>
@@ -19,8 +20,6 @@ constexpr std::array<std::pair<ValueKind, std::string_view>, 8> kKindNames = {{
     {ValueKind::kPointer, "pointer"},
     {ValueKind::kAny, "any"},
 }};
-
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 }  // namespace
 

@@ -2,6 +2,7 @@
 // a string, whitespace folding.
 #pragma once
 
+#include <cctype>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -49,6 +50,10 @@ bool StartsWith(std::string_view text, std::string_view prefix);
 // A name as Python, C and Rust write one: letters, digits and `_`, not
 // starting with a digit (ASCII only).
 bool IsIdentifier(std::string_view s);
+// A letter, digit or underscore: a character of a Python, C or Rust name.
+inline bool IsIdentChar(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
+}
 // Whether a function's own name (after the last dot) begins with the word
 // "assert": `assertEqual`, `assert_called_with`; not `asserts`,
 // `test_assert`, `check_assertions`, nor a private `_assert_valid`. An AssertionError such a

@@ -64,7 +64,6 @@ std::string_view ScopeOf(std::string_view name) {
 }
 
 bool IsIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IsIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // Kinds of error sinks, by the name they are called by.
 enum class Sink {

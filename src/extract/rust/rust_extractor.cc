@@ -2772,14 +2772,6 @@ void LinkHelpers(std::vector<FileResult>& files) {
   ResolveExceptionAliases(files);
 }
 
-namespace {
-
-bool IsIdentChar(char c) {
-  return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-}
-
-}  // namespace
-
 std::string ParseableRust(std::string_view bytes) {
   // tree-sitter-rust lexes a primitive type's name as a type even before `!`,
   // so a macro named like one (`str![...]`, snapbox's, all over cargo's
