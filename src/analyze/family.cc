@@ -83,12 +83,11 @@ std::string_view Says(const std::string& message, std::initializer_list<std::str
 // A whole word of the message: `words` contains "rank" but "frank" does not.
 std::string_view SaysWord(const std::string& message,
                           std::initializer_list<std::string_view> words) {
-  auto is_word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
   for (std::string_view w : words) {
     for (size_t at = message.find(w); at != std::string::npos; at = message.find(w, at + 1)) {
-      bool left = at == 0 || !is_word(message[at - 1]);
+      bool left = at == 0 || !IsIdentChar(message[at - 1]);
       size_t end = at + w.size();
-      bool right = end >= message.size() || !is_word(message[end]);
+      bool right = end >= message.size() || !IsIdentChar(message[end]);
       if (left && right) return w;
     }
   }

@@ -181,7 +181,6 @@ Result<Url> ParseEndpoint(const std::string& endpoint) {
 // whose signature is known must also fit it.
 
 bool IdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool IdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 // The identifiers of `code` outside its string literals, each with whether
 // it follows a dot and whether a call's parenthesis follows it.
@@ -210,12 +209,12 @@ std::vector<Ident> Identifiers(std::string_view code) {
       ++i;
       continue;
     }
-    if (!IdentStart(c) || (i > 0 && IdentChar(code[i - 1]))) {
+    if (!IdentStart(c) || (i > 0 && IsIdentChar(code[i - 1]))) {
       ++i;
       continue;
     }
     size_t end = i;
-    while (end < code.size() && IdentChar(code[end])) ++end;
+    while (end < code.size() && IsIdentChar(code[end])) ++end;
     Ident id{std::string(code.substr(i, end - i)), i > 0 && code[i - 1] == '.', false};
     size_t next = end;
     while (next < code.size() && code[next] == ' ') ++next;
@@ -228,12 +227,12 @@ std::vector<Ident> Identifiers(std::string_view code) {
 
 void AddIdentifiers(std::string_view text, std::set<std::string, std::less<>>& known) {
   for (size_t i = 0; i < text.size();) {
-    if (!IdentStart(text[i]) || (i > 0 && IdentChar(text[i - 1]))) {
+    if (!IdentStart(text[i]) || (i > 0 && IsIdentChar(text[i - 1]))) {
       ++i;
       continue;
     }
     size_t end = i;
-    while (end < text.size() && IdentChar(text[end])) ++end;
+    while (end < text.size() && IsIdentChar(text[end])) ++end;
     known.emplace(text.substr(i, end - i));
     i = end;
   }
@@ -352,13 +351,14 @@ std::string MisfitCall(std::string_view code,
     for (size_t at = code.find(name); at != std::string_view::npos;
          at = code.find(name, at + 1)) {
       size_t open = at + name.size();
-      if ((at > 0 && IdentChar(code[at - 1])) || open >= code.size() || code[open] != '(') continue;
+      if ((at > 0 && IsIdentChar(code[at - 1])) || open >= code.size() || code[open] != '(')
+        continue;
       std::set<std::string> given;
       size_t positional = 0;
       for (const std::string& arg : Arguments(code, open)) {
         if (arg == "..." || arg.empty() || arg[0] == '*') continue;
         size_t eq = arg.find('=');
-        bool keyword = eq != std::string::npos && eq > 0 && IdentChar(arg[eq - 1]) &&
+        bool keyword = eq != std::string::npos && eq > 0 && IsIdentChar(arg[eq - 1]) &&
                        (eq + 1 >= arg.size() || arg[eq + 1] != '=');
         if (!keyword) {
           if (sig.skip + positional >= sig.params.size() ||

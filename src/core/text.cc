@@ -257,9 +257,7 @@ std::string_view TruncateUtf8(std::string_view text, size_t max_bytes) {
 
 bool IsIdentifier(std::string_view s) {
   if (s.empty() || std::isdigit(static_cast<unsigned char>(s.front()))) return false;
-  return std::all_of(s.begin(), s.end(), [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
-  });
+  return std::all_of(s.begin(), s.end(), IsIdentChar);
 }
 
 bool StartsWith(std::string_view text, std::string_view prefix) {

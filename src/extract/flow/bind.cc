@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
+#include "core/text.h"
+
 namespace errdex::extract::flow {
 
 void BindArguments(const std::vector<Param>& params, const std::vector<CallArg>& args,
@@ -34,19 +36,18 @@ namespace {
 // from a parameter (`Py_TYPE(object)->tp_name`, `path.display()`) is named
 // at the call with the caller's words, not the helper's.
 std::string Renamed(std::string_view text, const Bindings& bindings) {
-  auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
   auto plain = [&](std::string_view e) {
     if (e.empty() || std::isdigit(static_cast<unsigned char>(e.front())) != 0) return false;
-    return std::all_of(e.begin(), e.end(), [&](char c) { return ident(c) || c == '.'; });
+    return std::all_of(e.begin(), e.end(), [&](char c) { return IsIdentChar(c) || c == '.'; });
   };
   std::string out;
   for (size_t i = 0; i < text.size();) {
-    if (!ident(text[i]) || (i > 0 && (ident(text[i - 1]) || text[i - 1] == '.'))) {
+    if (!IsIdentChar(text[i]) || (i > 0 && (IsIdentChar(text[i - 1]) || text[i - 1] == '.'))) {
       out.push_back(text[i++]);
       continue;
     }
     size_t j = i;
-    while (j < text.size() && ident(text[j])) ++j;
+    while (j < text.size() && IsIdentChar(text[j])) ++j;
     std::string_view word = text.substr(i, j - i);
     auto it = bindings.find(word);
     out.append(it != bindings.end() && plain(it->second.expression)

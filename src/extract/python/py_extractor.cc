@@ -2582,10 +2582,10 @@ class FileExtractor {
   }
 
   static bool MentionsName(std::string_view code, std::string_view name) {
-    auto ident = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; };
     for (size_t at = code.find(name); at != std::string_view::npos; at = code.find(name, at + 1)) {
       size_t end = at + name.size();
-      if ((at == 0 || !ident(code[at - 1])) && (end == code.size() || !ident(code[end]))) {
+      if ((at == 0 || !IsIdentChar(code[at - 1])) &&
+          (end == code.size() || !IsIdentChar(code[end]))) {
         return true;
       }
     }

@@ -745,9 +745,7 @@ class Linker {
       std::string_view e = a.arg.expression;
       if (a.arg.value || a.splat || !StartsWith(e, "self.")) continue;
       std::string name(e.substr(5));
-      if (name.empty() || !std::all_of(name.begin(), name.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-          })) {
+      if (name.empty() || !std::all_of(name.begin(), name.end(), IsIdentChar)) {
         continue;
       }
       const FunctionRef* r = MethodAlong(name, EnclosingClasses(p));

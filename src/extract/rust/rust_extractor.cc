@@ -2024,9 +2024,7 @@ class Extractor {
       size_t dot = open == std::string_view::npos || open == 0 ? open : e.rfind('.', open - 1);
       if (dot == std::string_view::npos) return std::nullopt;
       std::string_view method = e.substr(dot + 1, open - dot - 1);
-      if (method.empty() || !std::all_of(method.begin(), method.end(), [](char c) {
-            return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_';
-          })) {
+      if (method.empty() || !std::all_of(method.begin(), method.end(), IsIdentChar)) {
         return std::nullopt;
       }
       receiver = e.substr(0, dot);
