@@ -296,20 +296,37 @@ bool OfTheEnvironment(std::string_view subject) {
 // through another (`l = len(rv)`) is not seen, and its exits go too. After
 // exits alone, or in an except clause (whose "test" is that the try body
 // failed on what the exits let through), all are kept.
-std::vector<Guard> Innermost(const std::vector<Guard>& guards, std::string_view template_text) {
-  if (guards.empty()) return {};
+// Whether the raise whose guards these are sits under a test of its own
+// (the last guard): an if, elif, while, assert or case, or the failed
+// tests of the if statement whose else it is in. A switch the message does
+// not name (`if raiseit:`) tests no value: what passes the exits is what
+// is refused. `if not data: raise ValueError('data must not be empty')`
+// tests `data`.
+bool UnderOwnTest(const std::vector<Guard>& guards, std::string_view template_text) {
+  if (guards.empty()) return false;
   const Guard& last = guards.back();
   static const std::set<std::string> kTests = {"if",     "elif", "while",
                                                "assert", "case", "default-case"};
-  bool own_test = kTests.count(last.kind) != 0;
-  // A switch the message does not name (`if raiseit:`) tests no value:
-  // what passes the exits is what is refused. `if not data: raise
-  // ValueError('data must not be empty')` tests `data`.
+  if (kTests.count(last.kind) == 0) return false;
   std::string_view truth = TruthTested(last.code);
-  if (!truth.empty() && truth != "True" && !Reads(template_text, truth) &&
-      !Reads(template_text, truth.substr(truth.rfind('.') + 1))) {
-    own_test = false;
+  if (truth.empty() || truth == "True" || Reads(template_text, truth) ||
+      Reads(template_text, truth.substr(truth.rfind('.') + 1))) {
+    return true;
   }
+  // `elif e.is_Derivative:` after tests of `e` asks a property of the value
+  // those tests are about: no switch.
+  std::string_view base = truth.substr(0, truth.find('.'));
+  return base != truth && base != "self" && base != "cls" &&
+         std::any_of(guards.begin(), guards.end() - 1, [&](const Guard& g) {
+           std::vector<std::string_view> names = NamesRead(g.subject);
+           return std::find(names.begin(), names.end(), base) != names.end();
+         });
+}
+
+std::vector<Guard> Innermost(const std::vector<Guard>& guards, std::string_view template_text) {
+  if (guards.empty()) return {};
+  const Guard& last = guards.back();
+  bool own_test = UnderOwnTest(guards, template_text);
   size_t first = guards.size() - 1;
   while (first > 0) {
     const Guard& before = guards[first - 1];
@@ -339,6 +356,69 @@ std::vector<Guard> Innermost(const std::vector<Guard>& guards, std::string_view 
     out.push_back(g);
   }
   return out;
+}
+
+// `innermost` (Innermost's answer for a raise) with the values cleared
+// that say nothing of what the raise accepts. Under a single test of its
+// own, the values are that test's complement, with the ways out before it.
+// A test that picks what it refuses and lists nothing (`elif
+// e.is_Derivative: raise`, `if '/' in addr_str: raise`) leaves the ways out
+// (`isinstance(e, log)` of an earlier arm) as a few of the many values that
+// pass, not the ones it takes; one that refuses what fails it (`not
+// isstring(pattern)`, `maxsize is not None`) leaves them as values that
+// pass beside the ones it names. In an else arm, or after exits alone, the
+// tests together are the list; one of them that tests a subject together
+// with something the message shows (`isinstance(event, Preamble) and
+// self.state == 1` before "Cannot send {event} in state {self.state}")
+// says the error is the pair's, and what the rest list (`Epilogue`) is no
+// answer to which value to pass. Together with something it does not show
+// (`allow_float and isinstance(other, float)`), or a plain test that lists
+// nothing (`x is None`, `hasattr(f, 'read')`), the list is short of a
+// value, not wrong.
+std::vector<Guard> WithValidValues(std::vector<Guard> innermost, std::string_view template_text) {
+  if (innermost.empty()) return innermost;
+  auto clear = [](Guard& g) {
+    g.values.clear();
+    g.meanings.clear();
+  };
+  const Guard& last = innermost.back();
+  bool single = UnderOwnTest(innermost, template_text) &&
+                !((last.kind == "if" || last.kind == "elif") && last.negated);
+  if (single) {
+    std::string code = WithoutStrings(last.code);
+    std::string_view test = Trim(code);
+    bool refuses = StartsWith(test, "not ") || StartsWith(test, "!") ||
+                   code.find(" is not ") != std::string::npos ||
+                   code.find(" not in ") != std::string::npos ||
+                   code.find("!=") != std::string::npos;
+    if (last.values.empty() && (refuses == last.negated)) {
+      for (Guard& g : innermost) clear(g);
+    }
+    return innermost;
+  }
+  std::string shown = Placeholders(template_text);
+  std::set<std::string> partial;
+  for (const Guard& g : innermost) {
+    if (g.values.empty()) continue;
+    std::vector<std::string_view> names = NamesRead(g.subject);
+    for (const Guard& other : innermost) {
+      if (!other.values.empty()) continue;
+      std::string code = WithoutStrings(other.code);
+      bool reads_subject = std::any_of(names.begin(), names.end(),
+                                       [&](std::string_view n) { return Reads(code, n); });
+      if (!reads_subject) continue;
+      // Another name the test reads that the message shows.
+      for (std::string_view n : NamesRead(code)) {
+        if (std::find(names.begin(), names.end(), n) == names.end() && Reads(shown, n)) {
+          partial.insert(g.subject);
+        }
+      }
+    }
+  }
+  for (Guard& g : innermost) {
+    if (partial.count(g.subject) != 0) clear(g);
+  }
+  return innermost;
 }
 
 Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) {
@@ -377,7 +457,9 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     // value whose other arm works (`if isinstance(fname, RawConfigParser):
     // cp = fname` / `else: try: ... except ParsingError: raise
     // RuntimeError(...)` raises for a bad file, not for a str).
-    for (const Guard& g : Innermost(guards, e.template_text)) {
+    std::vector<Guard> innermost =
+        WithValidValues(Innermost(guards, e.template_text), e.template_text);
+    for (const Guard& g : innermost) {
       if (g.values.empty() || OfTheEnvironment(g.subject)) continue;
       // What the raising function's docstring says of the checked name, when
       // it is one of its parameters.
@@ -409,7 +491,6 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
       v.line = g.line;
       a.valid.push_back(std::move(v));
     }
-    std::vector<Guard> innermost = Innermost(guards, e.template_text);
     facts.guards.insert(facts.guards.end(), innermost.begin(), innermost.end());
   }
   a.family = ClassifyFamily(facts);

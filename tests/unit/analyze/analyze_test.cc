@@ -540,6 +540,70 @@ TEST(Analyze, ATypeStaysListedWhenSomeValueOfItPassesTheNextTest) {
   EXPECT_EQ(valid["x must be a tuple or list"], (std::vector<std::string>{"list"}));
 }
 
+// A list of values says what the raise takes: the complement of its own
+// test, or every way past it. Ways out that are a few of many (the arms
+// before `elif e.is_Derivative: raise`), and lists that a test of the
+// subject together with another condition makes depend on that condition
+// (`isinstance(event, Preamble) and state == 1`), are none. A plain test
+// without values (`include_dirs is None`) leaves the list short, not wrong.
+TEST(Analyze, ValuesListedAreAllTheRaiseTakes) {
+  const char* source =
+      "def compile_dirs(include_dirs):\n"
+      "    if include_dirs is None:\n"
+      "        return []\n"
+      "    elif isinstance(include_dirs, (list, tuple)):\n"
+      "        return list(include_dirs)\n"
+      "    else:\n"
+      "        raise TypeError('include_dirs must be a list of strings')\n"
+      "def mrv(e, x):\n"
+      "    if not e.has(x):\n"
+      "        return 1\n"
+      "    elif isinstance(e, log):\n"
+      "        return 2\n"
+      "    elif isinstance(e, AppliedUndef):\n"
+      "        raise ValueError('MRV set computation for UndefinedFunction is not allowed')\n"
+      "    elif e.is_Function:\n"
+      "        return 3\n"
+      "    elif e.is_Derivative:\n"
+      "        raise NotImplementedError('MRV set computation for derivatives')\n"
+      "    raise NotImplementedError(\"Don't know how to calculate the mrv of '%s'\" % e)\n"
+      "class Enc:\n"
+      "    def send_event(self, event):\n"
+      "        if isinstance(event, Preamble) and self.state == 1:\n"
+      "            return 1\n"
+      "        elif isinstance(event, (Field, File)) and self.state in {1, 2}:\n"
+      "            return 2\n"
+      "        elif isinstance(event, Epilogue):\n"
+      "            return 3\n"
+      "        else:\n"
+      "            raise ValueError(f'Cannot send {event} in state {self.state}')\n"
+      "def pick(kind):\n"
+      "    if kind == 'a':\n"
+      "        return 1\n"
+      "    elif kind in ('b', 'c'):\n"
+      "        return 2\n"
+      "    elif kind.startswith('x'):\n"
+      "        raise ValueError('x kinds are retired')\n";
+  std::map<std::string, std::vector<ValidValues>> valid;
+  std::map<std::string, std::string> family;
+  for (const auto& [text, e] : AnalysedByTemplate(source)) {
+    valid[text] = e.analysis->valid;
+    family[text] = e.analysis->family.slug;
+  }
+  ASSERT_EQ(valid.size(), 6u);
+  for (const char* text : {"MRV set computation for UndefinedFunction is not allowed",
+                           "MRV set computation for derivatives",
+                           "Cannot send {event} in state {self.state}", "x kinds are retired"}) {
+    EXPECT_TRUE(valid[text].empty()) << text << ": " << valid[text].front().values.front();
+  }
+  ASSERT_EQ(valid["include_dirs must be a list of strings"].size(), 1u);
+  EXPECT_EQ(valid["include_dirs must be a list of strings"][0].values,
+            (std::vector<std::string>{"list", "tuple"}));
+  // With no list, no type is the one it needs.
+  EXPECT_NE(family["Cannot send {event} in state {self.state}"], "wrong-type");
+  EXPECT_NE(family["MRV set computation for UndefinedFunction is not allowed"], "wrong-type");
+}
+
 TEST(Ancestry, BreadthFirstWithoutRepeatsOrCycles) {
   std::map<std::string, std::vector<std::string>> bases = {
       {"A", {"B", "C"}}, {"B", {"Exception"}}, {"C", {"A"}}};
