@@ -297,7 +297,8 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   if (auto w = Says(m, {"tracer", "concrete value", "abstract value", "non-concrete"}); !w.empty())
     return ByWords("tracing-misuse", w);
   if (auto w = Says(m, {"is not installed", "pip install", "no module named", "could not import",
-                        "failed to import", "requires the optional"});
+                        "failed to import", "requires the optional", "library is required",
+                        "package is required", "module is required"});
       !w.empty())
     return ByWords("missing-dependency", w);
   // A version string that does not parse, or one not given, is a bad value,
@@ -338,10 +339,17 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                    {"ZeroDivisionError", "OverflowError", "FloatingPointError", "ArithmeticError"}))
            .slug.empty())
     return f;
-  if (!(f = ByType("network-timeout", t,
+  // requests' errors are OSErrors; one of them that is an HTTP error is the
+  // server's answer (a 404), no failed connection or file operation.
+  std::vector<std::string> transport = t;
+  if (auto http = std::find(transport.begin(), transport.end(), "HTTPError");
+      http != transport.end()) {
+    transport.erase(http, transport.end());
+  }
+  if (!(f = ByType("network-timeout", transport,
                    {"TimeoutError", "ConnectionError", "ConnectionRefusedError",
-                    "ConnectionResetError", "BrokenPipeError", "URLError", "HTTPError",
-                    "DEADLINE_EXCEEDED", "UNAVAILABLE", "timeout", "gaierror", "herror"}))
+                    "ConnectionResetError", "BrokenPipeError", "URLError", "DEADLINE_EXCEEDED",
+                    "UNAVAILABLE", "timeout", "gaierror", "herror"}))
            .slug.empty())
     return f;
   if (!(f = ByType("parse-error", t,
@@ -350,7 +358,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                     "ScannerError", "ExpatError", "Incomplete", "BadZipFile", "ReadError"}))
            .slug.empty())
     return f;
-  if (!(f = ByType("io-error", t,
+  if (!(f = ByType("io-error", transport,
                    {"FileNotFoundError", "FileExistsError", "IsADirectoryError",
                     "NotADirectoryError", "PermissionError", "OSError", "IOError", "EOFError",
                     "BlockingIOError", "PERMISSION_DENIED", "DATA_LOSS"}))
@@ -467,12 +475,17 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                         "overflow"});
       !w.empty())
     return ByWords("out-of-range", w);
+  // "hits() not defined for graphs with multiedges" refuses a kind of input.
+  if (auto w = Says(m, {"not defined for", "is undefined for"}); !w.empty())
+    return ByWords("not-implemented", w);
   if (auto w = Says(
           m, {"not found", "no such", "does not exist", "doesn't exist", "missing", "is not in the",
               "not in g", "not in graph", "can't find", "cannot find", "could not find",
-              "unable to find", "undefined", "unknown key", "unknown name", "not defined"});
+              "unable to find", "unknown key", "unknown name", "not defined"});
       !w.empty())
     return ByWords("missing-key", w);
+  // A word, not part of a class name (`UndefinedFunction`).
+  if (auto w = SaysWord(m, {"undefined"}); !w.empty()) return ByWords("missing-key", w);
   if (auto w = Says(m, {"has no attribute", "no attribute"}); !w.empty())
     return ByWords("missing-attribute", w);
   if (auto w = Says(m, {" not in "}); !w.empty()) return ByWords("missing-key", w);
@@ -501,16 +514,28 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
           Says(m, {"out of memory", "recursion", "resource exhausted", "too many open", "memory"});
       !w.empty())
     return ByWords("resource-exhausted", w);
-  if (auto w = Says(m, {"timed out", "timeout", "connection", "socket"}); !w.empty())
+  // A connection that failed, not any use of the word (a plot's connection
+  // style, a control system's series connection).
+  if (auto w = Says(m, {"timed out", "timeout", "socket", "connection refused", "connection reset",
+                        "connection aborted", "connection closed", "connection lost",
+                        "connection error", "connection failed", "connection was closed",
+                        "connection broken", "failed to connect", "could not connect",
+                        "unable to connect", "max retries exceeded"});
+      !w.empty())
     return ByWords("network-timeout", w);
-  if (auto w =
-          Says(m, {"no such file", "permission denied", "cannot open", "could not open",
-                   "failed to open", "failed to read", "failed to write", "directory", "file "});
+  if (auto w = Says(m, {"no such file", "permission denied", "cannot open", "could not open",
+                        "failed to open", "failed to read", "failed to write", "is a directory",
+                        "not a directory", "directory not empty", "create directory",
+                        "remove directory", "file "});
       !w.empty())
     return ByWords("io-error", w);
   if (auto w = Says(m, {"division by zero", "divide by zero", "non-finite"}); !w.empty())
     return ByWords("arithmetic", w);
-  if (auto w = SaysWord(m, {"nan", "nans", "infinite", "inf"}); !w.empty())
+  // "infinite" alone names a path length or a loop as often as a number.
+  if (auto w = SaysWord(m, {"nan", "nans", "inf"}); !w.empty()) return ByWords("arithmetic", w);
+  if (auto w =
+          Says(m, {"infinite result", "infinite value", "is infinite", "are infinite", "infinity"});
+      !w.empty())
     return ByWords("arithmetic", w);
   // The broad types last. A comparison before the raise, or a word such as
   // "must" or "cannot", placed errors too: an independent labelling of 320

@@ -18,6 +18,11 @@ namespace {
 
 std::string Tick(std::string_view s) { return "`" + std::string(s) + "`"; }
 
+// Words with which a deprecation names what to use instead.
+constexpr std::string_view kReplacementWords[] = {
+    "instead", "use ",     "replaced by", "in favor of", "in favour of",
+    "renamed", "moved to", "switch to",   "migrate to",  "superseded"};
+
 std::string List(const std::vector<std::string>& values, std::string_view last = "or") {
   std::string out;
   for (size_t i = 0; i < values.size(); ++i) {
@@ -420,8 +425,19 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
         "Install the package the message names, in the environment the "
         "program runs in.");
   } else if (slug == "deprecated") {
-    p.solutions.push_back("Move to the replacement the message names, or pin a version of " +
-                          e.library + " that still has the old behaviour.");
+    // "Possible nested set" names no replacement, and what it warns of is
+    // a change to come, not one made.
+    std::string lower = e.template_text;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    bool replacement =
+        std::any_of(std::begin(kReplacementWords), std::end(kReplacementWords),
+                    [&](std::string_view w) { return lower.find(w) != std::string::npos; });
+    p.solutions.push_back(
+        replacement ? "Move to the replacement the message names, or pin a version of " +
+                          e.library + " that still has the old behaviour."
+                    : "Change the code the warning points at so that it no longer relies on what "
+                      "the message says is deprecated or will change.");
   } else if (slug == "version-mismatch" && !HasLabel(a, "version-mismatch")) {
     p.solutions.push_back(
         "Compare the installed versions with the requirement the message "

@@ -135,6 +135,55 @@ TEST(Family, RulesOverTypeAndMessage) {
       {{"ValueError"}, "raise", "bad value", "invalid-value"},
       {{"UserWarning", "Warning"}, "warning", "results may vary", "runtime-warning"},
       {{"MyError", "Exception"}, "raise", "something odd", "other"},
+      // A connection that failed, not the word: a plot's connection style, a
+      // control system's series connection.
+      {{"RuntimeError"}, "raise", "connection refused by the server", "network-timeout"},
+      {{"NetworkXError", "Exception"},
+       "raise",
+       "`self_loop` connection style methodis only to be used for self-loops",
+       "other"},
+      {{"ValueError"},
+       "raise",
+       "To use Series connection for MIMO systems use MIMOSeries instead.",
+       "invalid-value"},
+      {{"DockerException", "Exception"},
+       "raise",
+       "The `websocket-client` library is required for using websocket connections.",
+       "missing-dependency"},
+      // An HTTP error is the server's answer, not a failed connection.
+      {{"NotFound", "APIError", "HTTPError", "RequestException", "OSError"},
+       "raise",
+       "",
+       "missing-key"},
+      {{"ConnectionError", "OSError"}, "raise", "", "network-timeout"},
+      // "infinite" names a path length or a loop as often as a number.
+      {{"NetworkXNoPath", "Exception"},
+       "raise",
+       "Input graph  is disconnected, so every induced subgraph has infinite barycentricity.",
+       "other"},
+      {{"ValueError"}, "raise", "array must not contain infs or NaNs", "arithmetic"},
+      {{"Error"}, "raise", "Infinite result from next_toward", "arithmetic"},
+      {{"ProtocolError", "HTTPError", "Exception"},
+       "raise",
+       "('Connection broken: , )",
+       "network-timeout"},
+      // No connection failed: one may not be made in this mode.
+      {{"ValueError"}, "raise", "can't connect in server-side mode", "invalid-value"},
+      // An input of a kind the function does not take.
+      {{"Exception"}, "raise", "hits() not defined for graphs with multiedges.", "not-implemented"},
+      {{"NameError"}, "raise", "name  is not defined", "missing-key"},
+      {{"RuntimeError"}, "raise", "variable x is undefined", "missing-key"},
+      // Part of a class's name is no word of the message.
+      {{"ValueError"},
+       "raise",
+       "MRV set computation for UndefinedFunction is not allowed",
+       "invalid-value"},
+      // What the file system says of a directory, not any mention of one.
+      {{"InstallationError", "Exception"},
+       "raise",
+       ".data directory contents should be named like: '<scheme key>/<path>'.",
+       "other"},
+      {{"RuntimeError"}, "raise", "Is a directory: ", "io-error"},
   };
   for (const Case& c : cases) {
     FamilyAssignment f = Classify(c);
