@@ -2516,13 +2516,17 @@ class FileExtractor {
 
   // `raise NotImplementedError` as the whole body of a method (a docstring
   // aside): a base class's placeholder that every subclass must override, so
-  // reaching it is a bug in the library, not in the caller.
+  // reaching it is a bug in the library, not in the caller. Not when its
+  // words refuse the call for the caller to change (sortedcontainers'
+  // `reverse`: "use ``reversed(sl)`` instead"): only a bare one, one whose
+  // text is names alone, or words that ask a subclass for the method.
   bool IsAbstractMethodRaise(TSNode stmt) const {
     if (K(stmt) != kRaise) return false;
     std::string_view text = Text(stmt);
     text.remove_prefix(std::min<size_t>(text.size(), 5));
     text = Trim(text);
     if (!StartsWith(text, "NotImplementedError")) return false;
+    if (!AsksASubclass(text.substr(std::string_view("NotImplementedError").size()))) return false;
     TSNode body = Parent(stmt);
     if (ts_node_is_null(body) || K(body) != kBlock) return false;
     TSNode def = Parent(body);
@@ -2539,6 +2543,37 @@ class FileExtractor {
       if (!docstring && Text(child) != "pass") return false;
     }
     return true;
+  }
+
+  // Whether the arguments of a `raise NotImplementedError` (as written)
+  // say that a subclass is to provide the method.
+  static bool AsksASubclass(std::string_view args) {
+    args = Trim(args);
+    if (args.empty() || args == "()") return true;
+    // Names alone: no text (`NotImplementedError(type(self).__name__)`), or
+    // text of one word (`NotImplementedError('name')`, the method's name).
+    size_t quote = args.find_first_of("'\"");
+    if (quote == std::string_view::npos ||
+        args.find_first_of(" \t", quote) == std::string_view::npos) {
+      return true;
+    }
+    std::string lower(args);
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    static constexpr std::string_view kWords[] = {
+        "subclass",       "overrid",       "abstract",       "must implement", "should implement",
+        "implement this", "implement the", "implemented by", "implemented in", "to be implemented",
+        "derived class",  "child class",   "base class",     "implement me",   "todo"};
+    if (std::any_of(std::begin(kWords), std::end(kWords),
+                    [&](std::string_view w) { return lower.find(w) != std::string::npos; })) {
+      return true;
+    }
+    // `NotImplementedError("Not implemented")`: words that name nothing.
+    std::string words;
+    for (char c : lower) {
+      if (std::isalpha(static_cast<unsigned char>(c)) || c == ' ') words += c;
+    }
+    return Trim(words) == "not implemented" || Trim(words) == "not implemented yet";
   }
 
   // A parameter of the function around the walk that nothing in its body

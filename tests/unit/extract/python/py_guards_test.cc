@@ -97,10 +97,12 @@ TEST(PythonGuards, ATryOfSeveralStatementsIsNotNamedByItsFirstAndCommentsAreNotC
             (std::vector<std::string>{
                 // parse(f) may be the one that raised: the block is named.
                 "raised when the `try` block raised `ValueError`",
-                "raised when the `try` block raised no `ValueError` and the `try` block raised "
-                "`KeyError`",
-                "raised when the `try` block raised no `ValueError` and the `try` block raised no "
-                "`KeyError` and `(ok and strict)`"}));
+                // An earlier try is named by its line: two blocks, not one
+                // that raised and did not.
+                "raised when the `try` block at line 2 raised no `ValueError` and the `try` "
+                "block raised `KeyError`",
+                "raised when the `try` block at line 2 raised no `ValueError` and the `try` "
+                "block at line 7 raised no `KeyError` and `(ok and strict)`"}));
 }
 
 TEST(PythonGuards, ALongConditionIsCutWhereANameEnds) {
@@ -273,25 +275,47 @@ TEST(PythonGuards, ValidValuesFromAModuleConstant) {
 }
 
 TEST(PythonGuards, NotImplementedInABaseClassIsInternal) {
-  Extraction x = ExtractPythonSource("m.py",
-                                     "class Base:\n"
-                                     "    def run(self):\n"
-                                     "        \"\"\"Subclasses say how.\"\"\"\n"
-                                     "        raise NotImplementedError\n"
-                                     "    @property\n"
-                                     "    def name(self):\n"
-                                     "        raise NotImplementedError('name')\n"
-                                     "    def maybe(self, x):\n"
-                                     "        if x:\n"
-                                     "            return 1\n"
-                                     "        raise NotImplementedError('only truthy x')\n"
-                                     "def free():\n"
-                                     "    raise NotImplementedError\n");
-  ASSERT_EQ(x.sites.size(), 4u);
+  Extraction x =
+      ExtractPythonSource("m.py",
+                          "class Base:\n"
+                          "    def run(self):\n"
+                          "        \"\"\"Subclasses say how.\"\"\"\n"
+                          "        raise NotImplementedError\n"
+                          "    @property\n"
+                          "    def name(self):\n"
+                          "        raise NotImplementedError('name')\n"
+                          "    def maybe(self, x):\n"
+                          "        if x:\n"
+                          "            return 1\n"
+                          "        raise NotImplementedError('only truthy x')\n"
+                          "def free():\n"
+                          "    raise NotImplementedError\n"
+                          "class Sorted:\n"
+                          "    def reverse(self):\n"
+                          "        raise NotImplementedError('use ``reversed(sl)`` instead')\n"
+                          "    def _represent_XOp(self, basis):\n"
+                          "        raise NotImplementedError('Position representation "
+                          "is not implemented')\n"
+                          "    def step(self):\n"
+                          "        raise NotImplementedError(f'{type(self).__name__} must "
+                          "override step')\n"
+                          "    def size(self):\n"
+                          "        raise NotImplementedError(type(self).__name__)\n"
+                          "    def more(self):\n"
+                          "        raise NotImplementedError('Not implemented.')\n");
+  ASSERT_EQ(x.sites.size(), 9u);
   EXPECT_TRUE(x.sites[0].internal);
   EXPECT_TRUE(x.sites[1].internal);
   EXPECT_FALSE(x.sites[2].internal) << "a feature this method leaves out, not a placeholder";
   EXPECT_FALSE(x.sites[3].internal) << "not a method";
+  // Words that refuse the call, and tell the caller what to do instead or
+  // what is not supported, are the library's answer, not a placeholder.
+  EXPECT_FALSE(x.sites[4].internal) << x.sites[4].message.Display();
+  EXPECT_FALSE(x.sites[5].internal) << x.sites[5].message.Display();
+  // Words that ask a subclass, names alone, or words that name nothing.
+  EXPECT_TRUE(x.sites[6].internal);
+  EXPECT_TRUE(x.sites[7].internal);
+  EXPECT_TRUE(x.sites[8].internal);
 }
 
 }  // namespace
