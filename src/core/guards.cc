@@ -168,7 +168,11 @@ std::string Render(const Guard& g, const Voice& voice) {
   }
   if (g.kind == "try-else" || g.kind == "no-exception") {
     std::string did = " " + std::string(voice.tried) + " ";
-    return (g.subject.empty() ? std::string("the `try` block") : Tick(g.subject)) + did +
+    // An earlier try is named by its line: "the `try` block raised no
+    // `KeyError` and the `try` block raised `KeyError`" reads as one block.
+    std::string block = "the `try` block";
+    if (g.kind == "no-exception" && g.line > 0) block += " at line " + std::to_string(g.line);
+    return (g.subject.empty() ? block : Tick(g.subject)) + did +
            (g.code.empty() ? std::string("nothing") : "no " + Tick(g.code));
   }
   if (g.kind == "opaque") {

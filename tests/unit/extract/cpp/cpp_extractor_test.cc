@@ -385,21 +385,22 @@ TEST(CppGuards, ABindingsArgumentsAreItsPythonSignature) {
 
 TEST(CppGuards, ATryOfSeveralStatementsIsNotNamedByItsFirst) {
   // `open()` need not be what threw: the sentence names the block.
-  EXPECT_EQ(Triggers("a.cc",
-                     "void f() {\n"
-                     "  try {\n"
-                     "    open();  // may throw\n"
-                     "    parse();\n"
-                     "  } catch (const std::exception& e) {\n"
-                     "    throw std::runtime_error(\"failed\");\n"
-                     "  }\n"
-                     "  try { /* one call */ g(); } catch (...) {\n"
-                     "    throw std::runtime_error(\"g failed\");\n"
-                     "  }\n"
-                     "}\n"),
-            (std::vector<std::string>{"thrown when the `try` block threw `std::exception`",
-                                      "thrown when the `try` block threw no `std::exception` "
-                                      "and `g()` threw an exception"}));
+  EXPECT_EQ(
+      Triggers("a.cc",
+               "void f() {\n"
+               "  try {\n"
+               "    open();  // may throw\n"
+               "    parse();\n"
+               "  } catch (const std::exception& e) {\n"
+               "    throw std::runtime_error(\"failed\");\n"
+               "  }\n"
+               "  try { /* one call */ g(); } catch (...) {\n"
+               "    throw std::runtime_error(\"g failed\");\n"
+               "  }\n"
+               "}\n"),
+      (std::vector<std::string>{"thrown when the `try` block threw `std::exception`",
+                                "thrown when the `try` block at line 2 threw no `std::exception` "
+                                "and `g()` threw an exception"}));
 }
 
 TEST(CppGuards, BranchesEarlyExitsLoopsAndCatch) {
