@@ -1472,24 +1472,42 @@ class Linker {
   // Headers.add_header asserts, and was taken for it.
   bool Plausible(const SinkCall& c, const FunctionRef& sink) const {
     auto it = defined_.find(c.callee);
-    bool others = it != defined_.end() &&
-                  std::any_of(it->second.begin(), it->second.end(), [&](const Defined& d) {
-                    return d.path != sink.path || d.function->qualified != sink.info->qualified;
-                  });
-    if (!others || sink.path == c.site.path) return true;
+    auto other = [&](const Defined& d) {
+      return d.path != sink.path || d.function->qualified != sink.info->qualified;
+    };
+    bool others = it != defined_.end() && std::any_of(it->second.begin(), it->second.end(), other);
+    if (!others) return true;
+    // The sink in the caller's own file is the one called, unless another
+    // definition there is as near: httplib2's `auth.request(method, ...)`
+    // in Http._request is its file's Authentication.request, not
+    // Http.request, whose `uri` it would have filled with the method. The
+    // caller itself is no rival: a method calling `other.same_name(...)`
+    // hands the call on.
+    if (sink.path == c.site.path) {
+      return std::none_of(it->second.begin(), it->second.end(), [&](const Defined& d) {
+        return other(d) && d.path == c.site.path && d.function->qualified != c.site.function;
+      });
+    }
+    auto file = by_path_.find(c.site.path);
+    // The class the sink is a method of, when it is one.
+    std::string_view qualified = sink.info->qualified;
+    std::string_view owner = qualified.substr(0, qualified.find('.'));
+    if (owner == qualified) owner = {};
+    // A class of that name the caller imports from elsewhere is the one it
+    // calls: idlelib's tests beside its tkinter mock import tkinter's Text.
+    if (!owner.empty() && file != by_path_.end()) {
+      for (const ImportFact& i : file->second->facts.imports) {
+        if (i.name == owner && DefinesOwnClass(c.site.path, i, sink.path)) return false;
+      }
+    }
     auto dir = [](std::string_view path) {
       size_t slash = path.rfind('/');
       return slash == std::string_view::npos ? std::string_view() : path.substr(0, slash);
     };
     if (dir(sink.path) == dir(c.site.path)) return true;
-    auto file = by_path_.find(c.site.path);
     if (file == by_path_.end()) return false;
     std::string module = ModuleName(sink.path);
     if (module.empty()) return false;
-    // The class the sink is a method of, when it is one.
-    std::string_view qualified = sink.info->qualified;
-    std::string_view owner = qualified.substr(0, qualified.find('.'));
-    if (owner == qualified) owner = {};
     // `w` names the module, or (`above`) a package above it; `w` may name
     // it from a root above the one indexed (`numpy.linalg` for linalg/...).
     auto names_module = [&](std::string_view w, bool above) {
@@ -1508,14 +1526,29 @@ class Linker {
         continue;
       }
       // `from M import N`: N is the sink's class (wherever M re-exports it
-      // from), or M or M.N is the sink's module. M being a package above it
-      // says nothing: a library's own tests import everything from it.
-      if ((!owner.empty() && i.name == owner) || names_module(wanted, false) ||
+      // from), or M.N is the sink's module, or, for a function, M is. M
+      // being a package above it says nothing: a library's own tests import
+      // everything from it. Nor does another class of the method's module
+      // (lazr's cache tests import AtomicFileCache from _browser and call
+      // `cache.delete("key")`, not Browser.delete).
+      if ((!owner.empty() && i.name == owner) || (owner.empty() && names_module(wanted, false)) ||
           names_module(wanted + "." + i.name, false)) {
         return true;
       }
     }
     return false;
+  }
+
+  // Whether `from M import N`, in the file at `importer`, names a class N
+  // that M's own file defines, not the one at `sink_path`: idlelib's `from
+  // tkinter import Text` is tkinter's Text, not its test mock's.
+  bool DefinesOwnClass(const std::string& importer, const ImportFact& i,
+                       const std::string& sink_path) const {
+    auto it = classes_.find(i.name);
+    if (it == classes_.end()) return false;
+    return std::any_of(it->second.begin(), it->second.end(), [&](const ClassInfo* k) {
+      return k->path != sink_path && DefinesModule(k->path, importer, i);
+    });
   }
 
   // What one file defines and imports, looked up by name; built on first use.

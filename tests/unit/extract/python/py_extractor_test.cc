@@ -1118,6 +1118,48 @@ TEST(PythonSinks, AMethodNamedLikeASinkOfAnotherModuleIsNotThatSink) {
                     }));
 }
 
+// Evidence for a method sink is evidence for its class: another class of
+// its module, or another definition in the caller's own file, is no link
+// (httplib2's `auth.request(method, ...)` made Http.request's uri "GET").
+TEST(PythonSinks, EvidenceForAMethodSinkIsEvidenceForItsClass) {
+  std::map<std::string, std::string> files = {
+      {"client/http.py",
+       "class Auth:\n"
+       "    def request(self, method, request_uri):\n"
+       "        self.sent = (method, request_uri)\n"
+       "class Http:\n"
+       "    def request(self, uri, method='GET'):\n"
+       "        if not uri.startswith('http'):\n"
+       "            raise ValueError('Only absolute URIs are allowed. uri = %s' % uri)\n"
+       "    def _follow(self, auth):\n"
+       "        auth.request('POST', '/x')\n"
+       "class Cache:\n"
+       "    def request(self, key):\n"
+       "        return key\n"},
+      {"tests/test_cache.py",
+       "from client.http import Cache\n"
+       "def test(cache):\n"
+       "    cache.request('key')\n"},
+      {"tests/test_http.py",
+       "from client.http import Http\n"
+       "def test(conn):\n"
+       "    conn.request('relative/path')\n"},
+      {"tests/test_module.py",
+       "from client import http\n"
+       "def test(conn):\n"
+       "    conn.request('other/path')\n"}};
+  Extraction x = ExtractTree(files);
+  std::vector<std::string> called;
+  for (const Site& s : x.sites) {
+    if (s.via == "Http.request") called.push_back(s.path + " " + s.message.Display());
+  }
+  std::sort(called.begin(), called.end());
+  EXPECT_EQ(called, (std::vector<std::string>{
+                        "tests/test_http.py Only absolute URIs are allowed. uri = relative/path",
+                        "tests/test_module.py Only absolute URIs are allowed. uri = other/path",
+                    }));
+}
+
 TEST(PythonSinks, NoSiteForALoggerOrACallWithoutText) {
   // A logger's error() is not the library's sink named error, and a call
   // passing on its own parameter (`p.error(m)`) writes no text itself.
