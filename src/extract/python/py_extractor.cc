@@ -2561,9 +2561,11 @@ class FileExtractor {
     std::transform(lower.begin(), lower.end(), lower.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     static constexpr std::string_view kWords[] = {
-        "subclass",       "overrid",       "abstract",       "must implement", "should implement",
-        "implement this", "implement the", "implemented by", "implemented in", "to be implemented",
-        "derived class",  "child class",   "base class",     "implement me",   "todo"};
+        "subclass",         "overrid",         "abstract",      "must implement",
+        "should implement", "implement this",  "implement the", "implemented by",
+        "implemented in",   "be implemented",  "must provide",  "written yet",
+        "haven't written",  "haven't figured", "derived class", "child class",
+        "base class",       "implement me",    "todo"};
     if (std::any_of(std::begin(kWords), std::end(kWords),
                     [&](std::string_view w) { return lower.find(w) != std::string::npos; })) {
       return true;

@@ -275,35 +275,37 @@ TEST(PythonGuards, ValidValuesFromAModuleConstant) {
 }
 
 TEST(PythonGuards, NotImplementedInABaseClassIsInternal) {
-  Extraction x =
-      ExtractPythonSource("m.py",
-                          "class Base:\n"
-                          "    def run(self):\n"
-                          "        \"\"\"Subclasses say how.\"\"\"\n"
-                          "        raise NotImplementedError\n"
-                          "    @property\n"
-                          "    def name(self):\n"
-                          "        raise NotImplementedError('name')\n"
-                          "    def maybe(self, x):\n"
-                          "        if x:\n"
-                          "            return 1\n"
-                          "        raise NotImplementedError('only truthy x')\n"
-                          "def free():\n"
-                          "    raise NotImplementedError\n"
-                          "class Sorted:\n"
-                          "    def reverse(self):\n"
-                          "        raise NotImplementedError('use ``reversed(sl)`` instead')\n"
-                          "    def _represent_XOp(self, basis):\n"
-                          "        raise NotImplementedError('Position representation "
-                          "is not implemented')\n"
-                          "    def step(self):\n"
-                          "        raise NotImplementedError(f'{type(self).__name__} must "
-                          "override step')\n"
-                          "    def size(self):\n"
-                          "        raise NotImplementedError(type(self).__name__)\n"
-                          "    def more(self):\n"
-                          "        raise NotImplementedError('Not implemented.')\n");
-  ASSERT_EQ(x.sites.size(), 9u);
+  Extraction x = ExtractPythonSource(
+      "m.py",
+      "class Base:\n"
+      "    def run(self):\n"
+      "        \"\"\"Subclasses say how.\"\"\"\n"
+      "        raise NotImplementedError\n"
+      "    @property\n"
+      "    def name(self):\n"
+      "        raise NotImplementedError('name')\n"
+      "    def maybe(self, x):\n"
+      "        if x:\n"
+      "            return 1\n"
+      "        raise NotImplementedError('only truthy x')\n"
+      "def free():\n"
+      "    raise NotImplementedError\n"
+      "class Sorted:\n"
+      "    def reverse(self):\n"
+      "        raise NotImplementedError('use ``reversed(sl)`` instead')\n"
+      "    def _represent_XOp(self, basis):\n"
+      "        raise NotImplementedError('Position representation "
+      "is not implemented')\n"
+      "    def step(self):\n"
+      "        raise NotImplementedError(f'{type(self).__name__} must "
+      "override step')\n"
+      "    def size(self):\n"
+      "        raise NotImplementedError(type(self).__name__)\n"
+      "    def more(self):\n"
+      "        raise NotImplementedError('Not implemented.')\n"
+      "    def setup(self):\n"
+      "        raise NotImplementedError('This method must be implemented!')\n");
+  ASSERT_EQ(x.sites.size(), 10u);
   EXPECT_TRUE(x.sites[0].internal);
   EXPECT_TRUE(x.sites[1].internal);
   EXPECT_FALSE(x.sites[2].internal) << "a feature this method leaves out, not a placeholder";
@@ -316,6 +318,7 @@ TEST(PythonGuards, NotImplementedInABaseClassIsInternal) {
   EXPECT_TRUE(x.sites[6].internal);
   EXPECT_TRUE(x.sites[7].internal);
   EXPECT_TRUE(x.sites[8].internal);
+  EXPECT_TRUE(x.sites[9].internal);
 }
 
 }  // namespace
