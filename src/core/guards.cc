@@ -16,6 +16,12 @@ std::string Tick(std::string_view s) { return "`" + std::string(s) + "`"; }
 // " (valid: `a`, `b`)" for a guard that names what its subject may be.
 std::string Valid(const Guard& g) {
   if (g.values.empty()) return "";
+  // `x != 0` names its one value already.
+  if (g.values.size() == 1 && g.meanings.empty() &&
+      (g.when.find("!= " + g.values[0]) != std::string::npos ||
+       g.code.find("!= " + g.values[0]) != std::string::npos)) {
+    return "";
+  }
   std::string s = " (valid: ";
   for (size_t i = 0; i < g.values.size(); ++i) {
     s += (i ? ", " : "") + Tick(g.values[i]);

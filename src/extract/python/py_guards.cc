@@ -159,6 +159,25 @@ class PythonGuardSyntax : public flow::GuardSyntax {
       // The raise needs the subject outside the set.
       bool outside = (op == "not in" && !negated) || (op == "in" && negated);
       TSNode set = ts_node_named_child(cond, 1);
+      // Or other than one literal (`elif v == 'yield': return` before the
+      // raise, `if mode != 'r': raise`): a set of one.
+      bool other_than = (op == "!=" && !negated) || (op == "==" && negated);
+      uint16_t lit = KindOf(set);
+      uint16_t subject = KindOf(ts_node_named_child(cond, 0));
+      // Of a name a caller can pass (`v`, `self.mode`), not of what is
+      // computed from one (`y % 2 == 0`).
+      if (other_than && (subject == kIdentifier || subject == kAttribute) &&
+          (lit == kString || lit == kInteger || lit == kFloat || lit == kTrue || lit == kFalse ||
+           lit == kNone)) {
+        // An f-string is no literal.
+        if (lit == kString && NodeText(set, source()).find_first_of("fF") <
+                                  NodeText(set, source()).find_first_of("'\"")) {
+          return;
+        }
+        g.subject = Code(ts_node_named_child(cond, 0));
+        g.values = {Code(set)};
+        return;
+      }
       if (outside && KindOf(set) == kIdentifier)
         set = ModuleConstant(cond, NodeText(set, source()));
       uint16_t k = KindOf(set);
