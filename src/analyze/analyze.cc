@@ -382,6 +382,14 @@ std::vector<Guard> WithValidValues(std::vector<Guard> innermost, std::string_vie
     g.meanings.clear();
   };
   const Guard& last = innermost.back();
+  // In a handler, what the tried code accepts is the rest of the list, and
+  // no test says what it is: click's `if isinstance(value, uuid.UUID):
+  // return value` before parsing a string is a shortcut, not the one type
+  // it takes.
+  if (last.kind == "except" || last.kind == "catch") {
+    for (Guard& g : innermost) clear(g);
+    return innermost;
+  }
   bool single = UnderOwnTest(innermost, template_text) &&
                 !((last.kind == "if" || last.kind == "elif") && last.negated);
   if (single) {

@@ -284,8 +284,12 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
     return By("failed-check", "it is raised by an assert function that callers run");
   }
   if (facts.kind == "assert") return By("internal-assertion", "it is an assert statement");
-  if (!(f = ByType("internal-assertion", t, {"AssertionError", "SystemError", "INTERNAL"}))
-           .slug.empty())
+  // A library's own subclass of AssertionError is an answer it gives
+  // (jsonpatch's JsonPatchTestFailed: a patch's test found another value),
+  // not its own broken invariant.
+  if (!(f = ByType("internal-assertion", t, {"SystemError", "INTERNAL"})).slug.empty() ||
+      (!t.empty() && t.front() == "AssertionError" &&
+       !(f = ByType("internal-assertion", t, {"AssertionError"})).slug.empty()))
     return f;
   if (facts.kind == "fatal") return By("internal-assertion", "it is a fatal check that aborts");
 
@@ -475,6 +479,13 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                         "overflow"});
       !w.empty())
     return ByWords("out-of-range", w);
+  // A file, directory or path that is not there is the file system's answer.
+  if (auto w = Says(m, {"does not exist", "doesn't exist", "not found"}); !w.empty()) {
+    if (auto what = SaysWord(m, {"file", "directory", "folder"}); !what.empty()) {
+      return By("io-error",
+                "the message says \"" + std::string(what) + "\" and \"" + std::string(w) + "\"");
+    }
+  }
   // "hits() not defined for graphs with multiedges" refuses a kind of input.
   if (auto w = Says(m, {"not defined for", "is undefined for"}); !w.empty())
     return ByWords("not-implemented", w);

@@ -3249,6 +3249,11 @@ class FileExtractor {
         return;
       }
     }
+    std::erase_if(sites, [&](const ProtoSite& p) { return CaughtHere(stmt, p.site.exception); });
+    if (sites.empty()) {
+      result_.non_sites.push_back(NonSite{result_.path, StartLine(stmt), "caught-here"});
+      return;
+    }
     Scope* scope = FunctionScope();
     for (ProtoSite& p : sites) {
       if (scope != nullptr && UsesParameter(p, scope->node)) {
@@ -3256,6 +3261,57 @@ class FileExtractor {
       }
       result_.sites.push_back(std::move(p));
     }
+  }
+
+  // Whether a raise of `exception` in the body of a try of its own
+  // function is caught by one of that try's handlers, which raises nothing:
+  // pydantic's `raise AttributeError('__pydantic_config__ not found')` under
+  // `try: ... except AttributeError: config = None` never reaches a caller.
+  // Handlers are matched by name: the class itself, a bare `except:`, or
+  // Exception and BaseException (not for the exits that skip Exception).
+  bool CaughtHere(TSNode stmt, std::string_view exception) {
+    if (exception.empty()) return false;
+    std::string_view last = exception.substr(exception.rfind('.') + 1);
+    bool exits = last == "SystemExit" || last == "KeyboardInterrupt" || last == "GeneratorExit";
+    TSNode child = stmt;
+    for (TSNode n = Parent(stmt); !ts_node_is_null(n); child = n, n = Parent(n)) {
+      uint16_t k = K(n);
+      if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) return false;
+      if (k != kTry || !SameNode(child, Field(n, "body"))) continue;
+      for (TSNode clause : NamedChildren(n)) {
+        if (K(clause) != kExcept) continue;
+        TSNode value = Field(clause, "value");
+        if (!ts_node_is_null(value) && K(value) == kAsPattern)
+          value = ts_node_named_child(value, 0);
+        bool matches = ts_node_is_null(value);
+        std::vector<TSNode> names;
+        if (!matches)
+          names = K(value) == kTuple ? NamedChildren(value) : std::vector<TSNode>{value};
+        for (TSNode t : names) {
+          std::string_view caught = Text(t);
+          caught = caught.substr(caught.rfind('.') + 1);
+          matches = matches || caught == last || caught == "BaseException" ||
+                    (caught == "Exception" && !exits);
+        }
+        if (matches) return !HoldsRaise(clause);
+      }
+    }
+    return false;
+  }
+
+  // Whether a raise statement stands anywhere under `node`, outside nested
+  // definitions.
+  bool HoldsRaise(TSNode node) const {
+    std::vector<TSNode> stack = {node};
+    while (!stack.empty()) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      uint16_t k = K(n);
+      if (k == kRaise) return true;
+      if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) continue;
+      for (TSNode c : NamedChildren(n)) stack.push_back(c);
+    }
+    return false;
   }
 
   // `except OSError as e: e.strerror = f"Unable to load ({e.strerror})";

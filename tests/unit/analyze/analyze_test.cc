@@ -583,17 +583,25 @@ TEST(Analyze, ValuesListedAreAllTheRaiseTakes) {
       "    elif kind in ('b', 'c'):\n"
       "        return 2\n"
       "    elif kind.startswith('x'):\n"
-      "        raise ValueError('x kinds are retired')\n";
+      "        raise ValueError('x kinds are retired')\n"
+      "def convert(value):\n"
+      "    if isinstance(value, UUID):\n"
+      "        return value\n"
+      "    try:\n"
+      "        return UUID(value)\n"
+      "    except ValueError:\n"
+      "        raise ValueError(f'{value!r} is not a valid UUID.')\n";
   std::map<std::string, std::vector<ValidValues>> valid;
   std::map<std::string, std::string> family;
   for (const auto& [text, e] : AnalysedByTemplate(source)) {
     valid[text] = e.analysis->valid;
     family[text] = e.analysis->family.slug;
   }
-  ASSERT_EQ(valid.size(), 6u);
-  for (const char* text : {"MRV set computation for UndefinedFunction is not allowed",
-                           "MRV set computation for derivatives",
-                           "Cannot send {event} in state {self.state}", "x kinds are retired"}) {
+  ASSERT_EQ(valid.size(), 7u);
+  for (const char* text :
+       {"MRV set computation for UndefinedFunction is not allowed",
+        "MRV set computation for derivatives", "Cannot send {event} in state {self.state}",
+        "x kinds are retired", "{value!r} is not a valid UUID."}) {
     EXPECT_TRUE(valid[text].empty()) << text << ": " << valid[text].front().values.front();
   }
   ASSERT_EQ(valid["include_dirs must be a list of strings"].size(), 1u);

@@ -184,6 +184,17 @@ TEST(Family, RulesOverTypeAndMessage) {
        ".data directory contents should be named like: '<scheme key>/<path>'.",
        "other"},
       {{"RuntimeError"}, "raise", "Is a directory: ", "io-error"},
+      {{"DistutilsFileError", "DistutilsError", "Exception"},
+       "raise",
+       "package directory '' does not exist",
+       "io-error"},
+      {{"ValueError"}, "raise", "Path name  not found", "missing-key"},
+      // Another subclass of AssertionError is the library's answer.
+      {{"JsonPatchTestFailed", "JsonPatchException", "AssertionError"},
+       "raise",
+       " is not equal to tested value ",
+       "other"},
+      {{"AssertionError"}, "raise", "bad state", "internal-assertion"},
   };
   for (const Case& c : cases) {
     FamilyAssignment f = Classify(c);

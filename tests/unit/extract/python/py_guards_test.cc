@@ -274,6 +274,53 @@ TEST(PythonGuards, ValidValuesFromAModuleConstant) {
                 "`t not in _TWICE`"}));
 }
 
+// A raise its own try catches, in a handler that raises nothing, never
+// reaches a caller: no site, and the statement is counted as caught-here.
+TEST(PythonGuards, ARaiseItsOwnTryCatchesIsNoSite) {
+  Extraction x = ExtractPythonSource("m.py",
+                                     "def a(cls):\n"
+                                     "    try:\n"
+                                     "        if cls is None:\n"
+                                     "            raise AttributeError('caught')\n"
+                                     "    except AttributeError:\n"
+                                     "        return None\n"
+                                     "def b(v):\n"
+                                     "    try:\n"
+                                     "        raise ValueError('broad')\n"
+                                     "    except Exception:\n"
+                                     "        pass\n"
+                                     "def c(v):\n"
+                                     "    try:\n"
+                                     "        raise ValueError('logged and raised again')\n"
+                                     "    except ValueError:\n"
+                                     "        log(v)\n"
+                                     "        raise\n"
+                                     "def d(v):\n"
+                                     "    try:\n"
+                                     "        raise SystemExit('exits')\n"
+                                     "    except Exception:\n"
+                                     "        pass\n"
+                                     "def e(v):\n"
+                                     "    try:\n"
+                                     "        raise KeyError('other type')\n"
+                                     "    except ValueError:\n"
+                                     "        pass\n"
+                                     "def f(v):\n"
+                                     "    try:\n"
+                                     "        def inner():\n"
+                                     "            raise ValueError('later, elsewhere')\n"
+                                     "        return inner\n"
+                                     "    except ValueError:\n"
+                                     "        pass\n");
+  std::vector<std::string> texts;
+  for (const Site& s : x.sites) texts.push_back(s.message.Display());
+  EXPECT_EQ(texts, (std::vector<std::string>{"logged and raised again", "exits", "'other type'",
+                                             "later, elsewhere"}));
+  size_t caught = std::count_if(x.non_sites.begin(), x.non_sites.end(),
+                                [](const NonSite& n) { return n.reason == "caught-here"; });
+  EXPECT_EQ(caught, 2u);
+}
+
 TEST(PythonGuards, NotImplementedInABaseClassIsInternal) {
   Extraction x = ExtractPythonSource(
       "m.py",
