@@ -343,6 +343,18 @@ Extraction ExtractTree(const std::map<std::string, std::string>& files) {
   return ExtractFiles(sources, options);
 }
 
+// The sites of `files` made at calls into the sink `via`, as "path
+// message", sorted.
+std::vector<std::string> SitesVia(const std::map<std::string, std::string>& files,
+                                  std::string_view via) {
+  std::vector<std::string> out;
+  for (const Site& s : ExtractTree(files).sites) {
+    if (s.via == via) out.push_back(s.path + " " + s.message.Display());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // `error = exceptions.best_match(errors)` then `raise error` (jsonschema's
 // validate): a function of the library module imported as `exceptions`,
 // returning one of the errors it is given. No error typed `best_match`; a
@@ -1101,21 +1113,16 @@ TEST(PythonSinks, AMethodNamedLikeASinkOfAnotherModuleIsNotThatSink) {
        "from api import Headers\n"
        "def start(h):\n"
        "    h.add_header('Server', 'Six')\n"}};
-  Extraction x = ExtractTree(files);
-  std::vector<std::string> called;
-  for (const Site& s : x.sites) {
-    if (s.via == "Headers.add_header") called.push_back(s.path + " " + s.message.Display());
-  }
-  std::sort(called.begin(), called.end());
   // The email test's Message is not Headers, nor is what test_pkg passes;
   // the others import the module, a package above it or the class, or sit
   // beside it.
-  EXPECT_EQ(called, (std::vector<std::string>{
-                        "app/facade.py values must be str (got 'Six')",
-                        "other/app.py values must be str (got 'Four')",
-                        "tests/test_wsgi.py values must be str (got 'Two')",
-                        "wsgi/server.py values must be str (got 'Three')",
-                    }));
+  EXPECT_EQ(SitesVia(files, "Headers.add_header"),
+            (std::vector<std::string>{
+                "app/facade.py values must be str (got 'Six')",
+                "other/app.py values must be str (got 'Four')",
+                "tests/test_wsgi.py values must be str (got 'Two')",
+                "wsgi/server.py values must be str (got 'Three')",
+            }));
 }
 
 // Evidence for a method sink is evidence for its class: another class of
@@ -1148,16 +1155,11 @@ TEST(PythonSinks, EvidenceForAMethodSinkIsEvidenceForItsClass) {
        "from client import http\n"
        "def test(conn):\n"
        "    conn.request('other/path')\n"}};
-  Extraction x = ExtractTree(files);
-  std::vector<std::string> called;
-  for (const Site& s : x.sites) {
-    if (s.via == "Http.request") called.push_back(s.path + " " + s.message.Display());
-  }
-  std::sort(called.begin(), called.end());
-  EXPECT_EQ(called, (std::vector<std::string>{
-                        "tests/test_http.py Only absolute URIs are allowed. uri = relative/path",
-                        "tests/test_module.py Only absolute URIs are allowed. uri = other/path",
-                    }));
+  EXPECT_EQ(SitesVia(files, "Http.request"),
+            (std::vector<std::string>{
+                "tests/test_http.py Only absolute URIs are allowed. uri = relative/path",
+                "tests/test_module.py Only absolute URIs are allowed. uri = other/path",
+            }));
 }
 
 TEST(PythonSinks, NoSiteForALoggerOrACallWithoutText) {
