@@ -204,6 +204,7 @@ std::string Render(const Guard& g, const Voice& voice) {
   if (g.kind == "case") return Tick(g.subject) + " matches " + Tick(g.code);
   if (g.kind == "default-case") return Tick(g.subject) + " matches no case" + Valid(g);
   if (g.kind == "for") return "iterating `for " + g.code + "`";
+  if (g.kind == "loop-else") return "the loop `for " + g.code + "` ran to its end";
   if (g.when.empty()) return RenderWritten(g);
   std::string_view when = g.when;
   bool negated = StartsWith(when, "not ");

@@ -28,7 +28,8 @@ std::optional<SiteKind> SiteKindFromName(std::string_view name);
 // One condition on the way from a function's entry to a raise: the raise
 // happens only when it holds (or, `negated`, when it does not).
 struct Guard {
-  // if, elif, early-exit, while, for, except / catch, try-else, case,
+  // if, elif, early-exit, while, for, loop-else (a for loop that ran to
+  // its end), except / catch, try-else, case,
   // default-case, assert (an assertion's own condition), label (C: a label
   // a goto jumps to, between the raise and the exits above it), case-entry
   // (C: a switch with case labels below its top level, `subject` its

@@ -218,6 +218,15 @@ class GuardReader {
         if (SameNode(child, syn_.Body(parent))) {
           Guard g;
           if (syn_.LoopGuard(parent, g)) out.push_back(std::move(g));
+        } else if (Kind(child) == GuardNode::kElse) {
+          // for ... else: runs only when the loop ran to its end, neither
+          // broken out of nor left (setuptools' extern importer returns
+          // from the loop on the first import that works).
+          Guard g;
+          if (syn_.LoopGuard(parent, g)) {
+            g.kind = "loop-else";
+            out.push_back(std::move(g));
+          }
         }
         return;
       case GuardNode::kTry:

@@ -274,6 +274,21 @@ TEST(PythonGuards, ValidValuesFromAModuleConstant) {
                 "`t not in _TWICE`"}));
 }
 
+// A raise in a for loop's else happens only once the loop has run to its
+// end: it was said to be unguarded.
+TEST(PythonGuards, AForElseRaisesOnlyAfterTheLoopRanToItsEnd) {
+  EXPECT_EQ(Triggers("def load(search_path, target):\n"
+                     "    for prefix in search_path:\n"
+                     "        try:\n"
+                     "            return __import__(prefix + target)\n"
+                     "        except ImportError:\n"
+                     "            pass\n"
+                     "    else:\n"
+                     "        raise ImportError('The package is required')\n"),
+            (std::vector<std::string>{
+                "raised when the loop `for prefix in search_path` ran to its end"}));
+}
+
 // A raise its own try catches, in a handler that raises nothing, never
 // reaches a caller: no site, and the statement is counted as caught-here.
 TEST(PythonGuards, ARaiseItsOwnTryCatchesIsNoSite) {
