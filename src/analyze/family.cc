@@ -249,9 +249,7 @@ const Family* FindFamily(std::string_view slug) {
 
 FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   const std::vector<std::string>& t = facts.ancestry;
-  std::string m = facts.message;
-  std::transform(m.begin(), m.end(), m.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  std::string m = AsciiLower(facts.message);
   FamilyAssignment f;
 
   // The exception type first where it is specific: it is what the library
@@ -287,10 +285,10 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   // A library's own subclass of AssertionError is an answer it gives
   // (jsonpatch's JsonPatchTestFailed: a patch's test found another value),
   // not its own broken invariant.
-  if (!(f = ByType("internal-assertion", t, {"SystemError", "INTERNAL"})).slug.empty() ||
-      (!t.empty() && t.front() == "AssertionError" &&
-       !(f = ByType("internal-assertion", t, {"AssertionError"})).slug.empty()))
-    return f;
+  if (!t.empty() && t.front() == "AssertionError") {
+    return By("internal-assertion", "the exception type is AssertionError");
+  }
+  if (!(f = ByType("internal-assertion", t, {"SystemError", "INTERNAL"})).slug.empty()) return f;
   if (facts.kind == "fatal") return By("internal-assertion", "it is a fatal check that aborts");
 
   // Words that name the failure outright, whatever the type.
@@ -376,9 +374,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   for (const std::string& name : t) {
     // INVALID_ARGUMENT names the status code, not a family: the message decides.
     if (IsStatusCode(name)) continue;
-    std::string lower = name;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string lower = AsciiLower(name);
     auto named = [&](std::string_view slug, std::initializer_list<std::string_view> parts) {
       for (std::string_view p : parts) {
         if (lower.find(p) != std::string::npos) {

@@ -427,9 +427,7 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   } else if (slug == "deprecated") {
     // "Possible nested set" names no replacement, and what it warns of is
     // a change to come, not one made.
-    std::string lower = e.template_text;
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string lower = AsciiLower(e.template_text);
     bool replacement =
         std::any_of(std::begin(kReplacementWords), std::end(kReplacementWords),
                     [&](std::string_view w) { return lower.find(w) != std::string::npos; });

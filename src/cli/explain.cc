@@ -89,11 +89,7 @@ std::string OneLine(std::string_view text, size_t max_bytes) {
 // say the kind twice.
 std::string TypeAndKind(const catalog::ErrorRecord& e) {
   if (e.exception.empty()) return e.kind;
-  auto lower = [](std::string text) {
-    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return text;
-  };
-  if (e.kind.empty() || lower(e.exception).find(lower(e.kind)) != std::string::npos) {
+  if (e.kind.empty() || AsciiLower(e.exception).find(AsciiLower(e.kind)) != std::string::npos) {
     return e.exception;
   }
   return e.exception + " · " + e.kind;

@@ -290,6 +290,12 @@ size_t CommonSuffix(std::string_view a, std::string_view b) {
   return n;
 }
 
+std::string AsciiLower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
 std::string SnakeCase(std::string_view camel) {
   std::string out;
   for (size_t i = 0; i < camel.size(); ++i) {

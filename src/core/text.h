@@ -71,6 +71,9 @@ bool IsTestPath(std::string_view path);
 size_t CommonPrefix(std::string_view a, std::string_view b);
 size_t CommonSuffix(std::string_view a, std::string_view b);
 
+// `text` with its ASCII letters lowercased (other bytes as they are).
+std::string AsciiLower(std::string_view text);
+
 // A CamelCase name as serde/strum's snake_case spells it: `IntParsing` ->
 // `int_parsing`, `UrlTooLong` -> `url_too_long`, `HTTPError` -> `http_error`.
 std::string SnakeCase(std::string_view camel);

@@ -57,9 +57,7 @@ std::string CodingCookie(std::string_view text) {
                             t[i] == '_' || t[i] == '.')) {
       ++i;
     }
-    std::string name(t.substr(b, i - b));
-    for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    return name;
+    return AsciiLower(t.substr(b, i - b));
   }
   return "";
 }

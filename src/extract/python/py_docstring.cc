@@ -206,8 +206,7 @@ size_t SkipSpaces(std::string_view text, size_t i) {
 }
 
 bool IsHeader(std::string_view text, std::initializer_list<std::string_view> headers) {
-  std::string lower(text);
-  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  std::string lower = AsciiLower(text);
   return std::find(headers.begin(), headers.end(), lower) != headers.end();
 }
 
@@ -413,8 +412,7 @@ size_t SentenceEnd(std::string_view s, size_t from) {
     if (i + 2 < s.size() && std::islower(static_cast<unsigned char>(s[i + 2]))) continue;
     size_t word = s.rfind(' ', i);
     word = word == std::string_view::npos ? 0 : word + 1;
-    std::string before(s.substr(word, i - word));
-    for (char& c : before) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    std::string before = AsciiLower(s.substr(word, i - word));
     if (IsHeader(before, {"e.g", "i.e", "etc", "cf", "vs", "viz", "resp", "approx", "(e.g",
                           "(i.e", "(cf"})) {
       continue;

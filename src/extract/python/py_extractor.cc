@@ -2557,9 +2557,7 @@ class FileExtractor {
         args.find_first_of(" \t", quote) == std::string_view::npos) {
       return true;
     }
-    std::string lower(args);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string lower = AsciiLower(args);
     static constexpr std::string_view kWords[] = {
         "subclass",         "overrid",         "abstract",      "must implement",
         "should implement", "implement this",  "implement the", "implemented by",
