@@ -1257,7 +1257,8 @@ Result<WriteSummary> Catalog::WriteSnapshot(const SnapshotInfo& info, const Extr
       }
       site_errors[i] = error_pk;
     }
-    ERRDEX_TRY(WriteSites(library_pk, snapshot_pk, x.sites, site_errors, replaced, moved, gained));
+    ERRDEX_TRY(WriteSites(library_pk, snapshot_pk, x.sites, site_errors, replaced, moved, gained,
+                          &summary.sites));
     ERRDEX_TRY(MoveErrorSums(db_, moved));
 
     Result<std::unique_ptr<BulkWriter>> non_site =
@@ -1528,7 +1529,7 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
                                  const std::vector<Site>& sites,
                                  const std::vector<int64_t>& error_pks, bool replaced,
                                  std::map<int64_t, std::pair<int64_t, int64_t>>& moved,
-                                 std::map<int64_t, GainedRows>& gained) {
+                                 std::map<int64_t, GainedRows>& gained, int64_t* written) {
   // The last write's memo stands for the tables only if nothing but that
   // write changed them since: no other connection (DataVersion, which our
   // own commits leave alone; PostgreSQL's counts every commit, so it is
@@ -1690,7 +1691,13 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
     if (next)
       next->printed.emplace(prints[i], SiteMemo::Printed{found, crc, body_hash[m], guard_hash[m]});
   }
+  // A row is linked once: two sites that differ only in what the error
+  // holds (the same raise read as two templates that differ in placeholder
+  // names alone, through the branches of a class's __str__) are one site of
+  // that error, not a site listed twice on its page.
+  std::unordered_set<int64_t> linked;
   for (size_t i = 0; i < sites.size(); ++i) {
+    if (!linked.insert(links[i]).second) continue;
     auto& [n, sum] = moved[error_pks[i]];
     ++n;
     sum = AddHashes(sum, crcs[i]);
@@ -1698,8 +1705,12 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   ERRDEX_TRY((*row_out)->Finish());
   Result<std::unique_ptr<BulkWriter>> link_out = db_.BulkInsert("site_link", "snapshot_pk, row_pk");
   if (!link_out) return tl::unexpected(link_out.error());
-  for (int64_t pk : links) ERRDEX_TRY((*link_out)->Add({snapshot_pk, pk}));
+  linked.clear();
+  for (int64_t pk : links) {
+    if (linked.insert(pk).second) ERRDEX_TRY((*link_out)->Add({snapshot_pk, pk}));
+  }
   ERRDEX_TRY((*link_out)->Finish());
+  if (written != nullptr) *written = static_cast<int64_t>(linked.size());
   if (next) {
     next->rows = std::move(rows);
     // What the last write's memo held for the sites found by their print

@@ -569,11 +569,12 @@ class Catalog {
   // holds any more are dropped. Adds each link to `moved`, by error: how
   // many links it gained and the sum of their hashes; and to `gained`
   // the errors that gained a row no snapshot held before, with what those
-  // rows may change of the error.
+  // rows may change of the error. `written`: how many links it made, one
+  // per row however many sites print as it.
   Result<void> WriteSites(int64_t library_pk, int64_t snapshot_pk, const std::vector<Site>& sites,
                           const std::vector<int64_t>& error_pks, bool replaced,
                           std::map<int64_t, std::pair<int64_t, int64_t>>& moved,
-                          std::map<int64_t, GainedRows>& gained);
+                          std::map<int64_t, GainedRows>& gained, int64_t* written);
 
   Database db_;
   // Declared after db_: finalized before the database closes.

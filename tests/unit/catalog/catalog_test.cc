@@ -1355,6 +1355,40 @@ TEST(Catalog, TemplatesDifferingOnlyInPlaceholderNamesAreOneError) {
   EXPECT_TRUE(report->problems.empty()) << report->problems.front();
 }
 
+// One raise read as two templates that differ only in placeholder names
+// (a class's __str__ with two branches naming its fields apart) is one
+// error, and one site of it: listed once, counted once.
+TEST(Catalog, OneRaiseReadAsTwoNamingsOfATemplateIsOneSite) {
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open(dir.Catalog(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value()) << cat.error().message;
+  Extraction x;
+  x.sites.push_back(MakeSite("language/lexer.py", 306, "GraphQLSyntaxError", BadValue("a")));
+  x.sites.push_back(MakeSite("language/lexer.py", 306, "GraphQLSyntaxError", BadValue("b")));
+  x.sites.push_back(MakeSite("language/lexer.py", 433, "GraphQLSyntaxError", BadValue("a")));
+  Result<WriteSummary> w = cat->WriteSnapshot(Info(), x);
+  ASSERT_TRUE(w.has_value()) << w.error().message;
+  EXPECT_EQ(w->errors, 1);
+  EXPECT_EQ(w->sites, 2);
+  Result<ErrorRecord> e = cat->Get(ErrorId("jax-ml/jax", "GraphQLSyntaxError", BadValue("c")));
+  ASSERT_TRUE(e.has_value()) << e.error().message;
+  ASSERT_EQ(e->sites.size(), 2u);
+  EXPECT_EQ(e->sites[0].line, 306);
+  EXPECT_EQ(e->sites[1].line, 433);
+  // Written again as it is, and with the duplicate gone: nothing moves.
+  ASSERT_TRUE(cat->WriteSnapshot(Info(), x).has_value());
+  x.sites.erase(x.sites.begin() + 1);
+  w = cat->WriteSnapshot(Info(), x);
+  ASSERT_TRUE(w.has_value()) << w.error().message;
+  EXPECT_EQ(w->sites, 2);
+  e = cat->Get(e->id);
+  ASSERT_TRUE(e.has_value()) << e.error().message;
+  EXPECT_EQ(e->sites.size(), 2u);
+  Result<CheckReport> report = cat->Check();
+  ASSERT_TRUE(report.has_value());
+  EXPECT_TRUE(report->problems.empty()) << report->problems.front();
+}
+
 // A version 5 catalog gave each placeholder name its own error and id: the
 // upgrade merges them under the new id, keeping the model-written prose.
 TEST(CatalogSqlite, VersionFiveIsUpgradedToOneErrorPerIdentity) {
