@@ -382,11 +382,11 @@ std::vector<Guard> WithValidValues(std::vector<Guard> innermost, std::string_vie
     g.meanings.clear();
   };
   const Guard& last = innermost.back();
-  // In a handler, what the tried code accepts is the rest of the list, and
-  // no test says what it is: click's `if isinstance(value, uuid.UUID):
-  // return value` before parsing a string is a shortcut, not the one type
-  // it takes.
-  if (last.kind == "except" || last.kind == "catch") {
+  // In a handler (or past a try only a handler gets out of), what the
+  // tried code accepts is the rest of the list, and no test says what it
+  // is: click's `if isinstance(value, uuid.UUID): return value` before
+  // parsing a string is a shortcut, not the one type it takes.
+  if (last.kind == "except" || last.kind == "catch" || last.kind == "caught") {
     for (Guard& g : innermost) clear(g);
     return innermost;
   }

@@ -180,6 +180,51 @@ std::string Where(const catalog::ErrorRecord& e) {
   return type + " is raised " + where + " of " + e.library + ".";
 }
 
+// Whether the caller's statement holds the message's words: at least half
+// of the words of three letters or more in the template's literal text
+// appear in the statement's string literals. `self.fail_tag("endfor")`
+// writes one word of "Encountered unknown tag 'endfor'."; `self.error("empty
+// input")` writes two of "error: empty input".
+bool WordsWrittenAt(const Template& message, std::string_view statement) {
+  std::string quoted;
+  for (size_t i = 0; i < statement.size(); ++i) {
+    char q = statement[i];
+    if (q != '"' && q != '\'') continue;
+    size_t end = i + 1;
+    while (end < statement.size() && statement[end] != q) end += statement[end] == '\\' ? 2 : 1;
+    if (end > statement.size()) end = statement.size();
+    quoted.append(statement.substr(i + 1, end - i - 1)).push_back(' ');
+    i = end;
+  }
+  std::vector<std::string> words;
+  for (const Piece& p : message.pieces()) {
+    if (p.is_value) continue;
+    std::string word;
+    for (size_t i = 0; i <= p.text.size(); ++i) {
+      char c = i < p.text.size() ? p.text[i] : ' ';
+      if (std::isalpha(static_cast<unsigned char>(c)) != 0) {
+        word.push_back(c);
+        continue;
+      }
+      if (word.size() >= 3) words.push_back(word);
+      word.clear();
+    }
+  }
+  if (words.empty()) return false;
+  size_t found = 0;
+  for (const std::string& w : words) {
+    for (size_t at = quoted.find(w); at != std::string::npos; at = quoted.find(w, at + 1)) {
+      size_t end = at + w.size();
+      if ((at == 0 || std::isalpha(static_cast<unsigned char>(quoted[at - 1])) == 0) &&
+          (end == quoted.size() || std::isalpha(static_cast<unsigned char>(quoted[end])) == 0)) {
+        ++found;
+        break;
+      }
+    }
+  }
+  return 2 * found >= words.size();
+}
+
 // What kind of failure it is, when the kind changes what it means.
 std::string Kind(const catalog::ErrorRecord& e) {
   const catalog::SiteRecord& s = e.sites.front();
@@ -191,8 +236,21 @@ std::string Kind(const catalog::ErrorRecord& e) {
   // an unknown statement says nothing either way.
   if (e.kind == "raise" && s.language == "python" && !s.via.empty() && !s.statement.empty() &&
       !StartsWith(s.statement, "raise") && !s.function.empty()) {
-    return "The words are written in " + Tick(s.function) + ", which hands them to " +
-           Tick(s.via) + " to raise.";
+    if (WordsWrittenAt(e.message, s.statement)) {
+      return "The words are written in " + Tick(s.function) + ", which hands them to " +
+             Tick(s.via) + " to raise.";
+    }
+    // `get_bool_opt(options, 'mathescape', False)`: the call fills in one
+    // value; the words are the helper's (or a helper's further down).
+    // A site of a sink call is made only where the caller wrote some of the
+    // text or named the class.
+    bool names_class = !e.exception.empty() && s.statement.find(e.exception) != std::string::npos;
+    bool quotes = s.statement.find_first_of("\"'") != std::string::npos;
+    std::string passes = !names_class ? "some of what the message shows"
+                         : quotes     ? "the class raised and some of what the message shows"
+                                      : "the class raised";
+    return "It is raised inside " + Tick(s.via) + ", called here by " + Tick(s.function) +
+           ", which passes " + passes + ".";
   }
   if (e.kind == "warning") {
     return "It is a warning, not an error: the program goes on unless warnings are turned into "

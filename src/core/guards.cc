@@ -172,6 +172,13 @@ std::string Render(const Guard& g, const Voice& voice) {
     return what + (g.kind == "catch" ? " threw " : " raised ") +
            (g.code.empty() ? std::string("an exception") : Tick(g.code));
   }
+  if (g.kind == "caught") {
+    std::string what = g.subject.empty()
+                           ? "the `try` block at line " + std::to_string(g.line)
+                           : Tick(g.subject) + " (line " + std::to_string(g.line) + ")";
+    return what + " " + std::string(voice.tried) + " " +
+           (g.code.empty() ? std::string("an exception") : Tick(g.code));
+  }
   if (g.kind == "try-else" || g.kind == "no-exception") {
     std::string did = " " + std::string(voice.tried) + " ";
     // An earlier try is named by its line: "the `try` block raised no

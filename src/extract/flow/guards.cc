@@ -317,7 +317,7 @@ class GuardReader {
         Guard g;
         g.line = StartLine(s);
         g.code = Keyword(s);
-        if (!NoException(s, g)) g.kind = "opaque";
+        if (!NoException(s, g) && !CaughtOnly(s, g)) g.kind = "opaque";
         exits.emplace_back(at, std::move(g));
         continue;
       }
@@ -804,6 +804,47 @@ class GuardReader {
       if (!handled.empty()) types += (types.empty() ? "" : ", ") + handled;
     }
     g.kind = "no-exception";
+    g.subject = syn_.Tried(s);
+    g.code = bare ? "" : types;
+    return true;
+  }
+
+  // A try whose body cannot run to its end (each path returns, raises or
+  // jumps): control gets past it only through a handler that falls
+  // through, that is when the tried code raised one of those handlers'
+  // types. urllib3's is_fp_closed tries `return obj.isclosed()`, passes on
+  // AttributeError, and raises after three such tries.
+  bool CaughtOnly(TSNode s, Guard& g) const {
+    if (Kind(s) != GuardNode::kTry) return false;
+    std::string types;
+    bool bare = false;
+    bool body_leaves = false;
+    bool any = false;
+    for (TSNode c : NamedChildren(s)) {
+      GuardNode k = Kind(c);
+      if (k == GuardNode::kComment) continue;
+      if (k == GuardNode::kBlock) {
+        std::vector<Formula> all;
+        for (TSNode stmt : NamedChildren(c)) {
+          std::optional<Formula> f = FallThrough(stmt, 1);
+          if (!f) return false;
+          all.push_back(std::move(*f));
+        }
+        body_leaves = Simplify(Formula::And(std::move(all))).op == Formula::kFalse;
+        continue;
+      }
+      // What a finally or an else does on the way out is not read here.
+      if (k != GuardNode::kHandler) return false;
+      TSNode body = syn_.Body(c);
+      std::optional<Formula> f = ts_node_is_null(body) ? std::nullopt : FallThrough(body, 1);
+      if (f && Simplify(std::move(*f)).op == Formula::kFalse) continue;
+      any = true;
+      std::string handled = syn_.HandledTypes(c);
+      bare |= handled.empty();
+      if (!handled.empty()) types += (types.empty() ? "" : ", ") + handled;
+    }
+    if (!body_leaves || !any) return false;
+    g.kind = "caught";
     g.subject = syn_.Tried(s);
     g.code = bare ? "" : types;
     return true;

@@ -236,7 +236,8 @@ std::map<std::string, catalog::ErrorRecord> AnalysedByTemplate(const std::string
 // "The words are written in F, which hands them to H to raise" says the
 // raise is in H: true of a call into a helper that raises what it is
 // given, false where the statement is the raise and H only built the
-// text (a function returning it, a class's __str__, a factory).
+// text (a function returning it, a class's __str__, a factory), and false
+// of the words too where F only fills a value of H's text.
 TEST(Analyze, OnlyACallIntoARaisingHelperHandsItsWordsOn) {
   const char* source =
       "def fill(text):\n"
@@ -261,7 +262,18 @@ TEST(Analyze, OnlyACallIntoARaisingHelperHandsItsWordsOn) {
       "            raise TypeError(fill('a filled   text'))\n"
       "        if not args:\n"
       "            raise Composed('x')\n"
-      "        raise make('thing')\n";
+      "        raise make('thing')\n"
+      "\n"
+      "def get_bool_opt(options, optname):\n"
+      "    string = options.get(optname)\n"
+      "    raise OptionError(f'Invalid value {string!r} for option {optname}; use 1/0')\n"
+      "\n"
+      "class OptionError(Exception):\n"
+      "    pass\n"
+      "\n"
+      "class LatexFormatter:\n"
+      "    def __init__(self, options):\n"
+      "        self.escape = get_bool_opt(options, 'mathescape')\n";
   std::map<std::string, std::string> meaning;
   for (const auto& [text, e] : AnalysedByTemplate(source))
     meaning[text] = e.analysis->prose.meaning;
@@ -271,9 +283,18 @@ TEST(Analyze, OnlyACallIntoARaisingHelperHandsItsWordsOn) {
                 "raise."),
             std::string::npos)
       << meaning["too many arguments"];
+  // The caller fills one value of the helper's words: the raise is the
+  // helper's, and so are the words.
+  const std::string filled = "Invalid value {string!r} for option mathescape; use 1/0";
+  ASSERT_EQ(meaning.count(filled), 1u);
+  EXPECT_NE(meaning[filled].find("It is raised inside `get_bool_opt`, called here by "
+                                 "`LatexFormatter.__init__`, which passes some of what the "
+                                 "message shows."),
+            std::string::npos)
+      << meaning[filled];
   size_t checked = 0;
   for (const auto& [text, m] : meaning) {
-    if (text == "too many arguments") continue;
+    if (text == "too many arguments" || text == filled) continue;
     EXPECT_EQ(m.find("hands them to"), std::string::npos) << text << ": " << m;
     ++checked;
   }

@@ -105,6 +105,38 @@ TEST(PythonGuards, ATryOfSeveralStatementsIsNotNamedByItsFirstAndCommentsAreNotC
                 "block at line 7 raised no `KeyError` and `(ok and strict)`"}));
 }
 
+// A try whose body always leaves is got past only through a handler that
+// falls through: what follows needs the tried code to have raised one of
+// those handlers' types, not to have run to its end.
+TEST(PythonGuards, PastATryWhoseBodyLeavesOnlyAHandlerLetsControlThrough) {
+  EXPECT_EQ(Triggers("def is_fp_closed(obj):\n"
+                     "    try:\n"
+                     "        return obj.isclosed()\n"
+                     "    except AttributeError:\n"
+                     "        pass\n"
+                     "    try:\n"
+                     "        x = obj.fp\n"
+                     "        return x is None\n"
+                     "    except (KeyError, AttributeError):\n"
+                     "        pass\n"
+                     "    except TypeError:\n"
+                     "        raise\n"
+                     "    except:\n"
+                     "        pass\n"
+                     "    raise ValueError('Unable to determine whether fp is closed.')\n"),
+            (std::vector<std::string>{
+                "raised when `obj.isclosed()` (line 2) raised `AttributeError` and the `try` "
+                "block at line 6 raised an exception"}));
+  // A body that may run to its end: nothing is said of the handler.
+  EXPECT_EQ(Triggers("def f(x):\n"
+                     "    try:\n"
+                     "        y = int(x)\n"
+                     "    except ValueError:\n"
+                     "        pass\n"
+                     "    raise KeyError('past a try that may end')\n"),
+            (std::vector<std::string>{""}));
+}
+
 TEST(PythonGuards, ALongConditionIsCutWhereANameEnds) {
   std::string cond = "obj";
   for (int i = 0; i < 30; ++i) cond += ".attribute_number_" + std::to_string(i);
