@@ -174,6 +174,7 @@ class PythonGuardSyntax : public flow::GuardSyntax {
                                   NodeText(set, source()).find_first_of("'\"")) {
           return;
         }
+        if (Rebound(cond, ts_node_named_child(cond, 0), /*normalised_ok=*/true)) return;
         g.subject = Code(ts_node_named_child(cond, 0));
         g.values = {Code(set)};
         return;
@@ -189,6 +190,7 @@ class PythonGuardSyntax : public flow::GuardSyntax {
         // A set literal is kOther to this front end: accept `{...}` only.
         if (k == kOther && !StartsWith(NodeText(set, source()), "{")) return;
         if (values.empty()) return;
+        if (Rebound(cond, ts_node_named_child(cond, 0), /*normalised_ok=*/true)) return;
         g.subject = Code(ts_node_named_child(cond, 0));
         g.values = std::move(values);
       }
@@ -198,6 +200,7 @@ class PythonGuardSyntax : public flow::GuardSyntax {
         NodeText(Field(cond, "function"), source()) == "isinstance") {
       std::vector<TSNode> args = NamedChildren(Field(cond, "arguments"));
       if (args.size() != 2) return;
+      if (Rebound(cond, args[0], /*normalised_ok=*/false)) return;
       g.subject = Code(args[0]);
       if (KindOf(args[1]) == kTuple) {
         for (TSNode t : NamedChildren(args[1])) g.values.push_back(Code(t));
@@ -436,6 +439,48 @@ class PythonGuardSyntax : public flow::GuardSyntax {
   // The collection a module-level `NAME = (...)` / `[...]` / `{...}` /
   // `frozenset({...})` binds, when NAME is assigned once at module level;
   // a null node otherwise.
+  // Whether the name `subject` is bound again in its function before the
+  // test `at`: then what the test accepts is not what a caller may pass.
+  // sympy's `expr = sympify(expr)` takes ints and strings before
+  // `isinstance(expr, Basic)` is tested; `if method == "det_lu": method =
+  // "lu"` accepts a name the later set does not list. With
+  // `normalised_ok`, `name = name.lower()` (a method of the name itself,
+  // of its own value) is no rebinding: the set still says what is taken.
+  bool Rebound(TSNode at, TSNode subject, bool normalised_ok) const {
+    if (KindOf(subject) != kIdentifier) return false;
+    std::string_view name = NodeText(subject, source());
+    TSNode function{};
+    for (TSNode up = ts_node_parent(at); !ts_node_is_null(up); up = ts_node_parent(up)) {
+      if (KindOf(up) == kFunctionDefinition) {
+        function = up;
+        break;
+      }
+    }
+    if (ts_node_is_null(function)) return false;
+    uint32_t before = ts_node_start_byte(at);
+    std::vector<TSNode> stack{Field(function, "body")};
+    int steps = 0;
+    while (!stack.empty() && ++steps < 100000) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      if (ts_node_is_null(n) || ts_node_start_byte(n) >= before) continue;
+      uint16_t k = KindOf(n);
+      if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) continue;
+      if (k == kAssignment || k == kAugmentedAssignment) {
+        TSNode left = Field(n, "left");
+        if (KindOf(left) == kIdentifier && NodeText(left, source()) == name) {
+          TSNode right = Field(n, "right");
+          bool normalised = k == kAssignment && KindOf(right) == kCall &&
+                            KindOf(Field(right, "function")) == kAttribute &&
+                            NodeText(Field(Field(right, "function"), "object"), source()) == name;
+          if (!(normalised_ok && normalised)) return true;
+        }
+      }
+      for (TSNode c : NamedChildren(n)) stack.push_back(c);
+    }
+    return false;
+  }
+
   TSNode ModuleConstant(TSNode from, std::string_view name) const {
     if (cache_.note_module_names) cache_.module_names.emplace_back(name);
     TSNode module = from;

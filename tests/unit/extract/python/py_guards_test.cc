@@ -257,6 +257,29 @@ TEST(PythonGuards, ValidValuesFromSetsAndTypes) {
                 "and `x not in {1, 2}` (valid: `1`, `2`)"}));
 }
 
+// A name bound again before its test is not what the caller passed: no
+// list of what it takes. Its own method's result (`m = m.lower()`) is.
+TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
+  EXPECT_EQ(Triggers("def f(expr, method, m):\n"
+                     "    expr = sympify(expr)\n"
+                     "    if not isinstance(expr, Basic):\n"
+                     "        raise TypeError('cannot represent it')\n"
+                     "    method = method.lower()\n"
+                     "    if method == 'det_lu':\n"
+                     "        method = 'lu'\n"
+                     "    if method not in ('bareiss', 'lu'):\n"
+                     "        raise ValueError(f'unknown method {method}')\n"
+                     "    m = m.lower()\n"
+                     "    if m not in ('r', 'w'):\n"
+                     "        raise ValueError(f'unknown mode {m}')\n"),
+            (std::vector<std::string>{
+                "raised when `expr` is not an instance of `Basic`",
+                "raised when `expr` is an instance of `Basic` and `method not in ('bareiss', "
+                "'lu')`",
+                "raised when `expr` is an instance of `Basic` and `method in ('bareiss', 'lu')` "
+                "and `m not in ('r', 'w')` (valid: `'r'`, `'w'`)"}));
+}
+
 TEST(PythonGuards, GuardsRecordKindCodeAndLine) {
   Extraction x = ExtractPythonSource("m.py",
                                      "def f(a):\n"
