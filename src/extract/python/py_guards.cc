@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/text.h"
+#include "extract/python/py_calls.h"
 #include "extract/python/py_conditions.h"
 #include "extract/python/py_syntax.h"
 
@@ -439,8 +440,8 @@ class PythonGuardSyntax : public flow::GuardSyntax {
   // The collection a module-level `NAME = (...)` / `[...]` / `{...}` /
   // `frozenset({...})` binds, when NAME is assigned once at module level;
   // a null node otherwise.
-  // Whether the name `subject` is bound again in its function before the
-  // test `at`: then what the test accepts is not what a caller may pass.
+  // Whether the parameter `subject` is bound again in its function before
+  // the test `at`: then what the test accepts is not what a caller may pass.
   // sympy's `expr = sympify(expr)` takes ints and strings before
   // `isinstance(expr, Basic)` is tested; `if method == "det_lu": method =
   // "lu"` accepts a name the later set does not list. With
@@ -457,6 +458,12 @@ class PythonGuardSyntax : public flow::GuardSyntax {
       }
     }
     if (ts_node_is_null(function)) return false;
+    // A local's first binding is what it is: only a parameter is rebound.
+    std::vector<SigParam> params = ReadParameters(function, source());
+    if (std::none_of(params.begin(), params.end(),
+                     [&](const SigParam& p) { return p.name == name; })) {
+      return false;
+    }
     uint32_t before = ts_node_start_byte(at);
     std::vector<TSNode> stack{Field(function, "body")};
     int steps = 0;

@@ -611,20 +611,41 @@ TEST(Analyze, ValuesListedAreAllTheRaiseTakes) {
       "    try:\n"
       "        return UUID(value)\n"
       "    except ValueError:\n"
-      "        raise ValueError(f'{value!r} is not a valid UUID.')\n";
+      "        raise ValueError(f'{value!r} is not a valid UUID.')\n"
+      "def get_unit_system(unit_system):\n"
+      "    if isinstance(unit_system, UnitSystem):\n"
+      "        return unit_system\n"
+      "    if unit_system not in UnitSystem._unit_systems:\n"
+      "        raise ValueError('Unit system is not supported')\n"
+      "def get_bool_opt(string):\n"
+      "    if isinstance(string, bool):\n"
+      "        return string\n"
+      "    elif isinstance(string, int):\n"
+      "        return bool(string)\n"
+      "    elif string.lower() in ('1', 'yes'):\n"
+      "        return True\n"
+      "    else:\n"
+      "        raise OptionError('Invalid value for a boolean option')\n";
   std::map<std::string, std::vector<ValidValues>> valid;
   std::map<std::string, std::string> family;
   for (const auto& [text, e] : AnalysedByTemplate(source)) {
     valid[text] = e.analysis->valid;
     family[text] = e.analysis->family.slug;
   }
-  ASSERT_EQ(valid.size(), 7u);
+  ASSERT_EQ(valid.size(), 9u);
   for (const char* text :
        {"MRV set computation for UndefinedFunction is not allowed",
         "MRV set computation for derivatives", "Cannot send {event} in state {self.state}",
-        "x kinds are retired", "{value!r} is not a valid UUID."}) {
+        "x kinds are retired", "{value!r} is not a valid UUID.", "Unit system is not supported"}) {
     EXPECT_TRUE(valid[text].empty()) << text << ": " << valid[text].front().values.front();
   }
+  // A str reaches the raise past the type tests: no type is the one it
+  // takes, and the family is no wrong type.
+  for (const ValidValues& v : valid["Invalid value for a boolean option"]) {
+    EXPECT_NE(v.source, "types") << v.values.front();
+  }
+  EXPECT_NE(family["Invalid value for a boolean option"], "wrong-type");
+  EXPECT_NE(family["Unit system is not supported"], "wrong-type");
   ASSERT_EQ(valid["include_dirs must be a list of strings"].size(), 1u);
   EXPECT_EQ(valid["include_dirs must be a list of strings"][0].values,
             (std::vector<std::string>{"list", "tuple"}));
