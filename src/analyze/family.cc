@@ -94,6 +94,18 @@ std::string_view SaysWord(const std::string& message,
   return {};
 }
 
+// Whether every whole-word `word` of the message ends a hyphenated name:
+// "Missing Metadata-Version" names a field, not a version of anything.
+bool HyphenatedOnly(const std::string& message, std::string_view word) {
+  for (size_t at = message.find(word); at != std::string::npos; at = message.find(word, at + 1)) {
+    size_t end = at + word.size();
+    bool whole = (at == 0 || !IsIdentChar(message[at - 1])) &&
+                 (end >= message.size() || !IsIdentChar(message[end]));
+    if (whole && (at == 0 || message[at - 1] != '-')) return false;
+  }
+  return true;
+}
+
 FamilyAssignment By(std::string_view slug, std::string reason) {
   return {std::string(slug), std::move(reason)};
 }
@@ -254,7 +266,13 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
 
   // The exception type first where it is specific: it is what the library
   // chose to say.
-  if (!(f = ByType("deprecated", t,
+  // IPython's ProvisionalWarning subclasses DeprecationWarning to be shown
+  // by default; what it says is that a feature is new and may change.
+  bool provisional =
+      !t.empty() && (AsciiLower(t.front()).find("provisional") != std::string::npos ||
+                     AsciiLower(t.front()).find("experimental") != std::string::npos);
+  if (!provisional &&
+      !(f = ByType("deprecated", t,
                    {"DeprecationWarning", "PendingDeprecationWarning", "FutureWarning"}))
            .slug.empty())
     return f;
@@ -271,6 +289,14 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   // make it a missing package, whose page then says to install it.
   if (!(f = ByType("missing-dependency", t, {"ModuleNotFoundError"})).slug.empty()) return f;
   if (Any(t, {"ImportError"})) {
+    // "email-validator version >= 2.0 required, run pip install -U ...":
+    // the package imported; it is too old.
+    if (auto w = SaysWord(m, {"version"});
+        !w.empty() && !Says(m, {">=", "or later", "or newer", "or above", "at least", "upgrade",
+                                "-u ", "too old", "older than"})
+                           .empty()) {
+      return ByWords("version-mismatch", w);
+    }
     if (auto w = Says(m, {"install", "no module named", "no package named", "is required",
                           "are required", "requires", "optional dependency", "could not import",
                           "failed to import", "cannot import", "can't import", "unable to import"});
@@ -309,9 +335,10 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   // `--upgrade` is an option's name.
   if (auto w = SaysWord(m, {"version", "versions", "upgrade"});
       !w.empty() && !Any(t, {"KeyError"}) && m.find("--upgrade") == std::string::npos &&
+      !HyphenatedOnly(m, w) &&
       Says(m, {"parse", "invalid", "illegal", "non digit", "non-digit", "unreasonable", "malformed",
                "should be", "doesn't specify", "no version specified", "unable to determine",
-               "could not determine", "cannot determine"})
+               "future version", "could not determine", "cannot determine"})
           .empty())
     return ByWords("version-mismatch", w);
   if (auto w = Says(m, {"built with", "compiled with", "newer jaxlib", "requires jaxlib"});
@@ -343,10 +370,16 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
     return f;
   // requests' errors are OSErrors; one of them that is an HTTP error is the
   // server's answer (a 404), no failed connection or file operation.
+  // And one that names ValueError or TypeError before the OSError its
+  // library base brings (requests' InvalidURL(RequestException,
+  // ValueError), a bad percent-escape) is a bad value, no I/O.
   std::vector<std::string> transport = t;
-  if (auto http = std::find(transport.begin(), transport.end(), "HTTPError");
-      http != transport.end()) {
-    transport.erase(http, transport.end());
+  if (auto cut = std::find_if(transport.begin(), transport.end(),
+                              [](const std::string& a) {
+                                return a == "HTTPError" || a == "ValueError" || a == "TypeError";
+                              });
+      cut != transport.end()) {
+    transport.erase(cut, transport.end());
   }
   if (!(f = ByType("network-timeout", transport,
                    {"TimeoutError", "ConnectionError", "ConnectionRefusedError",
@@ -447,32 +480,16 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
       !w.empty())
     return ByWords("wrong-type", w);
   if (FamilyAssignment by = ByArticle(m, facts.message); !by.slug.empty()) return by;
-  if (auto w = Says(m, {"out of range",
-                        "out of bounds",
-                        "must be positive",
-                        "must be non-negative",
-                        "must be nonnegative",
-                        "must be greater",
-                        "must be less",
-                        "must be at least",
-                        "must be at most",
-                        "must be between",
-                        "must be >",
-                        "must be <",
-                        "too large",
-                        "too small",
-                        "too big",
-                        "too long",
-                        "too short",
-                        "too many",
-                        "too few",
-                        "exceeds",
-                        "negative",
-                        "larger than",
-                        "smaller than",
-                        "greater than",
-                        "less than",
-                        "overflow"});
+  if (auto w = Says(
+          m, {"out of range",        "out of bounds",   "must be positive", "must be non-negative",
+              "must be nonnegative", "must be greater", "must be less",     "must be at least",
+              "must be at most",     "must be between", "must be >",        "must be <",
+              "too large",           "too small",       "too big",          "too long",
+              "too short",           "too many",        "too few",          "exceeds",
+              "be negative",         "is negative",     "negative value",   "negative size",
+              "negative count",      "negative index",  "negative length",  "negative shift",
+              "negative dimension",  "larger than",     "smaller than",     "greater than",
+              "less than",           "overflow"});
       !w.empty())
     return ByWords("out-of-range", w);
   // A file, directory or path that is not there is the file system's answer.

@@ -61,6 +61,33 @@ TEST(Family, RulesOverTypeAndMessage) {
       {{"ZipImportError", "ImportError"}, "raise", "can't find module ", "missing-key"},
       {{"ImportError"}, "raise", "The crypt module is not supported on Windows", "not-implemented"},
       {{"RuntimeError"}, "raise", "jaxlib version 0.4 is too old", "version-mismatch"},
+      // Imported, but too old: no package to install.
+      {{"ImportError"},
+       "raise",
+       "email-validator version >= 2.0 required, run pip install -U email-validator",
+       "version-mismatch"},
+      // A field's name, not a version.
+      {{"BadWheel", "InstallationError", "Exception"},
+       "raise",
+       "Missing Metadata-Version",
+       "missing-key"},
+      // A value's base named before the OSError of the library's base.
+      {{"InvalidURL", "RequestException", "ValueError", "IOError", "OSError"},
+       "raise",
+       "Invalid percent-escape sequence: ''",
+       "invalid-value"},
+      {{"ConnectTimeout", "ConnectionError", "Timeout", "RequestException", "IOError"},
+       "raise",
+       "",
+       "network-timeout"},
+      // A feature that may change is not one that is going away.
+      {{"ProvisionalWarning", "DeprecationWarning", "Warning"},
+       "warning",
+       "`enable_html_pager` is provisional since IPython 5.0 and might change in future versions.",
+       "runtime-warning"},
+      // Negative of a number, not of a map.
+      {{"PyAsn1Error", "Exception"}, "raise", "Key in negative map", "other"},
+      {{"ValueError"}, "raise", "size must not be negative", "out-of-range"},
       // A version that does not parse, a key, an option: no two versions.
       {{"ValueError"}, "raise", "unreasonable length http version", "invalid-value"},
       {{"ValueError"}, "raise", "invalid version number ''", "invalid-value"},
