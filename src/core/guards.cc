@@ -359,7 +359,9 @@ bool LooksUnreachable(const std::vector<Guard>& guards) {
 }
 
 void AddAssertGuard(Site& site, std::string code, std::string when) {
-  if (code.empty()) return;
+  // `assert False, "Cannot infer the keyword"` fails wherever it is
+  // reached: its test is no condition ("raised when `True`").
+  if (code.empty() || code == "False" || code == "false" || code == "0" || code == "None") return;
   Guard g;
   g.kind = "assert";
   g.code = std::move(code);

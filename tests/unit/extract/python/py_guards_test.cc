@@ -305,9 +305,14 @@ TEST(PythonGuards, AssertsAndModuleLevel) {
                      "if sys.version_info < (3, 8):\n"
                      "    raise ImportError('too old')\n"
                      "def f(n):\n"
-                     "    assert n > 0 or n is None, 'n must be positive'\n"),
+                     "    assert n > 0 or n is None, 'n must be positive'\n"
+                     "def g(kind):\n"
+                     "    if kind == 'x':\n"
+                     "        assert False, 'Cannot infer the keyword'\n"),
             (std::vector<std::string>{"raised when `sys.version_info < (3, 8)`",
-                                      "raised when `not n > 0 and n is not None`"}));
+                                      "raised when `not n > 0 and n is not None`",
+                                      // An assert of False fails wherever it is reached.
+                                      "raised when `kind == 'x'`"}));
 }
 
 TEST(PythonGuards, ValidValuesFromAModuleConstant) {
