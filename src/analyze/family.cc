@@ -106,6 +106,15 @@ bool HyphenatedOnly(const std::string& message, std::string_view word) {
   return true;
 }
 
+// "negative" of what is no number: pyasn1's "Key in negative map" (the
+// types a map skips), networkx's negative cycles (a graph's property).
+bool NegativeOfNoNumber(const std::string& message) {
+  for (std::string_view phrase : {"negative map", "negative cycle"}) {
+    if (message.find(phrase) != std::string::npos) return true;
+  }
+  return false;
+}
+
 FamilyAssignment By(std::string_view slug, std::string reason) {
   return {std::string(slug), std::move(reason)};
 }
@@ -480,17 +489,33 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
       !w.empty())
     return ByWords("wrong-type", w);
   if (FamilyAssignment by = ByArticle(m, facts.message); !by.slug.empty()) return by;
-  if (auto w = Says(
-          m, {"out of range",        "out of bounds",   "must be positive", "must be non-negative",
-              "must be nonnegative", "must be greater", "must be less",     "must be at least",
-              "must be at most",     "must be between", "must be >",        "must be <",
-              "too large",           "too small",       "too big",          "too long",
-              "too short",           "too many",        "too few",          "exceeds",
-              "be negative",         "is negative",     "negative value",   "negative size",
-              "negative count",      "negative index",  "negative length",  "negative shift",
-              "negative dimension",  "larger than",     "smaller than",     "greater than",
-              "less than",           "overflow"});
-      !w.empty())
+  if (auto w = Says(m, {"out of range",
+                        "out of bounds",
+                        "must be positive",
+                        "must be non-negative",
+                        "must be nonnegative",
+                        "must be greater",
+                        "must be less",
+                        "must be at least",
+                        "must be at most",
+                        "must be between",
+                        "must be >",
+                        "must be <",
+                        "too large",
+                        "too small",
+                        "too big",
+                        "too long",
+                        "too short",
+                        "too many",
+                        "too few",
+                        "exceeds",
+                        "negative",
+                        "larger than",
+                        "smaller than",
+                        "greater than",
+                        "less than",
+                        "overflow"});
+      !w.empty() && (w != "negative" || !NegativeOfNoNumber(m)))
     return ByWords("out-of-range", w);
   // A file, directory or path that is not there is the file system's answer.
   if (auto w = Says(m, {"does not exist", "doesn't exist", "not found"}); !w.empty()) {

@@ -475,7 +475,7 @@ class PythonGuardSyntax : public flow::GuardSyntax {
       if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) continue;
       if (k == kAssignment || k == kAugmentedAssignment) {
         TSNode left = Field(n, "left");
-        if (KindOf(left) == kIdentifier && NodeText(left, source()) == name) {
+        if (KindOf(left) == kIdentifier && NodeText(left, source()) == name && OnTheWayTo(n, at)) {
           TSNode right = Field(n, "right");
           bool normalised = k == kAssignment && KindOf(right) == kCall &&
                             KindOf(Field(right, "function")) == kAttribute &&
@@ -486,6 +486,27 @@ class PythonGuardSyntax : public flow::GuardSyntax {
       for (TSNode c : NamedChildren(n)) stack.push_back(c);
     }
     return false;
+  }
+
+  // Whether control can go from `binding` on to `at`, as far as the if
+  // statements around it say: not from an arm that leaves (`if ax is None:
+  // ax = frames[0].x; return ax`), nor from another arm of the if statement
+  // `at` is in (`if d is None: d = {}` / `elif not isinstance(d, dict)`).
+  bool OnTheWayTo(TSNode binding, TSNode at) const {
+    uint32_t at_start = ts_node_start_byte(at);
+    auto holds_at = [&](TSNode n) {
+      return ts_node_start_byte(n) <= at_start && at_start < ts_node_end_byte(n);
+    };
+    TSNode n = ts_node_parent(binding);
+    for (; !ts_node_is_null(n) && !holds_at(n); n = ts_node_parent(n)) {
+      if (KindOf(n) != kBlock) continue;
+      uint32_t count = ts_node_named_child_count(n);
+      uint16_t last = count == 0 ? 0 : KindOf(ts_node_named_child(n, count - 1));
+      if (last == kReturn || last == kRaise || last == kContinue || last == kBreak) return false;
+    }
+    // Met in the if statement itself: the binding and the test are in two
+    // of its arms.
+    return ts_node_is_null(n) || KindOf(n) != kIf;
   }
 
   TSNode ModuleConstant(TSNode from, std::string_view name) const {

@@ -87,7 +87,7 @@ TEST(Family, RulesOverTypeAndMessage) {
        "runtime-warning"},
       // Negative of a number, not of a map.
       {{"PyAsn1Error", "Exception"}, "raise", "Key in negative map", "other"},
-      {{"ValueError"}, "raise", "size must not be negative", "out-of-range"},
+      {{"ValueError"}, "raise", "negative maxlength", "out-of-range"},
       // A version that does not parse, a key, an option: no two versions.
       {{"ValueError"}, "raise", "unreasonable length http version", "invalid-value"},
       {{"ValueError"}, "raise", "invalid version number ''", "invalid-value"},

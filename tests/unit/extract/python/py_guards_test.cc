@@ -271,13 +271,42 @@ TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
                      "        raise ValueError(f'unknown method {method}')\n"
                      "    m = m.lower()\n"
                      "    if m not in ('r', 'w'):\n"
-                     "        raise ValueError(f'unknown mode {m}')\n"),
+                     "        raise ValueError(f'unknown mode {m}')\n"
+                     "def g(ax, d):\n"
+                     "    if ax is None:\n"
+                     "        ax = frames[0].x\n"
+                     "        return ax\n"
+                     "    if not isinstance(ax, Vector):\n"
+                     "        raise TypeError('Axis must be a Vector.')\n"
+                     "    if d is None:\n"
+                     "        d = {}\n"
+                     "    elif not isinstance(d, dict):\n"
+                     "        raise TypeError('expecting d to be a dict')\n"),
             (std::vector<std::string>{
                 "raised when `expr` is not an instance of `Basic`",
                 "raised when `expr` is an instance of `Basic` and `method not in ('bareiss', "
                 "'lu')`",
                 "raised when `expr` is an instance of `Basic` and `method in ('bareiss', 'lu')` "
-                "and `m not in ('r', 'w')` (valid: `'r'`, `'w'`)"}));
+                "and `m not in ('r', 'w')` (valid: `'r'`, `'w'`)",
+                // A binding in an arm that leaves, or in another arm, is not
+                // on the way to the test.
+                "raised when `ax is not None` and `ax` is not an instance of `Vector`",
+                "raised when `ax is not None` and `ax` is an instance of `Vector` and `d is not "
+                "None` and `d` is not an instance of `dict`"}));
+  Extraction x = ExtractPythonSource("m.py",
+                                     "def g(ax, d):\n"
+                                     "    if ax is None:\n"
+                                     "        ax = frames[0].x\n"
+                                     "        return ax\n"
+                                     "    if not isinstance(ax, Vector):\n"
+                                     "        raise TypeError('Axis must be a Vector.')\n"
+                                     "    if d is None:\n"
+                                     "        d = {}\n"
+                                     "    elif not isinstance(d, dict):\n"
+                                     "        raise TypeError('expecting d to be a dict')\n");
+  ASSERT_EQ(x.sites.size(), 2u);
+  EXPECT_EQ(x.sites[0].guards.back().values, std::vector<std::string>{"Vector"});
+  EXPECT_EQ(x.sites[1].guards.back().values, std::vector<std::string>{"dict"});
 }
 
 TEST(PythonGuards, GuardsRecordKindCodeAndLine) {
