@@ -475,7 +475,8 @@ class PythonGuardSyntax : public flow::GuardSyntax {
       if (k == kFunctionDefinition || k == kClassDefinition || k == kLambda) continue;
       if (k == kAssignment || k == kAugmentedAssignment) {
         TSNode left = Field(n, "left");
-        if (KindOf(left) == kIdentifier && NodeText(left, source()) == name && OnTheWayTo(n, at)) {
+        if (KindOf(left) == kIdentifier && NodeText(left, source()) == name && OnTheWayTo(n, at) &&
+            !FillsInADefault(n, name)) {
           TSNode right = Field(n, "right");
           bool normalised = k == kAssignment && KindOf(right) == kCall &&
                             KindOf(Field(right, "function")) == kAttribute &&
@@ -484,6 +485,22 @@ class PythonGuardSyntax : public flow::GuardSyntax {
         }
       }
       for (TSNode c : NamedChildren(n)) stack.push_back(c);
+    }
+    return false;
+  }
+
+  // Whether `binding` gives `name` a value only when none was passed:
+  // networkx's `if walk_type is None: walk_type = "random"` leaves every
+  // value a caller passes as it is.
+  bool FillsInADefault(TSNode binding, std::string_view name) const {
+    for (TSNode n = ts_node_parent(binding); !ts_node_is_null(n); n = ts_node_parent(n)) {
+      uint16_t k = KindOf(n);
+      if (k == kFunctionDefinition) return false;
+      if (k != kIf && k != kElif) continue;
+      std::string test = CollapseWhitespace(NodeText(Field(n, "condition"), source()));
+      if (test == std::string(name) + " is None" || test == "not " + std::string(name)) {
+        return true;
+      }
     }
     return false;
   }

@@ -306,6 +306,16 @@ TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
                                      "        raise TypeError('expecting d to be a dict')\n");
   ASSERT_EQ(x.sites.size(), 2u);
   EXPECT_EQ(x.sites[0].guards.back().values, std::vector<std::string>{"Vector"});
+  // A default filled in for None leaves what a caller passes as it is.
+  Extraction filled =
+      ExtractPythonSource("m.py",
+                          "def h(walk_type=None):\n"
+                          "    if walk_type is None:\n"
+                          "        walk_type = 'random'\n"
+                          "    if walk_type not in ('random', 'lazy'):\n"
+                          "        raise ValueError('walk_type must be random or lazy')\n");
+  ASSERT_EQ(filled.sites.size(), 1u);
+  EXPECT_EQ(filled.sites[0].guards.back().values, (std::vector<std::string>{"'random'", "'lazy'"}));
   EXPECT_EQ(x.sites[1].guards.back().values, std::vector<std::string>{"dict"});
 }
 
