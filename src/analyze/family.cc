@@ -431,7 +431,16 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
           named("network-timeout", {"timeout", "connection"}),
           named("not-implemented", {"notimplemented", "unsupported"}),
           named("invalid-value", {"option", "argument", "parameter", "usage", "config"})}) {
-      if (!by.slug.empty()) return by;
+      if (by.slug.empty()) continue;
+      // A class named for bad arguments is broad: words that say the type
+      // was wrong are more precise (pygments' OptionError "Invalid type
+      // ... you must give a list value").
+      if (by.slug == "invalid-value") {
+        if (auto w = Says(m, {"invalid type", "wrong type"}); !w.empty()) {
+          return ByWords("wrong-type", w);
+        }
+      }
+      return by;
     }
   }
 

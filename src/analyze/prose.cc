@@ -225,6 +225,26 @@ bool WordsWrittenAt(const Template& message, std::string_view statement) {
   return 2 * found >= words.size();
 }
 
+// The method whose whole body is `raise NotImplementedError` for a
+// subclass to override (the front end marks it internal), or "". Reaching
+// it is the library's bug when its own subclass lacks the method, and the
+// caller's when the caller's subclass does, or the base class is used
+// directly: no page can tell which, so it says both.
+std::string PlaceholderMethod(const catalog::ErrorRecord& e, const Analysis& a) {
+  // The front end marks no other unguarded NotImplementedError internal
+  // (a guarded one is internal when its guards look unreachable).
+  if (!HasLabel(a, "internal") || !e.internal || e.kind != "raise" ||
+      e.exception != "NotImplementedError" || e.sites.empty()) {
+    return "";
+  }
+  const catalog::SiteRecord& s = e.sites.front();
+  if (s.language != "python" || s.function.find('.') == std::string::npos || !s.via.empty() ||
+      (!s.guards_json.empty() && s.guards_json != "[]")) {
+    return "";
+  }
+  return s.function;
+}
+
 // What kind of failure it is, when the kind changes what it means.
 std::string Kind(const catalog::ErrorRecord& e) {
   const catalog::SiteRecord& s = e.sites.front();
@@ -394,6 +414,10 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
         "The code before it handles every case it was written for, so reaching it means a value "
         "it does not know: typically one from a newer or older version of a component it is used "
         "with, not a mistake in the calling code.");
+  } else if (const std::string method = PlaceholderMethod(e, a); !method.empty()) {
+    meaning.push_back(Tick(method) +
+                      " is a placeholder its subclasses override: it is reached on the base "
+                      "class itself, or on a subclass that does not override it.");
   } else if (HasLabel(a, "internal")) {
     meaning.push_back(
         "The library treats this as an internal error: correct use should never reach "
@@ -467,6 +491,12 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
     p.solutions.push_back("Check that the installed versions of " + e.library +
                           " and the packages built with it match, and reinstall them at one "
                           "version if they do not.");
+  } else if (const std::string method = PlaceholderMethod(e, a); !method.empty()) {
+    std::string name = method.substr(method.rfind('.') + 1);
+    p.solutions.push_back("Call " + Tick(name) +
+                          " on a subclass that implements it, or implement it in your own "
+                          "subclass; if a class of " +
+                          e.library + " lacks it, report that to " + e.library + ".");
   } else if (HasLabel(a, "internal")) {
     p.solutions.push_back("Report it to " + e.library +
                           " with the traceback and the smallest program that reproduces it.");

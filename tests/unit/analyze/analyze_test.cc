@@ -301,6 +301,28 @@ TEST(Analyze, OnlyACallIntoARaisingHelperHandsItsWordsOn) {
   EXPECT_GE(checked, 3u);
 }
 
+// A method a subclass is to override is reached through the base class or a
+// subclass that lacks it, the caller's as often as the library's: the page
+// says both, not "report a bug".
+TEST(Analyze, APlaceholderMethodIsExplainedForTheSubclassThatLacksIt) {
+  const char* source =
+      "class InteractiveShell:\n"
+      "    def enable_gui(self, gui=None):\n"
+      "        raise NotImplementedError('Implement enable_gui in a subclass')\n";
+  std::map<std::string, catalog::ErrorRecord> by = AnalysedByTemplate(source);
+  ASSERT_EQ(by.count("Implement enable_gui in a subclass"), 1u);
+  const Analysis& a = *by["Implement enable_gui in a subclass"].analysis;
+  EXPECT_NE(a.prose.meaning.find("`InteractiveShell.enable_gui` is a placeholder its subclasses "
+                                 "override"),
+            std::string::npos)
+      << a.prose.meaning;
+  EXPECT_EQ(a.prose.meaning.find("points to a bug"), std::string::npos) << a.prose.meaning;
+  ASSERT_FALSE(a.prose.solutions.empty());
+  EXPECT_NE(a.prose.solutions.back().find("Call `enable_gui` on a subclass that implements it"),
+            std::string::npos)
+      << a.prose.solutions.back();
+}
+
 // What a value should have been comes from the conditions a raise sits
 // right under: a test further out may dispatch on type with another arm
 // that works, and then naming its type as the one the code takes is wrong.

@@ -85,6 +85,12 @@ TEST(Family, RulesOverTypeAndMessage) {
        "warning",
        "`enable_html_pager` is provisional since IPython 5.0 and might change in future versions.",
        "runtime-warning"},
+      // Words that say the type beat a class named for bad options.
+      {{"OptionError", "Exception"},
+       "raise",
+       "Invalid type 1 for option stripnl; you must give a list value",
+       "wrong-type"},
+      {{"OptionError", "Exception"}, "raise", "Invalid value 'x' for option n", "invalid-value"},
       // Negative of a number, not of a map.
       {{"PyAsn1Error", "Exception"}, "raise", "Key in negative map", "other"},
       {{"ValueError"}, "raise", "negative maxlength", "out-of-range"},
