@@ -390,25 +390,6 @@ std::vector<Guard> WithValidValues(std::vector<Guard> innermost, std::string_vie
     for (Guard& g : innermost) clear(g);
     return innermost;
   }
-  // Types listed by the ways out are the types the code takes only when
-  // every other type reaches the raise. A test of the raise's own that is
-  // no type test lets some through: sympy's get_unit_system returns a
-  // UnitSystem at once, then looks any other value up by name, and
-  // raises only for a name it does not know.
-  // A flag (`if raiseit:`) tests no value: the types stand.
-  static const std::set<std::string> kOwnTests = {"if", "elif", "while", "assert"};
-  if (kOwnTests.count(last.kind) != 0 && last.code.find("isinstance") == std::string::npos) {
-    std::string own = WithoutStrings(last.code);
-    for (size_t i = 0; i + 1 < innermost.size(); ++i) {
-      Guard& g = innermost[i];
-      if (g.values.empty() || g.code.find("isinstance") == std::string::npos) continue;
-      std::vector<std::string_view> names = NamesRead(g.subject);
-      if (std::any_of(names.begin(), names.end(),
-                      [&](std::string_view n) { return Reads(own, n); })) {
-        clear(g);
-      }
-    }
-  }
   bool single = UnderOwnTest(innermost, template_text) &&
                 !((last.kind == "if" || last.kind == "elif") && last.negated);
   if (single) {
@@ -444,6 +425,54 @@ std::vector<Guard> WithValidValues(std::vector<Guard> innermost, std::string_vie
   }
   for (Guard& g : innermost) {
     if (partial.count(g.subject) != 0) clear(g);
+  }
+  return innermost;
+}
+
+// `innermost` (WithValidValues' answer) without the lists of a value whose
+// types the ways out name but the raise's own test does not: the types
+// are the ones the code takes only when every other type reaches the
+// raise, and a test of its own that is no type test lets some through.
+// sympy's get_unit_system returns a UnitSystem at once, then looks any
+// other value up by name, and raises only for a name it does not know.
+// What else is listed of that value (pygments' `'#push'` after arms for a
+// tuple and an int) is then a part of what it takes. A flag (`if
+// raiseit:`) tests no value: the types stand. For the family
+// (`comparisons_only`), only a comparison of its own (`not in`, `==`, `<`)
+// says the failure is the value's rather than its type's: after a
+// failed `callable(stmt)` the raise does need a value of another type.
+std::vector<Guard> WithoutFastPathTypes(std::vector<Guard> innermost, bool comparisons_only) {
+  if (innermost.empty()) return innermost;
+  const Guard& last = innermost.back();
+  static const std::set<std::string> kOwnTests = {"if", "elif", "while", "assert"};
+  if (kOwnTests.count(last.kind) == 0 || last.code.find("isinstance") != std::string::npos) {
+    return innermost;
+  }
+  std::string own = WithoutStrings(last.code);
+  if (comparisons_only && own.find(" in ") == std::string::npos &&
+      own.find_first_of("<>=") == std::string::npos) {
+    return innermost;
+  }
+  std::set<std::string> partial;
+  for (size_t i = 0; i + 1 < innermost.size(); ++i) {
+    const Guard& g = innermost[i];
+    if (g.values.empty() || g.code.find("isinstance") == std::string::npos) continue;
+    std::vector<std::string_view> names = NamesRead(g.subject);
+    if (std::any_of(names.begin(), names.end(),
+                    [&](std::string_view n) { return Reads(own, n); })) {
+      for (std::string_view n : names) {
+        if (n != "self" && n != "cls") partial.emplace(n);
+      }
+    }
+  }
+  if (partial.empty()) return innermost;
+  for (Guard& g : innermost) {
+    std::vector<std::string_view> names = NamesRead(g.subject);
+    if (std::any_of(names.begin(), names.end(),
+                    [&](std::string_view n) { return partial.count(std::string(n)) != 0; })) {
+      g.values.clear();
+      g.meanings.clear();
+    }
   }
   return innermost;
 }
@@ -486,7 +515,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     // RuntimeError(...)` raises for a bad file, not for a str).
     std::vector<Guard> innermost =
         WithValidValues(Innermost(guards, e.template_text), e.template_text);
-    for (const Guard& g : innermost) {
+    for (const Guard& g : WithoutFastPathTypes(innermost, false)) {
       if (g.values.empty() || OfTheEnvironment(g.subject)) continue;
       // What the raising function's docstring says of the checked name, when
       // it is one of its parameters.
@@ -518,7 +547,8 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
       v.line = g.line;
       a.valid.push_back(std::move(v));
     }
-    facts.guards.insert(facts.guards.end(), innermost.begin(), innermost.end());
+    std::vector<Guard> for_family = WithoutFastPathTypes(std::move(innermost), true);
+    facts.guards.insert(facts.guards.end(), for_family.begin(), for_family.end());
   }
   a.family = ClassifyFamily(facts);
   // A failed check a caller asked for is the caller's finding, not the

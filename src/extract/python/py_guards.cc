@@ -440,13 +440,13 @@ class PythonGuardSyntax : public flow::GuardSyntax {
   // The collection a module-level `NAME = (...)` / `[...]` / `{...}` /
   // `frozenset({...})` binds, when NAME is assigned once at module level;
   // a null node otherwise.
-  // Whether the parameter `subject` is bound again in its function before
-  // the test `at`: then what the test accepts is not what a caller may pass.
-  // sympy's `expr = sympify(expr)` takes ints and strings before
-  // `isinstance(expr, Basic)` is tested; `if method == "det_lu": method =
-  // "lu"` accepts a name the later set does not list. With
-  // `normalised_ok`, `name = name.lower()` (a method of the name itself,
-  // of its own value) is no rebinding: the set still says what is taken.
+  // Whether the parameter `subject` is converted in its function before the
+  // test `at` (bound again to something made of it): then what the test
+  // accepts is not what a caller may pass. sympy's `expr = sympify(expr)`
+  // takes ints and strings before `isinstance(expr, Basic)` is tested.
+  // With `normalised_ok`, `name = name.lower()` (a method of the name
+  // itself, of its own value) is no conversion: the set still says what
+  // is taken.
   bool Rebound(TSNode at, TSNode subject, bool normalised_ok) const {
     if (KindOf(subject) != kIdentifier) return false;
     std::string_view name = NodeText(subject, source());
@@ -481,10 +481,28 @@ class PythonGuardSyntax : public flow::GuardSyntax {
           bool normalised = k == kAssignment && KindOf(right) == kCall &&
                             KindOf(Field(right, "function")) == kAttribute &&
                             NodeText(Field(Field(right, "function"), "object"), source()) == name;
-          if (!(normalised_ok && normalised)) return true;
+          // Only what is made of the caller's value converts it: a literal
+          // put in its place (`dir = "-"`, an alias's canonical name) or a
+          // default (`x = x or ()`) leaves what a caller may pass as it is.
+          bool defaulted = k == kAssignment && KindOf(right) == kBooleanOperator &&
+                           NodeText(ts_node_named_child(right, 0), source()) == name &&
+                           NodeText(right, source()).find(" or ") != std::string_view::npos;
+          if (Mentions(right, name) && !defaulted && !(normalised_ok && normalised)) return true;
         }
       }
       for (TSNode c : NamedChildren(n)) stack.push_back(c);
+    }
+    return false;
+  }
+
+  // Whether the identifier `name` occurs in `n` (bounded).
+  bool Mentions(TSNode n, std::string_view name) const {
+    std::vector<TSNode> stack{n};
+    for (int steps = 0; !stack.empty() && steps < 10000; ++steps) {
+      TSNode c = stack.back();
+      stack.pop_back();
+      if (KindOf(c) == kIdentifier && NodeText(c, source()) == name) return true;
+      for (TSNode child : NamedChildren(c)) stack.push_back(child);
     }
     return false;
   }

@@ -257,8 +257,9 @@ TEST(PythonGuards, ValidValuesFromSetsAndTypes) {
                 "and `x not in {1, 2}` (valid: `1`, `2`)"}));
 }
 
-// A name bound again before its test is not what the caller passed: no
-// list of what it takes. Its own method's result (`m = m.lower()`) is.
+// A parameter converted before its test is not what the caller passed: no
+// list of what it takes. Its own method's result (`m = m.lower()`), a
+// literal put in its place (an alias's canonical name) or a default is.
 TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
   EXPECT_EQ(Triggers("def f(expr, method, m):\n"
                      "    expr = sympify(expr)\n"
@@ -267,10 +268,10 @@ TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
                      "    method = method.lower()\n"
                      "    if method == 'det_lu':\n"
                      "        method = 'lu'\n"
+                     "    m = int(m)\n"
                      "    if method not in ('bareiss', 'lu'):\n"
                      "        raise ValueError(f'unknown method {method}')\n"
-                     "    m = m.lower()\n"
-                     "    if m not in ('r', 'w'):\n"
+                     "    if m not in (0, 1):\n"
                      "        raise ValueError(f'unknown mode {m}')\n"
                      "def g(ax, d):\n"
                      "    if ax is None:\n"
@@ -285,9 +286,9 @@ TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
             (std::vector<std::string>{
                 "raised when `expr` is not an instance of `Basic`",
                 "raised when `expr` is an instance of `Basic` and `method not in ('bareiss', "
-                "'lu')`",
+                "'lu')` (valid: `'bareiss'`, `'lu'`)",
                 "raised when `expr` is an instance of `Basic` and `method in ('bareiss', 'lu')` "
-                "and `m not in ('r', 'w')` (valid: `'r'`, `'w'`)",
+                "and `m not in (0, 1)`",
                 // A binding in an arm that leaves, or in another arm, is not
                 // on the way to the test.
                 "raised when `ax is not None` and `ax` is not an instance of `Vector`",
@@ -313,9 +314,15 @@ TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
                           "    if walk_type is None:\n"
                           "        walk_type = 'random'\n"
                           "    if walk_type not in ('random', 'lazy'):\n"
-                          "        raise ValueError('walk_type must be random or lazy')\n");
-  ASSERT_EQ(filled.sites.size(), 1u);
+                          "        raise ValueError('walk_type must be random or lazy')\n"
+                          "def k(mode):\n"
+                          "    mode = mode.lower()\n"
+                          "    if mode not in ('r', 'w'):\n"
+                          "        raise ValueError('bad mode')\n");
+  ASSERT_EQ(filled.sites.size(), 2u);
   EXPECT_EQ(filled.sites[0].guards.back().values, (std::vector<std::string>{"'random'", "'lazy'"}));
+  // Its own method's result is still the caller's value.
+  EXPECT_EQ(filled.sites[1].guards.back().values, (std::vector<std::string>{"'r'", "'w'"}));
   EXPECT_EQ(x.sites[1].guards.back().values, std::vector<std::string>{"dict"});
 }
 
