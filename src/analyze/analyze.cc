@@ -547,6 +547,24 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
       v.line = g.line;
       a.valid.push_back(std::move(v));
     }
+    if (!innermost.empty()) {
+      const Guard& test = innermost.back();
+      std::string_view code = Trim(test.code);
+      // Every test of the chain is one isinstance: a test paired with
+      // another (`isinstance(event, Preamble) and self.state == 1`) makes
+      // the error the pair's.
+      bool one_test = std::all_of(innermost.begin(), innermost.end(), [](const Guard& g) {
+        std::string_view c = Trim(g.code);
+        return c.find("isinstance(") != std::string_view::npos &&
+               c.find(" and ") == std::string_view::npos &&
+               c.find(" or ") == std::string_view::npos;
+      });
+      bool refuses = (StartsWith(code, "not isinstance(") && !test.negated) ||
+                     (StartsWith(code, "isinstance(") && test.negated);
+      if ((test.kind == "if" || test.kind == "elif") && one_test && refuses) {
+        facts.own_test_refuses_type = true;
+      }
+    }
     std::vector<Guard> for_family = WithoutFastPathTypes(std::move(innermost), true);
     facts.guards.insert(facts.guards.end(), for_family.begin(), for_family.end());
   }

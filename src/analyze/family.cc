@@ -494,6 +494,8 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                 "the raise needs `" + g.subject + "` not to be an instance of " + types);
     }
   }
+  if (facts.own_test_refuses_type)
+    return By("wrong-type", "the raise's own test is a failed isinstance");
   if (auto w = Says(m, {"instance of", "got type", "not callable", "wrong type", "invalid type"});
       !w.empty())
     return ByWords("wrong-type", w);

@@ -36,6 +36,10 @@ struct FamilyFacts {
   // check a caller asked for, not one the library makes of itself.
   bool asserts_for_caller = false;
   std::vector<Guard> guards;  // of every site
+  // The test a site's raise sits right under is a failed isinstance (`if
+  // not isinstance(x, T):`, or the else of `elif isinstance(x, T):`), even
+  // where what the value was converted from leaves no list of types.
+  bool own_test_refuses_type = false;
 };
 
 // The family and the fact that decided it. Never empty: "other" when no

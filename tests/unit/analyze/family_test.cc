@@ -306,5 +306,17 @@ TEST(Family, GuardShapesDecideWhenTheMessageDoesNot) {
   EXPECT_EQ(Classify({{"ValueError"}, "raise", "bad mode", ""}, {set}).slug, "invalid-choice");
 }
 
+// A raise right under a failed isinstance is a wrong type, whatever class
+// it raises and though a conversion before the test lists no type.
+TEST(Family, ARaiseUnderAFailedIsinstanceIsAWrongType) {
+  FamilyFacts facts;
+  facts.ancestry = {"ValueError", "Exception"};
+  facts.kind = "raise";
+  facts.message = "numpy.ndarray, scipy.sparse or SymPy matrix expected";
+  EXPECT_EQ(ClassifyFamily(facts).slug, "invalid-value");
+  facts.own_test_refuses_type = true;
+  EXPECT_EQ(ClassifyFamily(facts).slug, "wrong-type");
+}
+
 }  // namespace
 }  // namespace errdex::analyze
