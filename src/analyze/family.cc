@@ -328,7 +328,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
 
   // Words that name the failure outright, whatever the type.
   if (auto w = Says(m, {"deprecated", "is deprecated", "has been removed", "no longer supported",
-                        "will be removed"});
+                        "will be removed", "will not be supported", "will no longer be supported"});
       !w.empty())
     return ByWords("deprecated", w);
   if (auto w = Says(m, {"tracer", "concrete value", "abstract value", "non-concrete"}); !w.empty())

@@ -42,6 +42,10 @@ TEST(Family, RulesOverTypeAndMessage) {
   const std::vector<Case> cases = {
       {{"DeprecationWarning"}, "warning", "foo is deprecated", "deprecated"},
       {{"ValueError"}, "raise", "x was removed; this will be removed in 0.5", "deprecated"},
+      {{"UserWarning", "Warning"},
+       "warning",
+       "Usage of dash-separated '' will not be supported in future versions.",
+       "deprecated"},
       {{"ConcretizationTypeError", "TypeError"},
        "raise",
        "Abstract tracer value",
