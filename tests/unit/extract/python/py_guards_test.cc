@@ -261,6 +261,19 @@ TEST(PythonGuards, ValidValuesFromSetsAndTypes) {
 // list of what it takes. Its own method's result (`m = m.lower()`), a
 // literal put in its place (an alias's canonical name) or a default is.
 TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
+  // A binding in an arm that leaves, or in another arm, is not on the way
+  // to the test.
+  const std::string elsewhere =
+      "def g(ax, d):\n"
+      "    if ax is None:\n"
+      "        ax = frames[0].x\n"
+      "        return ax\n"
+      "    if not isinstance(ax, Vector):\n"
+      "        raise TypeError('Axis must be a Vector.')\n"
+      "    if d is None:\n"
+      "        d = {}\n"
+      "    elif not isinstance(d, dict):\n"
+      "        raise TypeError('expecting d to be a dict')\n";
   EXPECT_EQ(Triggers("def f(expr, method, m):\n"
                      "    expr = sympify(expr)\n"
                      "    if not isinstance(expr, Basic):\n"
@@ -272,41 +285,21 @@ TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
                      "    if method not in ('bareiss', 'lu'):\n"
                      "        raise ValueError(f'unknown method {method}')\n"
                      "    if m not in (0, 1):\n"
-                     "        raise ValueError(f'unknown mode {m}')\n"
-                     "def g(ax, d):\n"
-                     "    if ax is None:\n"
-                     "        ax = frames[0].x\n"
-                     "        return ax\n"
-                     "    if not isinstance(ax, Vector):\n"
-                     "        raise TypeError('Axis must be a Vector.')\n"
-                     "    if d is None:\n"
-                     "        d = {}\n"
-                     "    elif not isinstance(d, dict):\n"
-                     "        raise TypeError('expecting d to be a dict')\n"),
+                     "        raise ValueError(f'unknown mode {m}')\n" +
+                     elsewhere),
             (std::vector<std::string>{
                 "raised when `expr` is not an instance of `Basic`",
                 "raised when `expr` is an instance of `Basic` and `method not in ('bareiss', "
                 "'lu')` (valid: `'bareiss'`, `'lu'`)",
                 "raised when `expr` is an instance of `Basic` and `method in ('bareiss', 'lu')` "
                 "and `m not in (0, 1)`",
-                // A binding in an arm that leaves, or in another arm, is not
-                // on the way to the test.
                 "raised when `ax is not None` and `ax` is not an instance of `Vector`",
                 "raised when `ax is not None` and `ax` is an instance of `Vector` and `d is not "
                 "None` and `d` is not an instance of `dict`"}));
-  Extraction x = ExtractPythonSource("m.py",
-                                     "def g(ax, d):\n"
-                                     "    if ax is None:\n"
-                                     "        ax = frames[0].x\n"
-                                     "        return ax\n"
-                                     "    if not isinstance(ax, Vector):\n"
-                                     "        raise TypeError('Axis must be a Vector.')\n"
-                                     "    if d is None:\n"
-                                     "        d = {}\n"
-                                     "    elif not isinstance(d, dict):\n"
-                                     "        raise TypeError('expecting d to be a dict')\n");
+  Extraction x = ExtractPythonSource("m.py", elsewhere);
   ASSERT_EQ(x.sites.size(), 2u);
   EXPECT_EQ(x.sites[0].guards.back().values, std::vector<std::string>{"Vector"});
+  EXPECT_EQ(x.sites[1].guards.back().values, std::vector<std::string>{"dict"});
   // A default filled in for None leaves what a caller passes as it is.
   Extraction filled =
       ExtractPythonSource("m.py",
@@ -323,7 +316,6 @@ TEST(PythonGuards, NoValidValuesOfANameBoundAgainBeforeItsTest) {
   EXPECT_EQ(filled.sites[0].guards.back().values, (std::vector<std::string>{"'random'", "'lazy'"}));
   // Its own method's result is still the caller's value.
   EXPECT_EQ(filled.sites[1].guards.back().values, (std::vector<std::string>{"'r'", "'w'"}));
-  EXPECT_EQ(x.sites[1].guards.back().values, std::vector<std::string>{"dict"});
 }
 
 TEST(PythonGuards, GuardsRecordKindCodeAndLine) {
