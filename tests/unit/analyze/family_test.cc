@@ -313,8 +313,13 @@ TEST(Family, GuardShapesDecideWhenTheMessageDoesNot) {
 // A raise right under a failed isinstance is a wrong type, whatever class
 // it raises and though a conversion before the test lists no type.
 TEST(Family, ARaiseUnderAFailedIsinstanceIsAWrongType) {
-  FamilyFacts facts{
-      {"ValueError", "Exception"}, "raise", "numpy.ndarray, scipy.sparse or SymPy matrix expected"};
+  FamilyFacts facts{{"ValueError", "Exception"},
+                    "raise",
+                    "numpy.ndarray, scipy.sparse or SymPy matrix expected",
+                    /*internal=*/false,
+                    /*asserts_for_caller=*/false,
+                    /*guards=*/{},
+                    /*own_test_refuses_type=*/false};
   EXPECT_EQ(ClassifyFamily(facts).slug, "invalid-value");
   facts.own_test_refuses_type = true;
   EXPECT_EQ(ClassifyFamily(facts).slug, "wrong-type");
