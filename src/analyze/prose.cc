@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -478,11 +479,21 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   }
 
   // Solutions, from the facts that suggest one.
+  // Two lists of one name (two sites, or two tests of one) are each what
+  // one test takes: each is said with the line of its test, not as what
+  // the code accepts of the name (jedi's three lists for `exprlist.type`).
+  std::map<std::string, int> lists_of;
+  for (const ValidValues& v : a.valid) ++lists_of[v.subject];
   for (const ValidValues& v : a.valid) {
     if (v.source == "types") {
       p.solutions.push_back("Pass " + Tick(v.subject) + " as an instance of " + List(v.values) +
                             ".");
-    } else if (!HasLabel(a, "version-mismatch")) {
+    } else if (HasLabel(a, "version-mismatch")) {
+      continue;
+    } else if (lists_of[v.subject] > 1 && v.line > 0) {
+      p.solutions.push_back("Where line " + std::to_string(v.line) + " tests " + Tick(v.subject) +
+                            ", use one of the values it accepts: " + ValueList(v) + ".");
+    } else {
       p.solutions.push_back("Use one of the values the code accepts for " + Tick(v.subject) + ": " +
                             ValueList(v) + ".");
     }

@@ -323,6 +323,33 @@ TEST(Analyze, APlaceholderMethodIsExplainedForTheSubclassThatLacksIt) {
       << a.prose.solutions.back();
 }
 
+// Two lists of one name from two tests are each what that test takes: the
+// page names the test's line, not "the values the code accepts".
+TEST(Analyze, TwoListsOfOneNameAreEachSaidWithTheirTest) {
+  const char* source =
+      "def kind_a(t):\n"
+      "    if t == 'name':\n"
+      "        return 1\n"
+      "    raise ValueError('unknown kind')\n"
+      "def kind_b(t):\n"
+      "    if t in ('testlist', 'exprlist'):\n"
+      "        return 2\n"
+      "    raise ValueError('unknown kind')\n";
+  std::map<std::string, catalog::ErrorRecord> by = AnalysedByTemplate(source);
+  ASSERT_EQ(by.count("unknown kind"), 1u);
+  const Analysis& a = *by["unknown kind"].analysis;
+  ASSERT_EQ(a.valid.size(), 2u);
+  std::string all;
+  for (const std::string& s : a.prose.solutions) all += s + "\n";
+  EXPECT_EQ(all.find("the values the code accepts for `t`"), std::string::npos) << all;
+  EXPECT_NE(all.find("Where line 2 tests `t`, use one of the values it accepts: `'name'`."),
+            std::string::npos)
+      << all;
+  EXPECT_NE(all.find("Where line 6 tests `t`, use one of the values it accepts: "),
+            std::string::npos)
+      << all;
+}
+
 // What a value should have been comes from the conditions a raise sits
 // right under: a test further out may dispatch on type with another arm
 // that works, and then naming its type as the one the code takes is wrong.
