@@ -662,6 +662,20 @@ class GuardReader {
         return Formula::Atom(cond, false);
       }
       case GuardNode::kBlock: {
+        // A block that ends by leaving never runs off its end, whatever
+        // comes before (a loop, a try): `if isinstance(g, list): for ...:
+        // ...; return props` is got past only when g is no list.
+        TSNode last{};
+        for (TSNode c : NamedChildren(s)) {
+          if (Kind(c) != GuardNode::kComment) last = c;
+        }
+        if (!ts_node_is_null(last)) {
+          GuardNode k = Kind(last);
+          if (k == GuardNode::kReturn || k == GuardNode::kRaise || k == GuardNode::kBreak ||
+              k == GuardNode::kContinue || k == GuardNode::kGoto) {
+            return Formula::False();
+          }
+        }
         std::vector<Formula> all;
         size_t atoms = 0;
         for (TSNode c : NamedChildren(s)) {

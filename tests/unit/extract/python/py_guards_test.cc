@@ -137,6 +137,27 @@ TEST(PythonGuards, PastATryWhoseBodyLeavesOnlyAHandlerLetsControlThrough) {
             (std::vector<std::string>{""}));
 }
 
+// An if whose body ends by leaving is got past only when its test fails,
+// whatever loop or try comes before the return or continue in it.
+TEST(PythonGuards, AnIfWhoseBodyEndsByLeavingIsGotPastWhenItsTestFails) {
+  EXPECT_EQ(Triggers("def f(globs, parms):\n"
+                     "    if isinstance(globs, list):\n"
+                     "        for g in globs:\n"
+                     "            use(g)\n"
+                     "        return globs\n"
+                     "    for parm in parms:\n"
+                     "        if parm.startswith('TZID='):\n"
+                     "            try:\n"
+                     "                tz(parm)\n"
+                     "            except KeyError:\n"
+                     "                pass\n"
+                     "            continue\n"
+                     "        raise ValueError('unsupported parm')\n"),
+            (std::vector<std::string>{"raised when `globs` is not an instance of `list` and "
+                                      "iterating `for parm in parms` and not "
+                                      "`parm.startswith('TZID=')`"}));
+}
+
 TEST(PythonGuards, ALongConditionIsCutWhereANameEnds) {
   std::string cond = "obj";
   for (int i = 0; i < 30; ++i) cond += ".attribute_number_" + std::to_string(i);
