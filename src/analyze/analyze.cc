@@ -282,6 +282,14 @@ bool OfTheEnvironment(std::string_view subject) {
                      [&](std::string_view e) { return StartsWith(subject, e); });
 }
 
+// Whether a guard's subject is an object's private state (`self._state`,
+// `cls._registry`): set by the library as it goes (cffi's
+// `self._inside_extern_python = decl.name`), never passed by a caller, so
+// no value of it is a fix.
+bool PrivateState(std::string_view subject) {
+  return StartsWith(subject, "self._") || StartsWith(subject, "cls._");
+}
+
 // The conditions that decide a raise (a site's guards run outermost
 // first): the innermost one; before it the tests of the same if statement
 // that failed on the way to its elif or else (`if val in YES: return 1` /
@@ -516,7 +524,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     std::vector<Guard> innermost =
         WithValidValues(Innermost(guards, e.template_text), e.template_text);
     for (const Guard& g : WithoutFastPathTypes(innermost, false)) {
-      if (g.values.empty() || OfTheEnvironment(g.subject)) continue;
+      if (g.values.empty() || OfTheEnvironment(g.subject) || PrivateState(g.subject)) continue;
       // What the raising function's docstring says of the checked name, when
       // it is one of its parameters.
       if (!params_read) params = catalog::SiteParameters(s);

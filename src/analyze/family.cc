@@ -560,7 +560,10 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
               "in progress", "not open", "was not called", "finalized", "re-entr"});
       !w.empty())
     return ByWords("invalid-state", w);
-  if (auto w = SaysWord(m, {"state", "event loop"}); !w.empty()) return ByWords("invalid-state", w);
+  // A state matrix, vector or space is a model's, no object's state.
+  if (auto w = SaysWord(m, {"state", "event loop"});
+      !w.empty() && Says(m, {"state matrix", "state vector", "state space", "state-space"}).empty())
+    return ByWords("invalid-state", w);
   if (auto w = SaysWord(m, {"parse", "parsing", "parsed", "syntax"}); !w.empty())
     return ByWords("parse-error", w);
   if (auto w = Says(m, {"malformed", "but found", "invalid literal", "unexpected token",

@@ -181,7 +181,7 @@ std::string Where(const catalog::ErrorRecord& e) {
   return type + " is raised " + where + " of " + e.library + ".";
 }
 
-// Whether the caller's statement holds the message's words: at least half
+// Whether the caller's statement holds the message's words: more than half
 // of the words of three letters or more in the template's literal text
 // appear in the statement's string literals. `self.fail_tag("endfor")`
 // writes one word of "Encountered unknown tag 'endfor'."; `self.error("empty
@@ -223,7 +223,7 @@ bool WordsWrittenAt(const Template& message, std::string_view statement) {
       }
     }
   }
-  return 2 * found >= words.size();
+  return 2 * found > words.size();
 }
 
 // The method whose whole body is `raise NotImplementedError` for a

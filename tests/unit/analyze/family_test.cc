@@ -95,6 +95,11 @@ TEST(Family, RulesOverTypeAndMessage) {
        "Invalid type 1 for option stripnl; you must give a list value",
        "wrong-type"},
       {{"OptionError", "Exception"}, "raise", "Invalid value 'x' for option n", "invalid-value"},
+      // A model's state matrix is no object's state.
+      {{"ShapeError", "ValueError"},
+       "raise",
+       "initial_conditions must have the same number of rows as the state matrix.",
+       "invalid-value"},
       // Negative of a number, not of a map.
       {{"PyAsn1Error", "Exception"}, "raise", "Key in negative map", "other"},
       {{"ValueError"}, "raise", "negative maxlength", "out-of-range"},
