@@ -466,6 +466,11 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
       return By("invalid-choice", "`" + g.subject + "` is not in the set `" + g.code + "` checks");
     }
   }
+  // Before words of a choice: multiprocessing's "address type of ...
+  // unrecognized" is raised in the else of isinstance tests.
+  if (facts.own_test_refuses_type) {
+    return By("wrong-type", "the raise's own test is a failed isinstance");
+  }
   if (auto w = Says(m, {"must be one of", "expected one of", "should be one of", "not one of",
                         "valid options", "valid values", "valid choices", "invalid choice",
                         "invalid mode", "invalid option", "unknown mode", "unrecognized",
@@ -494,8 +499,6 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                 "the raise needs `" + g.subject + "` not to be an instance of " + types);
     }
   }
-  if (facts.own_test_refuses_type)
-    return By("wrong-type", "the raise's own test is a failed isinstance");
   if (auto w = Says(m, {"instance of", "got type", "not callable", "wrong type", "invalid type"});
       !w.empty())
     return ByWords("wrong-type", w);

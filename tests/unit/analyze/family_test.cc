@@ -328,6 +328,12 @@ TEST(Family, ARaiseUnderAFailedIsinstanceIsAWrongType) {
   EXPECT_EQ(ClassifyFamily(facts).slug, "invalid-value");
   facts.own_test_refuses_type = true;
   EXPECT_EQ(ClassifyFamily(facts).slug, "wrong-type");
+  // Words of a choice do not outweigh it.
+  facts.ancestry = {"TypeError", "Exception"};
+  facts.message = "address type of  unrecognized";
+  EXPECT_EQ(ClassifyFamily(facts).slug, "wrong-type");
+  facts.own_test_refuses_type = false;
+  EXPECT_EQ(ClassifyFamily(facts).slug, "invalid-choice");
 }
 
 }  // namespace
