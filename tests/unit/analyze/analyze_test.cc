@@ -301,6 +301,15 @@ TEST(Analyze, OnlyACallIntoARaisingHelperHandsItsWordsOn) {
   EXPECT_GE(checked, 3u);
 }
 
+// The analysis of the error of `source` whose template is `text`.
+Analysis AnalysisOf(const std::string& source, const std::string& text) {
+  std::map<std::string, catalog::ErrorRecord> by = AnalysedByTemplate(source);
+  auto it = by.find(text);
+  bool found = it != by.end() && it->second.analysis.has_value();
+  EXPECT_TRUE(found) << text;
+  return found ? *it->second.analysis : Analysis{};
+}
+
 // A method a subclass is to override is reached through the base class or a
 // subclass that lacks it, the caller's as often as the library's: the page
 // says both, not "report a bug".
@@ -309,9 +318,7 @@ TEST(Analyze, APlaceholderMethodIsExplainedForTheSubclassThatLacksIt) {
       "class InteractiveShell:\n"
       "    def enable_gui(self, gui=None):\n"
       "        raise NotImplementedError('Implement enable_gui in a subclass')\n";
-  std::map<std::string, catalog::ErrorRecord> by = AnalysedByTemplate(source);
-  ASSERT_EQ(by.count("Implement enable_gui in a subclass"), 1u);
-  const Analysis& a = *by["Implement enable_gui in a subclass"].analysis;
+  const Analysis a = AnalysisOf(source, "Implement enable_gui in a subclass");
   EXPECT_NE(a.prose.meaning.find("`InteractiveShell.enable_gui` is a placeholder its subclasses "
                                  "override"),
             std::string::npos)
@@ -335,9 +342,7 @@ TEST(Analyze, TwoListsOfOneNameAreEachSaidWithTheirTest) {
       "    if t in ('testlist', 'exprlist'):\n"
       "        return 2\n"
       "    raise ValueError('unknown kind')\n";
-  std::map<std::string, catalog::ErrorRecord> by = AnalysedByTemplate(source);
-  ASSERT_EQ(by.count("unknown kind"), 1u);
-  const Analysis& a = *by["unknown kind"].analysis;
+  const Analysis a = AnalysisOf(source, "unknown kind");
   ASSERT_EQ(a.valid.size(), 2u);
   std::string all;
   for (const std::string& s : a.prose.solutions) all += s + "\n";
