@@ -437,9 +437,6 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     return std::nullopt;
   }
 
-  // The collection a module-level `NAME = (...)` / `[...]` / `{...}` /
-  // `frozenset({...})` binds, when NAME is assigned once at module level;
-  // a null node otherwise.
   // Whether the parameter `subject` is converted in its function before the
   // test `at` (bound again to something made of it): then what the test
   // accepts is not what a caller may pass. sympy's `expr = sympify(expr)`
@@ -544,6 +541,9 @@ class PythonGuardSyntax : public flow::GuardSyntax {
     return ts_node_is_null(n) || KindOf(n) != kIf;
   }
 
+  // The collection a module-level `NAME = (...)` / `[...]` / `{...}` /
+  // `frozenset({...})` binds, when NAME is assigned once at module level;
+  // a null node otherwise.
   TSNode ModuleConstant(TSNode from, std::string_view name) const {
     if (cache_.note_module_names) cache_.module_names.emplace_back(name);
     TSNode module = from;
