@@ -4,11 +4,13 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
 
+#include "analyze/related.h"
 #include "catalog/json.h"
 #include "core/guards.h"
 #include "core/native_errors.h"
@@ -200,29 +202,15 @@ bool WordsWrittenAt(const Template& message, std::string_view statement) {
   std::vector<std::string> words;
   for (const Piece& p : message.pieces()) {
     if (p.is_value) continue;
-    std::string word;
-    for (size_t i = 0; i <= p.text.size(); ++i) {
-      char c = i < p.text.size() ? p.text[i] : ' ';
-      if (std::isalpha(static_cast<unsigned char>(c)) != 0) {
-        word.push_back(c);
-        continue;
-      }
-      if (word.size() >= 3) words.push_back(word);
-      word.clear();
+    for (std::string& w : Words(p.text)) {
+      if (w.size() >= 3) words.push_back(std::move(w));
     }
   }
   if (words.empty()) return false;
-  size_t found = 0;
-  for (const std::string& w : words) {
-    for (size_t at = quoted.find(w); at != std::string::npos; at = quoted.find(w, at + 1)) {
-      size_t end = at + w.size();
-      if ((at == 0 || std::isalpha(static_cast<unsigned char>(quoted[at - 1])) == 0) &&
-          (end == quoted.size() || std::isalpha(static_cast<unsigned char>(quoted[end])) == 0)) {
-        ++found;
-        break;
-      }
-    }
-  }
+  std::vector<std::string> in_call = Words(quoted);
+  std::set<std::string> written(in_call.begin(), in_call.end());
+  size_t found = static_cast<size_t>(std::count_if(
+      words.begin(), words.end(), [&](const std::string& w) { return written.count(w) != 0; }));
   return 2 * found > words.size();
 }
 
