@@ -514,6 +514,11 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     // `self._check_packed_address(address, 4)`: an int is no fix for a
     // packed address of the wrong length, which the helper checks.
     if (HelperDecides(s.trigger)) continue;
+    // A module's or class's `__getattr__` runs only for names that are not
+    // there: the names it tests are a few more it answers (werkzeug's
+    // deprecated `OrderedMultiDict`), not all a caller may ask for.
+    bool lookup_hook =
+        EndsWith(s.function, "__getattr__") || EndsWith(s.function, "__getattribute__");
     std::vector<catalog::Parameter> params;
     bool params_read = false;
     // Only the conditions the raise sits right under say what the value
@@ -524,7 +529,10 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     std::vector<Guard> innermost =
         WithValidValues(Innermost(guards, e.template_text), e.template_text);
     for (const Guard& g : WithoutFastPathTypes(innermost, false)) {
-      if (g.values.empty() || OfTheEnvironment(g.subject) || PrivateState(g.subject)) continue;
+      if (g.values.empty() || OfTheEnvironment(g.subject) || PrivateState(g.subject) ||
+          lookup_hook) {
+        continue;
+      }
       // What the raising function's docstring says of the checked name, when
       // it is one of its parameters.
       if (!params_read) params = catalog::SiteParameters(s);
