@@ -485,6 +485,25 @@ std::vector<Guard> WithoutFastPathTypes(std::vector<Guard> innermost, bool compa
   return innermost;
 }
 
+// Whether the raise sits right under a failed isinstance (`if not
+// isinstance(x, T):`, or the else of `elif isinstance(x, T):`), every test
+// of its chain being one isinstance: one paired with another test
+// (`isinstance(event, Preamble) and self.state == 1`) makes the error the
+// pair's.
+bool UnderAFailedIsinstance(const std::vector<Guard>& innermost) {
+  if (innermost.empty()) return false;
+  const Guard& test = innermost.back();
+  if (test.kind != "if" && test.kind != "elif") return false;
+  bool one_test = std::all_of(innermost.begin(), innermost.end(), [](const Guard& g) {
+    std::string_view c = Trim(g.code);
+    return c.find("isinstance(") != std::string_view::npos &&
+           c.find(" and ") == std::string_view::npos && c.find(" or ") == std::string_view::npos;
+  });
+  std::string_view code = Trim(test.code);
+  return one_test && ((StartsWith(code, "not isinstance(") && !test.negated) ||
+                      (StartsWith(code, "isinstance(") && test.negated));
+}
+
 Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) {
   Analysis a;
   FamilyFacts facts;
@@ -563,24 +582,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
       v.line = g.line;
       a.valid.push_back(std::move(v));
     }
-    if (!innermost.empty()) {
-      const Guard& test = innermost.back();
-      std::string_view code = Trim(test.code);
-      // Every test of the chain is one isinstance: a test paired with
-      // another (`isinstance(event, Preamble) and self.state == 1`) makes
-      // the error the pair's.
-      bool one_test = std::all_of(innermost.begin(), innermost.end(), [](const Guard& g) {
-        std::string_view c = Trim(g.code);
-        return c.find("isinstance(") != std::string_view::npos &&
-               c.find(" and ") == std::string_view::npos &&
-               c.find(" or ") == std::string_view::npos;
-      });
-      bool refuses = (StartsWith(code, "not isinstance(") && !test.negated) ||
-                     (StartsWith(code, "isinstance(") && test.negated);
-      if ((test.kind == "if" || test.kind == "elif") && one_test && refuses) {
-        facts.own_test_refuses_type = true;
-      }
-    }
+    facts.own_test_refuses_type = facts.own_test_refuses_type || UnderAFailedIsinstance(innermost);
     std::vector<Guard> for_family = WithoutFastPathTypes(std::move(innermost), true);
     facts.guards.insert(facts.guards.end(), for_family.begin(), for_family.end());
   }
