@@ -26,6 +26,12 @@ constexpr size_t kMaxAssertsSpelledOut = 3;
 // early exits before it say nothing (a goto arrives from elsewhere).
 constexpr std::string_view kBarrier = "";
 
+// Statements that leave where they stand: control never runs past them.
+bool Leaves(GuardNode k) {
+  return k == GuardNode::kReturn || k == GuardNode::kRaise || k == GuardNode::kBreak ||
+         k == GuardNode::kContinue || k == GuardNode::kGoto;
+}
+
 // Statements and clauses whose children are statements or clauses: the
 // only places a return, raise, break or continue can be (an expression
 // holds none, a nested definition's are its own).
@@ -380,15 +386,7 @@ class GuardReader {
 
   // Whether the statement's body or handlers hold a return, raise, break,
   // continue or goto (a nested function's do not count).
-  bool MayLeave(TSNode n) const {
-    return Holds(
-        n,
-        [](GuardNode k) {
-          return k == GuardNode::kReturn || k == GuardNode::kRaise || k == GuardNode::kBreak ||
-                 k == GuardNode::kContinue || k == GuardNode::kGoto;
-        },
-        HoldsStatements);
-  }
+  bool MayLeave(TSNode n) const { return Holds(n, Leaves, HoldsStatements); }
 
   // The if statement (`top` or one inside it) whose test, or an elif's,
   // holds `atom`; null when the atom is in no test of one.
@@ -669,13 +667,7 @@ class GuardReader {
         for (TSNode c : NamedChildren(s)) {
           if (Kind(c) != GuardNode::kComment) last = c;
         }
-        if (!ts_node_is_null(last)) {
-          GuardNode k = Kind(last);
-          if (k == GuardNode::kReturn || k == GuardNode::kRaise || k == GuardNode::kBreak ||
-              k == GuardNode::kContinue || k == GuardNode::kGoto) {
-            return Formula::False();
-          }
-        }
+        if (!ts_node_is_null(last) && Leaves(Kind(last))) return Formula::False();
         std::vector<Formula> all;
         size_t atoms = 0;
         for (TSNode c : NamedChildren(s)) {
@@ -791,6 +783,22 @@ class GuardReader {
     return Formula::Or(std::move(alternatives));
   }
 
+  // Whether control never runs off the end of `body` (a block, a
+  // handler's body); false for a null one or one whose paths are not known.
+  bool CertainlyLeaves(TSNode body) const {
+    if (ts_node_is_null(body)) return false;
+    std::optional<Formula> f = FallThrough(body, 1);
+    return f && Simplify(std::move(*f)).op == Formula::kFalse;
+  }
+
+  // Adds what `handler` handles to a guard's list of types; a bare
+  // `except:` handles everything, and the list then names none.
+  void AddHandled(TSNode handler, std::string& types, bool& bare) const {
+    std::string handled = syn_.HandledTypes(handler);
+    bare |= handled.empty();
+    if (!handled.empty()) types += (types.empty() ? "" : ", ") + handled;
+  }
+
   // A try whose handlers all leave, with a body that cannot: control gets
   // past it exactly when the tried code raised none of the handled types.
   // A match whose every case leaves: when the subject matched none.
@@ -808,14 +816,8 @@ class GuardReader {
         if (MayLeave(c)) return false;
         continue;
       }
-      if (k != GuardNode::kHandler) return false;
-      TSNode body = syn_.Body(c);
-      std::optional<Formula> f = ts_node_is_null(body) ? std::nullopt : FallThrough(body, 1);
-      if (!f || Simplify(std::move(*f)).op != Formula::kFalse) return false;
-      std::string handled = syn_.HandledTypes(c);
-      // A bare `except:` handles everything: the tried code raised nothing.
-      bare |= handled.empty();
-      if (!handled.empty()) types += (types.empty() ? "" : ", ") + handled;
+      if (k != GuardNode::kHandler || !CertainlyLeaves(syn_.Body(c))) return false;
+      AddHandled(c, types, bare);
     }
     g.kind = "no-exception";
     g.subject = syn_.Tried(s);
@@ -838,24 +840,14 @@ class GuardReader {
       GuardNode k = Kind(c);
       if (k == GuardNode::kComment) continue;
       if (k == GuardNode::kBlock) {
-        std::vector<Formula> all;
-        for (TSNode stmt : NamedChildren(c)) {
-          std::optional<Formula> f = FallThrough(stmt, 1);
-          if (!f) return false;
-          all.push_back(std::move(*f));
-        }
-        body_leaves = Simplify(Formula::And(std::move(all))).op == Formula::kFalse;
+        body_leaves = CertainlyLeaves(c);
         continue;
       }
       // What a finally or an else does on the way out is not read here.
       if (k != GuardNode::kHandler) return false;
-      TSNode body = syn_.Body(c);
-      std::optional<Formula> f = ts_node_is_null(body) ? std::nullopt : FallThrough(body, 1);
-      if (f && Simplify(std::move(*f)).op == Formula::kFalse) continue;
+      if (CertainlyLeaves(syn_.Body(c))) continue;
       any = true;
-      std::string handled = syn_.HandledTypes(c);
-      bare |= handled.empty();
-      if (!handled.empty()) types += (types.empty() ? "" : ", ") + handled;
+      AddHandled(c, types, bare);
     }
     if (!body_leaves || !any) return false;
     g.kind = "caught";
