@@ -1696,8 +1696,11 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   // names alone, through the branches of a class's __str__) are one site of
   // that error, not a site listed twice on its page.
   std::unordered_set<int64_t> linked;
+  std::vector<size_t> first;  // the sites that are the first of their row
   for (size_t i = 0; i < sites.size(); ++i) {
-    if (!linked.insert(links[i]).second) continue;
+    if (linked.insert(links[i]).second) first.push_back(i);
+  }
+  for (size_t i : first) {
     auto& [n, sum] = moved[error_pks[i]];
     ++n;
     sum = AddHashes(sum, crcs[i]);
@@ -1705,12 +1708,9 @@ Result<void> Catalog::WriteSites(int64_t library_pk, int64_t snapshot_pk,
   ERRDEX_TRY((*row_out)->Finish());
   Result<std::unique_ptr<BulkWriter>> link_out = db_.BulkInsert("site_link", "snapshot_pk, row_pk");
   if (!link_out) return tl::unexpected(link_out.error());
-  linked.clear();
-  for (int64_t pk : links) {
-    if (linked.insert(pk).second) ERRDEX_TRY((*link_out)->Add({snapshot_pk, pk}));
-  }
+  for (size_t i : first) ERRDEX_TRY((*link_out)->Add({snapshot_pk, links[i]}));
   ERRDEX_TRY((*link_out)->Finish());
-  if (written != nullptr) *written = static_cast<int64_t>(linked.size());
+  if (written != nullptr) *written = static_cast<int64_t>(first.size());
   if (next) {
     next->rows = std::move(rows);
     // What the last write's memo held for the sites found by their print
