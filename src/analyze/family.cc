@@ -106,15 +106,6 @@ bool HyphenatedOnly(const std::string& message, std::string_view word) {
   return true;
 }
 
-// "negative" of what is no number: pyasn1's "Key in negative map" (the
-// types a map skips), networkx's negative cycles (a graph's property).
-bool NegativeOfNoNumber(const std::string& message) {
-  for (std::string_view phrase : {"negative map", "negative cycle"}) {
-    if (message.find(phrase) != std::string::npos) return true;
-  }
-  return false;
-}
-
 FamilyAssignment By(std::string_view slug, std::string reason) {
   return {std::string(slug), std::move(reason)};
 }
@@ -278,8 +269,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   // IPython's ProvisionalWarning subclasses DeprecationWarning to be shown
   // by default; what it says is that a feature is new and may change.
   bool provisional =
-      !t.empty() && (AsciiLower(t.front()).find("provisional") != std::string::npos ||
-                     AsciiLower(t.front()).find("experimental") != std::string::npos);
+      !t.empty() && !Says(AsciiLower(t.front()), {"provisional", "experimental"}).empty();
   if (!provisional &&
       !(f = ByType("deprecated", t,
                    {"DeprecationWarning", "PendingDeprecationWarning", "FutureWarning"}))
@@ -529,7 +519,9 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                         "greater than",
                         "less than",
                         "overflow"});
-      !w.empty() && (w != "negative" || !NegativeOfNoNumber(m)))
+      // "negative" of what is no number: pyasn1's "Key in negative map" (the
+      // types a map skips), networkx's negative cycles (a graph's property).
+      !w.empty() && (w != "negative" || Says(m, {"negative map", "negative cycle"}).empty()))
     return ByWords("out-of-range", w);
   // A file, directory or path that is not there is the file system's answer.
   if (auto w = Says(m, {"does not exist", "doesn't exist", "not found"}); !w.empty()) {
