@@ -103,7 +103,9 @@ class SymbolTable {
  public:
   SymbolTable(const TSLanguage* language,
               const std::vector<std::pair<std::string_view, uint16_t>>& named);
+  // A null node (an absent field) is kind 0: tree-sitter reads through it.
   uint16_t Kind(TSNode node) const {
+    if (ts_node_is_null(node)) return 0;
     TSSymbol s = ts_node_symbol(node);
     return s < kinds_.size() ? kinds_[s] : 0;
   }
@@ -111,6 +113,12 @@ class SymbolTable {
  private:
   std::vector<uint16_t> kinds_;
 };
+
+// The grammar's name of the node's type; empty for a null node, which
+// tree-sitter would read through.
+inline std::string_view NodeType(TSNode node) {
+  return ts_node_is_null(node) ? std::string_view() : std::string_view(ts_node_type(node));
+}
 
 inline std::string_view NodeText(TSNode node, std::string_view source) {
   if (ts_node_is_null(node)) return {};

@@ -46,7 +46,7 @@ std::optional<std::string> StringValue(TSNode n, std::string_view src) {
   if (K(n) != kString) return std::nullopt;
   std::string out;
   for (TSNode c : NamedChildren(n)) {
-    std::string_view type = ts_node_type(c);
+    std::string_view type = NodeType(c);
     if (type == "string_content") {
       out += NodeText(c, src);
     } else if (type != "string_start" && type != "string_end") {
@@ -65,7 +65,7 @@ std::pair<std::string, int> FromModule(TSNode stmt, std::string_view src) {
   if (K(module_node) == kDottedName) return {std::string(NodeText(module_node, src)), 0};
   std::pair<std::string, int> out{"", 0};  // relative_import: dots, then maybe a dotted name
   for (TSNode c : Children(module_node)) {
-    if (std::string_view(ts_node_type(c)) == "import_prefix") {
+    if (NodeType(c) == "import_prefix") {
       std::string_view dots = NodeText(c, src);
       out.second = static_cast<int>(std::count(dots.begin(), dots.end(), '.'));
     } else if (K(c) == kDottedName) {
@@ -348,7 +348,7 @@ class Reader {
     }
     if (!ts_node_is_null(decorated_) && decorated_depth_ == depth - 1) {
       for (TSNode d : NamedChildren(decorated_)) {
-        if (std::string_view(ts_node_type(d)) == "decorator") OnDecorator(d, index);
+        if (NodeType(d) == "decorator") OnDecorator(d, index);
       }
     }
     decorated_ = TSNode{};
@@ -639,12 +639,11 @@ std::vector<SigParam> ReadParameters(TSNode function, std::string_view src) {
   std::vector<TSNode> params = NamedChildren(Field(function, "parameters"));
   // Before a `/` every parameter is positional only; after `*` or *args,
   // keyword only.
-  bool positional_only = std::any_of(params.begin(), params.end(), [](TSNode p) {
-    return std::string_view(ts_node_type(p)) == "positional_separator";
-  });
+  bool positional_only = std::any_of(
+      params.begin(), params.end(), [](TSNode p) { return NodeType(p) == "positional_separator"; });
   bool keyword_only = false;
   for (TSNode p : params) {
-    std::string_view type = ts_node_type(p);
+    std::string_view type = NodeType(p);
     if (type == "positional_separator") {
       positional_only = false;
       continue;
@@ -780,7 +779,7 @@ std::optional<TopImport> ReadTopImport(TSNode stmt, std::string_view src) {
 std::vector<std::string> Deleted(TSNode block, std::string_view src) {
   std::vector<std::string> out;
   for (TSNode s : NamedChildren(block)) {
-    if (std::string_view(ts_node_type(s)) != "delete_statement") continue;
+    if (NodeType(s) != "delete_statement") continue;
     std::vector<TSNode> pending = NamedChildren(s);
     while (!pending.empty()) {
       TSNode n = pending.back();
@@ -788,7 +787,7 @@ std::vector<std::string> Deleted(TSNode block, std::string_view src) {
       if (K(n) == kIdentifier) {
         out.emplace_back(NodeText(n, src));
       } else if (K(n) == kTuple || K(n) == kList || K(n) == kParenthesized ||
-                 std::string_view(ts_node_type(n)) == "expression_list") {
+                 NodeType(n) == "expression_list") {
         for (TSNode c : NamedChildren(n)) pending.push_back(c);
       }
     }

@@ -206,7 +206,7 @@ class Lowerer : flow::FlowBuilder {
         stack.push_back({Field(n, "value"), item.maybe, false});
         continue;
       }
-      std::string_view type = ts_node_type(n);
+      std::string_view type = NodeType(n);
       bool all_maybe = item.maybe || type.ends_with("comprehension") || k == kGeneratorExpression;
       std::vector<TSNode> kids = NamedChildren(n);
       for (size_t i = kids.size(); i-- > 0;) {

@@ -238,13 +238,13 @@ class Extractor {
     while (!stack.empty()) {
       TSNode x = stack.back();
       stack.pop_back();
-      if (std::string_view(ts_node_type(x)) != "use_declaration") {
+      if (NodeType(x) != "use_declaration") {
         for (TSNode c : NamedChildren(x)) stack.push_back(c);
         continue;
       }
       TSNode arg = Field(x, "argument");
       TSNode alias{};
-      if (std::string_view(ts_node_type(arg)) == "use_as_clause") {
+      if (NodeType(arg) == "use_as_clause") {
         alias = Field(arg, "alias");
         arg = Field(arg, "path");
       }
@@ -725,7 +725,7 @@ class Extractor {
       if (K(c) != kLineComment && K(c) != kBlockComment) last = c;
     }
     if (ts_node_is_null(last) || K(last) == kExpressionStatement || K(last) == kLetDeclaration ||
-        std::string_view(ts_node_type(last)).ends_with("_item")) {
+        NodeType(last).ends_with("_item")) {
       return TSNode{};
     }
     return last;
@@ -812,7 +812,7 @@ class Extractor {
   // `msg.as_ptr() as *const c_char`, `msg.as_ptr().cast::<c_char>()`.
   TSNode Pointed(TSNode x) const {
     for (int hops = 0; hops < 6 && !ts_node_is_null(x); ++hops) {
-      if (std::string_view(ts_node_type(x)) == "type_cast_expression") {
+      if (NodeType(x) == "type_cast_expression") {
         x = Field(x, "value");
         continue;
       }
@@ -829,7 +829,7 @@ class Extractor {
   // A number written in decimal digits prints as written (a type suffix,
   // `1u8`, or another base does not).
   std::optional<Template> DecimalLiteral(TSNode e) const {
-    if (std::string_view(ts_node_type(e)) != "integer_literal") return std::nullopt;
+    if (NodeType(e) != "integer_literal") return std::nullopt;
     std::string_view t = Text(e);
     if (t.empty() ||
         !std::all_of(t.begin(), t.end(), [](char ch) { return ch >= '0' && ch <= '9'; }))
@@ -1862,7 +1862,7 @@ class Extractor {
     while (!stack.empty()) {
       TSNode x = stack.back();
       stack.pop_back();
-      std::string_view kind = ts_node_type(x);
+      std::string_view kind = NodeType(x);
       if (kind == "use_declaration") {
         UsePaths(Field(x, "argument"), "", 0);
         continue;
@@ -1886,7 +1886,7 @@ class Extractor {
 
   void UsePaths(TSNode n, const std::string& prefix, int depth) {
     if (ts_node_is_null(n) || depth > 8) return;
-    std::string_view kind = ts_node_type(n);
+    std::string_view kind = NodeType(n);
     auto join = [&](std::string_view rest) {
       std::string out = prefix;
       if (!out.empty()) out += "::";
@@ -1915,13 +1915,12 @@ class Extractor {
   // anything else (`&str`, a tuple, a slice).
   std::string TypeRef(TSNode type, int depth = 0) const {
     if (ts_node_is_null(type) || depth > 8) return "";
-    if (std::string_view(ts_node_type(type)) == "reference_type")
-      return TypeRef(Field(type, "type"), depth + 1);
+    if (NodeType(type) == "reference_type") return TypeRef(Field(type, "type"), depth + 1);
     if (K(type) == kGenericType) {
       std::string_view base = Text(Field(type, "type"));
       if (base == "Box" || base == "Rc" || base == "Arc") {
         for (TSNode a : NamedChildren(Field(type, "type_arguments"))) {
-          if (std::string_view(ts_node_type(a)) != "lifetime") return TypeRef(a, depth + 1);
+          if (NodeType(a) != "lifetime") return TypeRef(a, depth + 1);
         }
         return "";
       }
@@ -1969,7 +1968,7 @@ class Extractor {
 
   void DeclareFieldList(TSNode body, const std::string& by_position, const std::string& by_name) {
     if (ts_node_is_null(body)) return;
-    std::string_view kind = ts_node_type(body);
+    std::string_view kind = NodeType(body);
     int position = 0;
     for (TSNode c : NamedChildren(body)) {
       uint16_t k = K(c);
@@ -1978,7 +1977,7 @@ class Extractor {
         continue;
       }
       if (kind == "field_declaration_list") {
-        if (std::string_view(ts_node_type(c)) != "field_declaration") continue;
+        if (NodeType(c) != "field_declaration") continue;
         Declare(by_name + std::string(Text(Field(c, "name"))), TypeRef(Field(c, "type")));
       } else if (kind == "ordered_field_declaration_list") {
         Declare(by_position + std::to_string(position++), TypeRef(c));
@@ -2074,7 +2073,7 @@ class Extractor {
     if (ts_node_is_null(pattern)) return "";
     if (K(pattern) == kMatchPattern && ts_node_named_child_count(pattern) > 0)
       pattern = ts_node_named_child(pattern, 0);
-    std::string_view kind = ts_node_type(pattern);
+    std::string_view kind = NodeType(pattern);
     if (kind != "tuple_struct_pattern" && kind != "struct_pattern") return "";
     TSNode type = Field(pattern, "type");
     if (K(type) != kScopedIdentifier && K(type) != kScopedTypeIdentifier) return "";
@@ -2083,8 +2082,7 @@ class Extractor {
     if (owner.empty()) return "";
     std::string variant = owner + "::" + std::string(Text(Field(type, "name")));
     auto binds = [&](TSNode p) {
-      while (!ts_node_is_null(p) &&
-             (K(p) == kMutPattern || std::string_view(ts_node_type(p)) == "ref_pattern")) {
+      while (!ts_node_is_null(p) && (K(p) == kMutPattern || NodeType(p) == "ref_pattern")) {
         p = ts_node_named_child(p, ts_node_named_child_count(p) - 1);
       }
       return !ts_node_is_null(p) && K(p) == kIdentifier && Text(p) == name;
@@ -2097,7 +2095,7 @@ class Extractor {
         ++position;
         continue;
       }
-      if (std::string_view(ts_node_type(c)) != "field_pattern") continue;
+      if (NodeType(c) != "field_pattern") continue;
       TSNode field = Field(c, "name");
       TSNode bound = Field(c, "pattern");
       if (ts_node_is_null(bound) ? Text(field) == name : binds(bound))
@@ -2125,7 +2123,7 @@ class Extractor {
         if (!type.empty() && std::isupper(static_cast<unsigned char>(type[0])) != 0)
           return type + "::" + std::string(Text(Field(f, "name"))) + "()";
       }
-    } else if (std::string_view(ts_node_type(value)) == "struct_expression") {
+    } else if (NodeType(value) == "struct_expression") {
       std::string type = BaseTypeName(Field(value, "name"));
       return type == "Self" ? self_type : type;
     }
@@ -2330,7 +2328,7 @@ class Extractor {
       for (auto it = children.rbegin(); it != children.rend(); ++it) {
         // Only the pattern's head: the fields' own patterns name no variant.
         if (K(*it) == kScopedIdentifier || K(*it) == kScopedTypeIdentifier ||
-            std::string_view(ts_node_type(*it)).find("pattern") != std::string_view::npos) {
+            NodeType(*it).find("pattern") != std::string_view::npos) {
           stack.push_back(*it);
         }
       }

@@ -564,7 +564,7 @@ class Lowerer : flow::FlowBuilder {
         break;
     }
     // Items (a nested struct, impl or use) bind no variable.
-    if (std::string_view(ts_node_type(stmt)).ends_with("_item")) {
+    if (NodeType(stmt).ends_with("_item")) {
       Kid(parent, Add(FlowKind::kLeaf, stmt));
       return;
     }

@@ -154,12 +154,11 @@ class RustGuardSyntax : public flow::GuardSyntax {
   // `!=` swapped; anything else gets a `!`.
   Expr Negative(TSNode cond) const override {
     cond = Unparenthesized(cond);
-    if (std::string_view(ts_node_type(cond)) == "unary_expression" &&
-        NodeText(cond, source()).substr(0, 1) == "!") {
+    if (NodeType(cond) == "unary_expression" && NodeText(cond, source()).substr(0, 1) == "!") {
       TSNode arg = ts_node_named_child(cond, 0);
       if (!ts_node_is_null(arg)) return Positive(Unparenthesized(arg));
     }
-    if (std::string_view(ts_node_type(cond)) == "binary_expression") {
+    if (NodeType(cond) == "binary_expression") {
       std::string_view op = NodeText(Field(cond, "operator"), source());
       TSNode left = Field(cond, "left");
       TSNode right = Field(cond, "right");
@@ -195,7 +194,7 @@ class RustGuardSyntax : public flow::GuardSyntax {
   }
 
   int PrecedenceOf(TSNode n) const {
-    std::string_view type = ts_node_is_null(n) ? "" : ts_node_type(n);
+    std::string_view type = NodeType(n);
     if (type == "binary_expression") {
       return BinaryPrecedence(NodeText(Field(n, "operator"), source()));
     }
