@@ -38,7 +38,9 @@ struct Guard {
   // `code`, a module-level import at `line`, rebinds `subject`, the
   // definition the raise is in; replaced-if-defined: a star import that may
   // not define it) and stands-in (the whole module runs in place of `code`,
-  // at `line` of the file `subject`, when it fails)
+  // at `line` of the file `subject`, when it fails); message (Python: a
+  // test that chose this text among those the raise can have, `msg += ...`
+  // under an `if`; first in the list, and never the raise's own test)
   std::string kind;
   std::string code;  // the condition as written; for except the types, for case the pattern
   bool negated = false;

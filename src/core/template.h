@@ -2,6 +2,7 @@
 // values interpolated at run time, as the source builds it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,12 +50,26 @@ struct Piece {
 // `if p is None:` its text under p None. Front ends only, never stored, and
 // not part of a template's identity: binding p to a value the assumption
 // contradicts (`f(None)`) drops the branch.
+//
+// kHolds and kFails are of a whole test at a place rather than of a name:
+// `if path.endswith(".py"): msg += ...` gives the longer text under the
+// test holding. The front end finds the test again by its bytes (`start`,
+// `end`) counted from the start of the function it is in, whose text hashes
+// to `scope`: a function whose text did not change finds them again
+// wherever it moved in its file. `name` is "@" and those three, which no
+// parameter is.
+// It says the test as a condition of the site whose message it is.
 struct Assumption {
-  enum class Test : uint8_t { kTruthy, kFalsy, kNone, kNotNone };
+  enum class Test : uint8_t { kTruthy, kFalsy, kNone, kNotNone, kHolds, kFails };
   std::string name;
   Test test = Test::kTruthy;
+  uint32_t start = 0;
+  uint32_t end = 0;
+  uint32_t scope = 0;
+  bool OfATest() const { return test == Test::kHolds || test == Test::kFails; }
   friend bool operator==(const Assumption& a, const Assumption& b) {
-    return a.name == b.name && a.test == b.test;
+    return a.name == b.name && a.test == b.test && a.start == b.start && a.end == b.end &&
+           a.scope == b.scope;
   }
 };
 
@@ -83,6 +98,12 @@ class Template {
   // Keeps what `other` assumes too: the same text reached by two branches
   // holds under what both say.
   void KeepCommonAssumptions(const Template& other);
+  // Drops the assumptions `drop` is true of.
+  template <typename Pred>
+  void ForgetAssumptions(Pred drop) {
+    assumptions_.erase(std::remove_if(assumptions_.begin(), assumptions_.end(), drop),
+                       assumptions_.end());
+  }
   // Two assumptions of one name that cannot both hold (p None and p
   // truthy): branches a concatenation joined that never run together.
   bool AssumesTheImpossible() const;

@@ -278,6 +278,7 @@ struct Scope {
   int class_info = -1;     // index into FileResult::classes
   int function_info = -1;  // index into FileResult::functions, created on demand
   std::string signature;   // Site::signature, made on the first site in it
+  size_t sites_from = 0;   // FileResult::sites made before it was entered
 };
 
 // Where an expression is evaluated: the function scopes around it (innermost
@@ -972,7 +973,55 @@ class FileExtractor {
   }
 
   void Leave(TSNode node) {
-    if (!scopes_.empty() && ts_node_eq(scopes_.back().node, node)) scopes_.pop_back();
+    if (scopes_.empty() || !ts_node_eq(scopes_.back().node, node)) return;
+    if (!scopes_.back().is_class) {
+      for (size_t i = scopes_.back().sites_from; i < result_.sites.size(); ++i) {
+        SayTestsOfTheMessage(result_.sites[i].site, node);
+      }
+    }
+    scopes_.pop_back();
+  }
+
+  // The tests that chose a site's message among the texts its raise can
+  // have (`msg += ...` under an `if`, the arm of `"A" if c else "B"`), made
+  // conditions of the site: the raise with that text runs only when they
+  // held. Tests of `fn`, the innermost function of the site; a test of a
+  // function around it ran when the inner one was made, not when it raised.
+  // A test that is already a guard of the raise is not said twice. They
+  // come first, in the order of their lines: the last guard stays the
+  // raise's own test, which the analysis reads.
+  void SayTestsOfTheMessage(Site& s, TSNode fn) {
+    std::vector<Guard> tests;
+    uint32_t from = ts_node_start_byte(fn);
+    for (const Assumption& a : s.message.assumptions()) {
+      if (!a.OfATest() || a.scope != TextHash(fn) || a.end > ts_node_end_byte(fn) - from) continue;
+      uint32_t start = from + a.start;
+      uint32_t end = from + a.end;
+      TSNode test = ts_node_descendant_for_byte_range(fn, start, end);
+      while (!ts_node_is_null(test) && !SameNode(test, fn) &&
+             ts_node_end_byte(Parent(test)) == end && ts_node_start_byte(Parent(test)) == start) {
+        test = Parent(test);  // the outermost node of those bytes: the test as a whole
+      }
+      if (ts_node_is_null(test) || ts_node_start_byte(test) != start ||
+          ts_node_end_byte(test) != end) {
+        continue;
+      }
+      Guard g = PythonTestGuard(test, a.test == Assumption::Test::kFails, src_, &guards_);
+      auto same = [&](const Guard& h) {
+        return h.line == g.line && h.code == g.code && h.negated == g.negated;
+      };
+      if (std::none_of(s.guards.begin(), s.guards.end(), same) &&
+          std::none_of(tests.begin(), tests.end(), same)) {
+        tests.push_back(std::move(g));
+      }
+    }
+    s.message.ForgetAssumptions([](const Assumption& a) { return a.OfATest(); });
+    if (tests.empty()) return;
+    std::stable_sort(tests.begin(), tests.end(),
+                     [](const Guard& a, const Guard& b) { return a.line < b.line; });
+    s.guards.insert(s.guards.begin(), std::make_move_iterator(tests.begin()),
+                    std::make_move_iterator(tests.end()));
+    s.trigger = TriggerSentence(s.guards);
   }
 
   void EnterFunction(TSNode node) {
@@ -980,6 +1029,7 @@ class FileExtractor {
     s.node = node;
     s.name = std::string(Text(Field(node, "name")));
     s.qualname = Qualify(s.name);
+    s.sites_from = result_.sites.size();
     scopes_.push_back(std::move(s));
     Scope& scope = scopes_.back();
     const Scope* owner = ScopeAbove(scopes_.size() - 1);
@@ -1581,6 +1631,15 @@ class FileExtractor {
                   std::vector<Assumption>& out) {
     using Test = Assumption::Test;
     if (ts_node_is_null(test) || depth > 8) return;
+    if (depth == 0 && TestedOnce(test, ctx)) {
+      TSNode fn = ctx.functions.back();
+      uint32_t from = ts_node_start_byte(fn);
+      Assumption a{"", holds ? Test::kHolds : Test::kFails, ts_node_start_byte(test) - from,
+                   ts_node_end_byte(test) - from, TextHash(fn)};
+      a.name = "@" + std::to_string(a.scope) + ":" + std::to_string(a.start) + "-" +
+               std::to_string(a.end);
+      out.push_back(std::move(a));
+    }
     switch (K(test)) {
       case kParenthesized:
         if (ts_node_named_child_count(test) == 1) {
@@ -1622,6 +1681,33 @@ class FileExtractor {
     }
   }
 
+  // A function's text, hashed once per function: what a test's place is
+  // counted from (Assumption::scope).
+  uint32_t TextHash(TSNode fn) {
+    auto [it, fresh] = text_hashes_.try_emplace(ts_node_start_byte(fn), 0);
+    if (fresh) it->second = static_cast<uint32_t>(std::hash<std::string_view>()(Text(fn)));
+    return it->second;
+  }
+
+  // Whether `test`, in the innermost function of `ctx`, runs at most once
+  // per call: not in a loop, comprehension or lambda of that function,
+  // where what it held on one pass says nothing of the pass that raised.
+  // Only then is what it held a condition of the message it chose.
+  bool TestedOnce(TSNode test, const EvalContext& ctx) const {
+    if (ctx.functions.empty() || ctx.bindings != nullptr || ctx.inline_depth > 0) return false;
+    TSNode fn = ctx.functions.back();
+    if (!extract::Contains(fn, test)) return false;
+    for (TSNode n = Parent(test); !ts_node_is_null(n) && !SameNode(n, fn); n = Parent(n)) {
+      uint16_t k = K(n);
+      if (k == kFor || k == kWhile || k == kLambda || k == kGeneratorExpression ||
+          k == kFunctionDefinition || k == kClassDefinition ||
+          NodeType(n).ends_with("comprehension")) {
+        return false;
+      }
+    }
+    return true;
+  }
+
   // What the branches `stmt` sits in within its function say: the test of
   // each if or elif whose body holds it, and of an elif or else the tests
   // before it failing.
@@ -1658,7 +1744,10 @@ class FileExtractor {
   // statement of its own, in the block that holds both the definition
   // (before it) and the use (after it), so that every path between them
   // runs its test; the replacing definition must be a statement of the
-  // if's body that nothing before it in that body can jump past.
+  // arm's body that nothing before it in that body can jump past. Of an
+  // if/elif chain, the tests of the arms from the first that each replace
+  // it all failed (an arm that does not replace it lets it through whatever
+  // the tests after it say).
   std::vector<Assumption> Bypassed(const Def& d, const DefList& all, const EvalContext& ctx,
                                    TSNode use) {
     std::vector<Assumption> out;
@@ -1666,13 +1755,17 @@ class FileExtractor {
         ctx.bindings != nullptr) {
       return out;
     }
+    // The ifs passed, by their first byte, and the arms of each that replace it.
+    std::map<uint32_t, std::pair<TSNode, std::set<uint32_t>>> replaced;
     for (const DefPtr& other : all) {
       if (other.get() == &d || ts_node_is_null(other->stmt)) continue;
       TSNode stmt = other->stmt;
       while (K(Parent(stmt)) == kExpressionStatement) stmt = Parent(stmt);
       TSNode body = Parent(stmt);
-      TSNode s = Parent(body);
-      if (K(body) != kBlock || K(s) != kIf || !SameNode(Field(s, "consequence"), body)) continue;
+      TSNode arm = Parent(body);
+      if (K(body) != kBlock || !SameNode(Field(arm, "consequence"), body)) continue;
+      TSNode s = K(arm) == kIf ? arm : K(arm) == kElif ? Parent(arm) : TSNode{};
+      if (K(s) != kIf) continue;
       TSNode outer = Parent(s);
       if (!extract::Contains(outer, d.stmt) || !extract::Contains(outer, use) ||
           extract::Contains(s, d.stmt) || extract::Contains(s, use) ||
@@ -1687,7 +1780,20 @@ class FileExtractor {
         straight &= k == kExpressionStatement || k == kAssignment || k == kAugmentedAssignment ||
                     k == kReturn;
       }
-      if (straight) AssumeTest(Field(s, "condition"), false, ctx, s, 0, out);
+      if (!straight) continue;
+      auto& entry = replaced[ts_node_start_byte(s)];
+      entry.first = s;
+      entry.second.insert(ts_node_start_byte(arm));
+    }
+    for (const auto& [at, entry] : replaced) {
+      const auto& [s, arms] = entry;
+      if (arms.count(ts_node_start_byte(s)) == 0) continue;
+      AssumeTest(Field(s, "condition"), false, ctx, s, 0, out);
+      for (TSNode clause : NamedChildren(s)) {
+        if (K(clause) != kElif) continue;
+        if (arms.count(ts_node_start_byte(clause)) == 0) break;
+        AssumeTest(Field(clause, "condition"), false, ctx, s, 0, out);
+      }
     }
     return out;
   }
@@ -4052,6 +4158,7 @@ class FileExtractor {
   std::unordered_map<std::string, DefList> module_defs_;
   using ReachingKey = std::tuple<std::string, uint32_t, uint32_t, uint32_t, uint32_t>;
   std::map<ReachingKey, std::pair<DefList, bool>> reaching_;
+  std::unordered_map<uint32_t, uint32_t> text_hashes_;  // by a function's first byte
   struct ParentKeyHash {
     size_t operator()(const std::pair<const void*, uint32_t>& k) const {
       return std::hash<const void*>()(k.first) ^ (static_cast<size_t>(k.second) << 1);

@@ -698,4 +698,15 @@ std::vector<Guard> PythonGuards(TSNode scope, TSNode target, std::string_view so
   return flow::ReadGuards(scope, target, PythonGuardSyntax(source, c), c);
 }
 
+Guard PythonTestGuard(TSNode cond, bool negated, std::string_view source, GuardCache* cache) {
+  GuardCache local;
+  GuardCache& c = cache != nullptr ? *cache : local;
+  Guard g = PythonGuardSyntax(source, c).Make("message", cond, negated);
+  // The other texts are raised where it fails: nothing it tests is refused.
+  g.values.clear();
+  g.meanings.clear();
+  g.subject.clear();
+  return g;
+}
+
 }  // namespace errdex::extract::python

@@ -28,4 +28,10 @@ using flow::kMaxGuardsPerStep;
 std::vector<Guard> PythonGuards(TSNode scope, TSNode target, std::string_view source,
                                 GuardCache* cache = nullptr);
 
+// The guard of kind "message" that the test `cond` holding (or, `negated`,
+// failing) makes: a test that chose the wording, not whether it raises, so
+// it lists no values.
+Guard PythonTestGuard(TSNode cond, bool negated, std::string_view source,
+                      GuardCache* cache = nullptr);
+
 }  // namespace errdex::extract::python
