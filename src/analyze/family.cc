@@ -328,13 +328,26 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                         "package is required", "module is required"});
       !w.empty())
     return ByWords("missing-dependency", w);
-  // A version string that does not parse, or one not given, is a bad value,
-  // not components of two versions (`unreasonable length http version`,
-  // `invalid version number`); a KeyError's words are a key's, and
-  // `--upgrade` is an option's name.
-  if (auto w = SaysWord(m, {"version", "versions", "upgrade"});
+  // Versions that do not go together are said as a requirement, a
+  // comparison or (in)compatibility: "requires numpy version 1.22 or
+  // later", "protocol version 3 is not supported". The word alone names a
+  // field, a string or an argument as often ("{name}.version must be
+  // string", "could not get version information", "Expected glibc version
+  // with 2 components"). A version string that does not parse, or one not
+  // given, is a bad value (`invalid version number`); a KeyError's words
+  // are a key's, and `--upgrade` is an option's name.
+  if (auto w = SaysWord(m, {"version", "versions", "upgrade", "downgrade"});
       !w.empty() && !Any(t, {"KeyError"}) && m.find("--upgrade") == std::string::npos &&
       !HyphenatedOnly(m, w) &&
+      (w == "upgrade" || w == "downgrade" ||
+       !SaysWord(m, {"require", "requires", "required", "minimum", "newer", "older", "later",
+                     "incompatible", "compatible", "compatibility", "mismatch", "mismatched",
+                     "supported", "unsupported", "upgrade", "downgrade", "since", "prior"})
+            .empty() ||
+       !Says(m, {">=", "<=", "at least", "too old", "too new", "only works", "only available",
+                 "available in", "added in", "introduced in", "not match", "doesn't match",
+                 "does not match"})
+            .empty()) &&
       Says(m, {"parse", "invalid", "illegal", "non digit", "non-digit", "unreasonable", "malformed",
                "should be", "doesn't specify", "no version specified", "unable to determine",
                "future version", "could not determine", "cannot determine"})
@@ -520,8 +533,10 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                         "less than",
                         "overflow"});
       // "negative" of what is no number: pyasn1's "Key in negative map" (the
-      // types a map skips), networkx's negative cycles (a graph's property).
-      !w.empty() && (w != "negative" || Says(m, {"negative map", "negative cycle"}).empty()))
+      // types a map skips), networkx's negative cycles (a graph's property),
+      // getopt's negative aliases (options that turn another off).
+      !w.empty() &&
+      (w != "negative" || Says(m, {"negative map", "negative cycle", "negative alias"}).empty()))
     return ByWords("out-of-range", w);
   // A file, directory or path that is not there is the file system's answer.
   if (auto w = Says(m, {"does not exist", "doesn't exist", "not found"}); !w.empty()) {
@@ -530,8 +545,11 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                 "the message says \"" + std::string(what) + "\" and \"" + std::string(w) + "\"");
     }
   }
-  // "hits() not defined for graphs with multiedges" refuses a kind of input.
-  if (auto w = Says(m, {"not defined for", "is undefined for"}); !w.empty())
+  // "hits() not defined for graphs with multiedges" refuses a kind of input;
+  // "overlap() not defined when sigma is zero" a value.
+  if (auto w =
+          Says(m, {"not defined for", "is undefined for", "not defined when", "is undefined when"});
+      !w.empty())
     return ByWords("not-implemented", w);
   if (auto w = Says(
           m, {"not found", "no such", "does not exist", "doesn't exist", "missing", "is not in the",
@@ -543,7 +561,10 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   if (auto w = SaysWord(m, {"undefined"}); !w.empty()) return ByWords("missing-key", w);
   if (auto w = Says(m, {"has no attribute", "no attribute"}); !w.empty())
     return ByWords("missing-attribute", w);
-  if (auto w = Says(m, {" not in "}); !w.empty()) return ByWords("missing-key", w);
+  // "dict contains fields not in fieldnames": keys there are too many, not
+  // one missing.
+  if (auto w = Says(m, {" not in "}); !w.empty() && Says(m, {"contains", "contain "}).empty())
+    return ByWords("missing-key", w);
   if (auto w = Says(m, {"not implemented", "not supported", "unsupported", "is not yet",
                         "only supported", "not available", "cannot handle", "can't handle"});
       !w.empty())

@@ -119,6 +119,31 @@ TEST(Family, RulesOverTypeAndMessage) {
        "version-mismatch"},
       // "conversion" contains "version" but is not the word.
       {{"RuntimeError"}, "raise", "conversion failed", "other"},
+      // A version as a field, a string or a piece of information: nothing
+      // required or compared.
+      {{"InvalidPythonEnvironment", "Exception"},
+       "raise",
+       "Could not get version information for '': ''",
+       "other"},
+      {{"RuntimeWarning", "Warning"},
+       "warning",
+       "Expected glibc version with 2 components major.minor, got: ",
+       "runtime-warning"},
+      {{"TypeError"}, "raise", ".version must be string", "wrong-type"},
+      // Required, refused or compared: two versions.
+      {{"RuntimeError"}, "raise", "requires numpy version 1.22 or later", "version-mismatch"},
+      {{"ValueError"}, "raise", "protocol version 3 is not supported", "version-mismatch"},
+      // A negative alias is an option (the one it names is not there), zero
+      // variance no key, and fields not in a list are too many.
+      {{"DistutilsGetoptError", "DistutilsError", "Exception"},
+       "raise",
+       "invalid negative alias '': option '' not defined",
+       "missing-key"},
+      {{"StatisticsError", "ValueError"},
+       "raise",
+       "overlap() not defined when sigma is zero",
+       "not-implemented"},
+      {{"ValueError"}, "raise", "dict contains fields not in fieldnames: ''", "invalid-value"},
       {{"AssertionError"}, "assert", "", "internal-assertion"},
       {{""}, "fatal", "Check failed: x > 0", "internal-assertion"},
       {{"INTERNAL"}, "status", "Failed to lower", "internal-assertion"},
