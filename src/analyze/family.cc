@@ -340,9 +340,11 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
       !w.empty() && !Any(t, {"KeyError"}) && m.find("--upgrade") == std::string::npos &&
       !HyphenatedOnly(m, w) &&
       (w == "upgrade" || w == "downgrade" ||
-       !SaysWord(m, {"require", "requires", "required", "minimum", "newer", "older", "later",
-                     "incompatible", "compatible", "compatibility", "mismatch", "mismatched",
-                     "supported", "unsupported", "upgrade", "downgrade", "since", "prior"})
+       !SaysWord(
+            m, {"require", "requires",     "required",   "minimum",       "newer",    "older",
+                "later",   "incompatible", "compatible", "compatibility", "mismatch", "mismatched",
+                "support", "supports",     "supported",  "unsupported",   "upgrade",  "downgrade",
+                "since",   "prior",        "before"})
             .empty() ||
        !Says(m, {">=", "<=", "at least", "too old", "too new", "only works", "only available",
                  "available in", "added in", "introduced in", "not match", "doesn't match",

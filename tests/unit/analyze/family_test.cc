@@ -133,6 +133,10 @@ TEST(Family, RulesOverTypeAndMessage) {
       // Required, refused or compared: two versions.
       {{"RuntimeError"}, "raise", "requires numpy version 1.22 or later", "version-mismatch"},
       {{"ValueError"}, "raise", "protocol version 3 is not supported", "version-mismatch"},
+      {{"SkipTest", "Exception"},
+       "raise",
+       "gdb versions before 7.0 didn't support python embedding.",
+       "version-mismatch"},
       // A negative alias is an option (the one it names is not there), zero
       // variance no key, and fields not in a list are too many.
       {{"DistutilsGetoptError", "DistutilsError", "Exception"},
