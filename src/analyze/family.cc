@@ -347,8 +347,8 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                 "since",   "prior",        "before"})
             .empty() ||
        !Says(m, {">=", "<=", "at least", "too old", "too new", "only works", "only available",
-                 "available in", "added in", "introduced in", "not match", "doesn't match",
-                 "does not match"})
+                 "with version", "for version", "of version", "available in", "added in",
+                 "introduced in", "not match", "doesn't match", "does not match"})
             .empty()) &&
       Says(m, {"parse", "invalid", "illegal", "non digit", "non-digit", "unreasonable", "malformed",
                "should be", "doesn't specify", "no version specified", "unable to determine",

@@ -133,6 +133,10 @@ TEST(Family, RulesOverTypeAndMessage) {
       // Required, refused or compared: two versions.
       {{"RuntimeError"}, "raise", "requires numpy version 1.22 or later", "version-mismatch"},
       {{"ValueError"}, "raise", "protocol version 3 is not supported", "version-mismatch"},
+      {{"ValueError"},
+       "raise",
+       "Namespace Gtk is already loaded with version 3.0",
+       "version-mismatch"},
       {{"SkipTest", "Exception"},
        "raise",
        "gdb versions before 7.0 didn't support python embedding.",
