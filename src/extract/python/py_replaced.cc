@@ -264,9 +264,15 @@ std::unordered_map<std::string, std::pair<const FileResult*, const TopImport*>> 
   return out;
 }
 
+// The sentence is written again from the guards; what a call into a
+// helper added after them (HelperDecides) stays at its end.
 void AddGuard(Site& s, Guard g) {
+  std::string helper;
+  if (size_t at = s.trigger.find(kHelperConditionLead); at != std::string::npos) {
+    helper = s.trigger.substr(at);
+  }
   s.guards.insert(s.guards.begin(), std::move(g));
-  s.trigger = TriggerSentence(s.guards);
+  s.trigger = TriggerSentence(s.guards) + helper;
 }
 
 }  // namespace

@@ -334,6 +334,34 @@ except ImportError:
   EXPECT_EQ(m["warn: a helper"].kind, "");
 }
 
+// A call into a helper that raises under a test of its own: the sentence
+// still says the helper decides once the module is said to stand in.
+TEST(Replaced, AStandInsSentenceKeepsWhatAHelperDecides) {
+  TempDir dir;
+  dir.Write("dec.py", R"py(
+try:
+    from _cdec import *
+except ImportError:
+    from _pydec import *
+)py");
+  dir.Write("_pydec.py", R"py(
+def _raise_error(trap, explanation):
+    if trap:
+        raise ValueError(explanation)
+    return None
+
+def power(x, trap):
+    if x == 0:
+        _raise_error(trap, "0 ** 0")
+)py");
+  std::map<std::string, Marked> m = MarksByMessage(dir);
+  EXPECT_EQ(m["0 ** 0"].kind, "stands-in");
+  EXPECT_EQ(m["0 ** 0"].trigger,
+            "raised only when `from _cdec import *` at line 3 of `dec.py` fails (this module "
+            "stands in for it), or the module is imported by its own name, and then when `x == "
+            "0`, and only when a condition inside `_raise_error` also holds");
+}
+
 TEST(Replaced, AModuleImportedAnyOtherWayDoesNotStandIn) {
   TempDir dir;
   auto fallback = [&](const std::string& importer, const std::string& module,
