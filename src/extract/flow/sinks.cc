@@ -290,6 +290,13 @@ std::optional<SinkRaise> SinkLinker::Bind(int sink, const SinkRaise& r,
     if (LastComponent(written).empty()) return std::nullopt;
     // The caller's own parameter names no class, whatever a class of that
     // name elsewhere (runpy's `error`).
+    // What the sink's dict maps the passed class to is raised in its place.
+    for (const auto& [key, value] : r.type_map) {
+      if (LastComponent(key) == LastComponent(written)) {
+        written = value;
+        break;
+      }
+    }
     std::optional<std::string> named;
     if (caller < 0 || !HasParam(caller, written)) named = type_named_(written, sink);
     if (named) {

@@ -36,6 +36,8 @@ struct SinkRaise {
   std::string exception;
   std::string exception_written;
   std::string type_param;  // the parameter that passes the type, if any
+  // What a dict maps a passed class to (ProtoSite::type_map).
+  std::vector<std::pair<std::string, std::string>> type_map;
   Template message;
   SiteKind kind = SiteKind::kRaise;
   bool guarded = false;  // a condition inside the sink (or a call on the way) decides

@@ -2867,9 +2867,12 @@ class FileExtractor {
         // the classes the callee can hold, each raised with these arguments.
         std::vector<std::string> types;
         std::string type_param;
+        std::vector<std::pair<std::string, std::string>> type_map;
         if (!is_class || K(fn) == kSubscript || K(fn) == kCall) {
           types = CalleeClasses(fn, ctx, &type_param);
           if (types.empty()) is_class = is_class && K(fn) != kSubscript && K(fn) != kCall;
+          if (types.empty() && K(fn) == kIdentifier)
+            MappedClassParam(fn, ctx, type_param, type_map);
         }
         if (types.empty()) types.push_back(written);
         for (const std::string& type : types) {
@@ -2885,6 +2888,7 @@ class FileExtractor {
             p.callee = type_name;
             p.callee_is_class = resolved || is_class;
             p.type_param = type_param;
+            p.type_map = type_map;
             p.has_call = true;
             p.args = std::move(args);
             out.push_back(std::move(p));
@@ -3009,6 +3013,47 @@ class FileExtractor {
         break;
     }
     return out;
+  }
+
+  // `error = _condition_map.get(condition, condition)`, then `raise
+  // error(...)`: the class raised is the parameter `condition` as the caller
+  // passed it, or what the dict maps it to. Sets `param` and `map` (class
+  // names as written, of a dict literal the name is bound to once).
+  void MappedClassParam(TSNode callee, const EvalContext& ctx, std::string& param,
+                        std::vector<std::pair<std::string, std::string>>& map) {
+    DefList defs;
+    std::vector<EvalContext> where;
+    if (ctx.functions.empty() || !ResolveName(Text(callee), ctx, defs, where) || defs.size() != 1 ||
+        defs[0]->type != Def::Type::kValue || K(defs[0]->value) != kCall) {
+      return;
+    }
+    TSNode call = defs[0]->value;
+    TSNode get = Field(call, "function");
+    std::vector<TSNode> args = NamedChildren(Field(call, "arguments"));
+    if (K(get) != kAttribute || Text(Field(get, "attribute")) != "get" || args.size() != 2 ||
+        K(args[0]) != kIdentifier || Text(args[0]) != Text(args[1]) ||
+        !EntryValue(Text(args[0]), where[0], defs[0]->stmt)) {
+      return;
+    }
+    TSNode dict = Field(get, "object");
+    if (K(dict) == kIdentifier) {
+      DefList dicts;
+      std::vector<EvalContext> at;
+      if (!ResolveName(Text(dict), where[0], dicts, at) || dicts.size() != 1 ||
+          dicts[0]->type != Def::Type::kValue) {
+        return;
+      }
+      dict = dicts[0]->value;
+    }
+    if (K(dict) != kDictionary) return;
+    for (TSNode pair : NamedChildren(dict)) {
+      if (K(pair) != kPair) continue;
+      std::string key = CollapseWhitespace(Text(Field(pair, "key")));
+      std::string value = CollapseWhitespace(Text(Field(pair, "value")));
+      if (!NamesClass(LastComponent(key)) || !NamesClass(LastComponent(value))) return;
+      map.emplace_back(std::move(key), std::move(value));
+    }
+    param = std::string(Text(args[0]));
   }
 
   void AddClass(std::vector<std::string>& out, std::string text) {
@@ -4331,6 +4376,7 @@ std::string FileResultText(const FileResult& r) {
     Write(out, p.site);
     out << "  proto " << p.callee << "|" << p.callee_is_class << p.has_call << p.tentative
         << p.chained << "|" << p.type_param << "|" << p.callee_written;
+    for (const auto& [key, value] : p.type_map) out << "|map " << key << "->" << value;
     Write(out, p.args);
     out << "\n";
   }

@@ -47,6 +47,10 @@ struct ProtoSite {
   // The parameter the type is read from when `callee` is its default
   // (`def f(msg, error_class=ValueError): raise error_class(msg)`).
   std::string type_param;
+  // The classes a dict maps the class passed in `type_param` to, key to
+  // class raised, as written: `error = _condition_map.get(condition,
+  // condition)` raises the mapped class for a key, the passed one otherwise.
+  std::vector<std::pair<std::string, std::string>> type_map;
   // The callee as written when the type is not it: `Error.from_data` when
   // the front end took the type from the class of an alternative constructor.
   std::string callee_written;

@@ -1322,6 +1322,7 @@ class Linker {
             r.exception = std::move(s.exception);
             r.exception_written = std::move(s.exception_written);
             r.type_param = type_param;
+            r.type_map = p.type_map;
             r.message = std::move(s.message);
             FormatOfVariadic(fn, r);
             r.guarded = guarded;

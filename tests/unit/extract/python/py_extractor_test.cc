@@ -1051,6 +1051,27 @@ TEST(PythonSinks, TypePassedAsArgumentAndChainsOfHelpers) {
                    }));
 }
 
+// _pydecimal's Context._raise_error: the class passed is raised, or what
+// a dict maps it to. The page had named the helper's local `error`.
+TEST(PythonSinks, APassedClassIsRaisedAsADictMapsIt) {
+  std::vector<std::string> sites = SinkSites(
+      "class InvalidOperation(ArithmeticError): pass\n"
+      "class ConversionSyntax(InvalidOperation): pass\n"
+      "class DivisionByZero(ArithmeticError): pass\n"
+      "_condition_map = {ConversionSyntax: InvalidOperation}\n"
+      "def _raise_error(condition, explanation):\n"
+      "  error = _condition_map.get(condition, condition)\n"
+      "  raise error(explanation)\n"
+      "def f(x):\n"
+      "  if x:\n"
+      "    _raise_error(ConversionSyntax, 'bad syntax')\n"
+      "  _raise_error(DivisionByZero, 'x / 0')\n");
+  EXPECT_EQ(sites, (std::vector<std::string>{
+                       "10 InvalidOperation: bad syntax via _raise_error",
+                       "11 DivisionByZero: x / 0 via _raise_error",
+                   }));
+}
+
 TEST(PythonSinks, AMethodsReceiverIsNotAParameterWhateverItsName) {
   // mpmath names the receiver `ctx`: `ctx.bad_domain("...")` passes the text
   // as `msg`. A static method has no receiver.
