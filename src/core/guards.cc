@@ -248,7 +248,24 @@ std::string Fold(const std::vector<Guard>& guards, size_t shown, const Voice& vo
   const Guard& last = guards.back();
   s += Render(last, voice);
   if (last.kind != "default-case" && last.code.find("isinstance(") == std::string::npos) {
-    s += Valid(last);
+    // The values the conditions left out accept too (`elif mode in ("w",
+    // "wb")` before the last `elif`): one list of all of them, not the last
+    // test's alone, which read as the only valid ones. Only beside a list
+    // of the last test's own: without it, theirs would read as all.
+    Guard valid = last;
+    for (const Guard& g : guards) {
+      if (&g == &last || last.values.empty() || last.subject.empty() || g.subject != last.subject ||
+          g.kind == "default-case" || g.code.find("isinstance(") != std::string::npos) {
+        continue;
+      }
+      for (const std::string& v : g.values) {
+        if (std::find(valid.values.begin(), valid.values.end(), v) == valid.values.end()) {
+          valid.values.push_back(v);
+          valid.meanings.clear();
+        }
+      }
+    }
+    s += Valid(valid);
   }
   size_t more = real - 1;
   return s + ", and " + (cut ? "more than " : "") + std::to_string(more) + " more condition" +

@@ -55,6 +55,32 @@ TEST(Voice, TriggerSentenceSaysItInTheVoice) {
             "never panics: the statement at line 3 always leaves before it");
 }
 
+// bz2's `if mode in ("", "r", "rb"): ... elif mode in ("w", "wb"): ... else:
+// raise`: folded to its last test, the sentence lists every value the
+// chain accepts, not the last test's alone.
+TEST(Trigger, AFoldedSentenceListsTheValuesOfEveryTestOfItsSubject) {
+  auto accepts = [](std::string code, std::string when, std::vector<std::string> values) {
+    Guard g = If(std::move(code));
+    g.kind = "elif";
+    g.negated = true;
+    g.when = std::move(when);
+    g.subject = "mode";
+    g.values = std::move(values);
+    return g;
+  };
+  std::vector<Guard> guards{
+      If("a"), If("b"), If("c"),
+      accepts("mode in ('r', 'rb')", "mode not in ('r', 'rb')", {"'r'", "'rb'"}),
+      accepts("mode in ('w', 'wb')", "mode not in ('w', 'wb')", {"'w'", "'wb'"})};
+  EXPECT_EQ(TriggerSentence(guards),
+            "raised when `mode not in ('w', 'wb')` (valid: `'w'`, `'wb'`, `'r'`, `'rb'`), and 4 "
+            "more conditions on the path");
+  // Spelled out, each test says its own.
+  EXPECT_EQ(TriggerSentence({guards[3], guards[4]}),
+            "raised when `mode not in ('r', 'rb')` (valid: `'r'`, `'rb'`) and `mode not in ('w', "
+            "'wb')` (valid: `'w'`, `'wb'`)");
+}
+
 TEST(Voice, RevoicedKeepsWhatFollowsAndIsIdempotent) {
   std::vector<Guard> guards{NoException("", ""), If("x")};
   Voice cpp = VoiceOf("cpp", "raise", "throw E();");

@@ -248,6 +248,16 @@ std::optional<std::string> SentenceToPython(const std::string& sentence) {
 
 std::string Quoted(const std::string& s) { return nlohmann::json(s).dump(); }
 
+// A sentence without its " (valid: ...)" lists.
+std::string WithoutValid(std::string s) {
+  for (size_t at = s.find(" (valid: "); at != std::string::npos; at = s.find(" (valid: ", at)) {
+    size_t close = s.find(')', at);
+    if (close == std::string::npos) break;
+    s.erase(at, close + 1 - at);
+  }
+  return s;
+}
+
 // Runs the functions and the triggers in CPython on random inputs.
 constexpr const char* kHarness = R"PY(
 import json, math, random, sys
@@ -334,14 +344,16 @@ TEST(TriggerProperty, SentenceIsTrueExactlyWhenTheRaiseIsReached) {
       std::string full = TriggerSentence(s.guards, SIZE_MAX);
       EXPECT_EQ(s.trigger, TriggerSentence(s.guards)) << message;
       // A folded sentence leads with the innermost condition and counts
-      // the others.
+      // the others (its valid values may take in those of the tests it
+      // folds away, so they are left out of the comparison).
       std::vector<std::string> parts =
           full.rfind("raised when ", 0) == 0 ? Parts(full.substr(12)) : std::vector<std::string>{};
       if (parts.size() > kTriggerConditionsShown && full.find("never") != 0) {
         ++folded;
         size_t more = parts.size() - 1;
-        EXPECT_EQ(s.trigger, "raised when " + parts.back() + ", and " + std::to_string(more) +
-                                 " more condition" + (more == 1 ? "" : "s") + " on the path");
+        EXPECT_EQ(WithoutValid(s.trigger),
+                  WithoutValid("raised when " + parts.back() + ", and " + std::to_string(more) +
+                               " more condition" + (more == 1 ? "" : "s") + " on the path"));
       }
       // Named, not spelled out: a fall-through too large to write (more
       // than a dozen conditions), a run of asserts, or a condition cut for
