@@ -296,14 +296,18 @@ from pkg.impl import check
   EXPECT_EQ(m["api: rebound by a module errdex reads"].kind, "");
 }
 
+// `module`, which imports everything of `accelerator` or, where that fails,
+// of `fallback` (decimal.py's `_decimal` and `_pydecimal`); the import that
+// may fail is at line 3.
+void WriteFallback(const TempDir& dir, const std::string& module, const std::string& accelerator,
+                   const std::string& fallback) {
+  dir.Write(module, "\ntry:\n    from " + accelerator +
+                        " import *\nexcept ImportError:\n    from " + fallback + " import *\n");
+}
+
 TEST(Replaced, AFallbackModuleStandsInForTheImportThatFailed) {
   TempDir dir;
-  dir.Write("num.py", R"py(
-try:
-    from _cnum import *
-except ImportError:
-    from _pynum import *
-)py");
+  WriteFallback(dir, "num.py", "_cnum", "_pynum");
   dir.Write("_pynum.py", "def add(a, b):\n    raise OverflowError('pynum: too big')\n");
   // Imported in a handler, but also by other code: a module of its own.
   dir.Write("threads.py", R"py(
@@ -338,12 +342,7 @@ except ImportError:
 // still says the helper decides once the module is said to stand in.
 TEST(Replaced, AStandInsSentenceKeepsWhatAHelperDecides) {
   TempDir dir;
-  dir.Write("dec.py", R"py(
-try:
-    from _cdec import *
-except ImportError:
-    from _pydec import *
-)py");
+  WriteFallback(dir, "dec.py", "_cdec", "_pydec");
   dir.Write("_pydec.py", R"py(
 def _raise_error(trap, explanation):
     if trap:
