@@ -253,18 +253,21 @@ std::string Fold(const std::vector<Guard>& guards, size_t shown, const Voice& vo
     // test's alone, which read as the only valid ones. Only beside a list
     // of the last test's own: without it, theirs would read as all.
     Guard valid = last;
-    for (const Guard& g : guards) {
-      if (&g == &last || last.values.empty() || last.subject.empty() || g.subject != last.subject ||
-          g.kind == "default-case" || g.code.find("isinstance(") != std::string::npos) {
+    for (size_t i = 0; i + 1 < guards.size() && !last.values.empty() && !last.subject.empty();
+         ++i) {
+      const Guard& g = guards[i];
+      if (g.subject != last.subject || g.kind == "default-case" ||
+          g.code.find("isinstance(") != std::string::npos) {
         continue;
       }
       for (const std::string& v : g.values) {
         if (std::find(valid.values.begin(), valid.values.end(), v) == valid.values.end()) {
           valid.values.push_back(v);
-          valid.meanings.clear();
         }
       }
     }
+    // Meanings stand beside the last test's values alone.
+    if (valid.values.size() != last.values.size()) valid.meanings.clear();
     s += Valid(valid);
   }
   size_t more = real - 1;

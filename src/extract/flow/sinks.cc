@@ -288,8 +288,6 @@ std::optional<SinkRaise> SinkLinker::Bind(int sink, const SinkRaise& r,
     if (it == b.end() || it->second.value) return std::nullopt;
     std::string written = it->second.expression;
     if (LastComponent(written).empty()) return std::nullopt;
-    // The caller's own parameter names no class, whatever a class of that
-    // name elsewhere (runpy's `error`).
     // What the sink's dict maps the passed class to is raised in its place.
     for (const auto& [key, value] : r.type_map) {
       if (LastComponent(key) == LastComponent(written)) {
@@ -297,6 +295,8 @@ std::optional<SinkRaise> SinkLinker::Bind(int sink, const SinkRaise& r,
         break;
       }
     }
+    // The caller's own parameter names no class, whatever a class of that
+    // name elsewhere (runpy's `error`).
     std::optional<std::string> named;
     if (caller < 0 || !HasParam(caller, written)) named = type_named_(written, sink);
     if (named) {

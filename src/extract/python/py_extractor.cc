@@ -991,10 +991,16 @@ class FileExtractor {
   // come first, in the order of their lines: the last guard stays the
   // raise's own test, which the analysis reads.
   void SayTestsOfTheMessage(Site& s, TSNode fn) {
+    const std::vector<Assumption>& assumed = s.message.assumptions();
+    if (std::none_of(assumed.begin(), assumed.end(),
+                     [](const Assumption& a) { return a.OfATest(); })) {
+      return;
+    }
     std::vector<Guard> tests;
     uint32_t from = ts_node_start_byte(fn);
-    for (const Assumption& a : s.message.assumptions()) {
-      if (!a.OfATest() || a.scope != TextHash(fn) || a.end > ts_node_end_byte(fn) - from) continue;
+    uint32_t hash = TextHash(fn);
+    for (const Assumption& a : assumed) {
+      if (!a.OfATest() || a.scope != hash || a.end > ts_node_end_byte(fn) - from) continue;
       uint32_t start = from + a.start;
       uint32_t end = from + a.end;
       TSNode test = ts_node_descendant_for_byte_range(fn, start, end);
