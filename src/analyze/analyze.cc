@@ -486,14 +486,15 @@ std::vector<Guard> WithoutFastPathTypes(std::vector<Guard> innermost, bool compa
 }
 
 // Whether the raise sits right under a failed isinstance (`if not
-// isinstance(x, T):`, or the else of `elif isinstance(x, T):`), every test
+// isinstance(x, T):`, the else of `elif isinstance(x, T):`, `assert
+// isinstance(x, T)`), every test
 // of its chain being one isinstance: one paired with another test
 // (`isinstance(event, Preamble) and self.state == 1`) makes the error the
 // pair's.
 bool UnderAFailedIsinstance(const std::vector<Guard>& innermost) {
   if (innermost.empty()) return false;
   const Guard& test = innermost.back();
-  if (test.kind != "if" && test.kind != "elif") return false;
+  if (test.kind != "if" && test.kind != "elif" && test.kind != "assert") return false;
   bool one_test = std::all_of(innermost.begin(), innermost.end(), [](const Guard& g) {
     std::string_view c = Trim(g.code);
     return c.find("isinstance(") != std::string_view::npos &&
@@ -521,14 +522,20 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
       !e.internal && std::all_of(e.sites.begin(), e.sites.end(), [](const catalog::SiteRecord& s) {
         return NamedForAssert(s.function) || NamedForAssert(s.via);
       });
+  // The front end marks every assert internal; whether it is the
+  // library's own invariant is this analysis's to say.
+  facts.asserts_callers_input = e.kind == "assert" && !e.sites.empty();
   bool unreachable = false;
   std::set<std::pair<std::string, std::vector<std::string>>> listed;
   std::vector<std::vector<Guard>> site_guards;
   site_guards.reserve(e.sites.size());
   for (const catalog::SiteRecord& s : e.sites) {
+    facts.functions.push_back(s.function);
     site_guards.push_back(SiteGuards(s));
     const std::vector<Guard>& guards = site_guards.back();
     unreachable = unreachable || (s.internal && LooksUnreachable(guards));
+    facts.asserts_callers_input =
+        facts.asserts_callers_input && AssertsOnCallersInput(s, guards).has_value();
     // ipaddress's `if isinstance(address, int): ... return` before
     // `self._check_packed_address(address, 4)`: an int is no fix for a
     // packed address of the wrong length, which the helper checks.
@@ -590,7 +597,9 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
   // A failed check a caller asked for is the caller's finding, not the
   // library's bug.
   bool callers_check = a.family.slug == "failed-check";
-  if (e.internal || (!callers_check && (e.kind == "assert" || e.kind == "fatal")) ||
+  bool callers_input = facts.asserts_callers_input;
+  if ((e.internal && !callers_input) ||
+      (!callers_check && !callers_input && (e.kind == "assert" || e.kind == "fatal")) ||
       a.family.slug == "internal-assertion") {
     a.labels.push_back("internal");
   }

@@ -106,6 +106,11 @@ bool HyphenatedOnly(const std::string& message, std::string_view word) {
   return true;
 }
 
+// Words with which a message says the library itself went wrong.
+const std::initializer_list<std::string_view> kInternalWords = {
+    "internal error", "internal failure", "should not happen", "should never happen",
+    "unreachable",    "this is a bug",    "please report",     "invariant"};
+
 FamilyAssignment By(std::string_view slug, std::string reason) {
   return {std::string(slug), std::move(reason)};
 }
@@ -306,6 +311,19 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   if (facts.asserts_for_caller && facts.kind == "raise" && Any(t, {"AssertionError"})) {
     return By("failed-check", "it is raised by an assert function that callers run");
   }
+  if (facts.kind == "assert" && facts.asserts_callers_input) {
+    if (auto w = Says(m, kInternalWords); !w.empty()) return ByWords("internal-assertion", w);
+    // Half of the standard library's such asserts check a caller's value
+    // (wsgiref's status, warnings' action), half an invariant on it (a
+    // timedelta's days after their conversion): filed by what the test
+    // refuses, and no page says which.
+    FamilyAssignment input =
+        facts.own_test_refuses_type
+            ? By("wrong-type", "its assert tests the type of what a caller passes")
+            : By("invalid-value", "its assert tests what a caller passes");
+    input.weak = true;
+    return input;
+  }
   if (facts.kind == "assert") return By("internal-assertion", "it is an assert statement");
   // A library's own subclass of AssertionError is an answer it gives
   // (jsonpatch's JsonPatchTestFailed: a patch's test found another value),
@@ -358,14 +376,29 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   if (auto w = Says(m, {"built with", "compiled with", "newer jaxlib", "requires jaxlib"});
       !w.empty())
     return ByWords("version-mismatch", w);
-  if (auto w =
-          Says(m, {"internal error", "internal failure", "should not happen", "should never happen",
-                   "unreachable", "this is a bug", "please report", "invariant"});
-      !w.empty())
-    return ByWords("internal-assertion", w);
+  if (auto w = Says(m, kInternalWords); !w.empty()) return ByWords("internal-assertion", w);
 
   // Types whose meaning is one family.
-  if (!(f = ByType("missing-attribute", t, {"AttributeError"})).slug.empty()) return f;
+  // An AttributeError that refuses to set, delete or show an attribute
+  // (networkx's config `__setattr__`, xmlrpc's "attempt to access private
+  // attribute") says nothing is missing: the rules after the types place
+  // it, or none does.
+  bool refused_attribute =
+      Says(m, {"has no attribute", "no such attribute"}).empty() &&
+      (std::any_of(facts.functions.begin(), facts.functions.end(),
+                   [](const std::string& fn) {
+                     return EndsWith(fn, "__setattr__") || EndsWith(fn, "__delattr__") ||
+                            EndsWith(fn, "_on_setattr");
+                   }) ||
+       !Says(m, {"can't set", "cannot set", "can not set", "read-only", "readonly", "read only",
+                 "not writable", "immutable", "can't delete", "cannot delete", "can not delete",
+                 "cannot be deleted", "cannot be set", "cannot be modified", "can't be modified",
+                 "private attribute", "frozen"})
+            .empty());
+  if (!refused_attribute &&
+      !(f = ByType("missing-attribute", t, {"AttributeError"})).slug.empty()) {
+    return f;
+  }
   if (!(f = ByType("out-of-range", t, {"IndexError", "OUT_OF_RANGE", "AxisError"})).slug.empty())
     return f;
   if (!(f = ByType("missing-key", t,
@@ -401,7 +434,12 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                     "UNAVAILABLE", "timeout", "gaierror", "herror"}))
            .slug.empty())
     return f;
-  if (!(f = ByType("parse-error", t,
+  // codecs raise a bare UnicodeError for an `errors` argument they do not
+  // handle ("Unsupported error handling ..."), before anything is decoded.
+  bool error_handler =
+      !t.empty() && t.front() == "UnicodeError" && !Says(m, {"error handling", "errors="}).empty();
+  if (!error_handler &&
+      !(f = ByType("parse-error", t,
                    {"SyntaxError", "IndentationError", "JSONDecodeError", "UnicodeDecodeError",
                     "UnicodeEncodeError", "UnicodeError", "ParseError", "ParserError",
                     "ScannerError", "ExpatError", "Incomplete", "BadZipFile", "ReadError"}))
@@ -411,8 +449,15 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                    {"FileNotFoundError", "FileExistsError", "IsADirectoryError",
                     "NotADirectoryError", "PermissionError", "OSError", "IOError", "EOFError",
                     "BlockingIOError", "PERMISSION_DENIED", "DATA_LOSS"}))
-           .slug.empty())
+           .slug.empty()) {
+    // importlib's `FileNotFoundError('MultiplexedPath must contain at least
+    // one path')` refuses an empty argument before any file is touched:
+    // words of a requirement leave the type a filing, not a sentence.
+    f.weak = !Says(m, {"must ", "must not", "at least one", "cannot be empty", "can't be empty",
+                       "should be "})
+                  .empty();
     return f;
+  }
   if (!(f = ByType("invalid-state", t, {"FAILED_PRECONDITION", "ALREADY_EXISTS", "ABORTED"}))
            .slug.empty())
     return f;

@@ -40,6 +40,12 @@ struct FamilyFacts {
   // not isinstance(x, T):`, or the else of `elif isinstance(x, T):`), even
   // where what the value was converted from leaves no list of types.
   bool own_test_refuses_type = false;
+  // An assert whose test reads only what a public entry point takes from
+  // its caller (AssertsOnCallersInput, at every site): the caller's value
+  // as often as the library's own invariant.
+  bool asserts_callers_input = false;
+  // The functions the sites raise in, qualified (`Config.__setattr__`).
+  std::vector<std::string> functions;
 };
 
 // The family and the fact that decided it. Never empty: "other" when no

@@ -235,7 +235,9 @@ std::string PlaceholderMethod(const catalog::ErrorRecord& e, const Analysis& a) 
 }
 
 // What kind of failure it is, when the kind changes what it means.
-std::string Kind(const catalog::ErrorRecord& e) {
+// `input`: what the first site's assert tests of a caller's value, when
+// the analysis did not call it internal.
+std::string Kind(const catalog::ErrorRecord& e, const std::optional<AssertedArgument>& input) {
   const catalog::SiteRecord& s = e.sites.front();
   std::string type = e.exception.empty() ? "This error" : Tick(e.exception);
   // A call into a helper that raises with the text it is given (a sink):
@@ -280,6 +282,23 @@ std::string Kind(const catalog::ErrorRecord& e) {
            ". Called from Python through PyO3, the panic is raised as " +
            Tick("pyo3_runtime.PanicException") + ", unless the crate aborts on panic.";
   }
+  if (e.kind == "assert" && s.language == "python" && input) {
+    std::vector<std::string> read;
+    std::vector<std::string> given;
+    bool renamed = false;
+    for (const auto& [param, entry_param] : input->params) {
+      read.push_back(param);
+      given.push_back(entry_param);
+      renamed = renamed || entry_param != param;
+    }
+    std::string passed = renamed ? " (as " + List(given, "and") + ")" : "";
+    return "An " + Tick("assert") + " in " + e.library + " failed. Its test reads only " +
+           List(read, "and") + ", which the public " + Tick(input->entry) +
+           " takes from its caller" + passed +
+           ": a value passed there that fails the test reaches it, unless the library checks "
+           "or changes the value on the way. Python skips the check under " +
+           Tick("-O") + ", and the value then goes on unchecked.";
+  }
   if (e.kind == "assert" && s.language == "python") {
     return "An " + Tick("assert") + " in " + e.library +
            " failed: a condition its authors took for granted did not hold; Python skips the "
@@ -319,8 +338,15 @@ std::vector<std::string> Cause(const catalog::ErrorRecord& e, const Analysis& a,
                                const std::vector<Guard>& first_site_guards) {
   std::vector<std::string> out;
   const catalog::SiteRecord& s = e.sites.front();
-  std::string checker =
-      s.function.empty() || s.function == "<module>" ? "the check" : Tick(ShortFunction(s.function));
+  // One error raised by several functions (bz2's, gzip's and lzma's
+  // "Invalid mode") takes other values in each: the sentence names the
+  // one it speaks of in full, with its file, not an `__init__` of them.
+  bool several = std::any_of(e.sites.begin(), e.sites.end(), [&](const catalog::SiteRecord& o) {
+    return o.function != s.function || o.path != s.path;
+  });
+  std::string checker = s.function.empty() || s.function == "<module>" ? "the check"
+                        : several ? Tick(s.function) + " in " + Tick(s.path)
+                                  : Tick(ShortFunction(s.function));
   // Of the first site's tests only: the sentence names its function as the
   // one that does not accept the value, and another site's `mode` may be
   // another function's parameter.
@@ -393,7 +419,11 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
 
   // What it means.
   std::vector<std::string> meaning = Cause(e, a, first_site_guards);
-  if (std::string kind = Kind(e); !kind.empty()) meaning.insert(meaning.begin(), kind);
+  std::optional<AssertedArgument> input;
+  if (e.kind == "assert" && !HasLabel(a, "internal")) {
+    input = AssertsOnCallersInput(e.sites.front(), first_site_guards);
+  }
+  if (std::string kind = Kind(e, input); !kind.empty()) meaning.insert(meaning.begin(), kind);
   if (family != nullptr && family->slug != "other" && !a.family.weak) {
     meaning.push_back("It is a case of " + Lowercased(family->name) + ": " +
                       Lowercased(family->description));
@@ -472,14 +502,36 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   // the code accepts of the name (jedi's three lists for `exprlist.type`).
   std::map<std::string, int> lists_of;
   for (const ValidValues& v : a.valid) ++lists_of[v.subject];
+  // An error raised by several functions: one list is one function's, and
+  // is said with the file and line of its test (lzma's modes are not
+  // gzip's).
+  bool several = std::any_of(e.sites.begin(), e.sites.end(), [&](const catalog::SiteRecord& o) {
+    return o.function != e.sites.front().function || o.path != e.sites.front().path;
+  });
+  auto tested_in = [&](const ValidValues& v) -> std::string {
+    for (size_t i = 0; i < e.sites.size() && i < site_guards.size(); ++i) {
+      for (const Guard& g : site_guards[i]) {
+        if (g.line == v.line && g.subject == v.subject && g.values == v.values) {
+          return e.sites[i].path;
+        }
+      }
+    }
+    return "";
+  };
+  bool files = std::any_of(e.sites.begin(), e.sites.end(), [&](const catalog::SiteRecord& o) {
+    return o.path != e.sites.front().path;
+  });
   for (const ValidValues& v : a.valid) {
+    std::string path = several && v.line > 0 ? tested_in(v) : "";
     if (v.source == "types") {
       p.solutions.push_back("Pass " + Tick(v.subject) + " as an instance of " + List(v.values) +
                             ".");
     } else if (HasLabel(a, "version-mismatch")) {
       continue;
-    } else if (lists_of[v.subject] > 1 && v.line > 0) {
-      p.solutions.push_back("Where line " + std::to_string(v.line) + " tests " + Tick(v.subject) +
+    } else if (!path.empty() || (lists_of[v.subject] > 1 && v.line > 0)) {
+      std::string of = files && !path.empty() ? " of " + Tick(path) : "";
+      p.solutions.push_back("Where line " + std::to_string(v.line) + of + " tests " +
+                            Tick(v.subject) +
                             ", use one of the values it accepts: " + ValueList(v) + ".");
     } else {
       p.solutions.push_back("Use one of the values the code accepts for " + Tick(v.subject) + ": " +
@@ -502,9 +554,25 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   }
   // An assertion names what must hold.
   for (const Guard& g : first_site_guards) {
-    if (g.kind == "assert" && !HasLabel(a, "internal")) {
+    if (g.kind != "assert" || HasLabel(a, "internal")) continue;
+    if (!input) {
       p.solutions.push_back("Make sure " + Tick(g.code) + " holds when the check runs.");
+      continue;
     }
+    std::string callee = input->entry.substr(input->entry.rfind('.') + 1);
+    std::vector<std::string> passed;
+    bool renamed = false;
+    for (const auto& [param, entry_param] : input->params) {
+      passed.push_back(entry_param);
+      renamed = renamed || entry_param != param;
+    }
+    std::vector<std::string> read;
+    for (const auto& [param, entry_param] : input->params) read.push_back(param);
+    p.solutions.push_back("Make sure " + Tick(g.code) + " holds for the " + List(passed, "and") +
+                          " you pass to " + Tick(callee) +
+                          (renamed ? " (the test's " + List(read, "and") + ")." : "."));
+    p.solutions.push_back("If it holds and the error still comes, report it to " + e.library +
+                          " with the traceback and the smallest program that reproduces it.");
   }
   const std::string& slug = a.family.slug;
   if (slug == "missing-dependency") {
@@ -551,6 +619,108 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
     break;
   }
   return p;
+}
+
+}  // namespace errdex::analyze
+
+namespace errdex::analyze {
+namespace {
+
+// The names a Python expression reads as values: not an attribute (`.x`),
+// a call (`f(`), a string's prefix (`f"`), a keyword, a builtin type or
+// constant, or a capitalised name (a class or a module's constant).
+// Strings and numbers are skipped. Conservative: a name it cannot place is
+// kept, and keeping it can only refuse AssertsOnCallersInput.
+std::vector<std::string> ValueNames(std::string_view code) {
+  static const std::set<std::string_view> kNotValues = {
+      "and",    "or",      "not",       "is",     "in",       "if",      "else",      "for",
+      "None",   "True",    "False",     "lambda", "await",    "int",     "str",       "float",
+      "bytes",  "bool",    "list",      "tuple",  "dict",     "set",     "frozenset", "type",
+      "object", "complex", "bytearray", "range",  "callable", "Ellipsis"};
+  std::vector<std::string> out;
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; };
+  size_t i = 0;
+  char last = ' ';  // the last byte that is not a space
+  while (i < code.size()) {
+    char c = code[i];
+    if (c == '\'' || c == '"') {
+      for (++i; i < code.size() && code[i] != c; ++i) {
+        if (code[i] == '\\') ++i;
+      }
+      ++i;
+      last = c;
+      continue;
+    }
+    if (!word(c)) {
+      if (c != ' ' && c != '\t' && c != '\n') last = c;
+      ++i;
+      continue;
+    }
+    size_t start = i;
+    while (i < code.size() && word(code[i])) ++i;
+    std::string_view name = code.substr(start, i - start);
+    size_t next = i;
+    while (next < code.size() && (code[next] == ' ' || code[next] == '\t')) ++next;
+    char after = next < code.size() ? code[next] : '\0';
+    bool number = std::isdigit(static_cast<unsigned char>(name.front())) != 0;
+    // `f(x, key=y)`: a keyword's name, not a value read.
+    bool keyword = after == '=' && (next + 1 >= code.size() || code[next + 1] != '=');
+    bool value = !number && !keyword && last != '.' && after != '(' && after != '\'' &&
+                 after != '"' && !kNotValues.count(name) &&
+                 std::isupper(static_cast<unsigned char>(name.front())) == 0;
+    if (value && std::find(out.begin(), out.end(), name) == out.end()) out.emplace_back(name);
+    last = name.back();
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<AssertedArgument> AssertsOnCallersInput(const catalog::SiteRecord& s,
+                                                      const std::vector<Guard>& guards) {
+  if (s.kind != "assert" || s.language != "python" || guards.empty() ||
+      guards.back().kind != "assert") {
+    return std::nullopt;
+  }
+  std::vector<std::string> names = ValueNames(guards.back().code);
+  // `self` and `cls` are the object's state, and `_ctx` a parameter no
+  // caller is meant to pass.
+  bool all_public = !names.empty() && std::none_of(names.begin(), names.end(), [](const auto& n) {
+    return n == "self" || n == "cls" || n.front() == '_';
+  });
+  if (!all_public) return std::nullopt;
+  // A value the function tested already (`if mode not in _MODES: raise`
+  // before `assert mode`) is one the assert takes for granted. Earlier
+  // asserts are not such a test: wsgiref asserts three things of `status`
+  // one after another.
+  for (size_t i = 0; i + 1 < guards.size(); ++i) {
+    const Guard& g = guards[i];
+    if (g.kind != "if" && g.kind != "elif" && g.kind != "early-exit") continue;
+    std::vector<std::string> read = ValueNames(g.code);
+    if (std::any_of(read.begin(), read.end(), [&](const std::string& n) {
+          return std::find(names.begin(), names.end(), n) != names.end();
+        })) {
+      return std::nullopt;
+    }
+  }
+  for (const catalog::EntryPoint& e : catalog::EntryPoints(s)) {
+    auto passed = [&](const std::string& n) {
+      return std::any_of(e.args.begin(), e.args.end(), [&](const auto& a) { return a.first == n; });
+    };
+    if (!std::all_of(names.begin(), names.end(), passed)) continue;
+    AssertedArgument out;
+    out.entry = e.name;
+    for (const std::string& n : names) {
+      for (const auto& [site_param, entry_param] : e.args) {
+        if (site_param == n) {
+          out.params.emplace_back(n, entry_param);
+          break;
+        }
+      }
+    }
+    return out;
+  }
+  return std::nullopt;
 }
 
 }  // namespace errdex::analyze

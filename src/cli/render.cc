@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 
@@ -130,7 +131,12 @@ void RenderErrorLine(const catalog::ErrorRecord& e, const Style& style, std::ost
 
 void RenderError(const catalog::ErrorRecord& e, const Style& style, std::ostream& out) {
   out << Paint(style, kBold, Printable(e.exception)) << " · " << e.kind << " · " << e.library;
-  if (e.internal) out << " · internal";
+  // The analysis, when there is one, decides: the front end marks every
+  // assert internal, and one that tests a caller's value is not said so.
+  bool internal = e.analysis ? std::find(e.analysis->labels.begin(), e.analysis->labels.end(),
+                                         "internal") != e.analysis->labels.end()
+                             : e.internal;
+  if (internal) out << " · internal";
   if (e.dynamic) out << " · message not known statically";
   out << '\n';
   out << Paint(style, kRed, e.template_text.empty() ? "(no message)" : Printable(e.template_text))

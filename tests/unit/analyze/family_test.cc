@@ -195,6 +195,14 @@ TEST(Family, RulesOverTypeAndMessage) {
       {{"KeyError"}, "raise", "", "missing-key"},
       {{"RuntimeError"}, "raise", "device not found", "missing-key"},
       {{"AttributeError"}, "raise", "object has no attribute ", "missing-attribute"},
+      // Refusing to set, delete or show an attribute misses nothing.
+      {{"AttributeError"}, "raise", " object attribute '__dict__' is read-only", "other"},
+      {{"AttributeError"}, "raise", "attempt to access private attribute \"\"", "other"},
+      {{"FrozenInstanceError", "AttributeError"}, "raise", "can't set attribute", "other"},
+      {{"AttributeError"}, "raise", " cannot delete member .", "other"},
+      // A bare UnicodeError for the `errors` argument decodes nothing.
+      {{"UnicodeError", "ValueError"}, "raise", "Unsupported error handling ", "not-implemented"},
+      {{"UnicodeError", "ValueError"}, "raise", "label empty or too long", "parse-error"},
       {{"NotImplementedError", "RuntimeError"}, "raise", "", "not-implemented"},
       {{"ValueError"}, "raise", "complex inputs are not supported", "not-implemented"},
       {{"RuntimeError"}, "raise", "the stream is already closed", "invalid-state"},
@@ -351,13 +359,10 @@ TEST(Family, GuardShapesDecideWhenTheMessageDoesNot) {
 // A raise right under a failed isinstance is a wrong type, whatever class
 // it raises and though a conversion before the test lists no type.
 TEST(Family, ARaiseUnderAFailedIsinstanceIsAWrongType) {
-  FamilyFacts facts{{"ValueError", "Exception"},
-                    "raise",
-                    "numpy.ndarray, scipy.sparse or SymPy matrix expected",
-                    /*internal=*/false,
-                    /*asserts_for_caller=*/false,
-                    /*guards=*/{},
-                    /*own_test_refuses_type=*/false};
+  FamilyFacts facts;
+  facts.ancestry = {"ValueError", "Exception"};
+  facts.kind = "raise";
+  facts.message = "numpy.ndarray, scipy.sparse or SymPy matrix expected";
   EXPECT_EQ(ClassifyFamily(facts).slug, "invalid-value");
   facts.own_test_refuses_type = true;
   EXPECT_EQ(ClassifyFamily(facts).slug, "wrong-type");
@@ -367,6 +372,37 @@ TEST(Family, ARaiseUnderAFailedIsinstanceIsAWrongType) {
   EXPECT_EQ(ClassifyFamily(facts).slug, "wrong-type");
   facts.own_test_refuses_type = false;
   EXPECT_EQ(ClassifyFamily(facts).slug, "invalid-choice");
+}
+
+// An AttributeError raised where an attribute is set or deleted refuses
+// it; one that says the attribute is not there is still a missing one
+// (a mock with `spec_set`).
+TEST(Family, AnAttributeErrorOfASetterIsNoMissingAttribute) {
+  FamilyFacts facts;
+  facts.ancestry = {"AttributeError", "Exception"};
+  facts.kind = "raise";
+  facts.message = "Invalid config name: ";
+  facts.functions = {"Config.__setattr__"};
+  EXPECT_EQ(ClassifyFamily(facts).slug, "other");
+  facts.functions = {"Config.get"};
+  EXPECT_EQ(ClassifyFamily(facts).slug, "missing-attribute");
+  facts.functions = {"NonCallableMock.__setattr__"};
+  facts.message = "Mock object has no attribute ''";
+  EXPECT_EQ(ClassifyFamily(facts).slug, "missing-attribute");
+}
+
+// A FileNotFoundError for an argument that breaks a requirement touched
+// no file: filed with the type, but no page says it is an I/O failure.
+TEST(Family, AFileErrorForARequirementIsFiledButNotSaid) {
+  FamilyAssignment f = Classify({{"FileNotFoundError", "OSError"},
+                                 "raise",
+                                 "MultiplexedPath must contain at least one path",
+                                 ""});
+  EXPECT_EQ(f.slug, "io-error");
+  EXPECT_TRUE(f.weak);
+  f = Classify({{"FileNotFoundError", "OSError"}, "raise", "no such file: ", ""});
+  EXPECT_EQ(f.slug, "io-error");
+  EXPECT_FALSE(f.weak);
 }
 
 }  // namespace

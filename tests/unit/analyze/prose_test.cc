@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -200,6 +201,123 @@ TEST(Prose, ItTakesSpeaksOfTheFirstSitesOwnTests) {
       << prose["shared words"].meaning;
   // What the second site takes is still a solution.
   EXPECT_FALSE(prose["shared words"].solutions.empty());
+}
+
+// An assert that tests only what a public function takes from its caller
+// (wsgiref's `assert status[3] == " "` in `start_response`) was said to be
+// "a bug in the library" with "report it" as the fix: a value passed there
+// fails it as often as the library's own invariant does. One that reads a
+// local, the object's state, or a private function's argument stays the
+// library's own, and so does one whose words say so.
+TEST(Prose, AnAssertOnWhatACallerPassesIsNotCalledTheLibrarysBug) {
+  const char* source =
+      "class Handler:\n"
+      "    def start(self, status, headers=None):\n"
+      "        assert status[3] == ' ', 'no space after code'\n"
+      "        assert isinstance(headers, list), 'headers must be a list'\n"
+      "        self._go(status)\n"
+      "    def _go(self, code):\n"
+      "        done = len(code)\n"
+      "        assert done > 0, 'nothing done'\n"
+      "        assert self._ready, 'not ready'\n"
+      "        assert code != 'x', 'this should not happen'\n"
+      "        assert code != 'y', 'code is y'\n"
+      "def _private(v):\n"
+      "    assert v, 'private empty'\n"
+      "def run(key, other):\n"
+      "    assert check(key, strict=True), 'key refused'\n"
+      "    assert key != other, 'key is other'\n"
+      "    assert all(k for k in key), 'key has a blank'\n";
+  TempDir dir;
+  Result<Catalog> cat = Catalog::Open((dir.path() / "c.db").string(), OpenMode::kReadWrite);
+  ASSERT_TRUE(cat.has_value());
+  catalog::SnapshotInfo info;
+  info.library = "test/a";
+  info.rev = "r1";
+  info.kind = "dir";
+  ASSERT_TRUE(cat->WriteSnapshot(info, extract::ExtractPythonSource("a.py", source)).has_value());
+  ASSERT_TRUE(AnalyzeCatalog(*cat, "").has_value());
+  Result<std::vector<catalog::ErrorRecord>> all = cat->List({});
+  ASSERT_TRUE(all.has_value());
+  std::map<std::string, Analysis> by;
+  for (const catalog::ErrorRecord& r : *all) {
+    Result<catalog::ErrorRecord> e = cat->Get(r.id);
+    ASSERT_TRUE(e.has_value() && e->analysis.has_value()) << r.template_text;
+    by[r.template_text] = *e->analysis;
+  }
+  auto internal = [&](const std::string& text) {
+    const std::vector<std::string>& l = by[text].labels;
+    return std::find(l.begin(), l.end(), "internal") != l.end();
+  };
+  for (const char* text : {"no space after code", "headers must be a list", "key refused",
+                           "code is y", "key is other"}) {
+    ASSERT_EQ(by.count(text), 1u) << text;
+    const Analysis& a = by[text];
+    EXPECT_FALSE(internal(text)) << text;
+    EXPECT_TRUE(a.family.weak) << text;
+    EXPECT_FALSE(Has(a.prose.meaning, "points to a bug")) << text << ": " << a.prose.meaning;
+    EXPECT_TRUE(Has(a.prose.meaning, "takes from its caller")) << text << ": " << a.prose.meaning;
+    EXPECT_TRUE(Has(a.prose.meaning, "-O")) << text;
+  }
+  EXPECT_EQ(by["headers must be a list"].family.slug, "wrong-type");
+  EXPECT_EQ(by["no space after code"].family.slug, "invalid-value");
+  EXPECT_TRUE(Has(by["no space after code"].prose.meaning, "`a.Handler.start`"))
+      << by["no space after code"].prose.meaning;
+  ASSERT_FALSE(by["no space after code"].prose.solutions.empty());
+  EXPECT_EQ(by["no space after code"].prose.solutions.front(),
+            "Make sure `status[3] == ' '` holds for the `status` you pass to `start`.");
+  EXPECT_TRUE(Has(by["key is other"].prose.meaning, "reads only `key` and `other`, "))
+      << by["key is other"].prose.meaning;
+  // `_go` names it `code`; the caller passes `status`.
+  EXPECT_TRUE(Has(by["code is y"].prose.meaning,
+                  "reads only `code`, which the public "
+                  "`a.Handler.start` takes from its caller (as "
+                  "`status`)"))
+      << by["code is y"].prose.meaning;
+  ASSERT_FALSE(by["code is y"].prose.solutions.empty());
+  EXPECT_EQ(by["code is y"].prose.solutions.front(),
+            "Make sure `code != 'y'` holds for the `status` you pass to `start` (the test's "
+            "`code`).");
+  for (const char* text : {"nothing done", "not ready", "this should not happen", "private empty",
+                           "key has a blank"}) {
+    ASSERT_EQ(by.count(text), 1u) << text;
+    EXPECT_TRUE(internal(text)) << text;
+    EXPECT_EQ(by[text].family.slug, "internal-assertion") << text;
+    EXPECT_TRUE(Has(by[text].prose.meaning, "points to a bug")) << text;
+  }
+}
+
+// One error raised in two files (bz2's and lzma's "Invalid mode") takes
+// other values in each: "`__init__` does not accept; it takes ..." named
+// one file's list as if it were both, and so did "the values the code
+// accepts".
+TEST(Prose, AListOfOneFileIsSaidWithItsFile) {
+  Extraction x =
+      extract::ExtractPythonSource("bz2.py",
+                                   "class BZ2File:\n"
+                                   "    def __init__(self, mode='r'):\n"
+                                   "        if mode in ('', 'r', 'rb'):\n"
+                                   "            pass\n"
+                                   "        else:\n"
+                                   "            raise ValueError('Invalid mode: %r' % (mode,))\n");
+  Extraction lzma =
+      extract::ExtractPythonSource("lzma.py",
+                                   "class LZMAFile:\n"
+                                   "    def __init__(self, mode='r'):\n"
+                                   "        if mode not in ('r', 'w'):\n"
+                                   "            raise ValueError('Invalid mode: %r' % (mode,))\n");
+  for (Site& s : lzma.sites) x.sites.push_back(std::move(s));
+  std::map<std::string, Prose> prose = ProseByTemplate(std::move(x));
+  ASSERT_EQ(prose.count("Invalid mode: {mode}"), 1u);
+  const Prose& p = prose["Invalid mode: {mode}"];
+  EXPECT_TRUE(Has(p.meaning, "`BZ2File.__init__` in `bz2.py` does not accept") ||
+              Has(p.meaning, "`LZMAFile.__init__` in `lzma.py` does not accept"))
+      << p.meaning;
+  std::string all;
+  for (const std::string& s : p.solutions) all += s + "\n";
+  EXPECT_FALSE(Has(all, "the values the code accepts")) << all;
+  EXPECT_TRUE(Has(all, "of `bz2.py` tests `mode`")) << all;
+  EXPECT_TRUE(Has(all, "of `lzma.py` tests `mode`")) << all;
 }
 
 }  // namespace
