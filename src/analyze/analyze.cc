@@ -437,6 +437,31 @@ std::vector<Guard> WithValidValues(std::vector<Guard> innermost, std::string_vie
   return innermost;
 }
 
+// networkx's `if key in {"algos", ...}: pass` / `elif key not in
+// _registered_algorithms: raise`: the collection lets through names no
+// list holds, so the arm's values are not what the code takes, though the
+// test is still one of a choice (the family keeps them).
+std::vector<Guard> WithoutPartOfACollection(std::vector<Guard> innermost) {
+  if (innermost.empty()) return innermost;
+  const Guard& last = innermost.back();
+  if (!last.values.empty() || (last.kind != "if" && last.kind != "elif") || last.negated) {
+    return innermost;
+  }
+  std::string code = WithoutStrings(last.code);
+  size_t in = code.find(" not in ");
+  if (in == std::string::npos) return innermost;
+  std::string_view left = std::string_view(code).substr(0, in);
+  for (size_t i = 0; i + 1 < innermost.size(); ++i) {
+    Guard& g = innermost[i];
+    if (!g.values.empty() && !g.subject.empty() && g.code.find("isinstance") == std::string::npos &&
+        Reads(left, g.subject)) {
+      g.values.clear();
+      g.meanings.clear();
+    }
+  }
+  return innermost;
+}
+
 // `innermost` (WithValidValues' answer) without the lists of a value whose
 // types the ways out name but the raise's own test does not: the types
 // are the ones the code takes only when every other type reaches the
@@ -554,7 +579,7 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
     // RuntimeError(...)` raises for a bad file, not for a str).
     std::vector<Guard> innermost =
         WithValidValues(Innermost(guards, e.template_text), e.template_text);
-    for (const Guard& g : WithoutFastPathTypes(innermost, false)) {
+    for (const Guard& g : WithoutPartOfACollection(WithoutFastPathTypes(innermost, false))) {
       if (g.values.empty() || OfTheEnvironment(g.subject) || PrivateState(g.subject) ||
           lookup_hook) {
         continue;

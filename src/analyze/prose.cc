@@ -424,6 +424,16 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
     input = AssertsOnCallersInput(e.sites.front(), first_site_guards);
   }
   if (std::string kind = Kind(e, input); !kind.empty()) meaning.insert(meaning.begin(), kind);
+  // trio's `_tests/`, sniffio's: code no program using the library runs.
+  bool tests_only = std::all_of(e.sites.begin(), e.sites.end(),
+                                [](const catalog::SiteRecord& s) { return IsTestPath(s.path); });
+  if (tests_only) {
+    meaning.insert(meaning.begin(),
+                   "It is raised only in " + e.library + "'s own tests (" +
+                       Tick(e.sites.front().path) +
+                       "): running the library's test suite reaches it, a program that uses "
+                       "the library does not.");
+  }
   if (family != nullptr && family->slug != "other" && !a.family.weak) {
     meaning.push_back("It is a case of " + Lowercased(family->name) + ": " +
                       Lowercased(family->description));
@@ -437,6 +447,9 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
     meaning.push_back(Tick(method) +
                       " is a placeholder its subclasses override: it is reached on the base "
                       "class itself, or on a subclass that does not override it.");
+  } else if (HasLabel(a, "internal") && tests_only) {
+    meaning.push_back("There it means a test of " + e.library +
+                      " failed: a bug, or a setting the test was not written for.");
   } else if (HasLabel(a, "internal")) {
     meaning.push_back(
         "The library treats this as an internal error: correct use should never reach "

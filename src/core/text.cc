@@ -269,13 +269,14 @@ bool EndsWith(std::string_view text, std::string_view suffix) {
 }
 
 bool IsTestPath(std::string_view path) {
-  for (std::string_view dir : {"test/", "tests/", "idle_test/"}) {
+  // trio and sniffio keep theirs in `_tests/`, a private package.
+  for (std::string_view dir : {"test/", "tests/", "idle_test/", "_tests/"}) {
     for (size_t at = path.find(dir); at != std::string_view::npos; at = path.find(dir, at + 1)) {
       if (at == 0 || path[at - 1] == '/') return true;
     }
   }
   std::string_view file = path.substr(path.rfind('/') + 1);
-  return StartsWith(file, "test_") || EndsWith(file, "_test.py");
+  return StartsWith(file, "test_") || EndsWith(file, "_test.py") || file == "conftest.py";
 }
 
 size_t CommonPrefix(std::string_view a, std::string_view b) {

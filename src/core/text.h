@@ -63,8 +63,8 @@ bool NamedForAssert(std::string_view qualified);
 bool EndsWith(std::string_view text, std::string_view suffix);
 
 // A path of a library's tests ('/'-separated, relative to its root): under
-// a test/, tests/ or idle_test/ directory, or a test_*.py or *_test.py
-// file. Its raises are the tests', not the library's users'.
+// a test/, tests/, _tests/ or idle_test/ directory, or a test_*.py,
+// *_test.py or conftest.py file. Its raises are the tests', not the library's users'.
 bool IsTestPath(std::string_view path);
 
 // How many bytes `a` and `b` share at their start, and at their end.

@@ -886,5 +886,32 @@ def tune(level):
   EXPECT_EQ(level.analysis->valid[0].doc, "");
 }
 
+// networkx's config: a name in a literal set passes at once, and any other
+// must be in a registry the code fills at run time. "It takes 'algos' or
+// 'classes'" left out every registered name the message itself allows.
+TEST(Analyze, ValuesThatPassBeforeARefusingMembershipAreNotAllItTakes) {
+  const char* source =
+      "_registered = {}\n"
+      "def set_config(key):\n"
+      "    if key in {'algos', 'classes'}:\n"
+      "        pass\n"
+      "    elif key not in _registered:\n"
+      "        raise AttributeError(f'Invalid config name: {key!r}')\n"
+      "def mode_of(mode):\n"
+      "    if mode in ('r', 'w'):\n"
+      "        return 1\n"
+      "    elif mode not in ('a', 'x'):\n"
+      "        raise ValueError(f'bad mode {mode!r}')\n";
+  const Analysis registry = AnalysisOf(source, "Invalid config name: {key!r}");
+  for (const ValidValues& v : registry.valid) {
+    EXPECT_NE(v.subject, "key") << v.values.size();
+  }
+  EXPECT_EQ(registry.prose.meaning.find("it takes"), std::string::npos) << registry.prose.meaning;
+  // A literal set of its own still lists what it takes.
+  const Analysis literal = AnalysisOf(source, "bad mode {mode!r}");
+  ASSERT_FALSE(literal.valid.empty());
+  EXPECT_NE(literal.prose.meaning.find("it takes"), std::string::npos) << literal.prose.meaning;
+}
+
 }  // namespace
 }  // namespace errdex::analyze

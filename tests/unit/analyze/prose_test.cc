@@ -320,5 +320,27 @@ TEST(Prose, AListOfOneFileIsSaidWithItsFile) {
   EXPECT_TRUE(Has(all, "of `lzma.py` tests `mode`")) << all;
 }
 
+// sniffio's `_tests/test_sniffio.py` asserts were said to point to "a bug
+// in pypi/sniffio" as if a program using it could reach them.
+TEST(Prose, AnErrorOnlyTheLibrarysTestsRaiseSaysSo) {
+  Extraction x =
+      extract::ExtractPythonSource("pkg/_tests/test_io.py",
+                                   "def test_read():\n"
+                                   "    assert read() == 1, 'read gave another value'\n");
+  Extraction lib = extract::ExtractPythonSource("pkg/io.py",
+                                                "def read(n):\n"
+                                                "    if n < 0:\n"
+                                                "        raise ValueError('negative count')\n");
+  for (Site& s : lib.sites) x.sites.push_back(std::move(s));
+  std::map<std::string, Prose> prose = ProseByTemplate(std::move(x));
+  const std::string& test = prose["read gave another value"].meaning;
+  EXPECT_TRUE(StartsWith(test, "It is raised only in test/a's own tests (`pkg/_tests/test_io.py`)"))
+      << test;
+  EXPECT_TRUE(Has(test, "a test of test/a failed")) << test;
+  EXPECT_FALSE(Has(test, "points to a bug")) << test;
+  EXPECT_FALSE(Has(prose["negative count"].meaning, "own tests"))
+      << prose["negative count"].meaning;
+}
+
 }  // namespace
 }  // namespace errdex::analyze

@@ -78,6 +78,10 @@ TEST(Text, TestPathsAreTheTestsDirectoriesAndFiles) {
   EXPECT_TRUE(IsTestPath("idlelib/idle_test/mock_tk.py"));
   EXPECT_TRUE(IsTestPath("pkg/test_io.py"));
   EXPECT_TRUE(IsTestPath("pkg/io_test.py"));
+  EXPECT_TRUE(IsTestPath("trio/_core/_tests/test_io.py"));
+  EXPECT_TRUE(IsTestPath("sniffio/_tests/helpers.py"));
+  EXPECT_TRUE(IsTestPath("pkg/conftest.py"));
+  EXPECT_FALSE(IsTestPath("pkg/my_tests/io.py"));
   EXPECT_FALSE(IsTestPath("pkg/contest/io.py"));  // a directory only ending in "test"
   EXPECT_FALSE(IsTestPath("pkg/latest/io.py"));
   EXPECT_FALSE(IsTestPath("pkg/testing.py"));
