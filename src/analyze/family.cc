@@ -106,6 +106,54 @@ bool HyphenatedOnly(const std::string& message, std::string_view word) {
   return true;
 }
 
+// A whole-word "shape" or "shapes" of the message that is an array's, or "".
+// A distribution's "shape parameter", botocore's model shapes ("shape
+// map", "shape reference", "error shape") and turtle's ("no shape named
+// turtle") are other shapes.
+std::string_view SaysArrayShape(const std::string& message) {
+  static constexpr std::string_view kOtherAfter[] = {
+      " parameter", " named", " name",   " type",      " map",   " model",
+      " reference", " ref",   " matrix", " transform", " object"};
+  static constexpr std::string_view kOtherBefore[] = {"error ", "no ", "missing "};
+  for (size_t at = message.find("shape"); at != std::string::npos;
+       at = message.find("shape", at + 1)) {
+    size_t end = at + 5;
+    if (end < message.size() && message[end] == 's') ++end;
+    bool whole = (at == 0 || !IsIdentChar(message[at - 1])) &&
+                 (end >= message.size() || !IsIdentChar(message[end]));
+    if (!whole) continue;
+    std::string_view after = std::string_view(message).substr(end);
+    std::string_view before = std::string_view(message).substr(0, at);
+    bool other = std::any_of(std::begin(kOtherAfter), std::end(kOtherAfter),
+                             [&](std::string_view w) { return StartsWith(after, w); }) ||
+                 std::any_of(std::begin(kOtherBefore), std::end(kOtherBefore),
+                             [&](std::string_view w) { return EndsWith(before, w); });
+    if (!other) return end - at == 5 ? "shape" : "shapes";
+  }
+  return {};
+}
+
+// "PyYAML is not installed", "matplotlib is not installed", "{cmd} is not
+// installed" (a value names it): a package or a program is missing. What
+// a library installs of its own is no package: asyncio's "subprocess
+// support is not installed", a handler, a hook, a watcher.
+bool SaysAPackageIsNotInstalled(const std::string& m) {
+  static constexpr std::string_view kOwnParts[] = {"support", "handler", "handlers", "hook",
+                                                   "hooks",   "watcher", "policy",   "callback"};
+  for (std::string_view phrase : {" is not installed", " are not installed"}) {
+    for (size_t at = m.find(phrase); at != std::string::npos; at = m.find(phrase, at + 1)) {
+      size_t start = at;
+      while (start > 0 && m[start - 1] != ' ') --start;
+      std::string_view word = std::string_view(m).substr(start, at - start);
+      if (std::find(std::begin(kOwnParts), std::end(kOwnParts), word) == std::end(kOwnParts)) {
+        return true;
+      }
+    }
+  }
+  // The literal text starts with the phrase where a value named the thing.
+  return StartsWith(m, "is not installed") || StartsWith(m, "are not installed");
+}
+
 // Words with which a message says the library itself went wrong.
 const std::initializer_list<std::string_view> kInternalWords = {
     "internal error", "internal failure", "should not happen", "should never happen",
@@ -291,8 +339,15 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   // out of its package, a zip archive without the module, a platform the
   // module is not for. Only words about a missing module or installing
   // make it a missing package, whose page then says to install it.
-  if (!(f = ByType("missing-dependency", t, {"ModuleNotFoundError"})).slug.empty()) return f;
-  if (Any(t, {"ImportError"})) {
+  // An import the import system stopped (`None in sys.modules`), one of a
+  // submodule of a plain module, or of a module found in the wrong place
+  // has nothing to install.
+  bool no_install =
+      !Says(m, {"halted", "is not a package", "__path__", "incorrectly imported"}).empty();
+  if (!no_install && !(f = ByType("missing-dependency", t, {"ModuleNotFoundError"})).slug.empty()) {
+    return f;
+  }
+  if (!no_install && Any(t, {"ImportError"})) {
     // "email-validator version >= 2.0 required, run pip install -U ...":
     // the package imported; it is too old.
     if (auto w = SaysWord(m, {"version"});
@@ -341,11 +396,14 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
     return ByWords("deprecated", w);
   if (auto w = Says(m, {"tracer", "concrete value", "abstract value", "non-concrete"}); !w.empty())
     return ByWords("tracing-misuse", w);
-  if (auto w = Says(m, {"is not installed", "pip install", "no module named", "could not import",
-                        "failed to import", "requires the optional", "library is required",
-                        "package is required", "module is required"});
+  if (auto w = Says(m, {"pip install", "no module named", "could not import", "failed to import",
+                        "requires the optional", "library is required", "package is required",
+                        "module is required"});
       !w.empty())
     return ByWords("missing-dependency", w);
+  if (SaysAPackageIsNotInstalled(m)) {
+    return ByWords("missing-dependency", "is not installed");
+  }
   // Versions that do not go together are said as a requirement, a
   // comparison or (in)compatibility: "requires numpy version 1.22 or
   // later", "protocol version 3 is not supported". The word alone names a
@@ -495,8 +553,9 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   }
 
   // The message, most specific words first.
-  if (auto w = SaysWord(m, {"shape", "shapes", "rank", "ndim", "dimension", "dimensions",
-                            "broadcast", "axis", "axes"});
+  if (auto w = SaysArrayShape(m); !w.empty()) return ByWords("shape-mismatch", w);
+  if (auto w =
+          SaysWord(m, {"rank", "ndim", "dimension", "dimensions", "broadcast", "axis", "axes"});
       !w.empty())
     return ByWords("shape-mismatch", w);
   if (auto w = SaysWord(m, {"dtype", "dtypes", "data type", "element type"}); !w.empty())

@@ -717,8 +717,12 @@ std::optional<AssertedArgument> AssertsOnCallersInput(const catalog::SiteRecord&
     }
   }
   for (const catalog::EntryPoint& e : catalog::EntryPoints(s)) {
+    // jinja2's `Environment.__init__` hands itself to the check as
+    // `environment`: the object, not a value its caller passed.
     auto passed = [&](const std::string& n) {
-      return std::any_of(e.args.begin(), e.args.end(), [&](const auto& a) { return a.first == n; });
+      return std::any_of(e.args.begin(), e.args.end(), [&](const auto& a) {
+        return a.first == n && a.second != "self" && a.second != "cls";
+      });
     };
     if (!std::all_of(names.begin(), names.end(), passed)) continue;
     AssertedArgument out;

@@ -224,6 +224,12 @@ TEST(Prose, AnAssertOnWhatACallerPassesIsNotCalledTheLibrarysBug) {
       "        assert code != 'y', 'code is y'\n"
       "def _private(v):\n"
       "    assert v, 'private empty'\n"
+      "def _check(environment):\n"
+      "    assert environment.undefined, 'undefined must be set'\n"
+      "class Environment:\n"
+      "    def __init__(self, undefined=None):\n"
+      "        self.undefined = undefined\n"
+      "        _check(self)\n"
       "def run(key, other):\n"
       "    assert check(key, strict=True), 'key refused'\n"
       "    assert key != other, 'key is other'\n"
@@ -278,8 +284,9 @@ TEST(Prose, AnAssertOnWhatACallerPassesIsNotCalledTheLibrarysBug) {
   EXPECT_EQ(by["code is y"].prose.solutions.front(),
             "Make sure `code != 'y'` holds for the `status` you pass to `start` (the test's "
             "`code`).");
+  // `Environment` hands itself to `_check`.
   for (const char* text : {"nothing done", "not ready", "this should not happen", "private empty",
-                           "key has a blank"}) {
+                           "key has a blank", "undefined must be set"}) {
     ASSERT_EQ(by.count(text), 1u) << text;
     EXPECT_TRUE(internal(text)) << text;
     EXPECT_EQ(by[text].family.slug, "internal-assertion") << text;
