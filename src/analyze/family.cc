@@ -463,8 +463,13 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
                    {"KeyError", "NOT_FOUND", "LookupError", "NameError", "UnboundLocalError"}))
            .slug.empty())
     return f;
-  if (!(f = ByType("not-implemented", t, {"NotImplementedError", "UNIMPLEMENTED"})).slug.empty())
+  if (!(f = ByType("not-implemented", t, {"NotImplementedError", "UNIMPLEMENTED"})).slug.empty()) {
+    // libcst's NotImplementedError("nonlocal declaration not allowed at
+    // module level") refuses what it was given: the type files it, the
+    // words do not say a feature is missing.
+    f.weak = !Says(m, {"not allowed", "invalid", "must be", "must not"}).empty();
     return f;
+  }
   if (!(f = ByType("resource-exhausted", t,
                    {"MemoryError", "RecursionError", "RESOURCE_EXHAUSTED"}))
            .slug.empty())
@@ -676,10 +681,15 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
       !w.empty())
     return ByWords("not-implemented", w);
   if (auto w = SaysWord(m, {"supported"}); !w.empty()) return ByWords("not-implemented", w);
-  if (auto w = Says(
-          m, {"already", "not initialized", "not initialised", "before calling", "must be called",
-              "has been closed", "is closed", "not started", "not running", "cannot be called",
-              "in progress", "not open", "was not called", "finalized", "re-entr"});
+  if (auto w = Says(m, {"already", "not initialized", "not initialised", "before calling",
+                        "must be called", "has been closed", "is closed", "not started",
+                        "not running", "cannot be called", "in progress", "not open",
+                        "was not called", "() not called", "finalized", "re-entr"});
+      !w.empty())
+    return ByWords("invalid-state", w);
+  // Whole words: an "unclosed file" (a ResourceWarning) is a leak.
+  if (auto w = SaysWord(m, {"a closed", "closed file", "closed files", "closed pipe",
+                            "closed stream", "closed socket", "closed connection"});
       !w.empty())
     return ByWords("invalid-state", w);
   // A state matrix, vector or space is a model's, no object's state.

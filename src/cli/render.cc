@@ -66,7 +66,13 @@ void RenderAnalysis(const catalog::ErrorRecord& e, const Style& style, std::ostr
   }
   Section(style, "Failure class", out);
   if (e.family) {
-    Paragraph(fmt::format("{} ({}): {}", e.family->name, e.family->slug, e.family->description),
+    // A family the broad type alone gave is where the error is filed, not
+    // what it is: its description would be said as if it were.
+    Paragraph(a.family.weak ? fmt::format("{} ({}), filed by the exception's type alone; the "
+                                          "code may give another cause",
+                                          e.family->name, e.family->slug)
+                            : fmt::format("{} ({}): {}", e.family->name, e.family->slug,
+                                          e.family->description),
               out);
     Paragraph(Counted(e.family->errors, "error") + " of this family across " +
                   Counted(e.family->libraries, "library") + " in this catalog",

@@ -591,8 +591,12 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
         fmt::format("<p><a href=\"{}\"><b>{}</b></a>: {}</p><p>This error's family across {} "
                     "in this catalog: {}.</p><p class=\"note\">Why this family: {}</p>",
                     Escape(links.Family(e.family->slug)), Escape(e.family->name),
-                    Escape(e.family->description), Counted(e.family->libraries, "library"),
-                    Counted(e.family->errors, "error"), Prose(a->family.reason)));
+                    // Filed by the broad type alone: not said as what it is.
+                    a->family.weak ? std::string("filed by the exception's type alone; the code "
+                                                 "may give another cause")
+                                   : Escape(e.family->description),
+                    Counted(e.family->libraries, "library"), Counted(e.family->errors, "error"),
+                    Prose(a->family.reason)));
   }
   if (a && !a->related.empty()) {
     std::string related = "<ul class=\"errors\">";

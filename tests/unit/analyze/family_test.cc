@@ -227,6 +227,10 @@ TEST(Family, RulesOverTypeAndMessage) {
       {{"NotImplementedError", "RuntimeError"}, "raise", "", "not-implemented"},
       {{"ValueError"}, "raise", "complex inputs are not supported", "not-implemented"},
       {{"RuntimeError"}, "raise", "the stream is already closed", "invalid-state"},
+      {{"ValueError"}, "raise", "Attempt to write into a closed pipe.", "invalid-state"},
+      {{"ResourceWarning", "Warning"}, "warning", "unclosed file ", "io-error"},
+      {{"AssertionError"}, "raise", "Thread.__init__() not called", "internal-assertion"},
+      {{"RuntimeError"}, "raise", "Thread.__init__() not called", "invalid-state"},
       {{"FAILED_PRECONDITION"}, "status", "Buffer has been deleted", "invalid-state"},
       {{"MemoryError"}, "raise", "", "resource-exhausted"},
       {{"JSONDecodeError", "ValueError"}, "raise", "Expecting value", "parse-error"},
@@ -423,6 +427,21 @@ TEST(Family, AFileErrorForARequirementIsFiledButNotSaid) {
   EXPECT_TRUE(f.weak);
   f = Classify({{"FileNotFoundError", "OSError"}, "raise", "no such file: ", ""});
   EXPECT_EQ(f.slug, "io-error");
+  EXPECT_FALSE(f.weak);
+}
+
+// libcst's NotImplementedError("nonlocal declaration not allowed at module
+// level") refuses its input: filed by the type, not said to be a feature
+// that is missing.
+TEST(Family, ANotImplementedErrorThatRefusesIsFiledNotSaid) {
+  FamilyAssignment f = Classify({{"NotImplementedError", "RuntimeError"},
+                                 "raise",
+                                 "nonlocal declaration not allowed at module level",
+                                 ""});
+  EXPECT_EQ(f.slug, "not-implemented");
+  EXPECT_TRUE(f.weak);
+  f = Classify({{"NotImplementedError", "RuntimeError"}, "raise", "sparse inputs", ""});
+  EXPECT_EQ(f.slug, "not-implemented");
   EXPECT_FALSE(f.weak);
 }
 

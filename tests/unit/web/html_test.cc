@@ -7,8 +7,11 @@
 
 #include <random>
 #include <regex>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "cli/render.h"
 
 namespace errdex::web {
 namespace {
@@ -222,4 +225,33 @@ TEST(Links, IdsAreLinkedInLowercase) {
 }
 
 }  // namespace
+// A family the broad type alone gave (ValueError: invalid-value) is where
+// the error is filed: its description, said as what the error is, was
+// wrong for prompt_toolkit's "Attempt to write into a closed pipe".
+TEST(ErrorPage, AFamilyByTypeAloneIsFiledNotSaid) {
+  catalog::ErrorRecord e = Documented();
+  Analysis a;
+  a.family.slug = "invalid-value";
+  a.family.reason = "the exception type is ValueError";
+  a.family.weak = true;
+  e.analysis = a;
+  FamilyInfo f;
+  f.slug = "invalid-value";
+  f.name = "Invalid argument value";
+  f.description = "A value the code does not accept.";
+  f.errors = 3;
+  f.libraries = 1;
+  e.family = f;
+  std::string html = ErrorPage(e, Links{});
+  EXPECT_NE(html.find("filed by the exception's type alone"), std::string::npos) << html;
+  EXPECT_EQ(html.find("A value the code does not accept."), std::string::npos);
+  std::ostringstream text;
+  cli::RenderError(e, cli::Style{}, text);
+  EXPECT_NE(text.str().find("filed by the exception's type alone"), std::string::npos)
+      << text.str();
+  EXPECT_EQ(text.str().find("A value the code does not accept."), std::string::npos);
+  e.analysis->family.weak = false;
+  EXPECT_NE(ErrorPage(e, Links{}).find("A value the code does not accept."), std::string::npos);
+}
+
 }  // namespace errdex::web
