@@ -622,7 +622,10 @@ Analysis AnalyzeError(const catalog::ErrorRecord& e, const ClassIndex& classes) 
   // A failed check a caller asked for is the caller's finding, not the
   // library's bug.
   bool callers_check = a.family.slug == "failed-check";
-  bool callers_input = facts.asserts_callers_input;
+  // An assert on a caller's value, or one whose words say how the object
+  // was used, is no bug of the library's own.
+  bool callers_input =
+      facts.asserts_callers_input || (e.kind == "assert" && a.family.slug == "invalid-state");
   if ((e.internal && !callers_input) ||
       (!callers_check && !callers_input && (e.kind == "assert" || e.kind == "fatal")) ||
       a.family.slug == "internal-assertion") {

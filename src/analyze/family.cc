@@ -379,7 +379,17 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
     input.weak = true;
     return input;
   }
-  if (facts.kind == "assert") return By("internal-assertion", "it is an assert statement");
+  // threading's `assert self._initialized, "Thread.__init__() not called"`:
+  // the words say how the object was used, by a subclass or a caller.
+  if (facts.kind == "assert") {
+    if (auto w = Says(m, {"() not called", "() was not called", "not initialized",
+                          "not initialised", "must be called", "before calling", "must call",
+                          "already"});
+        !w.empty()) {
+      return ByWords("invalid-state", w);
+    }
+    return By("internal-assertion", "it is an assert statement");
+  }
   // A library's own subclass of AssertionError is an answer it gives
   // (jsonpatch's JsonPatchTestFailed: a patch's test found another value),
   // not its own broken invariant.

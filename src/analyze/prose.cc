@@ -236,8 +236,10 @@ std::string PlaceholderMethod(const catalog::ErrorRecord& e, const Analysis& a) 
 
 // What kind of failure it is, when the kind changes what it means.
 // `input`: what the first site's assert tests of a caller's value, when
-// the analysis did not call it internal.
-std::string Kind(const catalog::ErrorRecord& e, const std::optional<AssertedArgument>& input) {
+// the analysis did not call it internal; `usage`: an assert whose words
+// say how the object was used.
+std::string Kind(const catalog::ErrorRecord& e, const std::optional<AssertedArgument>& input,
+                 bool usage) {
   const catalog::SiteRecord& s = e.sites.front();
   std::string type = e.exception.empty() ? "This error" : Tick(e.exception);
   // A call into a helper that raises with the text it is given (a sink):
@@ -298,6 +300,12 @@ std::string Kind(const catalog::ErrorRecord& e, const std::optional<AssertedArgu
            ": a value passed there that fails the test reaches it, unless the library checks "
            "or changes the value on the way. Python skips the check under " +
            Tick("-O") + ", and the value then goes on unchecked.";
+  }
+  if (e.kind == "assert" && s.language == "python" && usage) {
+    return "An " + Tick("assert") + " in " + e.library +
+           " failed: it checks the state of an object or the order of calls, and the message "
+           "says what was missed; Python skips the check under " +
+           Tick("-O") + ".";
   }
   if (e.kind == "assert" && s.language == "python") {
     return "An " + Tick("assert") + " in " + e.library +
@@ -423,7 +431,10 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   if (e.kind == "assert" && !HasLabel(a, "internal")) {
     input = AssertsOnCallersInput(e.sites.front(), first_site_guards);
   }
-  if (std::string kind = Kind(e, input); !kind.empty()) meaning.insert(meaning.begin(), kind);
+  bool usage = e.kind == "assert" && !HasLabel(a, "internal") && a.family.slug == "invalid-state";
+  if (std::string kind = Kind(e, input, usage); !kind.empty()) {
+    meaning.insert(meaning.begin(), kind);
+  }
   // trio's `_tests/`, sniffio's: code no program using the library runs.
   bool tests_only = std::all_of(e.sites.begin(), e.sites.end(),
                                 [](const catalog::SiteRecord& s) { return IsTestPath(s.path); });

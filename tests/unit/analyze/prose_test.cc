@@ -230,6 +230,9 @@ TEST(Prose, AnAssertOnWhatACallerPassesIsNotCalledTheLibrarysBug) {
       "    def __init__(self, undefined=None):\n"
       "        self.undefined = undefined\n"
       "        _check(self)\n"
+      "class Thread:\n"
+      "    def start(self):\n"
+      "        assert self._initialized, 'Thread.__init__() not called'\n"
       "def run(key, other):\n"
       "    assert check(key, strict=True), 'key refused'\n"
       "    assert key != other, 'key is other'\n"
@@ -272,6 +275,15 @@ TEST(Prose, AnAssertOnWhatACallerPassesIsNotCalledTheLibrarysBug) {
   ASSERT_FALSE(by["no space after code"].prose.solutions.empty());
   EXPECT_EQ(by["no space after code"].prose.solutions.front(),
             "Make sure `status[3] == ' '` holds for the `status` you pass to `start`.");
+  // A subclass that skipped `__init__` misused the class: no bug of the
+  // library's, and the words say what was missed.
+  ASSERT_EQ(by.count("Thread.__init__() not called"), 1u);
+  EXPECT_FALSE(internal("Thread.__init__() not called"));
+  EXPECT_EQ(by["Thread.__init__() not called"].family.slug, "invalid-state");
+  EXPECT_TRUE(Has(by["Thread.__init__() not called"].prose.meaning,
+                  "checks the state of an object or the order of calls"))
+      << by["Thread.__init__() not called"].prose.meaning;
+  EXPECT_FALSE(Has(by["Thread.__init__() not called"].prose.meaning, "points to a bug"));
   EXPECT_TRUE(Has(by["key is other"].prose.meaning, "reads only `key` and `other`, "))
       << by["key is other"].prose.meaning;
   // `_go` names it `code`; the caller passes `status`.
