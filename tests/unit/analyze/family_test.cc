@@ -416,33 +416,35 @@ TEST(Family, AnAttributeErrorOfASetterIsNoMissingAttribute) {
   EXPECT_EQ(ClassifyFamily(facts).slug, "missing-attribute");
 }
 
-// A FileNotFoundError for an argument that breaks a requirement touched
-// no file: filed with the type, but no page says it is an I/O failure.
-TEST(Family, AFileErrorForARequirementIsFiledButNotSaid) {
-  FamilyAssignment f = Classify({{"FileNotFoundError", "OSError"},
-                                 "raise",
-                                 "MultiplexedPath must contain at least one path",
-                                 ""});
-  EXPECT_EQ(f.slug, "io-error");
-  EXPECT_TRUE(f.weak);
-  f = Classify({{"FileNotFoundError", "OSError"}, "raise", "no such file: ", ""});
-  EXPECT_EQ(f.slug, "io-error");
-  EXPECT_FALSE(f.weak);
-}
-
+// A type whose words say otherwise is filed, not said: importlib's
+// FileNotFoundError for a MultiplexedPath with no path touched no file, and
 // libcst's NotImplementedError("nonlocal declaration not allowed at module
-// level") refuses its input: filed by the type, not said to be a feature
-// that is missing.
-TEST(Family, ANotImplementedErrorThatRefusesIsFiledNotSaid) {
-  FamilyAssignment f = Classify({{"NotImplementedError", "RuntimeError"},
-                                 "raise",
-                                 "nonlocal declaration not allowed at module level",
-                                 ""});
-  EXPECT_EQ(f.slug, "not-implemented");
-  EXPECT_TRUE(f.weak);
-  f = Classify({{"NotImplementedError", "RuntimeError"}, "raise", "sparse inputs", ""});
-  EXPECT_EQ(f.slug, "not-implemented");
-  EXPECT_FALSE(f.weak);
+// level") refuses its input rather than lacking a feature.
+TEST(Family, ATypesFamilyIsFiledNotSaidWhereItsWordsSayOtherwise) {
+  struct Row {
+    Case c;
+    bool weak;
+  };
+  const std::vector<Row> rows = {
+      {{{"FileNotFoundError", "OSError"},
+        "raise",
+        "MultiplexedPath must contain at least one path",
+        "io-error"},
+       true},
+      {{{"FileNotFoundError", "OSError"}, "raise", "no such file: ", "io-error"}, false},
+      {{{"NotImplementedError", "RuntimeError"},
+        "raise",
+        "nonlocal declaration not allowed at module level",
+        "not-implemented"},
+       true},
+      {{{"NotImplementedError", "RuntimeError"}, "raise", "sparse inputs", "not-implemented"},
+       false},
+  };
+  for (const Row& r : rows) {
+    FamilyAssignment f = Classify(r.c);
+    EXPECT_EQ(f.slug, r.c.family) << r.c.message;
+    EXPECT_EQ(f.weak, r.weak) << r.c.message;
+  }
 }
 
 }  // namespace
