@@ -82,8 +82,15 @@ struct Site {
   // ["_helper"], "args": {"site_param": "entry_param"}, "parameters": [as
   // signature]}]. "via" is the chain of functions between the entry and the
   // site's function; "args" the parameters passed down unchanged all the
-  // way; "parameters" the entry's own signature. Empty where unknown.
+  // way, but for a conversion of the value itself in the site's function
+  // (`status = convert(status)`); "parameters" the entry's own signature.
+  // Empty where unknown.
   std::string entries;
+  // Parameters of the site's function that an assignment before the site
+  // may have replaced with a value not made from them (`if log is None:
+  // log = default`): no entry passes them down, so AssignEntryPoints leaves
+  // them out of `args`. Not stored.
+  std::vector<std::string> rebound;
   std::string statement;      // the raising statement's source text
   int excerpt_line = 0;       // first line of `excerpt`
   std::string excerpt;        // about 40 lines around the statement

@@ -675,6 +675,26 @@ std::string AbsoluteImport(std::string_view importer, bool package, const Import
   return base.empty() ? i.module : base + "." + i.module;
 }
 
+namespace {
+
+// `entries` without the args of parameters the site's function may replace
+// before the site (Site::rebound): what reaches the site there is no longer
+// what the entry's caller passed. As it was when nothing is left out.
+std::string WithoutRebound(const std::string& entries, const std::vector<std::string>& rebound) {
+  nlohmann::json j = nlohmann::json::parse(entries, nullptr, false);
+  if (j.is_discarded() || !j.is_array()) return entries;
+  bool erased = false;
+  for (nlohmann::json& e : j) {
+    if (!e.is_object()) continue;
+    auto args = e.find("args");
+    if (args == e.end() || !args->is_object()) continue;
+    for (const std::string& r : rebound) erased = args->erase(r) > 0 || erased;
+  }
+  return erased ? j.dump() : entries;
+}
+
+}  // namespace
+
 void AssignEntryPoints(const std::vector<const FileResult*>& files,
                        const std::vector<NativeFile>& native, std::vector<Site>& sites,
                        size_t first, std::vector<Site>* native_sites) {
@@ -691,6 +711,7 @@ void AssignEntryPoints(const std::vector<const FileResult*>& files,
     if (s.language != "python" || s.function.empty() || s.function == "<module>") continue;
     int node = graph.NodeOf(s.path, s.function);
     if (node >= 0) s.entries = graph.Entries(node);
+    if (!s.rebound.empty() && !s.entries.empty()) s.entries = WithoutRebound(s.entries, s.rebound);
   }
 }
 

@@ -2623,7 +2623,58 @@ class FileExtractor {
     s.guards = PythonGuards(GuardScope(function), stmt, src_, &guards_);
     s.trigger = TriggerSentence(s.guards);
     s.internal = LooksUnreachable(s.guards) || IsAbstractMethodRaise(stmt);
+    s.rebound = ReboundParameters(stmt);
     return s;
+  }
+
+  // The parameters of the function around `stmt` that an assignment before
+  // it may have replaced with a value not made from the caller's, or whose
+  // flow the budget no longer follows: jinja2's `if log_function is None:
+  // log_function = default` before an assert on it. A conversion of the
+  // value itself (wsgiref's `status = self._convert_string_type(status,
+  // ...)`, `fds = list(fds) + [MAXFD]`, an append) still carries what the
+  // caller passed.
+  std::vector<std::string> ReboundParameters(TSNode stmt) {
+    std::vector<std::string> out;
+    if (scopes_.empty() || scopes_.back().is_class) return out;
+    TSNode fn = scopes_.back().node;
+    TSNode body = Field(fn, "body");
+    if (ts_node_is_null(body)) return out;
+    for (const SigParam& p : ReadParameters(fn, src_)) {
+      if (!BoundIn(p.name, body)) continue;
+      bool entry = false;
+      DefList defs = Reaching(p.name, body, stmt, &entry);
+      bool replaced = flow_budget_ < 0 || (defs.empty() && !entry) ||
+                      std::any_of(defs.begin(), defs.end(), [&](const flow::DefPtr& d) {
+                        if (d->type == flow::Def::Type::kAppend) return false;
+                        return d->type != flow::Def::Type::kValue || !ReadsName(d->value, p.name);
+                      });
+      if (replaced) out.push_back(p.name);
+    }
+    return out;
+  }
+
+  // Whether `expr` reads the variable `name` (not an attribute or a
+  // keyword of that name).
+  bool ReadsName(TSNode expr, std::string_view name) {
+    if (ts_node_is_null(expr)) return false;
+    std::vector<TSNode> stack{expr};
+    while (!stack.empty()) {
+      TSNode n = stack.back();
+      stack.pop_back();
+      if (K(n) == kIdentifier) {
+        if (Text(n) != name) continue;
+        TSNode parent = Parent(n);
+        bool attribute = !ts_node_is_null(parent) && K(parent) == kAttribute &&
+                         !ts_node_eq(Field(parent, "object"), n);
+        bool keyword = !ts_node_is_null(parent) && K(parent) == kKeywordArgument &&
+                       ts_node_eq(Field(parent, "name"), n);
+        if (!attribute && !keyword) return true;
+        continue;
+      }
+      for (TSNode c : NamedChildren(n)) stack.push_back(c);
+    }
+    return false;
   }
 
   // `raise NotImplementedError` as the whole body of a method (a docstring

@@ -237,6 +237,59 @@ TEST(CallGraph, PublicFunctionsReachingARaiseShortestFirst) {
 // C++ under Python: a binding's lambda or bound function, the C++ it calls
 // by an unambiguous name, helper functions that make bindings on a module
 // they are handed, and the Python that imports the extension module.
+// "args" are the parameters passed down all the way: one the site's
+// function replaces before the site with a value not made from it
+// (jinja2's `if log_function is None: log_function = default`) is not
+// what the entry's caller passed, though the entry still reaches the site.
+// A conversion of the value itself (wsgiref's `status =
+// self._convert_string_type(status, ...)`) carries it, and so does a
+// replacement after the site.
+TEST(CallGraph, AParameterReplacedBeforeTheSiteIsNotPassedDown) {
+  TempDir dir;
+  dir.Write("pkg/__init__.py", R"py(
+def log(fn=None, level=0):
+    if fn is None:
+        fn = print
+    if level > 3:
+        raise ValueError("level too high")
+    assert callable(fn), "fn must be callable"
+
+def close(fds):
+    fds = list(fds) + [9]
+    if not fds:
+        raise ValueError("no fds")
+    if fds[0] < 0:
+        raise ValueError("negative fd")
+
+def pick(name, default=None):
+    if default is None:
+        default = name
+    default = "x"
+    if not default:
+        raise ValueError("no default")
+
+def later(x):
+    if x < 0:
+        raise ValueError("x is negative")
+    x = abs(x)
+    return x
+)py");
+  std::map<std::string, json> entries = EntriesByMessage(dir);
+  for (const char* text : {"level too high", "fn must be callable"}) {
+    ASSERT_EQ(entries[text].size(), 1u) << text;
+    EXPECT_EQ(entries[text][0]["name"], "pkg.log") << text;
+    EXPECT_EQ(entries[text][0]["args"], json({{"level", "level"}})) << text;
+  }
+  for (const char* text : {"no fds", "negative fd"}) {
+    ASSERT_EQ(entries[text].size(), 1u) << text;
+    EXPECT_EQ(entries[text][0]["args"], json({{"fds", "fds"}})) << text;
+  }
+  ASSERT_EQ(entries["no default"].size(), 1u);
+  EXPECT_EQ(entries["no default"][0]["args"], json({{"name", "name"}}));
+  ASSERT_EQ(entries["x is negative"].size(), 1u);
+  EXPECT_EQ(entries["x is negative"][0]["args"], json({{"x", "x"}}));
+}
+
 TEST(CallGraph, NativeBindingsAndCalls) {
   TempDir dir;
   dir.Write("lib/_ext.cc", R"cc(
