@@ -234,6 +234,31 @@ std::string PlaceholderMethod(const catalog::ErrorRecord& e, const Analysis& a) 
   return s.function;
 }
 
+// Whether the error is raised by more than one function (bz2's, gzip's
+// and lzma's "Invalid mode"): each may take other values.
+bool RaisedBySeveralFunctions(const catalog::ErrorRecord& e) {
+  return std::any_of(e.sites.begin(), e.sites.end(), [&](const catalog::SiteRecord& o) {
+    return o.function != e.sites.front().function || o.path != e.sites.front().path;
+  });
+}
+
+// The names an assert's test reads, as the site's function calls them and
+// as the entry point does, and whether any differ.
+struct AssertedNames {
+  std::vector<std::string> read;
+  std::vector<std::string> given;
+  bool renamed = false;
+};
+AssertedNames NamesOf(const AssertedArgument& input) {
+  AssertedNames out;
+  for (const auto& [param, entry_param] : input.params) {
+    out.read.push_back(param);
+    out.given.push_back(entry_param);
+    out.renamed = out.renamed || entry_param != param;
+  }
+  return out;
+}
+
 // What kind of failure it is, when the kind changes what it means.
 // `input`: what the first site's assert tests of a caller's value, when
 // the analysis did not call it internal; `usage`: an assert whose words
@@ -285,17 +310,10 @@ std::string Kind(const catalog::ErrorRecord& e, const std::optional<AssertedArgu
            Tick("pyo3_runtime.PanicException") + ", unless the crate aborts on panic.";
   }
   if (e.kind == "assert" && s.language == "python" && input) {
-    std::vector<std::string> read;
-    std::vector<std::string> given;
-    bool renamed = false;
-    for (const auto& [param, entry_param] : input->params) {
-      read.push_back(param);
-      given.push_back(entry_param);
-      renamed = renamed || entry_param != param;
-    }
-    std::string passed = renamed ? " (as " + List(given, "and") + ")" : "";
+    AssertedNames names = NamesOf(*input);
+    std::string passed = names.renamed ? " (as " + List(names.given, "and") + ")" : "";
     return "An " + Tick("assert") + " in " + e.library + " failed. Its test reads only " +
-           List(read, "and") + ", which the public " + Tick(input->entry) +
+           List(names.read, "and") + ", which the public " + Tick(input->entry) +
            " takes from its caller" + passed +
            ": a value passed there that fails the test reaches it, unless the library checks "
            "or changes the value on the way. Python skips the check under " +
@@ -346,12 +364,9 @@ std::vector<std::string> Cause(const catalog::ErrorRecord& e, const Analysis& a,
                                const std::vector<Guard>& first_site_guards) {
   std::vector<std::string> out;
   const catalog::SiteRecord& s = e.sites.front();
-  // One error raised by several functions (bz2's, gzip's and lzma's
-  // "Invalid mode") takes other values in each: the sentence names the
-  // one it speaks of in full, with its file, not an `__init__` of them.
-  bool several = std::any_of(e.sites.begin(), e.sites.end(), [&](const catalog::SiteRecord& o) {
-    return o.function != s.function || o.path != s.path;
-  });
+  // The sentence names the function it speaks of in full, with its file,
+  // when others raise the error too: not an `__init__` of them.
+  bool several = RaisedBySeveralFunctions(e);
   std::string checker = s.function.empty() || s.function == "<module>" ? "the check"
                         : several ? Tick(s.function) + " in " + Tick(s.path)
                                   : Tick(ShortFunction(s.function));
@@ -529,9 +544,7 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   // An error raised by several functions: one list is one function's, and
   // is said with the file and line of its test (lzma's modes are not
   // gzip's).
-  bool several = std::any_of(e.sites.begin(), e.sites.end(), [&](const catalog::SiteRecord& o) {
-    return o.function != e.sites.front().function || o.path != e.sites.front().path;
-  });
+  bool several = RaisedBySeveralFunctions(e);
   auto tested_in = [&](const ValidValues& v) -> std::string {
     for (size_t i = 0; i < e.sites.size() && i < site_guards.size(); ++i) {
       for (const Guard& g : site_guards[i]) {
@@ -584,17 +597,10 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
       continue;
     }
     std::string callee = input->entry.substr(input->entry.rfind('.') + 1);
-    std::vector<std::string> passed;
-    bool renamed = false;
-    for (const auto& [param, entry_param] : input->params) {
-      passed.push_back(entry_param);
-      renamed = renamed || entry_param != param;
-    }
-    std::vector<std::string> read;
-    for (const auto& [param, entry_param] : input->params) read.push_back(param);
-    p.solutions.push_back("Make sure " + Tick(g.code) + " holds for the " + List(passed, "and") +
-                          " you pass to " + Tick(callee) +
-                          (renamed ? " (the test's " + List(read, "and") + ")." : "."));
+    AssertedNames names = NamesOf(*input);
+    p.solutions.push_back("Make sure " + Tick(g.code) + " holds for the " +
+                          List(names.given, "and") + " you pass to " + Tick(callee) +
+                          (names.renamed ? " (the test's " + List(names.read, "and") + ")." : "."));
     p.solutions.push_back("If it holds and the error still comes, report it to " + e.library +
                           " with the traceback and the smallest program that reproduces it.");
   }
@@ -645,9 +651,6 @@ Prose WriteProse(const catalog::ErrorRecord& e, const Analysis& a,
   return p;
 }
 
-}  // namespace errdex::analyze
-
-namespace errdex::analyze {
 namespace {
 
 // The names a Python expression reads as values: not an attribute (`.x`),
