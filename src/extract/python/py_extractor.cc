@@ -1275,6 +1275,15 @@ class FileExtractor {
     return lo != it->second.end() && *lo < ts_node_end_byte(body);
   }
 
+  // Whether some statement may bind `name` at a byte in [from, to).
+  bool BoundBetween(std::string_view name, uint32_t from, uint32_t to) {
+    if (!bindings_built_) CollectBindings();
+    auto it = bindings_.find(name);
+    if (it == bindings_.end()) return false;
+    auto lo = std::lower_bound(it->second.begin(), it->second.end(), from);
+    return lo != it->second.end() && *lo < to;
+  }
+
   // One walk over the statements (never into expressions but binding targets).
   void CollectBindings() {
     bindings_built_ = true;
@@ -2640,8 +2649,17 @@ class FileExtractor {
     TSNode fn = scopes_.back().node;
     TSNode body = Field(fn, "body");
     if (ts_node_is_null(body)) return out;
+    // Outside a loop only a binding above the site can reach it: most
+    // sites' parameters need no flow walk.
+    bool in_loop = false;
+    for (TSNode n = Parent(stmt); !ts_node_is_null(n) && !ts_node_eq(n, fn); n = Parent(n)) {
+      in_loop = in_loop || K(n) == kFor || K(n) == kWhile;
+    }
     for (const SigParam& p : ReadParameters(fn, src_)) {
       if (!BoundIn(p.name, body)) continue;
+      if (!in_loop && !BoundBetween(p.name, ts_node_start_byte(body), ts_node_start_byte(stmt))) {
+        continue;
+      }
       bool entry = false;
       DefList defs = Reaching(p.name, body, stmt, &entry);
       bool replaced = flow_budget_ < 0 || (defs.empty() && !entry) ||
