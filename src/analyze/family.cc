@@ -154,6 +154,15 @@ bool SaysAPackageIsNotInstalled(const std::string& m) {
   return StartsWith(m, "is not installed") || StartsWith(m, "are not installed");
 }
 
+// Words with which a message says an object was used in a state or an
+// order that does not allow the call. Not "not called" alone: mock's
+// "Actual: not called" reports a call a test expected.
+const std::initializer_list<std::string_view> kStateWords = {
+    "already",          "not initialized", "not initialised", "before calling", "must be called",
+    "must call",        "has been closed", "is closed",       "not started",    "not running",
+    "cannot be called", "in progress",     "not open",        "was not called", "() not called",
+    "finalized",        "re-entr"};
+
 // Words with which a message says the library itself went wrong.
 const std::initializer_list<std::string_view> kInternalWords = {
     "internal error", "internal failure", "should not happen", "should never happen",
@@ -382,12 +391,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
   // threading's `assert self._initialized, "Thread.__init__() not called"`:
   // the words say how the object was used, by a subclass or a caller.
   if (facts.kind == "assert") {
-    if (auto w = Says(m, {"() not called", "() was not called", "not initialized",
-                          "not initialised", "must be called", "before calling", "must call",
-                          "already"});
-        !w.empty()) {
-      return ByWords("invalid-state", w);
-    }
+    if (auto w = Says(m, kStateWords); !w.empty()) return ByWords("invalid-state", w);
     return By("internal-assertion", "it is an assert statement");
   }
   // A library's own subclass of AssertionError is an answer it gives
@@ -691,12 +695,7 @@ FamilyAssignment ClassifyFamily(const FamilyFacts& facts) {
       !w.empty())
     return ByWords("not-implemented", w);
   if (auto w = SaysWord(m, {"supported"}); !w.empty()) return ByWords("not-implemented", w);
-  if (auto w = Says(m, {"already", "not initialized", "not initialised", "before calling",
-                        "must be called", "has been closed", "is closed", "not started",
-                        "not running", "cannot be called", "in progress", "not open",
-                        "was not called", "() not called", "finalized", "re-entr"});
-      !w.empty())
-    return ByWords("invalid-state", w);
+  if (auto w = Says(m, kStateWords); !w.empty()) return ByWords("invalid-state", w);
   // Whole words: an "unclosed file" (a ResourceWarning) is a leak.
   if (auto w = SaysWord(m, {"a closed", "closed file", "closed files", "closed pipe",
                             "closed stream", "closed socket", "closed connection"});

@@ -50,10 +50,6 @@ std::string ValueList(const ValidValues& v) {
   return out;
 }
 
-bool HasLabel(const Analysis& a, std::string_view label) {
-  return std::find(a.labels.begin(), a.labels.end(), label) != a.labels.end();
-}
-
 std::string Capitalized(std::string s) {
   if (!s.empty()) s[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(s[0])));
   return s;

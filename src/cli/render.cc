@@ -68,12 +68,11 @@ void RenderAnalysis(const catalog::ErrorRecord& e, const Style& style, std::ostr
   if (e.family) {
     // A family the broad type alone gave is where the error is filed, not
     // what it is: its description would be said as if it were.
-    Paragraph(a.family.weak ? fmt::format("{} ({}), filed by the exception's type alone; the "
-                                          "code may give another cause",
-                                          e.family->name, e.family->slug)
-                            : fmt::format("{} ({}): {}", e.family->name, e.family->slug,
-                                          e.family->description),
-              out);
+    Paragraph(
+        a.family.weak
+            ? fmt::format("{} ({}), {}", e.family->name, e.family->slug, kWeakFamilyNote)
+            : fmt::format("{} ({}): {}", e.family->name, e.family->slug, e.family->description),
+        out);
     Paragraph(Counted(e.family->errors, "error") + " of this family across " +
                   Counted(e.family->libraries, "library") + " in this catalog",
               out);
@@ -139,9 +138,7 @@ void RenderError(const catalog::ErrorRecord& e, const Style& style, std::ostream
   out << Paint(style, kBold, Printable(e.exception)) << " · " << e.kind << " · " << e.library;
   // The analysis, when there is one, decides: the front end marks every
   // assert internal, and one that tests a caller's value is not said so.
-  bool internal = e.analysis ? std::find(e.analysis->labels.begin(), e.analysis->labels.end(),
-                                         "internal") != e.analysis->labels.end()
-                             : e.internal;
+  bool internal = e.analysis ? HasLabel(*e.analysis, "internal") : e.internal;
   if (internal) out << " · internal";
   if (e.dynamic) out << " · message not known statically";
   out << '\n';

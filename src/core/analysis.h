@@ -3,6 +3,7 @@
 // render it), and what a language model may add beside it.
 #pragma once
 
+#include <algorithm>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -72,6 +73,14 @@ struct Analysis {
   std::vector<Rewording> reworded_to;    // later wordings (the successors)
   Prose prose;
 };
+
+inline bool HasLabel(const Analysis& a, std::string_view label) {
+  return std::find(a.labels.begin(), a.labels.end(), label) != a.labels.end();
+}
+
+// What a page says of a weak family in place of its description.
+inline constexpr std::string_view kWeakFamilyNote =
+    "filed by the exception's type alone; the code may give another cause";
 
 // Prose a language model wrote from the facts (errdex enrich). Stored beside
 // the analysis, never in place of it, with where it came from.

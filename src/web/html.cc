@@ -385,8 +385,7 @@ std::string ReportIssueUrl(const catalog::ErrorRecord& e) {
   // Most errors tell the caller what it did wrong: an issue about them is
   // noise for the library. One that correct use should never reach is not.
   auto labelled = [&](std::string_view label) {
-    return e.analysis && std::find(e.analysis->labels.begin(), e.analysis->labels.end(), label) !=
-                             e.analysis->labels.end();
+    return e.analysis && HasLabel(*e.analysis, label);
   };
   bool internal = e.internal || labelled("internal") ||
                   std::any_of(e.sites.begin(), e.sites.end(),
@@ -592,9 +591,7 @@ std::string ErrorPage(const catalog::ErrorRecord& e, const Links& links) {
                     "in this catalog: {}.</p><p class=\"note\">Why this family: {}</p>",
                     Escape(links.Family(e.family->slug)), Escape(e.family->name),
                     // Filed by the broad type alone: not said as what it is.
-                    a->family.weak ? std::string("filed by the exception's type alone; the code "
-                                                 "may give another cause")
-                                   : Escape(e.family->description),
+                    a->family.weak ? std::string(kWeakFamilyNote) : Escape(e.family->description),
                     Counted(e.family->libraries, "library"), Counted(e.family->errors, "error"),
                     Prose(a->family.reason)));
   }
